@@ -1,0 +1,3 @@
+"""pbem: play-by-email adjudicator for board wargames of the North African campaign."""
+
+__version__ = "0.1.0"

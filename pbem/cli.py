@@ -1,0 +1,619 @@
+"""The pbem command line (Click). Thin: parse, call pbem.session, print.
+
+Data goes to stdout (``--json`` for one machine-readable document),
+diagnostics to stderr. Exit codes: see ``pbem exit-codes`` and README.
+Heavy modules (cryptography, Jinja, the rules) are imported inside commands
+so that start-up stays small.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pbem import __version__
+
+GAME_ENV = "PBEM_GAME"
+HOME_ENV = "PBEM_HOME"
+PASSPHRASE_ENV = "PBEM_PASSPHRASE"
+
+
+def _home() -> Path:
+    return Path(os.environ.get(HOME_ENV) or Path.home() / ".pbem")
+
+
+def _default_identity() -> Path:
+    return _home() / "identity.key"
+
+
+def _emit(data: Any, as_json: bool, text: str) -> None:
+    if as_json:
+        click.echo(json.dumps(data, indent=2, sort_keys=True))
+    else:
+        click.echo(text)
+
+
+def _passphrase(passphrase_file: Path | None, *, confirm: bool = False) -> str:
+    from pbem.errors import NotFound, UsageProblem
+
+    if passphrase_file is not None:
+        try:
+            return passphrase_file.read_text(encoding="utf-8").splitlines()[0]
+        except FileNotFoundError:
+            raise NotFound(f"passphrase file {passphrase_file} does not exist") from None
+        except IndexError:
+            raise UsageProblem(f"passphrase file {passphrase_file} is empty") from None
+    env = os.environ.get(PASSPHRASE_ENV)
+    if env is not None:
+        return env
+    if not sys.stdin.isatty():
+        raise UsageProblem(f"no passphrase: use --passphrase-file FILE or set {PASSPHRASE_ENV} "
+                           "(standard input is not a terminal, so pbem cannot ask)")
+    return click.prompt("Passphrase", hide_input=True, confirmation_prompt=confirm)
+
+
+def _identity_path(identity: Path | None, game: Path | None = None) -> Path:
+    if identity is not None:
+        return identity
+    if game is not None:
+        from pbem.store import GameDir
+
+        local = GameDir(game).local_path
+        if local.exists():
+            return Path(GameDir(game).read_local().identity)
+    return _default_identity()
+
+
+def _unlock(identity: Path | None, passphrase_file: Path | None, game: Path | None = None):
+    from pbem.identity import load_identity, read_key_file
+
+    path = _identity_path(identity, game)
+    read_key_file(path)  # a missing or damaged file is reported before asking a passphrase
+    return load_identity(path, _passphrase(passphrase_file)), path
+
+
+def _seat(game: Path, identity: Path | None, passphrase_file: Path | None):
+    from pbem.session import load_seat
+    from pbem.store import GameDir
+
+    gd = GameDir(game)
+    gd.require()
+    ident, _ = _unlock(identity, passphrase_file, game)
+    return load_seat(gd, ident)
+
+
+game_option = click.option("-g", "--game", type=click.Path(path_type=Path), envvar=GAME_ENV,
+                           default=".", show_default=True, help="Game directory (or $PBEM_GAME).")
+identity_option = click.option("-i", "--identity", type=click.Path(path_type=Path), default=None,
+                               help="Identity key file (default: the game's, else $PBEM_HOME/identity.key).")
+passphrase_option = click.option("--passphrase-file", type=click.Path(path_type=Path), default=None,
+                                 help=f"Read the passphrase from this file (else ${PASSPHRASE_ENV}, else prompt).")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pbem")
+@click.option("--traceback", is_flag=True, help="Show Python tracebacks for errors (for bug reports).")
+def cli(traceback: bool) -> None:
+    """pbem: play board wargames by email, with signed turn files, committed
+    secrets and dice neither player can bias. 'pbem exit-codes' lists exit codes."""
+
+
+# -- identities ---------------------------------------------------------------
+
+@cli.command()
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+              help="Private key file to write (default $PBEM_HOME/identity.key); the public key goes to OUT.pub.")
+@click.option("--name", default="", help="Your name, stored with the key.")
+@click.option("--force", is_flag=True, help="Overwrite an existing key file.")
+@passphrase_option
+@json_option
+def keygen(out: Path | None, name: str, force: bool, passphrase_file: Path | None, as_json: bool) -> None:
+    """Create your identity: an Ed25519 key pair, the private key encrypted
+    with a passphrase (file mode 0600). Send the printed public key line to
+    your opponent and check its fingerprint with them by another channel."""
+    from pbem.identity import Identity, save_identity
+
+    out = out or _default_identity()
+    if out.exists() and not force:
+        from pbem.errors import UsageProblem
+        raise UsageProblem(f"{out} already exists; refusing to overwrite an identity (use --force)")
+    ident = Identity.generate(name)
+    pub = save_identity(ident, out, _passphrase(passphrase_file, confirm=True), force=force)
+    _emit({"private_key_file": str(out), "public_key_file": str(pub), "public_key": ident.public_text,
+           "fingerprint": ident.fingerprint}, as_json,
+          f"{ident.public_text}\nfingerprint {ident.fingerprint}\n"
+          f"private key: {out} (encrypted; keep it and your passphrase safe)\npublic key:  {pub}")
+
+
+@cli.command("key")
+@click.argument("path", type=click.Path(path_type=Path), required=False)
+@json_option
+def key_cmd(path: Path | None, as_json: bool) -> None:
+    """Show the public key line and fingerprint of a key file (no passphrase needed)."""
+    from pbem.identity import fingerprint, read_key_file
+
+    path = path or _default_identity()
+    if path.suffix == ".pub":
+        from pbem.identity import parse_public, public_text
+        text = public_text(parse_public(path.read_text()))
+    else:
+        text = read_key_file(path).public
+    _emit({"public_key": text, "fingerprint": fingerprint(text)}, as_json,
+          f"{text}\nfingerprint {fingerprint(text)}")
+
+
+# -- creating and joining games -------------------------------------------------
+
+def _read_key_arg(value: str) -> str:
+    path = Path(value)
+    if not value.startswith("pbem-ed25519:") and path.exists():
+        return path.read_text().strip()
+    return value
+
+
+def _orders(orders: tuple[str, ...], orders_file: Path | None) -> list[str]:
+    out = list(orders)
+    if orders_file is not None:
+        text = sys.stdin.read() if str(orders_file) == "-" else orders_file.read_text(encoding="utf-8")
+        out += [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return out
+
+
+orders_file_option = click.option("-f", "--orders-file", type=click.Path(path_type=Path), default=None,
+                                  help="Read orders from a file, one per line ('-' for stdin; # comments).")
+out_option = click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+                          help="Where to write the turn file (default: GAME/outbox/; '-' for stdout).")
+
+
+def _sent_report(sent, as_json: bool, extra: dict[str, Any] | None = None) -> None:
+    data = {"turn_file": str(sent.turn_file), "events": sent.seqs, **(extra or {})}
+    text = f"turn file {sent.turn_file} (events {sent.seqs[0]}-{sent.seqs[-1]}): send it to your opponent"
+    if str(sent.turn_file) == "-":
+        return
+    _emit(data, as_json, text)
+
+
+def _print_turn_to_stdout(sent, game: Path) -> None:
+    if str(sent.turn_file) == "-":
+        from pbem.session import load_public
+        from pbem.store import GameDir
+        from pbem.turnfile import format_turn
+
+        gd = GameDir(game)
+        replay = load_public(gd)
+        events = [gd.event_path(s).read_bytes() for s in sent.seqs]
+        sys.stdout.buffer.write(format_turn(replay.game_hex, f"{replay.rules.SPEC.id} {replay.rules.SPEC.version}",
+                                            events, [replay.history[s].author for s in sent.seqs], sent.seqs))
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(path_type=Path))
+@click.option("--rules", "rules_id", required=True, help="Rules id (see 'pbem rules list').")
+@click.option("--scenario", required=True, help="Scenario id of the rules.")
+@click.option("--role", required=True, help="The role you play.")
+@click.option("--opponent", "opponent_key", required=True,
+              help="Opponent's public key line (pbem-ed25519:...) or a file holding it.")
+@click.option("--option", "options", multiple=True, help="Optional rule to use (repeatable).")
+@click.option("--title", default="", help="A title for the game.")
+@click.option("--order", "orders", multiple=True, help="Set-up order for genesis (repeatable).")
+@orders_file_option
+@out_option
+@identity_option
+@passphrase_option
+@json_option
+def new(directory: Path, rules_id: str, scenario: str, role: str, opponent_key: str, options: tuple[str, ...],
+        title: str, orders: tuple[str, ...], orders_file: Path | None, out: Path | None, identity: Path | None,
+        passphrase_file: Path | None, as_json: bool) -> None:
+    """Create a game in DIRECTORY as the host and write the invitation turn file."""
+    from pbem.session import new_game
+
+    ident, path = _unlock(identity, passphrase_file)
+    sent = new_game(directory, rules_id, scenario, role, ident, path.resolve(), _read_key_arg(opponent_key),
+                    options=options, title=title, orders=_orders(orders, orders_file), out=out)
+    _print_turn_to_stdout(sent, directory)
+    _sent_report(sent, as_json, {"game_dir": str(directory)})
+
+
+@cli.command()
+@click.argument("invitation", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("directory", type=click.Path(path_type=Path))
+@click.option("--host-fingerprint", default=None,
+              help="Refuse to join unless the host's key has this fingerprint (check it with them).")
+@click.option("--order", "orders", multiple=True, help="Your set-up order (repeatable).")
+@orders_file_option
+@out_option
+@identity_option
+@passphrase_option
+@json_option
+def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders: tuple[str, ...],
+         orders_file: Path | None, out: Path | None, identity: Path | None, passphrase_file: Path | None,
+         as_json: bool) -> None:
+    """Accept the invitation turn file INVITATION into a new game DIRECTORY."""
+    from pbem.identity import fingerprint
+    from pbem.session import join_game
+
+    data = _read_input(invitation)
+    ident, path = _unlock(identity, passphrase_file)
+    sent, host = join_game(directory, data, ident, path.resolve(), host_fingerprint=host_fingerprint,
+                           orders=_orders(orders, orders_file), out=out)
+    host_role = host.history[0].author
+    fp = fingerprint(host.keys[host_role])
+    _print_turn_to_stdout(sent, directory)
+    if not as_json:
+        click.echo(f"joined game {host.game_hex[:16]} as {host.other(host_role)}; host {host_role} has key "
+                   f"fingerprint {fp}: check it with them by another channel", err=True)
+    _sent_report(sent, as_json, {"game_dir": str(directory), "host_fingerprint": fp})
+
+
+def _read_input(path: Path) -> bytes:
+    from pbem.errors import BadFile, NotFound
+    from pbem.turnfile import MAX_TURN_FILE_BYTES
+
+    if str(path) == "-":
+        data = sys.stdin.buffer.read(MAX_TURN_FILE_BYTES + 1)
+    else:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_TURN_FILE_BYTES + 1)
+        except FileNotFoundError:
+            raise NotFound(f"{path} does not exist") from None
+        except IsADirectoryError:
+            raise BadFile(f"{path} is a directory, not a turn file") from None
+    if len(data) > MAX_TURN_FILE_BYTES:
+        raise BadFile(f"{path} is over the turn file size limit of {MAX_TURN_FILE_BYTES} bytes")
+    return data
+
+
+# -- playing ----------------------------------------------------------------------
+
+@cli.command()
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_json: bool) -> None:
+    """The current situation from your side, with your draft applied."""
+    import msgspec
+
+    from pbem.session import draft_replay, pending_text
+
+    seat = _seat(game, identity, passphrase_file)
+    with seat.gd.lock(exclusive=False):
+        probe, draft = draft_replay(seat)
+    v = seat.rules.view(probe.state, seat.role)
+    outcome = probe.outcome()
+    last = seat.replay.history[-1].rolls if seat.replay.history else None
+    data = {"game": seat.replay.game_hex, "role": seat.role, "seq": seat.replay.seq,
+            "pending": msgspec.to_builtins(probe.pending()), "draft": [o.text for o in draft.orders],
+            "view": msgspec.to_builtins(v), "outcome": msgspec.to_builtins(outcome)}
+    lines = [f"game {seat.replay.game_hex[:16]} ({seat.rules.SPEC.title}), you are {seat.role}, "
+             f"log at event {seat.replay.seq}", seat.rules.render_text(v)]
+    if last is not None:
+        lines.append(f"dice asked in event {last.asked_seq} by {last.asker}: {list(last.values)}")
+    if draft.orders:
+        lines.append("draft (not sent): " + "; ".join(o.text for o in draft.orders))
+    lines.append(f"next decision: {pending_text(probe.pending())}")
+    if outcome is not None:
+        lines.append(f"game over: {outcome.summary}")
+    stopped = seat.gd.stopped_reason()
+    if stopped:
+        lines.append(f"GAME STOPPED: {stopped}")
+    _emit(data, as_json, "\n".join(lines))
+
+
+@cli.command()
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def options(game: Path, identity: Path | None, passphrase_file: Path | None, as_json: bool) -> None:
+    """List the orders you may give now, in the syntax of 'pbem do'."""
+    from pbem.session import draft_replay, legal_orders, pending_text
+
+    seat = _seat(game, identity, passphrase_file)
+    with seat.gd.lock(exclusive=False):
+        legal = legal_orders(seat)
+        probe, _ = draft_replay(seat)
+    _emit({"pending": pending_text(probe.pending()), "orders": legal}, as_json,
+          "\n".join(legal) if legal else f"nothing for you to decide now; next decision: "
+                                         f"{pending_text(probe.pending())}")
+
+
+@cli.command("do")
+@click.argument("orders", nargs=-1)
+@orders_file_option
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def do_cmd(orders: tuple[str, ...], orders_file: Path | None, game: Path, identity: Path | None,
+           passphrase_file: Path | None, as_json: bool) -> None:
+    """Add ORDERS to your draft; each is checked at once and all problems are listed."""
+    from pbem.errors import UsageProblem
+    from pbem.session import add_orders
+
+    texts = _orders(orders, orders_file)
+    if not texts:
+        raise UsageProblem("no orders given (see 'pbem options')")
+    seat = _seat(game, identity, passphrase_file)
+    with seat.gd.lock(exclusive=True):
+        added = add_orders(seat, texts)
+    _emit({"added": [o.text for o in added]}, as_json, "\n".join(f"added: {o.text}" for o in added))
+
+
+@cli.command()
+@click.argument("count", type=click.IntRange(min=1), required=False)
+@click.option("--all", "all_", is_flag=True, help="Drop the whole draft.")
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def undo(count: int | None, all_: bool, game: Path, identity: Path | None, passphrase_file: Path | None,
+         as_json: bool) -> None:
+    """Drop the last COUNT draft orders (default 1). Signed events are final."""
+    from pbem.session import undo as undo_orders
+
+    seat = _seat(game, identity, passphrase_file)
+    with seat.gd.lock(exclusive=True):
+        removed = undo_orders(seat, None if all_ else (count or 1))
+    _emit({"removed": [o.text for o in removed]}, as_json,
+          "\n".join(f"removed: {o.text}" for o in removed) or "the draft is empty")
+
+
+@cli.command()
+@click.option("--note", default="", help="A message to your opponent, sent in the event.")
+@click.option("--open-all", is_flag=True, help="Open all your commitments (for an agreed audit).")
+@click.option("--since", type=int, default=None,
+              help="Do not sign anything: re-export events SINCE.. to resend a lost turn file.")
+@out_option
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def send(note: str, open_all: bool, since: int | None, out: Path | None, game: Path, identity: Path | None,
+         passphrase_file: Path | None, as_json: bool) -> None:
+    """Sign your draft into the next event and write the turn file to send."""
+    from pbem.session import export_turn
+    from pbem.session import send as send_turn
+    from pbem.store import GameDir
+
+    if since is not None:
+        gd = GameDir(game)
+        with gd.lock(exclusive=False):
+            sent = export_turn(gd, since, out)
+    else:
+        seat = _seat(game, identity, passphrase_file)
+        with seat.gd.lock(exclusive=True):
+            sent = send_turn(seat, note=note, open_all=open_all, out=out)
+    _print_turn_to_stdout(sent, game)
+    _sent_report(sent, as_json)
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--no-auto", is_flag=True, help="Do not answer dice requests automatically.")
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path | None,
+            passphrase_file: Path | None, as_json: bool) -> None:
+    """Verify the opponent's turn FILES ('-' for stdin) and append their events.
+    A file already received is recognised and skipped. When the opponent's
+    dice only wait for your entropy, pbem answers at once with a turn file."""
+    from pbem.session import pending_text
+    from pbem.session import receive as receive_turns
+
+    inputs = [(str(f), _read_input(f)) for f in files]
+    seat = _seat(game, identity, passphrase_file)
+    with seat.gd.lock(exclusive=True):
+        result = receive_turns(seat, inputs, auto_reply=not no_auto)
+    lines = []
+    if result.appended:
+        lines.append(f"received events {result.appended[0]}-{result.appended[-1]}")
+    if result.duplicates:
+        lines.append(f"already held, skipped: events {result.duplicates}")
+    if not result.appended and not result.duplicates:
+        lines.append("nothing new")
+    last = seat.replay.history[-1]
+    for info in seat.replay.history:
+        if info.seq in result.appended and info.rolls is not None:
+            lines.append(f"dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
+                         f"{list(info.rolls.values)}")
+    if result.auto_reply is not None:
+        lines.append(f"answered the dice automatically: turn file {result.auto_reply.turn_file}")
+    elif result.waiting_for_dice:
+        lines.append("the opponent's dice wait for your entropy: run 'pbem send'")
+    lines.append(f"next decision: {pending_text(seat.replay.pending())}")
+    out = {"appended": result.appended, "duplicates": result.duplicates, "head": last.seq,
+           "auto_reply": str(result.auto_reply.turn_file) if result.auto_reply else None,
+           "pending": pending_text(seat.replay.pending())}
+    _emit(out, as_json, "\n".join(lines))
+
+
+# -- checking -------------------------------------------------------------------------
+
+@cli.command()
+@click.argument("directory", type=click.Path(path_type=Path), required=False)
+@game_option
+@json_option
+def verify(directory: Path | None, game: Path, as_json: bool) -> None:
+    """Verify a whole game offline with public keys only."""
+    from pbem.errors import Equivocation
+    from pbem.session import check_evidence, load_public, pending_text
+    from pbem.store import GameDir
+
+    gd = GameDir(directory or game)
+    gd.require()
+    with gd.lock(exclusive=False):
+        replay = load_public(gd)
+        evidence = check_evidence(gd, replay)
+    outcome = replay.outcome()
+    data = {"ok": not evidence, "game": replay.game_hex, "events": replay.seq + 1, "head": replay.head.hex(),
+            "pending": pending_text(replay.pending()), "equivocations": evidence,
+            "outcome": outcome.summary if outcome else None}
+    text = (f"verified {replay.seq + 1} events of game {replay.game_hex[:16]}: signatures, hash chain, "
+            f"entropy, openings and every action are valid\nhead {replay.head.hex()}\n"
+            f"next decision: {pending_text(replay.pending())}")
+    if outcome:
+        text += f"\ngame over: {outcome.summary}"
+    _emit(data, as_json, text)
+    if evidence:
+        raise Equivocation("equivocation evidence in this game:", details=evidence)
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(path_type=Path), required=False)
+@game_option
+@json_option
+def audit(directory: Path | None, game: Path, as_json: bool) -> None:
+    """Replay the whole game with every opened secret known from the start, and
+    name the first illegal event and its signer, if any."""
+    from pbem.errors import PbemError
+    from pbem.session import audit as run_audit
+    from pbem.session import rules_for
+    from pbem.store import GameDir
+
+    gd = GameDir(directory or game)
+    gd.require()
+    with gd.lock(exclusive=False):
+        events = gd.read_events()
+        rules = rules_for(gd)
+    try:
+        result = run_audit(events, rules)
+    except PbemError as exc:
+        exc.message = f"audit failed: {exc.message}"
+        raise
+    complete = not result.unopened
+    data = {"ok": True, "complete": complete, "events": result.replay.seq + 1,
+            "unopened": result.unopened}
+    text = f"audit of {result.replay.seq + 1} events: every action is legal with all opened secrets known"
+    if not complete:
+        text += "\nnot yet opened (the audit is complete when both players have sent --open-all):"
+        for role, labels in sorted(result.unopened.items()):
+            text += f"\n  {role}: {len(labels)} commitment(s): {', '.join(sorted(labels)[:8])}"
+            text += " ..." if len(labels) > 8 else ""
+    _emit(data, as_json, text)
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(path_type=Path), required=False)
+@game_option
+@json_option
+def log(directory: Path | None, game: Path, as_json: bool) -> None:
+    """List the events of a game: author, actions, dice, notes (public information)."""
+    from pbem.session import history_json, load_public
+    from pbem.store import GameDir
+
+    gd = GameDir(directory or game)
+    gd.require()
+    with gd.lock(exclusive=False):
+        replay = load_public(gd)
+    items = history_json(replay.history)
+    lines = []
+    for item in items:
+        line = f"{item['seq']:>5}  {item['author']:<8} " + ("; ".join(item["actions"]) or "-")
+        if "rolls" in item:
+            line += f"  [dice of event {item['rolls']['asked_in']}: {item['rolls']['values']}]"
+        if item["reveals"]:
+            line += f"  (opens {len(item['reveals'])})"
+        if item["note"]:
+            line += f"  note: {item['note']!r}"
+        lines.append(line)
+    _emit(items, as_json, "\n".join(lines))
+
+
+# -- vault, rules, help ----------------------------------------------------------------
+
+@cli.group()
+def vault() -> None:
+    """Your encrypted secrets for a game."""
+
+
+@vault.command("backup")
+@click.argument("out", type=click.Path(path_type=Path))
+@game_option
+def vault_backup(out: Path, game: Path) -> None:
+    """Copy your (still encrypted) vault to OUT. Without it you cannot open your commitments."""
+    from pbem.errors import NotFound
+    from pbem.fileio import write_atomic
+    from pbem.store import GameDir
+
+    gd = GameDir(game)
+    gd.require()
+    with gd.lock(exclusive=False):
+        src = gd.vault_dir / f"{gd.read_local().role}.bin"
+        if not src.exists():
+            raise NotFound(f"no vault at {src}")
+        write_atomic(out, src.read_bytes(), mode=0o600)
+    click.echo(f"vault copied to {out} (encrypted with your identity key)")
+
+
+@cli.group("rules")
+def rules_group() -> None:
+    """Installed game rules."""
+
+
+@rules_group.command("list")
+@json_option
+def rules_list(as_json: bool) -> None:
+    """List installed rules modules."""
+    from pbem import rulesapi
+
+    rows = []
+    for rid in rulesapi.available():
+        module = rulesapi.load_any(rid)
+        spec = getattr(module, "SPEC", None)
+        missing = rulesapi.missing_parts(module)
+        rows.append({"id": rid, "title": getattr(spec, "title", getattr(module, "__doc__", "") or "").strip()
+                     .splitlines()[0] if spec or module.__doc__ else "",
+                     "playable": not missing, "scenarios": list(getattr(spec, "scenarios", ()))})
+    _emit(rows, as_json, "\n".join(f"{r['id']:<8} {r['title']}" + ("" if r["playable"] else "  (not yet playable)")
+                                   for r in rows))
+
+
+@cli.command("exit-codes")
+def exit_codes() -> None:
+    """Print the table of exit codes."""
+    from pbem.errors import EXIT_CODES
+
+    click.echo("\n".join(f"{code:>3}  {meaning}" for code, meaning in EXIT_CODES))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: runs the CLI and maps errors to the exit-code table."""
+    args = sys.argv[1:] if argv is None else argv
+    show_traceback = "--traceback" in args or os.environ.get("PBEM_TRACEBACK") == "1"
+    try:
+        cli.main(args=args, prog_name="pbem", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("pbem: aborted", err=True)
+        return 1
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except Exception as exc:  # noqa: BLE001 - the one place errors become exit codes
+        from pbem.errors import PbemError
+
+        if show_traceback:
+            import traceback
+
+            traceback.print_exc()
+        if isinstance(exc, PbemError):
+            click.echo(f"pbem: {exc}", err=True)
+            return exc.exit_code
+        if isinstance(exc, OSError):
+            click.echo(f"pbem: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
+            return 1
+        click.echo(f"pbem: internal error: {type(exc).__name__}: {exc} (run with --traceback and "
+                   "report it)", err=True)
+        return 1
+    return 0

@@ -1,0 +1,205 @@
+"""Canonical encoding of events (DESIGN section 3).
+
+Stored event = the exact bytes that were signed, wrapped as
+``{"body":<body bytes>,"sig":"<hex>"}``. Body bytes are msgspec JSON with
+deterministic key order, no whitespace, fields at their default omitted (so a
+field added later with a default leaves old events canonical), integers only,
+byte strings as lowercase hex, and every non-ASCII character escaped as
+``\\uXXXX`` so that event files are plain ASCII and survive email.
+
+Verification never re-encodes to check a signature: the signature covers the
+stored body slice. After verifying, the body is decoded and re-encoded once to
+insist that it is canonical, so every game state has exactly one encoding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Annotated, Any
+
+import msgspec
+
+FORMAT_VERSION = 1
+SIG_DOMAIN = b"pbem/v1/event\x00"
+
+#: Largest stored event accepted (bytes). An honest event is a few KiB.
+MAX_EVENT_BYTES = 1 << 20
+
+Hex32 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+OptHex32 = Annotated[str, msgspec.Meta(pattern="^([0-9a-f]{64})?$")]
+HexSig = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{128}$")]
+HexBytes = Annotated[str, msgspec.Meta(pattern="^([0-9a-f]{2}){0,4096}$")]
+Label = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_.:/+-]{1,128}$")]
+Role = Annotated[str, msgspec.Meta(pattern=r"^[a-z][a-z0-9_-]{0,31}$")]
+Seq = Annotated[int, msgspec.Meta(ge=0, le=10**9)]
+Note = Annotated[str, msgspec.Meta(max_length=4000)]
+
+
+class _Strict(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    pass
+
+
+class Entropy(_Strict):
+    """Entropy ratchet (DESIGN 5): open the previous secret, commit the next."""
+
+    commit: Hex32
+    reveal: OptHex32 = ""
+
+
+class Commitment(_Strict):
+    """A new salted commitment published by the event's author."""
+
+    label: Label
+    digest: Hex32
+
+
+class Opening(_Strict):
+    """Opening of an earlier commitment: the committed value bytes and salt."""
+
+    label: Label
+    salt: Hex32
+    value: HexBytes
+
+
+class Player(_Strict):
+    role: Role
+    key: str
+
+
+class Genesis(_Strict):
+    """What seq 0 fixes for the whole game (DESIGN 3)."""
+
+    rules: str
+    rules_version: str
+    data_hash: Hex32
+    scenario: str
+    players: list[Player]
+    nonce: Hex32
+    options: list[str] = []
+    title: Note = ""
+
+
+class Body(_Strict):
+    """The signed content of one event."""
+
+    v: int
+    game: OptHex32
+    seq: Seq
+    prev: OptHex32
+    author: Role
+    entropy: Entropy
+    actions: list[msgspec.Raw] = []
+    commits: list[Commitment] = []
+    reveals: list[Opening] = []
+    note: Note = ""
+    genesis: Genesis | None = None
+
+
+class _Head(msgspec.Struct):
+    """Lenient peek at a body before its signature is checked: who signed it."""
+
+    author: str = ""
+    seq: int = -1
+    v: int = 0
+
+
+class _Signed(msgspec.Struct, forbid_unknown_fields=True):
+    body: msgspec.Raw
+    sig: HexSig
+
+
+_encoder = msgspec.json.Encoder(order="deterministic")
+_body_decoder = msgspec.json.Decoder(Body)
+_head_decoder = msgspec.json.Decoder(_Head)
+_signed_decoder = msgspec.json.Decoder(_Signed)
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def canonical(obj: Any) -> bytes:
+    """Canonical JSON bytes of a msgspec-encodable object (ASCII only)."""
+    data = _encoder.encode(obj)
+    if data.isascii():
+        return data
+    return _NON_ASCII.sub(_escape, data.decode("utf-8")).encode("ascii")
+
+
+def sha256(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def signing_input(body: bytes) -> bytes:
+    """What the Ed25519 signature covers: domain tag + exact body bytes."""
+    return SIG_DOMAIN + body
+
+
+def wrap(body: bytes, sig: bytes) -> bytes:
+    """Stored event bytes for a body and its signature."""
+    return b'{"body":' + body + b',"sig":"' + sig.hex().encode("ascii") + b'"}'
+
+
+class Unwrapped(msgspec.Struct, frozen=True):
+    """A stored event split into its parts; nothing here is verified yet."""
+
+    stored: bytes
+    body: bytes
+    sig: bytes
+    author: str
+    seq: int
+
+
+class CodecError(ValueError):
+    """Stored bytes are not a well-formed event."""
+
+
+def unwrap(stored: bytes) -> Unwrapped:
+    """Split stored bytes into body and signature, and peek at the author.
+
+    Raises CodecError if the bytes are oversized, not ASCII, not the exact
+    wrapper layout, or the body has no author/seq.
+    """
+    if len(stored) > MAX_EVENT_BYTES:
+        raise CodecError(f"event is {len(stored)} bytes, over the limit of {MAX_EVENT_BYTES}")
+    if not stored.isascii():
+        raise CodecError("event is not plain ASCII (non-canonical or damaged in transit)")
+    try:
+        signed = _signed_decoder.decode(stored)
+    except msgspec.DecodeError as exc:
+        raise CodecError(f"not a pbem event: {exc}") from None
+    body = bytes(signed.body)
+    sig = bytes.fromhex(signed.sig)
+    if wrap(body, sig) != stored:
+        raise CodecError("event wrapper is not in canonical form")
+    try:
+        head = _head_decoder.decode(body)
+    except msgspec.DecodeError as exc:
+        raise CodecError(f"event body is not a JSON object with author and seq: {exc}") from None
+    return Unwrapped(stored=stored, body=body, sig=sig, author=head.author, seq=head.seq)
+
+
+def decode_body(body: bytes) -> Body:
+    """Strictly decode verified body bytes; reject unknown fields and non-canonical form."""
+    head = _head_decoder.decode(body)
+    if head.v != FORMAT_VERSION:
+        raise CodecError(f"event format version {head.v} is not supported "
+                         f"(this pbem reads version {FORMAT_VERSION}); upgrade pbem")
+    try:
+        decoded = _body_decoder.decode(body)
+    except msgspec.DecodeError as exc:
+        raise CodecError(f"malformed event body: {exc}") from None
+    if canonical(decoded) != body:
+        raise CodecError("event body is not in canonical form")
+    return decoded
+
+
+def raw(obj: Any) -> msgspec.Raw:
+    """Canonical bytes of ``obj`` as a Raw value to embed in a Body."""
+    return msgspec.Raw(canonical(obj))

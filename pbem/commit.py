@@ -1,0 +1,147 @@
+"""Salted, domain-separated commitments and Merkle set commitments (DESIGN 4).
+
+Every hash input is a sequence of length-prefixed parts, so no two different
+part lists hash alike (no ambiguity between "ab"+"c" and "a"+"bc").
+
+- ``commit(game, label, value)`` -> (digest, salt):
+  ``H(len-prefixed: "pbem/v1/commit", game id, label, salt, value)``.
+- ``MerkleSet``: a commitment to a keyed set of leaves (e.g. every hex of a
+  map with its hidden fact). Each leaf is ``H("pbem/v1/leaf", salt_k, key,
+  value)`` with its own salt, so opening one leaf reveals nothing about any
+  other; the tree over the leaves sorted by key gives one root. An opening of
+  a leaf proves the committed value for that key: presence ("a minefield is
+  here": value b"1") or absence (value b"0"). Keys not in the set cannot be
+  opened, so the committer must include every key of the domain.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from collections.abc import Mapping
+
+import msgspec
+
+_COMMIT = b"pbem/v1/commit"
+_LEAF = b"pbem/v1/leaf"
+_NODE = b"pbem/v1/node"
+_EMPTY = b"pbem/v1/empty"
+
+
+def hash_parts(*parts: bytes) -> bytes:
+    """SHA-256 over length-prefixed parts (8-byte big-endian length each)."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(len(part).to_bytes(8, "big"))
+        h.update(part)
+    return h.digest()
+
+
+def commitment_digest(game: bytes, label: str, salt: bytes, value: bytes) -> bytes:
+    return hash_parts(_COMMIT, game, label.encode("utf-8"), salt, value)
+
+
+def commit(game: bytes, label: str, value: bytes, salt: bytes | None = None) -> tuple[bytes, bytes]:
+    """Commit to ``value`` under ``label``; returns (digest, salt). Salt: 32 random bytes."""
+    salt = os.urandom(32) if salt is None else salt
+    if len(salt) != 32:
+        raise ValueError("salt must be 32 bytes")
+    return commitment_digest(game, label, salt, value), salt
+
+
+def opens(digest: bytes, game: bytes, label: str, salt: bytes, value: bytes) -> bool:
+    """True when (value, salt) opens the commitment ``digest`` for ``label`` in ``game``."""
+    return hmac.compare_digest(digest, commitment_digest(game, label, salt, value))
+
+
+def _leaf(salt: bytes, key: str, value: bytes) -> bytes:
+    return hash_parts(_LEAF, salt, key.encode("utf-8"), value)
+
+
+def _node(left: bytes, right: bytes) -> bytes:
+    return hash_parts(_NODE, left, right)
+
+
+class LeafOpening(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Proof of one leaf: its key, value and salt, and the sibling path to the root.
+
+    ``path`` lists (sibling hash hex, sibling is on the right) from the leaf up;
+    ``index`` and ``size`` pin the leaf's position so a proof cannot be
+    replayed for another key.
+    """
+
+    key: str
+    value: str  # hex
+    salt: str  # hex
+    index: int
+    size: int
+    path: list[tuple[str, bool]]
+
+
+class MerkleSet:
+    """Commitment to a mapping key -> value bytes over a fixed key domain."""
+
+    def __init__(self, leaves: Mapping[str, bytes], salts: Mapping[str, bytes] | None = None) -> None:
+        if not leaves:
+            raise ValueError("a Merkle set needs at least one leaf")
+        self.keys = sorted(leaves)
+        self.values = dict(leaves)
+        self.salts = dict(salts) if salts is not None else {k: os.urandom(32) for k in self.keys}
+        missing = [k for k in self.keys if k not in self.salts]
+        if missing:
+            raise ValueError(f"no salt for keys {missing[:5]}")
+        self._levels = [[_leaf(self.salts[k], k, self.values[k]) for k in self.keys]]
+        while len(self._levels[-1]) > 1:
+            level = self._levels[-1]
+            nxt = [_node(level[i], level[i + 1] if i + 1 < len(level) else level[i])
+                   for i in range(0, len(level), 2)]
+            self._levels.append(nxt)
+
+    @property
+    def root(self) -> bytes:
+        return hash_parts(_EMPTY, len(self.keys).to_bytes(8, "big"), self._levels[-1][0])
+
+    def open(self, key: str) -> LeafOpening:
+        """Proof for ``key``; KeyError if the key is not in the set."""
+        index = self.keys.index(key) if key in self.values else None
+        if index is None:
+            raise KeyError(key)
+        path: list[tuple[str, bool]] = []
+        i = index
+        for level in self._levels[:-1]:
+            sibling = i ^ 1
+            if sibling >= len(level):
+                sibling = i
+            path.append((level[sibling].hex(), sibling > i or sibling == i))
+            i //= 2
+        return LeafOpening(key=key, value=self.values[key].hex(), salt=self.salts[key].hex(),
+                           index=index, size=len(self.keys), path=path)
+
+
+def verify_leaf(root: bytes, proof: LeafOpening) -> bool:
+    """True when ``proof`` shows that the set committed by ``root`` maps key -> value."""
+    try:
+        node = _leaf(bytes.fromhex(proof.salt), proof.key, bytes.fromhex(proof.value))
+        siblings = [(bytes.fromhex(h), right) for h, right in proof.path]
+    except ValueError:
+        return False
+    if not 0 <= proof.index < proof.size:
+        return False
+    i, width = proof.index, proof.size
+    expected_depth = 0
+    w = width
+    while w > 1:
+        w = (w + 1) // 2
+        expected_depth += 1
+    if len(siblings) != expected_depth:
+        return False
+    for sibling, right in siblings:
+        sib_index = i ^ 1 if (i ^ 1) < width else i
+        if right != (sib_index >= i):
+            return False
+        node = _node(node, sibling) if sib_index >= i else _node(sibling, node)
+        i //= 2
+        width = (width + 1) // 2
+    final = hash_parts(_EMPTY, proof.size.to_bytes(8, "big"), node)
+    return hmac.compare_digest(final, root)

@@ -1,0 +1,98 @@
+"""Errors by kind, each with its process exit code.
+
+The CLI prints ``pbem: <message>`` on stderr and exits with the code of the
+error's class. The table is documented in README.md ("Exit codes") and kept
+in one place, ``EXIT_CODES``, which the CLI's ``pbem help exit-codes`` prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class PbemError(Exception):
+    """Base class: an expected failure with a message for the player."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, details: Iterable[str] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = list(details)
+
+    def __str__(self) -> str:
+        if not self.details:
+            return self.message
+        return self.message + "".join(f"\n  - {d}" for d in self.details)
+
+
+class UsageProblem(PbemError):
+    """The command line or configuration is wrong (missing option, bad value)."""
+
+    exit_code = 2
+
+
+class BadFile(PbemError):
+    """A file is not what it claims: corrupt, truncated, oversized, not pbem data."""
+
+    exit_code = 3
+
+
+class VerifyError(PbemError):
+    """Cryptographic or chain verification failed: forged, tampered, foreign,
+    replayed, out-of-order, wrong signer, or a commitment that does not open."""
+
+    exit_code = 4
+
+
+class IllegalAction(PbemError):
+    """The rules reject an action (each problem names its rule) or it is out of turn."""
+
+    exit_code = 5
+
+
+class Equivocation(PbemError):
+    """An author signed two different events for one sequence number."""
+
+    exit_code = 6
+
+
+class Busy(PbemError):
+    """Another pbem process holds the game directory's lock."""
+
+    exit_code = 7
+
+
+class KeyProblem(PbemError):
+    """Identity key or vault cannot be used: wrong passphrase, wrong key, damaged."""
+
+    exit_code = 8
+
+
+class NotFound(PbemError):
+    """A game directory, key file or rules module does not exist."""
+
+    exit_code = 9
+
+
+class VersionMismatch(PbemError):
+    """The game needs another version of pbem's format or of the rules."""
+
+    exit_code = 10
+
+
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (0, "success"),
+    (1, "unexpected internal error (run with --traceback and report it)"),
+    (2, "usage error: bad command line, option or configuration"),
+    (BadFile.exit_code, "bad file: corrupt, truncated, oversized or not a pbem file"),
+    (VerifyError.exit_code, "verification failed: signature, hash chain, foreign game, "
+     "replayed/out-of-order event, wrong signer, or a commitment that does not open"),
+    (IllegalAction.exit_code, "illegal action or out of turn (the message names the rule)"),
+    (Equivocation.exit_code, "equivocation: an author signed two different events for "
+     "one sequence number; both are kept as evidence and the game is stopped"),
+    (Busy.exit_code, "the game directory is in use by another pbem process"),
+    (KeyProblem.exit_code, "identity key or vault unusable (wrong passphrase or key, damaged file)"),
+    (NotFound.exit_code, "game directory, key file or rules module not found"),
+    (VersionMismatch.exit_code, "the game needs a different format or rules version"),
+)

@@ -1,0 +1,396 @@
+"""Replaying a game log: verification and the fold of events into rules state.
+
+``Replay`` applies stored events one by one, in the order of DESIGN 3:
+size and form, signature by the author's genesis key, ``game``/``seq``/
+``prev`` continuity, the author's turn, the entropy reveal, every opening,
+dice owed to the previous event, then every action through the rules'
+``check`` and ``apply``. The first failure raises a PbemError naming the
+event and the problem; a Replay that raised must be discarded (callers work
+on a ``clone()`` when they need all-or-nothing).
+
+One Replay takes one *perspective*: public (keys only), a player (their own
+secrets are known), or an audit (every opening in the log is known from the
+start, so every deferred check becomes an immediate one).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from pbem import codec
+from pbem.codec import Body, CodecError, Unwrapped
+from pbem.commit import opens
+from pbem.dice import entropy_commitment, roll
+from pbem.errors import BadFile, IllegalAction, UsageProblem, VerifyError, VersionMismatch
+from pbem.identity import parse_public, verify_signature
+from pbem.rulesapi import DICE, Decision, Outcome, RulesModule, data_hash
+
+AUDIT = "*"
+
+
+@dataclass(frozen=True)
+class CommitRecord:
+    digest: bytes
+    seq: int
+    author: str
+
+
+@dataclass(frozen=True)
+class DiceOrigin:
+    """Dice asked for in event ``seq`` by ``author``; rolled when the opponent answers."""
+
+    seq: int
+    event_hash: bytes
+    author: str
+    x_author: bytes
+    sides: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Roll:
+    """A resolved request: asked in ``asked_seq``, rolled on receipt of ``rolled_seq``."""
+
+    asked_seq: int
+    rolled_seq: int
+    asker: str
+    sides: tuple[int, ...]
+    values: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class EventInfo:
+    seq: int
+    author: str
+    hash: bytes
+    actions: tuple[str, ...]
+    commits: int
+    reveals: tuple[str, ...]
+    note: str
+    rolls: Roll | None
+
+
+class _Ctx:
+    """The Ctx handed to the rules (see pbem.rulesapi.Ctx)."""
+
+    __slots__ = ("_replay", "seq", "author")
+
+    def __init__(self, replay: "Replay", seq: int, author: str) -> None:
+        self._replay = replay
+        self.seq = seq
+        self.author = author
+
+    @property
+    def role(self) -> str | None:
+        return self._replay.role
+
+    def value(self, label: str) -> bytes | None:
+        r = self._replay
+        if label in r.opened:
+            return r.opened[label]
+        return r.known.get(label)
+
+    def committed(self, label: str) -> bool:
+        return label in self._replay.commitments
+
+    def opened(self, label: str) -> bool:
+        return label in self._replay.opened
+
+
+@dataclass
+class Replay:
+    """The fold of a verified log prefix, from one perspective."""
+
+    rules: RulesModule
+    role: str | None = None
+    known: Mapping[str, bytes] = field(default_factory=dict)
+    check_data_hash: bool = True
+
+    game_id: bytes = b""
+    genesis: codec.Genesis | None = None
+    keys: dict[str, Ed25519PublicKey] = field(default_factory=dict)
+    seq: int = -1
+    head: bytes = b""
+    state: Any = None
+    commitments: dict[str, CommitRecord] = field(default_factory=dict)
+    opened: dict[str, bytes] = field(default_factory=dict)
+    entropy_commit: dict[str, bytes] = field(default_factory=dict)
+    entropy_seq: dict[str, int] = field(default_factory=dict)
+    dice_origin: DiceOrigin | None = None
+    history: list[EventInfo] = field(default_factory=list)
+
+    # -- public queries -------------------------------------------------
+
+    @property
+    def commit_domain(self) -> bytes:
+        """Game-specific input of every commitment: the genesis nonce (the game id
+        does not exist yet when genesis commitments are made)."""
+        return bytes.fromhex(self.genesis.nonce) if self.genesis is not None else b""
+
+    @property
+    def game_hex(self) -> str:
+        return self.game_id.hex()
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return tuple(self.keys)
+
+    def other(self, role: str) -> str:
+        others = [r for r in self.keys if r != role]
+        return others[0]
+
+    def pending(self) -> Decision | None:
+        if self.state is None or self.outcome() is not None:
+            return None
+        return self.rules.pending(self.state)
+
+    def outcome(self) -> Outcome | None:
+        return None if self.state is None else self.rules.outcome(self.state)
+
+    def ctx(self, author: str, seq: int | None = None) -> _Ctx:
+        return _Ctx(self, self.seq + 1 if seq is None else seq, author)
+
+    def clone(self) -> "Replay":
+        """An independent copy (rules states are immutable and shared)."""
+        twin = copy.copy(self)
+        twin.keys = dict(self.keys)
+        twin.commitments = dict(self.commitments)
+        twin.opened = dict(self.opened)
+        twin.entropy_commit = dict(self.entropy_commit)
+        twin.entropy_seq = dict(self.entropy_seq)
+        twin.history = list(self.history)
+        return twin
+
+    # -- applying events ------------------------------------------------
+
+    def apply_stored(self, stored: bytes, *, verify_signature_: bool = True) -> EventInfo:
+        """Verify and apply one stored event. Raises a PbemError on the first problem."""
+        try:
+            unwrapped = codec.unwrap(stored)
+        except CodecError as exc:
+            raise BadFile(f"event {self.seq + 1}: {exc}") from None
+        if unwrapped.seq == 0 or self.genesis is None:
+            return self._apply_genesis(unwrapped, verify_signature_)
+        key = self.keys.get(unwrapped.author)
+        if key is None:
+            raise VerifyError(f"event {unwrapped.seq}: author '{unwrapped.author}' is not a player "
+                              f"of this game (players: {', '.join(self.keys)})")
+        if verify_signature_ and not verify_signature(key, unwrapped.sig, codec.signing_input(unwrapped.body)):
+            raise VerifyError(f"event {unwrapped.seq}: signature is not valid for {unwrapped.author}'s "
+                              "key (forged, altered, or signed by someone else)")
+        body = self._decode(unwrapped)
+        if body.genesis is not None:
+            raise VerifyError(f"event {body.seq}: a second genesis inside the game")
+        if body.game != self.game_hex:
+            raise VerifyError(f"event {body.seq}: belongs to another game ({body.game[:12]}..., "
+                              f"this game is {self.game_hex[:12]}...)")
+        self._check_continuity(body)
+        return self._apply_body(body, codec.sha256(stored))
+
+    def _decode(self, unwrapped: Unwrapped) -> Body:
+        try:
+            return codec.decode_body(unwrapped.body)
+        except CodecError as exc:
+            if "format version" in str(exc):
+                raise VersionMismatch(f"event {unwrapped.seq}: {exc}") from None
+            raise BadFile(f"event {unwrapped.seq}: {exc}") from None
+
+    def _check_continuity(self, body: Body) -> None:
+        expected = self.seq + 1
+        if body.seq < expected:
+            raise VerifyError(f"event {body.seq}: replayed or stale: this log already holds "
+                              f"events up to {self.seq}")
+        if body.seq > expected:
+            raise VerifyError(f"event {body.seq}: out of order: the next event must be {expected} "
+                              f"(events {expected}..{body.seq - 1} are missing)")
+        if body.prev != self.head.hex():
+            raise VerifyError(f"event {body.seq}: does not follow event {self.seq} (prev hash "
+                              "mismatch: spliced from another history or the log was altered)")
+
+    def _apply_genesis(self, unwrapped: Unwrapped, verify_sig: bool) -> EventInfo:
+        if self.genesis is not None or unwrapped.seq != 0:
+            raise VerifyError(f"event {unwrapped.seq}: expected the genesis event (seq 0) first")
+        body = self._decode(unwrapped)
+        g = body.genesis
+        if g is None or body.game or body.prev:
+            raise VerifyError("event 0 is not a genesis event")
+        spec = self.rules.SPEC
+        if g.rules != spec.id:
+            raise VersionMismatch(f"this game is played with rules '{g.rules}', not '{spec.id}'")
+        if g.rules_version != spec.version:
+            raise VersionMismatch(f"this game needs rules {g.rules} version {g.rules_version}; "
+                                  f"this pbem has version {spec.version}")
+        if self.check_data_hash and g.data_hash != data_hash(spec).hex():
+            raise VersionMismatch(f"this game was created with different {spec.id} data files "
+                                  "(map, units or tables): both players must use the same data")
+        roles = [p.role for p in g.players]
+        if sorted(roles) != sorted(spec.roles) or len(set(roles)) != len(roles):
+            raise VerifyError(f"genesis players {roles} do not match the roles {list(spec.roles)}")
+        if g.scenario not in spec.scenarios:
+            raise VerifyError(f"genesis scenario '{g.scenario}' is not one of {list(spec.scenarios)}")
+        unknown = [o for o in g.options if o not in spec.options]
+        if unknown:
+            raise VerifyError(f"genesis options {unknown} are not offered by {spec.id}")
+        try:
+            keys = {p.role: parse_public(p.key) for p in g.players}
+        except UsageProblem as exc:
+            raise VerifyError(f"genesis: {exc}") from None
+        if len({p.key for p in g.players}) != len(g.players):
+            raise VerifyError("genesis gives two players the same key")
+        if body.author not in keys:
+            raise VerifyError(f"genesis author '{body.author}' is not a player")
+        if verify_sig and not verify_signature(keys[body.author], unwrapped.sig,
+                                               codec.signing_input(unwrapped.body)):
+            raise VerifyError("genesis signature is not valid for the host's key")
+        self.genesis = g
+        self.keys = keys
+        self.game_id = codec.sha256(codec.signing_input(unwrapped.body))
+        self.state = self.rules.initial_state(g.scenario, tuple(g.options))
+        return self._apply_body(body, codec.sha256(unwrapped.stored))
+
+    def _apply_body(self, body: Body, event_hash: bytes) -> EventInfo:
+        seq, author = body.seq, body.author
+        where = f"event {seq} by {author}"
+        decision = self.pending()
+        game_over = self.state is not None and self.outcome() is not None
+        if game_over:
+            if body.actions:
+                raise IllegalAction(f"{where}: the game is over; only openings for the audit may follow")
+        elif seq > 0 and (decision is None or decision.role != author):
+            who = "nobody" if decision is None else f"{decision.role} ({decision.kind})"
+            raise IllegalAction(f"{where}: out of turn: the next decision is {who}'s")
+
+        x = self._check_entropy(body, where)
+        ctx = _Ctx(self, seq, author)
+        self._open(body, where, ctx)
+        for c in body.commits:
+            if c.label in self.commitments:
+                raise VerifyError(f"{where}: commitment label '{c.label}' is already in use")
+            self.commitments[c.label] = CommitRecord(bytes.fromhex(c.digest), seq, author)
+
+        rolled = None
+        if self.dice_origin is not None and self.dice_origin.author != author and decision is not None \
+                and decision.kind == DICE:
+            origin = self.dice_origin
+            values = roll(self.game_id, origin.event_hash, origin.x_author, x, origin.sides)
+            self.state = self.rules.resolve_dice(self.state, values, ctx)
+            rolled = Roll(origin.seq, seq, origin.author, origin.sides, values)
+            self.dice_origin = None
+
+        labels = []
+        for index, raw in enumerate(body.actions, 1):
+            action = self._decode_action(raw, f"{where}, action {index}")
+            now = self.rules.pending(self.state) if self.rules.outcome(self.state) is None else None
+            if now is None or now.role != author or now.kind == DICE:
+                who = "nobody (the game is over)" if now is None else f"{now.role}'s ({now.kind})"
+                raise IllegalAction(f"{where}, action {index} ({self.rules.format_action(action)}): "
+                                    f"out of turn: the decision is {who}")
+            problems = self.rules.check(self.state, action, ctx)
+            if problems:
+                raise IllegalAction(f"{where}, action {index} ({self.rules.format_action(action)}) "
+                                    "is illegal:", details=[str(p) for p in problems])
+            self.state = self.rules.apply(self.state, action, ctx)
+            labels.append(self.rules.format_action(action))
+
+        after = self.pending()
+        if after is not None and after.kind == DICE:
+            if after.role == author:
+                raise IllegalAction(f"{where}: the rules wait for {author}'s own entropy "
+                                    "(a rules module error: dice must wait for the opponent)")
+            if self.dice_origin is None:
+                self.dice_origin = DiceOrigin(seq, event_hash, author, x, after.dice)
+
+        self.entropy_commit[author] = bytes.fromhex(body.entropy.commit)
+        self.entropy_seq[author] = seq
+        self.seq = seq
+        self.head = event_hash
+        info = EventInfo(seq, author, event_hash, tuple(labels), len(body.commits),
+                         tuple(o.label for o in body.reveals), body.note, rolled)
+        self.history.append(info)
+        return info
+
+    def _check_entropy(self, body: Body, where: str) -> bytes:
+        previous = self.entropy_commit.get(body.author)
+        reveal = body.entropy.reveal
+        if previous is None:
+            if reveal:
+                raise VerifyError(f"{where}: reveals entropy but has committed none before")
+            return b""
+        if not reveal:
+            raise VerifyError(f"{where}: must open the entropy committed in event "
+                              f"{self.entropy_seq[body.author]}")
+        x = bytes.fromhex(reveal)
+        if entropy_commitment(body.author, x) != previous:
+            raise VerifyError(f"{where}: entropy reveal does not match the commitment in event "
+                              f"{self.entropy_seq[body.author]} (dice would be biased)")
+        return x
+
+    def _open(self, body: Body, where: str, ctx: _Ctx) -> None:
+        for opening in body.reveals:
+            record = self.commitments.get(opening.label)
+            if record is None:
+                raise VerifyError(f"{where}: opens '{opening.label}', which was never committed")
+            if record.author != body.author:
+                raise VerifyError(f"{where}: opens '{opening.label}', committed by {record.author}")
+            if opening.label in self.opened:
+                raise VerifyError(f"{where}: opens '{opening.label}' a second time")
+            value = bytes.fromhex(opening.value)
+            if not opens(record.digest, self.commit_domain, opening.label, bytes.fromhex(opening.salt), value):
+                raise VerifyError(f"{where}: the opening of '{opening.label}' does not match its "
+                                  f"commitment from event {record.seq}")
+            self.opened[opening.label] = value
+            self.state, problems = self.rules.on_open(self.state, opening.label, value, ctx)
+            if problems:
+                raise IllegalAction(f"{where}: opening '{opening.label}' shows an earlier illegal "
+                                    "action:", details=[str(p) for p in problems])
+
+    def _decode_action(self, raw: msgspec.Raw, where: str) -> Any:
+        data = bytes(raw)
+        try:
+            action = msgspec.json.decode(data, type=self.rules.Action)
+        except msgspec.DecodeError as exc:
+            raise BadFile(f"{where}: not a valid {self.rules.SPEC.id} action: {exc}") from None
+        if codec.canonical(action) != data:
+            raise BadFile(f"{where}: action is not in canonical form")
+        return action
+
+
+def replay(rules: RulesModule, events: Iterable[bytes], *, role: str | None = None,
+           known: Mapping[str, bytes] | None = None) -> Replay:
+    """Verify and fold a whole log; raises on the first bad event."""
+    r = Replay(rules, role=role, known=dict(known or {}))
+    for stored in events:
+        r.apply_stored(stored)
+    return r
+
+
+def audit_openings(events: Iterable[bytes]) -> dict[str, bytes]:
+    """Every valid opening published anywhere in a log: label -> value.
+
+    Openings are checked against their commitments here, so an audit never
+    judges an early action by a value its owner could not open.
+    """
+    game = b""
+    digests: dict[str, bytes] = {}
+    found: dict[str, bytes] = {}
+    for stored in events:
+        try:
+            unwrapped = codec.unwrap(stored)
+            body = codec.decode_body(unwrapped.body)
+        except CodecError:
+            continue
+        if body.genesis is not None:
+            game = bytes.fromhex(body.genesis.nonce)
+        for c in body.commits:
+            digests.setdefault(c.label, bytes.fromhex(c.digest))
+        for o in body.reveals:
+            digest = digests.get(o.label)
+            value = bytes.fromhex(o.value)
+            if digest is not None and opens(digest, game, o.label, bytes.fromhex(o.salt), value):
+                found.setdefault(o.label, value)
+    return found

@@ -1,0 +1,198 @@
+"""The interface between the engine and a game's rules (DESIGN 6).
+
+A rules module is any object (usually a module) with the attributes listed
+in ``REQUIRED``. It is found through the ``pbem.rules`` entry-point group, so
+a third-party package can add a game without touching pbem:
+
+    [project.entry-points."pbem.rules"]
+    mygame = "mygame.rules"
+
+Rules are pure functions over immutable state. They never touch files,
+crypto, email or a randomness source: the engine hands them dice and
+openings through ``Ctx``. ``check`` returns every problem at once, each with
+its rule reference; ``apply`` is total for checked actions (STYLE 1, 2).
+
+Hidden values: a rules module refers to hidden things by commitment label.
+``ctx.value(label)`` returns the value bytes when the replaying side knows it
+(its own secret, an opening already published, or everything in an audit),
+else None; the rules then check what is public and record a deferred check
+in the state, discharged in ``on_open`` when the value is opened.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.metadata
+import importlib.resources
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+import msgspec
+
+from pbem.errors import NotFound
+
+ENTRY_POINT_GROUP = "pbem.rules"
+
+#: Decision kind meaning "waiting for this role's entropy to resolve dice".
+DICE = "dice"
+
+
+class Spec(msgspec.Struct, frozen=True):
+    id: str
+    version: str
+    title: str
+    roles: tuple[str, ...]
+    scenarios: tuple[str, ...]
+    options: tuple[str, ...] = ()
+    #: Package holding the data files (read with importlib.resources).
+    data_package: str = ""
+    data_files: tuple[str, ...] = ()
+
+
+class Decision(msgspec.Struct, frozen=True):
+    """Who must act next and what kind of input the rules wait for.
+
+    ``kind == DICE``: the rules asked for ``dice`` (one entry per die: its
+    number of sides) and wait for ``role``'s entropy to roll them. pbem
+    answers it automatically when no human choice is needed.
+    """
+
+    role: str
+    kind: str
+    prompt: str = ""
+    dice: tuple[int, ...] = ()
+
+
+class Problem(msgspec.Struct, frozen=True):
+    """One reason an action is illegal, with the rule it breaks (e.g. "RB 7.1")."""
+
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.message}" if self.rule else self.message
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    winner: str | None
+    summary: str
+
+
+class Order(msgspec.Struct, frozen=True):
+    """A parsed order: the public action, the new secrets it commits
+    (label -> value bytes) and the labels of my commitments it opens."""
+
+    action: Any
+    secrets: dict[str, bytes] = {}
+    reveal: tuple[str, ...] = ()
+
+
+class Ctx(Protocol):
+    """What the engine tells the rules while replaying an event."""
+
+    @property
+    def role(self) -> str | None:
+        """Replaying side: a role, None for public verification, "*" in an audit."""
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def author(self) -> str: ...
+
+    def value(self, label: str) -> bytes | None:
+        """Value of a commitment if the replaying side knows it, else None."""
+
+    def committed(self, label: str) -> bool: ...
+
+    def opened(self, label: str) -> bool:
+        """True once the commitment has been opened in the log."""
+
+
+class RulesModule(Protocol):
+    SPEC: Spec
+    Action: Any
+
+    def initial_state(self, scenario: str, options: tuple[str, ...]) -> Any: ...
+    def pending(self, state: Any) -> Decision | None: ...
+    def legal_actions(self, state: Any, role: str, ctx: Ctx) -> list[Any]: ...
+    def check(self, state: Any, action: Any, ctx: Ctx) -> list[Problem]: ...
+    def apply(self, state: Any, action: Any, ctx: Ctx) -> Any: ...
+    def resolve_dice(self, state: Any, values: tuple[int, ...], ctx: Ctx) -> Any: ...
+    def on_open(self, state: Any, label: str, value: bytes, ctx: Ctx) -> tuple[Any, list[Problem]]: ...
+    def view(self, state: Any, role: str | None) -> Any: ...
+    def outcome(self, state: Any) -> Outcome | None: ...
+    def parse_order(self, state: Any, role: str, text: str, ctx: Ctx) -> Order: ...
+    def format_action(self, action: Any) -> str: ...
+    def render_text(self, view: Any) -> str: ...
+
+
+REQUIRED: tuple[str, ...] = (
+    "SPEC", "Action", "initial_state", "pending", "legal_actions", "check", "apply",
+    "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action", "render_text",
+)
+
+_registered: dict[str, Any] = {}
+
+
+def register(module: Any) -> None:
+    """Register a rules module directly (tests; entry points are the normal way)."""
+    _registered[module.SPEC.id] = module
+
+
+def unregister(rules_id: str) -> None:
+    _registered.pop(rules_id, None)
+
+
+def _entry_points() -> Mapping[str, importlib.metadata.EntryPoint]:
+    return {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def available() -> list[str]:
+    """Ids of every rules module this installation can load."""
+    return sorted(set(_entry_points()) | set(_registered))
+
+
+def load_any(rules_id: str) -> Any:
+    """The object registered as ``rules_id`` (possibly not yet playable)."""
+    if rules_id in _registered:
+        return _registered[rules_id]
+    ep = _entry_points().get(rules_id)
+    if ep is None:
+        known = ", ".join(available()) or "none"
+        raise NotFound(f"no rules module '{rules_id}' is installed (available: {known})")
+    return ep.load()
+
+
+def missing_parts(module: Any) -> list[str]:
+    return [name for name in REQUIRED if not hasattr(module, name)]
+
+
+def load(rules_id: str) -> RulesModule:
+    """A playable rules module; NotFound if absent or incomplete."""
+    module = load_any(rules_id)
+    missing = missing_parts(module)
+    if missing:
+        raise NotFound(f"rules '{rules_id}' cannot host games yet: it does not provide "
+                       f"{', '.join(missing)}")
+    return module
+
+
+def data_hash(spec: Spec, read: Callable[[str], bytes] | None = None) -> bytes:
+    """SHA-256 over the rules' data files (name and bytes, length-prefixed), pinned in genesis."""
+    if read is None:
+        if spec.data_files and not spec.data_package:
+            raise NotFound(f"rules '{spec.id}' lists data files but no data package")
+        package = spec.data_package
+
+        def read(name: str) -> bytes:
+            return importlib.resources.files(package).joinpath(name).read_bytes()
+
+    h = hashlib.sha256(b"pbem/v1/data\x00" + spec.id.encode() + b"\x00" + spec.version.encode())
+    for name in spec.data_files:
+        data = read(name)
+        for part in (name.encode(), data):
+            h.update(len(part).to_bytes(8, "big"))
+            h.update(part)
+    return h.digest()

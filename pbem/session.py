@@ -1,0 +1,601 @@
+"""What the CLI does, without the CLI: create, join, compose, send, receive,
+verify and audit games. Every function that changes a game directory holds
+its exclusive lock and either completes or leaves the directory unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from pbem import codec, vault as vaultmod
+from pbem.codec import Body, Commitment, Entropy, Genesis, Opening, Player
+from pbem.commit import commit
+from pbem.dice import entropy_commitment, new_secret
+from pbem.errors import (BadFile, Equivocation, IllegalAction, NotFound, PbemError, UsageProblem,
+                         VerifyError)
+from pbem.fileio import write_atomic
+from pbem.game import AUDIT, EventInfo, Replay, audit_openings
+from pbem.identity import Identity, fingerprint, parse_public, verify_signature
+from pbem.rulesapi import DICE, Decision, Order, RulesModule, data_hash
+from pbem import rulesapi
+from pbem.store import GameDir, LocalConfig
+from pbem.turnfile import format_turn, parse_turn
+from pbem.vault import Secret, VaultData
+
+
+# -- drafts ---------------------------------------------------------------
+
+class DraftOrder(msgspec.Struct, forbid_unknown_fields=True):
+    text: str
+    action: msgspec.Raw
+    secrets: dict[str, Secret] = {}
+    reveal: list[str] = []
+
+
+class Draft(msgspec.Struct, forbid_unknown_fields=True):
+    base: int
+    orders: list[DraftOrder] = []
+
+
+def _draft_path(gd: GameDir, role: str) -> Path:
+    return gd.drafts_dir / f"{role}.json"
+
+
+def read_draft(gd: GameDir, role: str, base: int) -> Draft:
+    try:
+        draft = msgspec.json.decode(_draft_path(gd, role).read_bytes(), type=Draft)
+    except FileNotFoundError:
+        return Draft(base=base)
+    except msgspec.DecodeError as exc:
+        raise BadFile(f"{_draft_path(gd, role)} is damaged ({exc}); delete it to start the draft again")
+    return draft
+
+
+def write_draft(gd: GameDir, role: str, draft: Draft) -> None:
+    gd.drafts_dir.mkdir(parents=True, exist_ok=True)
+    write_atomic(_draft_path(gd, role), msgspec.json.encode(draft), mode=0o600)
+
+
+def clear_draft(gd: GameDir, role: str) -> None:
+    try:
+        _draft_path(gd, role).unlink()
+    except FileNotFoundError:
+        pass
+
+
+# -- loading a game -------------------------------------------------------
+
+def genesis_of(gd: GameDir) -> tuple[Genesis, bytes]:
+    gd.require()
+    stored = gd.event_path(0).read_bytes()
+    try:
+        body = codec.decode_body(codec.unwrap(stored).body)
+    except codec.CodecError as exc:
+        raise BadFile(f"{gd.event_path(0)}: {exc}") from None
+    if body.genesis is None:
+        raise BadFile(f"{gd.event_path(0)} is not a genesis event")
+    return body.genesis, stored
+
+
+def rules_for(gd: GameDir) -> RulesModule:
+    genesis, _ = genesis_of(gd)
+    return rulesapi.load(genesis.rules)
+
+
+@dataclass
+class Seat:
+    """My side of a game: the unlocked identity, role and vault."""
+
+    gd: GameDir
+    rules: RulesModule
+    identity: Identity
+    role: str
+    vault: VaultData
+    replay: Replay
+
+    @property
+    def vault_path(self) -> Path:
+        return self.gd.vault_dir / f"{self.role}.bin"
+
+
+def load_public(gd: GameDir) -> Replay:
+    rules = rules_for(gd)
+    r = Replay(rules)
+    for stored in gd.read_events():
+        r.apply_stored(stored)
+    return r
+
+
+def load_seat(gd: GameDir, identity: Identity) -> Seat:
+    """Replay the log from my perspective (my secrets known)."""
+    rules = rules_for(gd)
+    local = gd.read_local()
+    events = gd.read_events()
+    probe = Replay(rules)
+    probe.apply_stored(events[0])
+    key = probe.keys.get(local.role)
+    if key is None:
+        raise BadFile(f"{gd.local_path} names role '{local.role}', which is not in this game")
+    if fingerprint(key) != identity.fingerprint:
+        raise UsageProblem(f"this identity ({identity.fingerprint}) is not the {local.role} player "
+                           f"of this game ({fingerprint(key)})")
+    data = vaultmod.load(gd.vault_dir / f"{local.role}.bin", identity, probe.game_hex, local.role)
+    r = Replay(rules, role=local.role, known=data.known_values())
+    for stored in events:
+        r.apply_stored(stored)
+    return Seat(gd, rules, identity, local.role, data, r)
+
+
+# -- composing events -------------------------------------------------------
+
+def _my_reveal(seat_role: str, replay: Replay, data: VaultData) -> bytes:
+    if seat_role not in replay.entropy_seq:
+        return b""
+    x = data.entropy_for(replay.entropy_seq[seat_role])
+    if x is None:
+        raise NotFound(f"the vault has lost the entropy secret of event {replay.entropy_seq[seat_role]}; "
+                       "restore the vault from its backup")
+    return x
+
+
+def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder], *, x_next: bytes,
+          note: str = "", extra_reveals: Iterable[str] = (), genesis: Genesis | None = None) -> Body:
+    reveal_labels = list(dict.fromkeys([lbl for o in orders for lbl in o.reveal] + list(extra_reveals)))
+    reveals = []
+    for label in reveal_labels:
+        secret = data.secrets.get(label)
+        if secret is None:
+            raise NotFound(f"cannot open '{label}': it is not in your vault")
+        reveals.append(Opening(label=label, salt=secret.salt, value=secret.value))
+    commits = []
+    domain = bytes.fromhex(genesis.nonce) if genesis is not None else replay.commit_domain
+    for o in orders:
+        for label, secret in o.secrets.items():
+            digest, _ = commit(domain, label, bytes.fromhex(secret.value), bytes.fromhex(secret.salt))
+            commits.append(Commitment(label=label, digest=digest.hex()))
+    x_prev = b"" if genesis is not None else _my_reveal(role, replay, data)
+    return Body(
+        v=codec.FORMAT_VERSION,
+        game="" if genesis is not None else replay.game_hex,
+        seq=replay.seq + 1,
+        prev="" if genesis is not None else replay.head.hex(),
+        author=role,
+        entropy=Entropy(commit=entropy_commitment(role, x_next).hex(), reveal=x_prev.hex()),
+        actions=[o.action for o in orders],
+        commits=commits,
+        reveals=reveals,
+        note=note,
+        genesis=genesis,
+    )
+
+
+def simulate(replay: Replay, body: Body) -> Replay:
+    """Apply an unsigned body to a copy of ``replay`` (for checking drafts)."""
+    twin = replay.clone()
+    if body.genesis is not None:
+        twin.genesis = None
+        stored = codec.wrap(codec.canonical(body), bytes(64))
+        twin.apply_stored(stored, verify_signature_=False)
+    else:
+        twin._check_continuity(body)
+        twin._apply_body(body, codec.sha256(codec.canonical(body)))
+    return twin
+
+
+def _sign(identity: Identity, body: Body) -> bytes:
+    data = codec.canonical(body)
+    return codec.wrap(data, identity.sign(codec.signing_input(data)))
+
+
+def _secret_map(order: Order) -> dict[str, Secret]:
+    return {label: Secret(value=value.hex(), salt=os.urandom(32).hex())
+            for label, value in order.secrets.items()}
+
+
+def _parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
+                  base: Sequence[DraftOrder], texts: Sequence[str], *,
+                  genesis: Genesis | None = None) -> list[DraftOrder]:
+    """Parse and check ``texts`` after ``base``; IllegalAction lists every problem."""
+    orders = list(base)
+    problems: list[str] = []
+    for text in texts:
+        probe = _probe(replay, role, data, orders, genesis)
+        decision = probe.pending()
+        if decision is None or decision.role != role or decision.kind == DICE:
+            who = "nobody: the game is over" if decision is None else f"{decision.role}'s ({decision.kind})"
+            problems.append(f"'{text}': it is not your decision now (the decision is {who}); "
+                            "send your turn")
+            break
+        try:
+            order = rules.parse_order(probe.state, role, text, probe.ctx(role))
+        except ValueError as exc:
+            problems.append(f"'{text}': {exc}")
+            continue
+        for label in order.secrets:
+            if label in probe.commitments or any(label in o.secrets for o in orders):
+                problems.append(f"'{text}': commitment label '{label}' is already in use")
+        candidate = DraftOrder(text=text, action=codec.raw(order.action), secrets=_secret_map(order),
+                               reveal=list(order.reveal))
+        trial_data = _with_secrets(data, orders + [candidate])
+        try:
+            _simulate_draft(replay, role, trial_data, orders + [candidate], genesis)
+        except PbemError as exc:
+            problems.append(f"'{text}': {exc}")
+            continue
+        orders.append(candidate)
+    if problems:
+        raise IllegalAction("orders rejected; nothing was added to the draft:", details=problems)
+    return orders
+
+
+def _probe(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder],
+           genesis: Genesis | None) -> Replay:
+    """The replay after my draft; the log itself when I have nothing to decide."""
+    if not orders and genesis is None:
+        decision = replay.pending()
+        if decision is None or decision.role != role:
+            return replay
+    return _simulate_draft(replay, role, data, orders, genesis)
+
+
+def _with_secrets(data: VaultData, orders: Sequence[DraftOrder]) -> VaultData:
+    merged = dict(data.secrets)
+    for o in orders:
+        merged.update(o.secrets)
+    return VaultData(game=data.game, role=data.role, entropy=dict(data.entropy), secrets=merged)
+
+
+def _simulate_draft(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder],
+                    genesis: Genesis | None) -> Replay:
+    data = _with_secrets(data, orders)
+    twin = replay.clone()
+    twin.known = {**replay.known, **data.known_values()}
+    body = _body(twin, role, data, orders, x_next=bytes(32), genesis=genesis)
+    return simulate(twin, body)
+
+
+# -- creating and joining -----------------------------------------------------
+
+@dataclass
+class Sent:
+    turn_file: Path
+    seqs: list[int]
+    auto: bool = False
+
+
+def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Identity,
+             identity_path: Path, opponent_key: str, *, options: Sequence[str] = (),
+             title: str = "", orders: Sequence[str] = (), out: Path | None = None) -> Sent:
+    rules = rulesapi.load(rules_id)
+    spec = rules.SPEC
+    if role not in spec.roles:
+        raise UsageProblem(f"role must be one of {', '.join(spec.roles)}")
+    if scenario not in spec.scenarios:
+        raise UsageProblem(f"unknown scenario '{scenario}' (choose from {', '.join(spec.scenarios)})")
+    bad = [o for o in options if o not in spec.options]
+    if bad:
+        raise UsageProblem(f"unknown options {bad} (offered: {', '.join(spec.options) or 'none'})")
+    opponent = parse_public(opponent_key)
+    if fingerprint(opponent) == identity.fingerprint:
+        raise UsageProblem("the opponent's key is your own key")
+    other = [r for r in spec.roles if r != role][0]
+    genesis = Genesis(rules=spec.id, rules_version=spec.version, data_hash=data_hash(spec).hex(),
+                      scenario=scenario, nonce=os.urandom(32).hex(), options=list(options), title=title,
+                      players=sorted([Player(role=role, key=identity.public_text),
+                                      Player(role=other, key=opponent_key.strip())],
+                                     key=lambda p: p.role))
+    empty = Replay(rules, role=role)
+    data = VaultData(game="", role=role)
+    draft = _parse_orders(rules, empty, role, data, [], list(orders), genesis=genesis)
+    x_next = new_secret()
+    body = _body(empty, role, _with_secrets(data, draft), draft, x_next=x_next, genesis=genesis)
+    stored = _sign(identity, body)
+    check = Replay(rules, role=role, known=_with_secrets(data, draft).known_values())
+    check.apply_stored(stored)
+    data = _with_secrets(VaultData(game=check.game_hex, role=role, entropy={"0": x_next.hex()}), draft)
+
+    gd = GameDir(path)
+    with gd.lock(exclusive=True):
+        gd.create_layout()
+        vaultmod.save(gd.vault_dir / f"{role}.bin", data, identity)
+        gd.write_local(LocalConfig(role=role, identity=str(identity_path), rules=spec.id))
+        gd.write_game_toml(check.game_hex, genesis)
+        gd.append(0, stored)
+        return _write_turn(gd, check, [0], out)
+
+
+def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: Path, *,
+              host_fingerprint: str | None = None, orders: Sequence[str] = (),
+              out: Path | None = None) -> tuple[Sent, Replay]:
+    tf = parse_turn(turn_file)
+    first = tf.events[0]
+    try:
+        unwrapped = codec.unwrap(first)
+        body = codec.decode_body(unwrapped.body)
+    except codec.CodecError as exc:
+        raise BadFile(f"invitation: {exc}") from None
+    if body.genesis is None or body.seq != 0:
+        raise BadFile("this turn file does not start with a game's genesis: it is not an invitation")
+    rules = rulesapi.load(body.genesis.rules)
+    mine = [p.role for p in body.genesis.players if p.key == identity.public_text]
+    if not mine:
+        raise UsageProblem(f"your identity ({identity.fingerprint}) is not a player of this game")
+    role = mine[0]
+    host = Replay(rules, role=role)
+    for stored in tf.events:
+        host.apply_stored(stored)
+    host_key = host.keys[body.author]
+    if host_fingerprint is not None and fingerprint(host_key) != host_fingerprint.strip():
+        raise VerifyError(f"the host's key has fingerprint {fingerprint(host_key)}, not "
+                          f"{host_fingerprint.strip()}: do not join (someone may be impersonating)")
+    gd = GameDir(path)
+    data = VaultData(game=host.game_hex, role=role)
+    draft = _parse_orders(rules, host, role, data, [], list(orders))
+    seat = Seat(gd, rules, identity, role, data, host)
+    composed = _compose(seat, draft)
+    with gd.lock(exclusive=True):
+        gd.create_layout()
+        for seq, stored in enumerate(tf.events):
+            gd.append(seq, stored)
+        gd.write_local(LocalConfig(role=role, identity=str(identity_path), rules=rules.SPEC.id))
+        gd.write_game_toml(host.game_hex, host.genesis)
+        sent = _commit_send(seat, composed, out)
+    return sent, host
+
+
+# -- do / undo / send ---------------------------------------------------------
+
+def add_orders(seat: Seat, texts: Sequence[str]) -> list[DraftOrder]:
+    """Parse, check and add orders to the draft; IllegalAction lists every problem."""
+    seat.gd.require_not_stopped()
+    draft = read_draft(seat.gd, seat.role, seat.replay.seq)
+    _require_fresh(seat, draft)
+    orders = _parse_orders(seat.rules, seat.replay, seat.role, seat.vault, draft.orders, texts)
+    write_draft(seat.gd, seat.role, Draft(base=seat.replay.seq, orders=orders))
+    return orders[len(draft.orders):]
+
+
+def _require_fresh(seat: Seat, draft: Draft) -> None:
+    if draft.orders and draft.base != seat.replay.seq:
+        raise IllegalAction(f"your draft was composed at event {draft.base} but the log is now at "
+                            f"{seat.replay.seq}; review it with 'pbem show' and 'pbem undo --all'")
+
+
+def undo(seat: Seat, count: int | None) -> list[DraftOrder]:
+    draft = read_draft(seat.gd, seat.role, seat.replay.seq)
+    keep = 0 if count is None else max(0, len(draft.orders) - count)
+    removed = draft.orders[keep:]
+    if keep == 0:
+        clear_draft(seat.gd, seat.role)
+    else:
+        write_draft(seat.gd, seat.role, Draft(base=draft.base, orders=draft.orders[:keep]))
+    return removed
+
+
+def draft_replay(seat: Seat) -> tuple[Replay, Draft]:
+    """The game as it stands with my unsent draft applied (dice I resolve included)."""
+    draft = read_draft(seat.gd, seat.role, seat.replay.seq)
+    if draft.base != seat.replay.seq and draft.orders:
+        return seat.replay, draft
+    return _probe(seat.replay, seat.role, seat.vault, draft.orders, None), draft
+
+
+def legal_orders(seat: Seat) -> list[str]:
+    probe, _ = draft_replay(seat)
+    decision = probe.pending()
+    if decision is None or decision.role != seat.role or decision.kind == DICE:
+        return []
+    return [seat.rules.format_action(a)
+            for a in seat.rules.legal_actions(probe.state, seat.role, probe.ctx(seat.role))]
+
+
+def send(seat: Seat, *, note: str = "", open_all: bool = False, out: Path | None = None) -> Sent:
+    seat.gd.require_not_stopped()
+    draft = read_draft(seat.gd, seat.role, seat.replay.seq)
+    _require_fresh(seat, draft)
+    decision = seat.replay.pending()
+    game_over = seat.replay.outcome() is not None
+    if not game_over and (decision is None or decision.role != seat.role):
+        who = f"{decision.role}'s ({decision.kind})" if decision else "nobody's"
+        raise IllegalAction(f"it is not your turn to send: the next decision is {who}")
+    return _send_locked(seat, draft.orders, note=note, open_all=open_all or game_over, out=out)
+
+
+@dataclass
+class _Composed:
+    body: Body
+    stored: bytes
+    data: VaultData
+    replay: Replay
+
+
+def _compose(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "",
+             open_all: bool = False) -> _Composed:
+    """Sign the next event and verify it as the opponent will; writes nothing."""
+    replay, role = seat.replay, seat.role
+    data = _with_secrets(seat.vault, orders)
+    extra = []
+    if open_all:
+        extra = [label for label, rec in replay.commitments.items()
+                 if rec.author == role and label not in replay.opened]
+    x_next = new_secret()
+    body = _body(replay, role, data, orders, x_next=x_next, note=note, extra_reveals=extra)
+    stored = _sign(seat.identity, body)
+    check = replay.clone()
+    check.known = {**replay.known, **data.known_values()}
+    check.apply_stored(stored)
+    data.entropy[str(body.seq)] = x_next.hex()
+    return _Composed(body, stored, data, check)
+
+
+def _commit_send(seat: Seat, composed: _Composed, out: Path | None, auto: bool = False) -> Sent:
+    """Write vault first, then the event: a crash between leaves unused secrets, never
+    an event whose secrets are lost."""
+    role = seat.role
+    vaultmod.save(seat.vault_path, composed.data, seat.identity)
+    seat.gd.append(composed.body.seq, composed.stored)
+    clear_draft(seat.gd, role)
+    seat.vault, seat.replay = composed.data, composed.replay
+    # The opponent needs everything since their own latest event.
+    theirs = [i.seq for i in composed.replay.history if i.author != role]
+    start = (max(theirs) + 1) if theirs else 0
+    sent = _write_turn(seat.gd, composed.replay, list(range(start, composed.body.seq + 1)), out)
+    sent.auto = auto
+    return sent
+
+
+def _send_locked(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "", open_all: bool = False,
+                 out: Path | None = None, auto: bool = False) -> Sent:
+    return _commit_send(seat, _compose(seat, orders, note=note, open_all=open_all), out, auto)
+
+
+def _write_turn(gd: GameDir, replay: Replay, seqs: list[int], out: Path | None) -> Sent:
+    events = [gd.event_path(s).read_bytes() for s in seqs]
+    authors = [replay.history[s].author for s in seqs]
+    data = format_turn(replay.game_hex, f"{replay.rules.SPEC.id} {replay.rules.SPEC.version}",
+                       events, authors, seqs)
+    if out is None:
+        gd.outbox_dir.mkdir(parents=True, exist_ok=True)
+        out = gd.outbox_dir / f"{replay.game_hex[:8]}-{seqs[-1]:06d}.pbem"
+    if str(out) != "-":
+        write_atomic(out, data)
+    return Sent(turn_file=out, seqs=seqs)
+
+
+def export_turn(gd: GameDir, since: int, out: Path | None) -> Sent:
+    """Write a turn file with events ``since``.. (to resend what the opponent missed)."""
+    replay = load_public(gd)
+    if not 0 <= since <= replay.seq:
+        raise UsageProblem(f"--since must be between 0 and {replay.seq}")
+    return _write_turn(gd, replay, list(range(since, replay.seq + 1)), out)
+
+
+# -- receiving ----------------------------------------------------------------
+
+@dataclass
+class Received:
+    appended: list[int]
+    duplicates: list[int]
+    auto_reply: Sent | None = None
+    waiting_for_dice: bool = False
+
+
+def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: bool = True) -> Received:
+    """Verify incoming events and append them; all or nothing per call."""
+    seat.gd.require_not_stopped()
+    incoming: list[bytes] = []
+    for name, data in turn_files:
+        incoming.extend(parse_turn(data, name).events)
+    have = dict(enumerate(seat.gd.read_events()))
+    twin = seat.replay.clone()
+    appended, duplicates = [], []
+    for stored in incoming:
+        try:
+            unwrapped = codec.unwrap(stored)
+        except codec.CodecError as exc:
+            raise BadFile(f"incoming event: {exc}") from None
+        existing = have.get(unwrapped.seq)
+        if existing is not None:
+            if existing != stored:
+                _conflict(seat, twin, unwrapped, existing)
+            duplicates.append(unwrapped.seq)
+            continue
+        twin.apply_stored(stored)
+        have[unwrapped.seq] = stored
+        appended.append(unwrapped.seq)
+    for seq in appended:
+        seat.gd.append(seq, have[seq])
+    seat.replay = twin
+    result = Received(appended=sorted(appended), duplicates=sorted(set(duplicates)))
+    decision = twin.pending()
+    if decision is not None and decision.role == seat.role and decision.kind == DICE:
+        after = _simulate_draft(twin, seat.role, seat.vault, [], None)
+        nxt = after.pending()
+        if nxt is None or nxt.role != seat.role:
+            if auto_reply:
+                result.auto_reply = _send_locked(seat, [], auto=True)
+            else:
+                result.waiting_for_dice = True
+    return result
+
+
+def _conflict(seat: Seat, replay: Replay, incoming: codec.Unwrapped, existing: bytes) -> None:
+    """Two different events for one seq: equivocation if one author signed both."""
+    held = codec.unwrap(existing)
+    key = replay.keys.get(incoming.author)
+    if key is not None and incoming.author == held.author and \
+            verify_signature(key, incoming.sig, codec.signing_input(incoming.body)):
+        seat.gd.record_equivocation(incoming.seq, incoming.author, existing, incoming.stored)
+        raise Equivocation(f"{incoming.author} signed two different events for seq {incoming.seq}: "
+                           f"both are kept in {seat.gd.evidence_dir} as proof and the game is stopped")
+    raise VerifyError(f"event {incoming.seq}: conflicts with the event already held for that seq "
+                      "and is not validly signed by its author")
+
+
+# -- verification and audit ---------------------------------------------------
+
+@dataclass
+class Audit:
+    replay: Replay
+    unopened: dict[str, list[str]]
+
+
+def audit(events: list[bytes], rules: RulesModule) -> Audit:
+    """Replay with every opening in the log known from the start (DESIGN 4)."""
+    known = audit_openings(events)
+    r = Replay(rules, role=AUDIT, known=known)
+    for stored in events:
+        r.apply_stored(stored)
+    unopened: dict[str, list[str]] = {}
+    for label, rec in r.commitments.items():
+        if label not in known:
+            unopened.setdefault(rec.author, []).append(label)
+    return Audit(r, unopened)
+
+
+def check_evidence(gd: GameDir, replay: Replay) -> list[str]:
+    """Describe equivocation proofs held in the game directory (each re-verified)."""
+    found = []
+    if not gd.evidence_dir.is_dir():
+        return found
+    for a in sorted(gd.evidence_dir.glob("equivocation-*-a.json")):
+        b = a.with_name(a.name[:-len("-a.json")] + "-b.json")
+        try:
+            ua, ub = codec.unwrap(a.read_bytes()), codec.unwrap(b.read_bytes())
+        except (OSError, codec.CodecError):
+            found.append(f"{a.name}: evidence file damaged")
+            continue
+        key = replay.keys.get(ua.author)
+        valid = key is not None and ua.author == ub.author and ua.seq == ub.seq and ua.stored != ub.stored \
+            and verify_signature(key, ua.sig, codec.signing_input(ua.body)) \
+            and verify_signature(key, ub.sig, codec.signing_input(ub.body))
+        found.append(f"{ua.author} signed two different events for seq {ua.seq}"
+                     + ("" if valid else " (evidence does NOT verify)"))
+    return found
+
+
+def pending_text(decision: Decision | None) -> str:
+    if decision is None:
+        return "nobody (game over)"
+    if decision.kind == DICE:
+        return f"{decision.role} (entropy for {len(decision.dice)} dice)"
+    return f"{decision.role} ({decision.kind}{': ' + decision.prompt if decision.prompt else ''})"
+
+
+def history_json(history: Sequence[EventInfo]) -> list[dict[str, Any]]:
+    out = []
+    for i in history:
+        item: dict[str, Any] = {"seq": i.seq, "author": i.author, "hash": i.hash.hex(),
+                                "actions": list(i.actions), "commits": i.commits,
+                                "reveals": list(i.reveals), "note": i.note}
+        if i.rolls is not None:
+            item["rolls"] = {"asked_in": i.rolls.asked_seq, "by": i.rolls.asker,
+                             "sides": list(i.rolls.sides), "values": list(i.rolls.values)}
+        out.append(item)
+    return out

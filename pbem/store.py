@@ -1,0 +1,166 @@
+"""A game directory on disk (DESIGN 2).
+
+    game.toml            public facts copied from genesis, for humans
+    local.json           which role this copy plays and which identity key it uses
+    events/000000.json   genesis, then one file per event, never rewritten
+    evidence/            equivocation proofs (both signed events), and STOPPED
+    vault/<role>.bin     this player's encrypted secrets
+    drafts/<role>.json   orders composed but not yet signed (local, never sent)
+    outbox/              turn files written by 'pbem send'
+    lock                 serializes pbem processes on this directory
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+
+from pbem import codec
+from pbem.errors import BadFile, Equivocation, NotFound
+from pbem.identity import fingerprint
+from pbem.fileio import TMP_PREFIX, locked, remove_stale_temps, write_atomic
+
+_EVENT_NAME = re.compile(r"^(\d{6,})\.json$")
+
+
+class LocalConfig(msgspec.Struct, forbid_unknown_fields=True):
+    role: str
+    identity: str
+    rules: str
+
+
+class GameDir:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.events_dir = self.path / "events"
+        self.evidence_dir = self.path / "evidence"
+        self.vault_dir = self.path / "vault"
+        self.drafts_dir = self.path / "drafts"
+        self.outbox_dir = self.path / "outbox"
+        self.lock_path = self.path / "lock"
+        self.local_path = self.path / "local.json"
+        self.stopped_path = self.evidence_dir / "STOPPED"
+
+    # -- layout -----------------------------------------------------------
+
+    def exists(self) -> bool:
+        return self.events_dir.is_dir() and (self.events_dir / _name(0)).is_file()
+
+    def require(self) -> None:
+        if not self.exists():
+            raise NotFound(f"{self.path} is not a pbem game directory (no events/{_name(0)}); "
+                           "create one with 'pbem new' or 'pbem join', or pass --game DIR")
+
+    def create_layout(self) -> None:
+        """Create an empty game directory; refuses a directory that holds a game."""
+        if self.events_dir.exists() and any(self.events_dir.iterdir()):
+            raise BadFile(f"{self.path} already holds a game; choose an empty directory")
+        for d in (self.events_dir, self.evidence_dir, self.vault_dir, self.drafts_dir, self.outbox_dir):
+            d.mkdir(parents=True, exist_ok=True)
+        self.vault_dir.chmod(0o700)
+
+    @contextlib.contextmanager
+    def lock(self, *, exclusive: bool) -> Iterator[None]:
+        self.path.mkdir(parents=True, exist_ok=True)
+        with locked(self.lock_path, exclusive=exclusive):
+            if exclusive and self.events_dir.is_dir():
+                remove_stale_temps(self.events_dir)
+            yield
+
+    # -- events -----------------------------------------------------------
+
+    def event_path(self, seq: int) -> Path:
+        return self.events_dir / _name(seq)
+
+    def read_events(self) -> list[bytes]:
+        """Every stored event in seq order; BadFile if the sequence has a gap."""
+        seqs = []
+        for entry in self.events_dir.iterdir():
+            if entry.name.startswith(TMP_PREFIX):
+                continue
+            m = _EVENT_NAME.match(entry.name)
+            if not m:
+                raise BadFile(f"unexpected file {entry} in the event log")
+            seqs.append(int(m.group(1)))
+        seqs.sort()
+        for expected, seq in enumerate(seqs):
+            if seq != expected:
+                raise BadFile(f"event log in {self.events_dir} is damaged: event {expected} is missing")
+        events = []
+        for seq in seqs:
+            data = self.event_path(seq).read_bytes()
+            if len(data) > codec.MAX_EVENT_BYTES:
+                raise BadFile(f"{self.event_path(seq)} is over the size limit")
+            events.append(data)
+        return events
+
+    def append(self, seq: int, stored: bytes) -> None:
+        """Write event ``seq``; never overwrites (FileExistsError if it exists)."""
+        write_atomic(self.event_path(seq), stored, exclusive=True)
+
+    # -- equivocation -------------------------------------------------------
+
+    def record_equivocation(self, seq: int, author: str, held: bytes, other: bytes) -> Path:
+        """Keep both signed events as proof and stop the game."""
+        self.evidence_dir.mkdir(parents=True, exist_ok=True)
+        base = self.evidence_dir / f"equivocation-{seq:06d}-{author}"
+        write_atomic(base.with_name(base.name + "-a.json"), held)
+        write_atomic(base.with_name(base.name + "-b.json"), other)
+        write_atomic(self.stopped_path,
+                     f"equivocation by {author} at event {seq}: see {base.name}-a.json and -b.json\n".encode())
+        return base
+
+    def stopped_reason(self) -> str | None:
+        try:
+            return self.stopped_path.read_text().strip()
+        except FileNotFoundError:
+            return None
+
+    def require_not_stopped(self) -> None:
+        reason = self.stopped_reason()
+        if reason:
+            raise Equivocation(f"this game is stopped: {reason}")
+
+    # -- local config and public summary -------------------------------------
+
+    def read_local(self) -> LocalConfig:
+        try:
+            return msgspec.json.decode(self.local_path.read_bytes(), type=LocalConfig)
+        except FileNotFoundError:
+            raise NotFound(f"{self.local_path} is missing: this directory does not say which "
+                           "role you play (was it created with 'pbem new' or 'pbem join'?)") from None
+        except msgspec.DecodeError as exc:
+            raise BadFile(f"{self.local_path}: {exc}") from None
+
+    def write_local(self, config: LocalConfig) -> None:
+        write_atomic(self.local_path, msgspec.json.format(msgspec.json.encode(config)) + b"\n")
+
+    def write_game_toml(self, game_id: str, genesis: codec.Genesis) -> None:
+        """Public summary of genesis for humans (the events are authoritative)."""
+        def q(text: str) -> str:
+            return json.dumps(text)  # JSON strings are valid TOML basic strings
+
+        lines = [
+            "# Public facts of this game, copied from its genesis event (events/000000.json",
+            "# is authoritative; editing this file changes nothing).",
+            f"game = {q(game_id)}",
+            f"rules = {q(genesis.rules)}",
+            f"rules_version = {q(genesis.rules_version)}",
+            f"data_hash = {q(genesis.data_hash)}",
+            f"scenario = {q(genesis.scenario)}",
+            f"options = [{', '.join(q(o) for o in genesis.options)}]",
+            f"title = {q(genesis.title)}",
+        ]
+        for p in genesis.players:
+            lines += ["", "[[players]]", f"role = {q(p.role)}", f"key = {q(p.key)}",
+                      f"fingerprint = {q(fingerprint(p.key))}"]
+        write_atomic(self.path / "game.toml", ("\n".join(lines) + "\n").encode())
+
+
+def _name(seq: int) -> str:
+    return f"{seq:06d}.json"

@@ -1,0 +1,92 @@
+"""A player's secrets for one game, encrypted at rest (DESIGN 2).
+
+Holds the entropy secrets behind the player's ``entropy.commit`` values and
+the value + salt of every commitment the player published. Encrypted with
+ChaCha20-Poly1305 under a key derived (HKDF-SHA256) from the player's
+identity seed, the game id and the role; the game id and role are also bound
+as associated data, so a vault cannot be swapped between games or roles.
+Written atomically; losing it means the player cannot open commitments.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from pbem.errors import BadFile, KeyProblem, NotFound
+from pbem.fileio import write_atomic
+from pbem.identity import Identity
+
+_MAGIC = b"PBEMVLT1"
+
+
+class Secret(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Opening of one of my commitments: value and salt (hex)."""
+
+    value: str
+    salt: str
+
+
+class VaultData(msgspec.Struct, forbid_unknown_fields=True):
+    game: str
+    role: str
+    #: x committed in my event with this seq (hex), key = str(seq).
+    entropy: dict[str, str] = {}
+    #: label -> opening of every commitment I published.
+    secrets: dict[str, Secret] = {}
+
+    def entropy_for(self, seq: int) -> bytes | None:
+        x = self.entropy.get(str(seq))
+        return None if x is None else bytes.fromhex(x)
+
+    def known_values(self) -> dict[str, bytes]:
+        return {label: bytes.fromhex(s.value) for label, s in self.secrets.items()}
+
+
+def _key(identity: Identity, game: str, role: str) -> bytes:
+    info = b"pbem/v1/vault\x00" + game.encode() + b"\x00" + role.encode()
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(identity.seed())
+
+
+def seal(data: VaultData, identity: Identity) -> bytes:
+    nonce = os.urandom(12)
+    aad = _MAGIC + data.game.encode() + b"\x00" + data.role.encode()
+    sealed = ChaCha20Poly1305(_key(identity, data.game, data.role)).encrypt(
+        nonce, msgspec.json.encode(data), aad)
+    return _MAGIC + nonce + sealed
+
+
+def unseal(blob: bytes, identity: Identity, game: str, role: str) -> VaultData:
+    if len(blob) < len(_MAGIC) + 12 + 16 or not blob.startswith(_MAGIC):
+        raise BadFile("vault file is not a pbem vault (damaged or truncated)")
+    nonce = blob[len(_MAGIC):len(_MAGIC) + 12]
+    aad = _MAGIC + game.encode() + b"\x00" + role.encode()
+    try:
+        plain = ChaCha20Poly1305(_key(identity, game, role)).decrypt(nonce, blob[len(_MAGIC) + 12:], aad)
+    except InvalidTag:
+        raise KeyProblem(f"cannot open the {role} vault of this game with this identity key "
+                         "(wrong key, or the vault is damaged)") from None
+    data = msgspec.json.decode(plain, type=VaultData)
+    if data.game != game or data.role != role:
+        raise KeyProblem("vault belongs to another game or role")
+    return data
+
+
+def load(path: Path, identity: Identity, game: str, role: str) -> VaultData:
+    try:
+        blob = path.read_bytes()
+    except FileNotFoundError:
+        raise NotFound(f"no vault at {path}: without it your commitments cannot be opened "
+                       "(restore it from 'pbem vault backup')") from None
+    return unseal(blob, identity, game, role)
+
+
+def save(path: Path, data: VaultData, identity: Identity) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, seal(data, identity), mode=0o600)

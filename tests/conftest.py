@@ -1,0 +1,107 @@
+"""Shared fixtures: the race test game registered in-process, fast keys,
+and a two-player table driven through pbem.session as two people would."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pbem import identity as identity_mod
+from pbem import rulesapi, session
+from pbem.identity import Identity, save_identity
+from pbem.store import GameDir
+from tests.race import rules as race
+
+PASSPHRASE = "test passphrase, not secret"
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("PBEM_SLOW") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow test: set PBEM_SLOW=1 to run it")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def race_rules(monkeypatch):
+    """The race test game, registered without an entry point; cheap scrypt for test keys."""
+    rulesapi.register(race)
+    monkeypatch.setattr(identity_mod, "SCRYPT_N", 1 << 10)
+    monkeypatch.setenv("PBEM_PASSPHRASE", PASSPHRASE)
+    monkeypatch.setenv("PBEM_LOCK_WAIT", "0.3")
+    yield race
+    rulesapi.unregister("race")
+
+
+@dataclass
+class Side:
+    role: str
+    identity: Identity
+    key_path: Path
+    gd: GameDir
+
+    def seat(self) -> session.Seat:
+        return session.load_seat(self.gd, self.identity)
+
+
+@dataclass
+class Table:
+    """Two players, each with their own game directory; turn files pass by hand."""
+
+    red: Side
+    blue: Side
+    tmp: Path
+    last_turn: bytes = b""
+
+    def side(self, role: str) -> Side:
+        return self.red if role == "red" else self.blue
+
+    def play(self, role: str, *orders: str, note: str = "", open_all: bool = False) -> bytes:
+        """``role`` gives orders and sends; the other side receives. Returns the turn file."""
+        me = self.side(role)
+        other = self.blue if role == "red" else self.red
+        seat = me.seat()
+        if orders:
+            session.add_orders(seat, list(orders))
+        sent = session.send(seat, note=note, open_all=open_all)
+        data = Path(sent.turn_file).read_bytes()
+        self.deliver(other, data)
+        return data
+
+    def deliver(self, to: Side, data: bytes) -> session.Received:
+        seat = to.seat()
+        result = session.receive(seat, [("turn", data)])
+        self.last_turn = data
+        if result.auto_reply is not None:  # pass the automatic entropy answer straight back
+            back = self.red if to is self.blue else self.blue
+            session.receive(back.seat(), [("auto", Path(result.auto_reply.turn_file).read_bytes())])
+        return result
+
+
+def make_side(tmp: Path, role: str) -> Side:
+    ident = Identity.generate(role)
+    key_path = tmp / f"{role}.key"
+    save_identity(ident, key_path, PASSPHRASE)
+    return Side(role, ident, key_path, GameDir(tmp / role))
+
+
+@pytest.fixture
+def table(tmp_path) -> Table:
+    """A race game ('sprint', goal 5): red speed 2, blue speed 3, set up and joined."""
+    return new_table(tmp_path)
+
+
+def new_table(tmp_path: Path, red_speed: int = 2, blue_speed: int = 3, scenario: str = "sprint") -> Table:
+    red, blue = make_side(tmp_path, "red"), make_side(tmp_path, "blue")
+    sent = session.new_game(red.gd.path, "race", scenario, "red", red.identity, red.key_path,
+                            blue.identity.public_text, orders=[f"setup speed {red_speed}"])
+    invitation = Path(sent.turn_file).read_bytes()
+    joined, _ = session.join_game(blue.gd.path, invitation, blue.identity, blue.key_path,
+                                  orders=[f"setup speed {blue_speed}"])
+    session.receive(red.seat(), [("join", Path(joined.turn_file).read_bytes())])
+    return Table(red, blue, tmp_path)
