@@ -96,12 +96,40 @@ passphrase_option = click.option("--passphrase-file", type=click.Path(path_type=
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Maps pbem's errors to one line on stderr and the exit-code table."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the one place errors become exit codes
+            from pbem.errors import PbemError
+
+            if (ctx.obj or {}).get("traceback") or os.environ.get("PBEM_TRACEBACK") == "1":
+                import traceback
+
+                traceback.print_exc()
+            if isinstance(exc, PbemError):
+                click.echo(f"pbem: {exc}", err=True)
+                ctx.exit(exc.exit_code)
+            if isinstance(exc, OSError):
+                click.echo(f"pbem: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
+                ctx.exit(1)
+            click.echo(f"pbem: internal error: {type(exc).__name__}: {exc} (run with --traceback and "
+                       "report it)", err=True)
+            ctx.exit(1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pbem")
 @click.option("--traceback", is_flag=True, help="Show Python tracebacks for errors (for bug reports).")
-def cli(traceback: bool) -> None:
+@click.pass_context
+def cli(ctx: click.Context, traceback: bool) -> None:
     """pbem: play board wargames by email, with signed turn files, committed
     secrets and dice neither player can bias. 'pbem exit-codes' lists exit codes."""
+    ctx.obj = {"traceback": traceback}
 
 
 # -- identities ---------------------------------------------------------------
@@ -587,11 +615,9 @@ def exit_codes() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: runs the CLI and maps errors to the exit-code table."""
-    args = sys.argv[1:] if argv is None else argv
-    show_traceback = "--traceback" in args or os.environ.get("PBEM_TRACEBACK") == "1"
+    """Console entry point; returns the process exit code."""
     try:
-        cli.main(args=args, prog_name="pbem", standalone_mode=False)
+        result = cli.main(args=argv, prog_name="pbem", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("pbem: aborted", err=True)
         return 1
@@ -600,20 +626,5 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except Exception as exc:  # noqa: BLE001 - the one place errors become exit codes
-        from pbem.errors import PbemError
-
-        if show_traceback:
-            import traceback
-
-            traceback.print_exc()
-        if isinstance(exc, PbemError):
-            click.echo(f"pbem: {exc}", err=True)
-            return exc.exit_code
-        if isinstance(exc, OSError):
-            click.echo(f"pbem: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
-            return 1
-        click.echo(f"pbem: internal error: {type(exc).__name__}: {exc} (run with --traceback and "
-                   "report it)", err=True)
-        return 1
-    return 0
+    # Click returns the code of ctx.exit(code) when not in standalone mode.
+    return result if isinstance(result, int) else 0

@@ -102,6 +102,7 @@ class _Head(msgspec.Struct):
     author: str = ""
     seq: int = -1
     v: int = 0
+    game: str = ""
 
 
 class _Signed(msgspec.Struct, forbid_unknown_fields=True):
@@ -154,6 +155,7 @@ class Unwrapped(msgspec.Struct, frozen=True):
     sig: bytes
     author: str
     seq: int
+    game: str
 
 
 class CodecError(ValueError):
@@ -182,12 +184,15 @@ def unwrap(stored: bytes) -> Unwrapped:
         head = _head_decoder.decode(body)
     except msgspec.DecodeError as exc:
         raise CodecError(f"event body is not a JSON object with author and seq: {exc}") from None
-    return Unwrapped(stored=stored, body=body, sig=sig, author=head.author, seq=head.seq)
+    return Unwrapped(stored=stored, body=body, sig=sig, author=head.author, seq=head.seq, game=head.game)
 
 
 def decode_body(body: bytes) -> Body:
     """Strictly decode verified body bytes; reject unknown fields and non-canonical form."""
-    head = _head_decoder.decode(body)
+    try:
+        head = _head_decoder.decode(body)
+    except msgspec.DecodeError as exc:
+        raise CodecError(f"malformed event body: {exc}") from None
     if head.v != FORMAT_VERSION:
         raise CodecError(f"event format version {head.v} is not supported "
                          f"(this pbem reads version {FORMAT_VERSION}); upgrade pbem")

@@ -176,6 +176,9 @@ class Replay:
             raise BadFile(f"event {self.seq + 1}: {exc}") from None
         if unwrapped.seq == 0 or self.genesis is None:
             return self._apply_genesis(unwrapped, verify_signature_)
+        if unwrapped.game != self.game_hex:  # checked again after the signature
+            raise VerifyError(f"event {unwrapped.seq}: belongs to another game ({unwrapped.game[:12]}..., "
+                              f"this game is {self.game_hex[:12]}...)")
         key = self.keys.get(unwrapped.author)
         if key is None:
             raise VerifyError(f"event {unwrapped.seq}: author '{unwrapped.author}' is not a player "

@@ -53,6 +53,9 @@ def parse_turn(data: bytes, name: str = "turn file") -> TurnFile:
     header: dict[str, str] = {}
     i = 1
     while i < len(lines) and lines[i].strip() != "---":
+        if not lines[i].strip():
+            i += 1
+            continue
         key, sep, value = lines[i].partition(":")
         if not sep:
             raise BadFile(f"{name}, line {i + 1}: header line without ':'")

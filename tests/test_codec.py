@@ -1,0 +1,87 @@
+"""Canonical codec and envelope (DESIGN 3)."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pbem import codec
+from pbem.codec import Body, CodecError, Commitment, Entropy, Opening
+
+hex32 = st.binary(min_size=32, max_size=32).map(bytes.hex)
+labels = st.from_regex(r"[A-Za-z0-9_.:/+-]{1,20}", fullmatch=True)
+notes = st.text(max_size=60)
+
+
+@st.composite
+def bodies(draw) -> Body:
+    seq = draw(st.integers(0, 10**6))
+    return Body(
+        v=1, game=draw(hex32), seq=seq, prev=draw(hex32), author=draw(st.sampled_from(["red", "blue"])),
+        entropy=Entropy(commit=draw(hex32), reveal=draw(st.one_of(st.just(""), hex32))),
+        actions=[codec.raw({"type": "advance", "steps": draw(st.integers(-5, 5))})
+                 for _ in range(draw(st.integers(0, 3)))],
+        commits=[Commitment(label=draw(labels), digest=draw(hex32)) for _ in range(draw(st.integers(0, 2)))],
+        reveals=[Opening(label=draw(labels), salt=draw(hex32), value=draw(st.binary(max_size=8)).hex())
+                 for _ in range(draw(st.integers(0, 2)))],
+        note=draw(notes),
+    )
+
+
+@given(bodies())
+@settings(max_examples=200)
+def test_encode_decode_encode_is_byte_identical(body):
+    data = codec.canonical(body)
+    assert data.isascii()
+    again = codec.decode_body(data)
+    assert codec.canonical(again) == data
+    stored = codec.wrap(data, bytes(range(64)))
+    assert codec.unwrap(stored).body == data
+
+
+def test_non_ascii_note_is_escaped_and_round_trips():
+    body = Body(v=1, game="", seq=0, prev="", author="red", entropy=Entropy(commit="0" * 64),
+                note="Rommel’s 🐪 at Tobruk")
+    data = codec.canonical(body)
+    assert data.isascii() and b"\\u2019" in data and b"\\ud83d\\udc2a" in data
+    assert codec.decode_body(data).note == "Rommel’s 🐪 at Tobruk"
+
+
+def _body_bytes(**changes) -> bytes:
+    body = Body(v=1, game="", seq=0, prev="", author="red", entropy=Entropy(commit="0" * 64))
+    doc = msgspec.to_builtins(body)
+    doc.update(changes)
+    return msgspec.json.encode(doc, order="deterministic")
+
+
+def test_unknown_field_is_rejected():
+    with pytest.raises(CodecError, match="unknown field"):
+        codec.decode_body(_body_bytes(extra=1))
+
+
+def test_float_is_rejected():
+    with pytest.raises(CodecError):
+        codec.decode_body(_body_bytes(seq=1.0))
+
+
+def test_non_canonical_encoding_is_rejected():
+    spaced = _body_bytes().replace(b',"', b', "')
+    with pytest.raises(CodecError, match="canonical"):
+        codec.decode_body(spaced)
+
+
+def test_other_format_version_is_named():
+    with pytest.raises(CodecError, match="format version 2"):
+        codec.decode_body(_body_bytes(v=2))
+
+
+def test_wrapper_must_be_exact():
+    stored = codec.wrap(_body_bytes(), bytes(64))
+    with pytest.raises(CodecError):
+        codec.unwrap(stored.replace(b'"sig"', b' "sig"'))
+    with pytest.raises(CodecError, match="over the limit"):
+        codec.unwrap(b"x" * (codec.MAX_EVENT_BYTES + 1))
+    with pytest.raises(CodecError, match="not a pbem event"):
+        codec.unwrap(stored[:-5])

@@ -1,0 +1,108 @@
+"""The game directory: atomic writes, the lock, idempotent receipt, equivocation (DESIGN 2, 3)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from pbem import fileio, session
+from pbem.errors import Busy, Equivocation
+from pbem.game import Replay
+
+
+def test_a_crash_between_temp_write_and_rename_leaves_the_log_valid(table, monkeypatch):
+    seat = table.red.seat()
+    session.add_orders(seat, ["advance 1", "pass"])
+    before = table.red.gd.read_events()
+
+    def crash(*_args, **_kwargs):
+        raise KeyboardInterrupt("power cut")
+
+    monkeypatch.setattr(os, "link", crash)  # event files are created by link(temp, final)
+    with pytest.raises(KeyboardInterrupt):
+        session.send(seat)
+    monkeypatch.undo()
+    assert table.red.gd.read_events() == before
+    assert not any(p.name.startswith(fileio.TMP_PREFIX) for p in table.red.gd.events_dir.iterdir())
+    # The draft survived; sending again works and the log verifies.
+    session.send(table.red.seat())
+    assert session.load_public(table.red.gd).seq == len(before)
+
+
+def test_a_temp_file_left_by_a_killed_process_is_ignored_and_cleaned(table):
+    stray = table.red.gd.events_dir / f"{fileio.TMP_PREFIX}000002.json.123.456"
+    stray.write_bytes(b"half an ev")
+    assert session.load_public(table.red.gd).seq == 1
+    with table.red.gd.lock(exclusive=True):
+        pass
+    assert not stray.exists()
+
+
+def test_a_second_process_waits_then_fails_cleanly(table, tmp_path):
+    holder = tmp_path / "hold.py"
+    holder.write_text(textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(Path(__file__).parents[1])!r})
+        from pbem.store import GameDir
+        with GameDir({str(table.red.gd.path)!r}).lock(exclusive=True):
+            print("locked", flush=True)
+            time.sleep(5)
+    """))
+    proc = subprocess.Popen([sys.executable, str(holder)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "locked"
+        start = time.monotonic()
+        with pytest.raises(Busy, match="in use by another pbem process"):
+            with table.red.gd.lock(exclusive=True):
+                pass
+        assert time.monotonic() - start >= 0.25  # it waited PBEM_LOCK_WAIT first
+        with pytest.raises(Busy):
+            _locked_do(table)
+    finally:
+        proc.kill()
+        proc.wait()
+    with table.red.gd.lock(exclusive=True):
+        pass
+
+
+def _locked_do(table):
+    seat = table.red.seat()
+    with seat.gd.lock(exclusive=True):
+        session.add_orders(seat, ["advance 1"])
+
+
+def test_receiving_the_same_turn_file_twice_is_idempotent(table):
+    seat = table.red.seat()
+    session.add_orders(seat, ["advance 1", "pass"])
+    data = Path(session.send(seat).turn_file).read_bytes()
+    first = session.receive(table.blue.seat(), [("t", data)])
+    again = session.receive(table.blue.seat(), [("t", data)])
+    assert first.appended == [2] and again.appended == [] and again.duplicates == [2]
+
+
+def test_equivocation_is_detected_kept_as_evidence_and_stops_the_game(table):
+    seat = table.red.seat()
+    session.add_orders(seat, ["advance 1", "pass"])
+    first = Path(session.send(seat).turn_file).read_bytes()
+    session.receive(table.blue.seat(), [("t", first)])
+    # Red signs a different event for the same seq (e.g. after rolling back its directory).
+    seat = table.red.seat()
+    rewound = Replay(seat.rules, role="red", known=seat.vault.known_values())
+    for stored in table.blue.gd.read_events()[:2]:
+        rewound.apply_stored(stored)
+    seat.replay = rewound
+    orders = session._parse_orders(seat.rules, rewound, "red", seat.vault, [], ["advance 2", "pass"])
+    other = session._compose(seat, orders).stored
+    with pytest.raises(Equivocation, match="red signed two different events for seq 2"):
+        session.receive(table.blue.seat(), [("t2", b"pbem-turn v1\n---\n" + other + b"\n")])
+    gd = table.blue.gd
+    assert gd.stopped_reason() and len(list(gd.evidence_dir.glob("equivocation-000002-red-*.json"))) == 2
+    assert session.check_evidence(gd, session.load_public(gd)) == ["red signed two different events for seq 2"]
+    with pytest.raises(Equivocation, match="stopped"):
+        session.add_orders(table.blue.seat(), ["advance 1"])
