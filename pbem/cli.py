@@ -245,6 +245,7 @@ def new(directory: Path, rules_id: str, scenario: str, role: str, opponent_key: 
     sent = new_game(directory, rules_id, scenario, role, ident, path.resolve(), _read_key_arg(opponent_key),
                     options=options, title=title, orders=_orders(orders, orders_file), out=out)
     _print_turn_to_stdout(sent, directory)
+    _vault_hint(directory)
     _sent_report(sent, as_json, {"game_dir": str(directory)})
 
 
@@ -273,10 +274,16 @@ def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders
     host_role = host.history[0].author
     fp = fingerprint(host.keys[host_role])
     _print_turn_to_stdout(sent, directory)
+    _vault_hint(directory)
     if not as_json:
         click.echo(f"joined game {host.game_hex[:16]} as {host.other(host_role)}; host {host_role} has key "
                    f"fingerprint {fp}: check it with them by another channel", err=True)
     _sent_report(sent, as_json, {"game_dir": str(directory), "host_fingerprint": fp})
+
+
+def _vault_hint(directory: Path) -> None:
+    click.echo(f"your secrets for this game are in {directory}/vault/ (encrypted); without them you cannot "
+               f"open your commitments: keep a copy with 'pbem vault backup FILE -g {directory}'", err=True)
 
 
 def _read_input(path: Path) -> bytes:
@@ -604,6 +611,44 @@ def rules_list(as_json: bool) -> None:
                      "playable": not missing, "scenarios": list(getattr(spec, "scenarios", ()))})
     _emit(rows, as_json, "\n".join(f"{r['id']:<8} {r['title']}" + ("" if r["playable"] else "  (not yet playable)")
                                    for r in rows))
+
+
+@rules_group.command("check")
+@click.argument("rules_id")
+def rules_check(rules_id: str) -> None:
+    """Check a rules module's data files against its rulebook (e.g. unit counts)."""
+    from pbem import rulesapi
+    from pbem.errors import BadFile, NotFound
+
+    module = rulesapi.load_any(rules_id)
+    if not hasattr(module, "data_check_report"):
+        raise NotFound(f"rules '{rules_id}' has no data check")
+    lines, ok = module.data_check_report()
+    click.echo("\n".join(lines))
+    if not ok:
+        raise BadFile(f"{rules_id} data does not match its rulebook (see the lines marked above)")
+
+
+@cli.command("map")
+@click.argument("rules_id")
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+              help="Write the SVG here (default: stdout).")
+def map_cmd(rules_id: str, out: Path | None) -> None:
+    """Render the map of RULES_ID as SVG, printable on one landscape page."""
+    from pbem import rulesapi
+    from pbem.board import render_svg
+    from pbem.errors import NotFound
+    from pbem.fileio import write_atomic
+
+    module = rulesapi.load_any(rules_id)
+    if not hasattr(module, "map_picture"):
+        raise NotFound(f"rules '{rules_id}' has no map")
+    svg = render_svg(module.map_picture())
+    if out is None or str(out) == "-":
+        click.echo(svg, nl=False)
+    else:
+        write_atomic(out, svg.encode("utf-8"))
+        click.echo(f"map written to {out}", err=True)
 
 
 @cli.command("exit-codes")
