@@ -239,8 +239,10 @@ def new(directory: Path, rules_id: str, scenario: str, role: str, opponent_key: 
         title: str, orders: tuple[str, ...], orders_file: Path | None, out: Path | None, identity: Path | None,
         passphrase_file: Path | None, as_json: bool) -> None:
     """Create a game in DIRECTORY as the host and write the invitation turn file."""
+    from pbem import rulesapi
     from pbem.session import new_game
 
+    rulesapi.load(rules_id)  # an unknown or unplayable game is named before any passphrase
     ident, path = _unlock(identity, passphrase_file)
     sent = new_game(directory, rules_id, scenario, role, ident, path.resolve(), _read_key_arg(opponent_key),
                     options=options, title=title, orders=_orders(orders, orders_file), out=out)
