@@ -309,14 +309,14 @@ def render_svg(picture: Picture) -> str:
 
     legend = []
     col_w = (PAGE_W_MM - 2 * MARGIN_MM) / 5
-    top = PAGE_H_MM - MARGIN_MM - legend_rows * LEGEND_ROW_MM
+    top = oy + (max(ys) * 1.5 + 1.0) * size + 3.0
     for i, entry in enumerate(picture.legend):
         st = style(entry.kind)
         x = MARGIN_MM + (i % 5) * col_w
         y = top + (i // 5) * LEGEND_ROW_MM + LEGEND_ROW_MM / 2
         item: dict[str, object] = {"style": st, "shape": entry.shape, "text": entry.text}
         item["tx"], item["ty"] = _fmt(x + 10), _fmt(y + 1.2)
-        item["x1"], item["x2"], item["y"] = _fmt(x), _fmt(x + 8), _fmt(y)
+        item["y"] = _fmt(y)
         if entry.shape == "hex":
             item["points"] = _points(corners(x + 4, y, 2.6))
         elif entry.shape == "symbol":
@@ -326,6 +326,9 @@ def render_svg(picture: Picture) -> str:
             item["points"] = "" if st.shape == "circle" else _symbol_points(st.shape, x + 4, y, min(st.size, 2.2))
         elif entry.shape == "piece":
             item["px"], item["py"] = _fmt(x + 2), _fmt(y - 2)
+        else:
+            ends = entry.shape == "edge" and st.pattern == "ends"
+            item["segments"] = [(_fmt(x), _fmt(x + 2.7)), (_fmt(x + 5.3), _fmt(x + 8))] if ends else [(_fmt(x), _fmt(x + 8))]
         legend.append(item)
 
     template = template_env().get_template("map.svg.j2")

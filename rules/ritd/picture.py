@@ -1,0 +1,136 @@
+"""The Rommel in the Desert map as a generic ``pbem.board.Picture``.
+
+Everything drawn comes from the map data (``data/map.toml``); this module
+only chooses how each kind looks (terrain key of RB 1.4, roads of RB 1.5,
+fortress port capacities of RB 13.3 written as Axis/Allied).
+"""
+
+from __future__ import annotations
+
+from pbem.board import HexCell, HexsideFeature, Label, LegendEntry, Picture, RoadPath, Style, Symbol
+from rules.ritd.hexmap import HexMap, load_map
+
+STYLES: dict[str, Style] = {
+    # Hex fills.
+    "sea": Style(fill="#b9d7ea", stroke="#b9d7ea", width=0.15),
+    "desert": Style(fill="#f3e6c4", stroke="#cdbb92", width=0.15),
+    "mountain": Style(fill="#b9c79a", stroke="#8e9e6c", width=0.15),
+    "depression": Style(fill="#d9d3c7", stroke="#bfb6a6", width=0.15),
+    "sand": Style(fill="#ead39a", stroke="#d8bf82", width=0.15),
+    # Hexside terrain (RB 1.4) and the frontier.
+    "ridge": Style(stroke="#7a4a1c", width=0.9, pattern="teeth"),
+    "gap": Style(stroke="#7a4a1c", width=0.9, pattern="ends"),
+    "marsh": Style(stroke="#3f7fa8", width=0.9, dash="0.6 0.6"),
+    "marsh_gap": Style(stroke="#3f7fa8", width=0.9, dash="0.6 0.6", pattern="ends"),
+    "mountain_side": Style(stroke="#5d6b3a", width=0.5),
+    "frontier": Style(stroke="#8c1d8c", width=0.6, dash="2 0.8 0.4 0.8", opacity=0.9),
+    # Roads (RB 1.5).
+    "highway": Style(stroke="#c0281e", width=0.9),
+    "track": Style(stroke="#5a3a1a", width=0.55, dash="1.6 0.8"),
+    "trail": Style(stroke="#5a3a1a", width=0.4, dash="0.4 0.7"),
+    # Symbols.
+    "town": Style(fill="#222222", stroke="#ffffff", width=0.2, size=0.7),
+    "fortress": Style(fill="#1f3b6f", stroke="#ffffff", width=0.3, shape="square", size=2.0, font_size=1.7),
+    "oasis": Style(fill="#2e8b3e", stroke="#ffffff", width=0.3, size=1.4),
+    "base_axis": Style(fill="#3a3a3a", stroke="#ffffff", width=0.3, shape="star", size=2.2),
+    "base_allied": Style(fill="#b5651d", stroke="#ffffff", width=0.3, shape="star", size=2.2),
+    # Text.
+    "place": Style(fill="#111111", font_size=2.0, bold=True),
+    "sea_label": Style(fill="#3d6f92", font_size=4.2, italic=True, halo="none"),
+    "region": Style(fill="#6b5a3a", font_size=3.2, italic=True, halo="none"),
+    "country": Style(fill="#8c1d8c", font_size=5.0, bold=True, halo="none", opacity=0.7),
+}
+
+_LABEL_KIND = {"sea": "sea_label", "region": "region", "country": "country"}
+
+LEGEND: tuple[LegendEntry, ...] = (
+    LegendEntry("desert", "Clear (hexside limit 2)", "hex"),
+    LegendEntry("mountain", "Mountain: roads only, limit 1", "hex"),
+    LegendEntry("ridge", "Ridge: impassable", "edge"),
+    LegendEntry("gap", "Gap/pass: hexside limit 1", "edge"),
+    LegendEntry("marsh", "Salt marsh: impassable", "edge"),
+    LegendEntry("highway", "Highway (+4)", "road"),
+    LegendEntry("track", "Track (+2; supply range 3)", "road"),
+    LegendEntry("trail", "Trail (+1; supply range 2)", "road"),
+    LegendEntry("frontier", "Libya / Egypt frontier", "road"),
+    LegendEntry("fortress", "Fortress, ports Axis/Allied", "symbol"),
+    LegendEntry("oasis", "Oasis (supplies 1 unit)", "symbol"),
+    LegendEntry("base_axis", "Axis Base", "symbol"),
+    LegendEntry("base_allied", "Allied Base", "symbol"),
+    LegendEntry("town", "Town", "symbol"),
+    LegendEntry("depression", "Depression: not playable", "hex"),
+)
+
+
+def map_picture(hexmap: HexMap | None = None) -> Picture:
+    """The empty map (no pieces) as a Picture, from the map data."""
+    m = hexmap if hexmap is not None else load_map()
+    cells = tuple(HexCell(h.id, h.q, h.r, h.kind, caption=h.id if h.is_playable else "") for h in m.hexes.values())
+
+    sides: list[HexsideFeature] = []
+    for a in m.hexes:
+        for _, b in m.neighbours(a):
+            if a > b:
+                continue
+            t = m.hexside(a, b)
+            if not (m.is_playable(a) or m.is_playable(b)):
+                continue
+            if t in ("ridge", "gap", "marsh_gap") or (t == "marsh" and m.is_playable(a) and m.is_playable(b)):
+                first, second = (a, b) if m.hex(a).r >= m.hex(b).r else (b, a)
+                # Ridge teeth point downhill, toward the southern (plateau) hex.
+                sides.append(HexsideFeature(first, second, t))
+            elif t == "marsh":
+                land, other = (a, b) if m.is_playable(a) else (b, a)
+                sides.append(HexsideFeature(other, land, "marsh"))
+            elif t == "mountain" and m.road(a, b) is None:
+                sides.append(HexsideFeature(a, b, "mountain_side"))
+            area_a, area_b = m.area(a), m.area(b)
+            if m.is_playable(a) and m.is_playable(b) and area_a != area_b:
+                sides.append(HexsideFeature(a, b, "frontier"))
+
+    # Highways last, so they are drawn over the tracks and trails they meet.
+    roads = tuple(RoadPath(r.kind, r.path) for r in sorted(m.roads, key=lambda r: ("trail", "track", "highway").index(r.kind)))
+
+    symbols: list[Symbol] = []
+    labels: list[Label] = []
+    above = _labels_above(m)
+    for place in m.places:
+        if place.is_fortress:
+            symbols.append(Symbol(place.hex, "fortress", f"{place.port_axis}/{place.port_allied}"))
+        elif place.is_oasis:
+            symbols.append(Symbol(place.hex, "oasis"))
+        elif place.is_base:
+            symbols.append(Symbol(place.hex, f"base_{place.side}"))
+        else:
+            symbols.append(Symbol(place.hex, "town"))
+        labels.append(Label(place.hex, place.name, "place", dy=-0.42 if place.hex in above else 0.62))
+    for lab in m.labels:
+        labels.append(Label(lab.hex, lab.text, _LABEL_KIND.get(lab.kind, "region")))
+
+    return Picture(
+        title=f"{m.title}: the map",
+        subtitle=(
+            f"{m.hex_km} km (28 miles) per hex. Hex ids CCRR (column, row). "
+            "Authored from geography and the rulebook's examples, not the printed map: see rules/ritd/data/map.toml."
+        ),
+        hexes=cells,
+        styles=STYLES,
+        # The frontier first, so ridge and gap marks are drawn over it.
+        hexsides=tuple(sorted(sides, key=lambda f: f.kind != "frontier")),
+        roads=roads,
+        symbols=tuple(symbols),
+        labels=tuple(labels),
+        legend=LEGEND,
+    )
+
+
+def _labels_above(m: HexMap) -> frozenset[str]:
+    """Place hexes whose name goes above the symbol: every second one of a
+    run of named hexes side by side in a row, so names do not collide."""
+    named = {p.hex for p in m.places}
+    above: set[str] = set()
+    for h in sorted(named, key=lambda x: (m.hex(x).r, m.hex(x).q)):
+        west = m.neighbour(h, "W")
+        if west in named and west not in above:
+            above.add(h)
+    return frozenset(above)

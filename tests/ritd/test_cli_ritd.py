@@ -1,0 +1,43 @@
+"""`pbem rules check ritd` and `pbem map ritd` end to end through the CLI."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from click.testing import CliRunner
+
+import rules.ritd
+from pbem.cli import cli
+
+
+def test_rules_check_prints_every_count_and_passes():
+    result = CliRunner().invoke(cli, ["rules", "check", "ritd"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert len(lines) > 50 and all(line.startswith("ok ") for line in lines)
+    assert any("RB 18.3" in line for line in lines)
+
+
+def test_rules_check_fails_on_a_mismatch(monkeypatch):
+    monkeypatch.setattr(rules.ritd, "data_check_report",
+                        lambda: (["FAIL RB 18.3: Axis S: RB 10, data 9"], False))
+    result = CliRunner().invoke(cli, ["rules", "check", "ritd"])
+    assert result.exit_code == 3 and "FAIL RB 18.3" in result.output and "does not match" in result.output
+
+
+def test_map_command_writes_a_printable_svg(tmp_path):
+    out = tmp_path / "map.svg"
+    result = CliRunner().invoke(cli, ["map", "ritd", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    root = ET.fromstring(out.read_bytes())
+    assert root.get("width") == "297mm" and root.get("height") == "210mm"
+    text = "".join(root.itertext())
+    for place in ("Tobruk", "El Agheila", "Alexandria", "Siwa", "Jarabub", "Jalo", "Sollum"):
+        assert place in text
+
+
+def test_a_non_playable_rules_module_is_named_when_hosting(tmp_path):
+    result = CliRunner().invoke(cli, ["new", str(tmp_path / "g"), "--rules", "ritd", "--scenario", "1941",
+                                      "--role", "axis", "--opponent", "pbem-ed25519:" + "11" * 32,
+                                      "-i", str(tmp_path / "nokey")])
+    assert result.exit_code == 9 and "cannot host games yet" in result.output
