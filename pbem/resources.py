@@ -2,16 +2,29 @@
 
 Templates live in the repository's top-level ``templates/`` directory and are
 installed as the ``pbem.templates`` package (see pyproject.toml), so they load
-the same way from an editable and from a plain install.
+the same way from an editable and from a plain install. Code imported straight
+from a source checkout (pytest at the repository root) has no such package and
+reads ``templates/`` beside ``pbem/``.
 """
 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import jinja2
+
+
+def templates_root() -> Path:
+    """Directory holding the Jinja templates."""
+    import importlib.resources
+
+    try:
+        return Path(str(importlib.resources.files("pbem.templates")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "templates"
 
 
 @functools.cache
@@ -20,13 +33,10 @@ def template_env() -> "jinja2.Environment":
 
     Imported lazily so that CLI start-up does not pay for Jinja.
     """
-    import importlib.resources
-
     import jinja2
 
-    root = importlib.resources.files("pbem.templates")
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(root)),
+        loader=jinja2.FileSystemLoader(str(templates_root())),
         autoescape=jinja2.select_autoescape(["html", "svg", "xml", "j2"]),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
