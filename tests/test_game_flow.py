@@ -4,6 +4,7 @@ revealed, deferred checks and the audit."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from pbem import session
@@ -94,3 +95,18 @@ def test_a_whole_game_ends_and_the_audit_is_complete_after_both_open_all(table):
     result = session.audit(table.red.gd.read_events(), red.rules)
     assert result.unopened == {}
     assert result.replay.outcome().winner == winner
+
+
+def test_a_game_of_another_rules_version_or_data_is_refused_with_the_version_it_needs(table, monkeypatch):
+    from pbem.errors import VersionMismatch
+    from tests.race import rules as race
+
+    monkeypatch.setattr(race, "SPEC", msgspec.structs.replace(race.SPEC, version="2"))
+    with pytest.raises(VersionMismatch, match="needs rules race version 1; this pbem has version 2"):
+        session.load_public(table.red.gd)
+    monkeypatch.undo()
+    import pbem.game
+
+    monkeypatch.setattr(pbem.game, "data_hash", lambda spec: b"\x01" * 32)
+    with pytest.raises(VersionMismatch, match="different race data files"):
+        session.load_public(table.red.gd)
