@@ -230,14 +230,16 @@ def _print_turn_to_stdout(sent, game: Path) -> None:
 @click.option("--option", "options", multiple=True, help="Optional rule to use (repeatable).")
 @click.option("--title", default="", help="A title for the game.")
 @click.option("--order", "orders", multiple=True, help="Set-up order for genesis (repeatable).")
+@click.option("--email", default="", help="Your email address (for 'pbem send --eml/--smtp').")
+@click.option("--opponent-email", default="", help="Your opponent's email address.")
 @orders_file_option
 @out_option
 @identity_option
 @passphrase_option
 @json_option
 def new(directory: Path, rules_id: str, scenario: str, role: str, opponent_key: str, options: tuple[str, ...],
-        title: str, orders: tuple[str, ...], orders_file: Path | None, out: Path | None, identity: Path | None,
-        passphrase_file: Path | None, as_json: bool) -> None:
+        title: str, orders: tuple[str, ...], email: str, opponent_email: str, orders_file: Path | None,
+        out: Path | None, identity: Path | None, passphrase_file: Path | None, as_json: bool) -> None:
     """Create a game in DIRECTORY as the host and write the invitation turn file."""
     from pbem import rulesapi
     from pbem.session import new_game
@@ -245,7 +247,8 @@ def new(directory: Path, rules_id: str, scenario: str, role: str, opponent_key: 
     rulesapi.load(rules_id)  # an unknown or unplayable game is named before any passphrase
     ident, path = _unlock(identity, passphrase_file)
     sent = new_game(directory, rules_id, scenario, role, ident, path.resolve(), _read_key_arg(opponent_key),
-                    options=options, title=title, orders=_orders(orders, orders_file), out=out)
+                    options=options, title=title, orders=_orders(orders, orders_file), out=out, email=email,
+                    opponent_email=opponent_email)
     _print_turn_to_stdout(sent, directory)
     _vault_hint(directory)
     _sent_report(sent, as_json, {"game_dir": str(directory)})
@@ -257,14 +260,16 @@ def new(directory: Path, rules_id: str, scenario: str, role: str, opponent_key: 
 @click.option("--host-fingerprint", default=None,
               help="Refuse to join unless the host's key has this fingerprint (check it with them).")
 @click.option("--order", "orders", multiple=True, help="Your set-up order (repeatable).")
+@click.option("--email", default="", help="Your email address (for 'pbem send --eml/--smtp').")
+@click.option("--opponent-email", default="", help="Your opponent's email address.")
 @orders_file_option
 @out_option
 @identity_option
 @passphrase_option
 @json_option
-def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders: tuple[str, ...],
-         orders_file: Path | None, out: Path | None, identity: Path | None, passphrase_file: Path | None,
-         as_json: bool) -> None:
+def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders: tuple[str, ...], email: str,
+         opponent_email: str, orders_file: Path | None, out: Path | None, identity: Path | None,
+         passphrase_file: Path | None, as_json: bool) -> None:
     """Accept the invitation turn file INVITATION into a new game DIRECTORY."""
     from pbem.identity import fingerprint
     from pbem.session import join_game
@@ -272,7 +277,7 @@ def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders
     data = _read_input(invitation)
     ident, path = _unlock(identity, passphrase_file)
     sent, host = join_game(directory, data, ident, path.resolve(), host_fingerprint=host_fingerprint,
-                           orders=_orders(orders, orders_file), out=out)
+                           orders=_orders(orders, orders_file), out=out, email=email, opponent_email=opponent_email)
     host_role = host.history[0].author
     fp = fingerprint(host.keys[host_role])
     _print_turn_to_stdout(sent, directory)
@@ -408,14 +413,22 @@ def undo(count: int | None, all_: bool, game: Path, identity: Path | None, passp
 @click.option("--open-all", is_flag=True, help="Open all your commitments (for an agreed audit).")
 @click.option("--since", type=int, default=None,
               help="Do not sign anything: re-export events SINCE.. to resend a lost turn file.")
+@click.option("--eml", is_flag=True, help="Also write an email message (.eml) carrying the turn file.")
+@click.option("--smtp", is_flag=True, help="Send the email through the SMTP server of --smtp-config.")
+@click.option("--smtp-config", type=click.Path(path_type=Path), default=None,
+              help="SMTP settings (TOML; default $PBEM_HOME/smtp.toml); password there or in $PBEM_SMTP_PASSWORD.")
+@click.option("--from", "sender", default="", help="Sender address (default: the game's --email).")
+@click.option("--to", "recipient", default="", help="Recipient address (default: the game's --opponent-email).")
 @out_option
 @game_option
 @identity_option
 @passphrase_option
 @json_option
-def send(note: str, open_all: bool, since: int | None, out: Path | None, game: Path, identity: Path | None,
+def send(note: str, open_all: bool, since: int | None, eml: bool, smtp: bool, smtp_config: Path | None,
+         sender: str, recipient: str, out: Path | None, game: Path, identity: Path | None,
          passphrase_file: Path | None, as_json: bool) -> None:
-    """Sign your draft into the next event and write the turn file to send."""
+    """Sign your draft into the next event and write the turn file to send
+    (and, with --eml or --smtp, the email that carries it)."""
     from pbem.session import export_turn
     from pbem.session import send as send_turn
     from pbem.store import GameDir
@@ -429,7 +442,36 @@ def send(note: str, open_all: bool, since: int | None, out: Path | None, game: P
         with seat.gd.lock(exclusive=True):
             sent = send_turn(seat, note=note, open_all=open_all, out=out)
     _print_turn_to_stdout(sent, game)
-    _sent_report(sent, as_json)
+    extra: dict[str, Any] = {}
+    if eml or smtp:
+        extra = _mail_turn(game, sent, sender=sender, recipient=recipient, write_eml=eml, smtp=smtp,
+                           smtp_config=smtp_config)
+    _sent_report(sent, as_json, extra)
+
+
+def _mail_turn(game: Path, sent, *, sender: str, recipient: str, write_eml: bool, smtp: bool,
+               smtp_config: Path | None) -> dict[str, Any]:
+    from pbem.errors import UsageProblem
+    from pbem.fileio import write_atomic
+    from pbem.mail import load_smtp_config, send_smtp
+    from pbem.session import email_for
+    from pbem.store import GameDir
+
+    if str(sent.turn_file) == "-":
+        raise UsageProblem("--eml and --smtp need the turn file in a file, not on stdout")
+    message = email_for(GameDir(game), sent, sender=sender, recipient=recipient)
+    done: dict[str, Any] = {}
+    if write_eml:
+        path = Path(sent.turn_file).with_suffix(".eml")
+        write_atomic(path, message)
+        done["eml"] = str(path)
+        click.echo(f"email message {path}", err=True)
+    if smtp:
+        config = load_smtp_config(smtp_config or _home() / "smtp.toml")
+        send_smtp(config, message)
+        done["smtp"] = f"{config.host}:{config.port}"
+        click.echo(f"sent by email through {config.host}:{config.port}", err=True)
+    return done
 
 
 @cli.command()
@@ -441,17 +483,35 @@ def send(note: str, open_all: bool, since: int | None, out: Path | None, game: P
 @json_option
 def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path | None,
             passphrase_file: Path | None, as_json: bool) -> None:
-    """Verify the opponent's turn FILES ('-' for stdin) and append their events.
-    A file already received is recognised and skipped. When the opponent's
-    dice only wait for your entropy, pbem answers at once with a turn file."""
+    """Verify the opponent's turn FILES and append their events. Each FILE is a
+    turn file, an email (.eml), an mbox or a Maildir ('-': stdin); from
+    mailboxes only this game's turn files are taken. Events already held are
+    skipped. When the opponent's dice only wait for your entropy, pbem
+    answers at once with a turn file."""
+    from pbem.mail import turn_files_from_path
     from pbem.session import pending_text
     from pbem.session import receive as receive_turns
+    from pbem.turnfile import parse_turn
 
-    inputs = [(str(f), _read_input(f)) for f in files]
     seat = _seat(game, identity, passphrase_file)
+    inputs: list[tuple[str, bytes]] = []
+    skipped = 0
+    for f in files:
+        kind, found = turn_files_from_path(f, _read_input(f) if str(f) == "-" else None)
+        if kind == "turn file":
+            inputs += found
+            continue
+        for name, data in found:
+            if parse_turn(data, name).header.get("game") == seat.replay.game_hex:
+                inputs.append((name, data))
+            else:
+                skipped += 1
+    if not inputs:
+        from pbem.errors import BadFile
+        raise BadFile("no turn file of this game found in " + ", ".join(map(str, files)))
     with seat.gd.lock(exclusive=True):
         result = receive_turns(seat, inputs, auto_reply=not no_auto)
-    lines = []
+    lines = [f"skipped {skipped} turn file(s) of other games"] if skipped else []
     if result.appended:
         lines.append(f"received events {result.appended[0]}-{result.appended[-1]}")
     if result.duplicates:

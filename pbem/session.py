@@ -271,7 +271,8 @@ class Sent:
 
 def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Identity,
              identity_path: Path, opponent_key: str, *, options: Sequence[str] = (),
-             title: str = "", orders: Sequence[str] = (), out: Path | None = None) -> Sent:
+             title: str = "", orders: Sequence[str] = (), out: Path | None = None, email: str = "",
+             opponent_email: str = "") -> Sent:
     rules = rulesapi.load(rules_id)
     spec = rules.SPEC
     if role not in spec.roles:
@@ -304,7 +305,8 @@ def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Iden
     with gd.lock(exclusive=True):
         gd.create_layout()
         vaultmod.save(gd.vault_dir / f"{role}.bin", data, identity)
-        gd.write_local(LocalConfig(role=role, identity=str(identity_path), rules=spec.id))
+        gd.write_local(LocalConfig(role=role, identity=str(identity_path), rules=spec.id, email=email,
+                                   opponent_email=opponent_email))
         gd.write_game_toml(check.game_hex, genesis)
         gd.append(0, stored)
         return _write_turn(gd, check, [0], out)
@@ -312,7 +314,7 @@ def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Iden
 
 def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: Path, *,
               host_fingerprint: str | None = None, orders: Sequence[str] = (),
-              out: Path | None = None) -> tuple[Sent, Replay]:
+              out: Path | None = None, email: str = "", opponent_email: str = "") -> tuple[Sent, Replay]:
     tf = parse_turn(turn_file)
     first = tf.events[0]
     try:
@@ -343,7 +345,8 @@ def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: P
         gd.create_layout()
         for seq, stored in enumerate(tf.events):
             gd.append(seq, stored)
-        gd.write_local(LocalConfig(role=role, identity=str(identity_path), rules=rules.SPEC.id))
+        gd.write_local(LocalConfig(role=role, identity=str(identity_path), rules=rules.SPEC.id, email=email,
+                                   opponent_email=opponent_email))
         gd.write_game_toml(host.game_hex, host.genesis)
         sent = _commit_send(seat, composed, out)
     return sent, host
@@ -489,17 +492,20 @@ class Received:
 def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: bool = True) -> Received:
     """Verify incoming events and append them; all or nothing per call."""
     seat.gd.require_not_stopped()
-    incoming: list[bytes] = []
+    incoming: list[codec.Unwrapped] = []
     for name, data in turn_files:
-        incoming.extend(parse_turn(data, name).events)
+        for stored in parse_turn(data, name).events:
+            try:
+                incoming.append(codec.unwrap(stored))
+            except codec.CodecError as exc:
+                raise BadFile(f"{name}: {exc}") from None
+    # Several files (a mailbox) may repeat events or arrive out of order.
+    incoming = sorted({u.stored: u for u in incoming}.values(), key=lambda u: u.seq)
     have = dict(enumerate(seat.gd.read_events()))
     twin = seat.replay.clone()
     appended, duplicates = [], []
-    for stored in incoming:
-        try:
-            unwrapped = codec.unwrap(stored)
-        except codec.CodecError as exc:
-            raise BadFile(f"incoming event: {exc}") from None
+    for unwrapped in incoming:
+        stored = unwrapped.stored
         existing = have.get(unwrapped.seq)
         if existing is not None:
             if existing != stored:
@@ -536,6 +542,51 @@ def _conflict(seat: Seat, replay: Replay, incoming: codec.Unwrapped, existing: b
                            f"both are kept in {seat.gd.evidence_dir} as proof and the game is stopped")
     raise VerifyError(f"event {incoming.seq}: conflicts with the event already held for that seq "
                       "and is not validly signed by its author")
+
+
+def email_for(gd: GameDir, sent: Sent, *, sender: str = "", recipient: str = "") -> bytes:
+    """The RFC 5322 message carrying the turn file of ``sent``."""
+    from pbem.mail import build_message
+
+    local = gd.read_local()
+    sender = sender or local.email
+    recipient = recipient or local.opponent_email
+    if not sender or not recipient:
+        raise UsageProblem("email needs --from and --to (or --email and --opponent-email at 'pbem new'/'join')")
+    replay = load_public(gd)
+    me = replay.history[sent.seqs[-1]].author
+    theirs = [i.seq for i in replay.history[: sent.seqs[0]] if i.author != me]
+    host_sender = sender if replay.history[0].author == me else recipient
+    turn = Path(sent.turn_file).read_bytes()
+    title = f"{replay.rules.SPEC.title} {replay.genesis.title or replay.genesis.scenario}".strip()
+    return build_message(turn=turn, turn_name=Path(sent.turn_file).name, game=replay.game_hex, title=title,
+                         seqs=sent.seqs, author=me, sender=sender, recipient=recipient,
+                         summary=turn_summary(replay, sent.seqs), reply_to_seq=max(theirs) if theirs else None,
+                         host_seq0_sender=host_sender)
+
+
+def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
+    """Plain-text summary of events ``seqs`` from public information (an email body)."""
+    spec = replay.rules.SPEC
+    g = replay.genesis
+    lines = [f"{spec.title}: {g.title or 'game'} {replay.game_hex[:16]} (scenario {g.scenario})", ""]
+    for seq in seqs:
+        info = replay.history[seq]
+        lines.append(f"Event {seq} by {info.author}: " + ("; ".join(info.actions) or "no actions"))
+        if info.rolls is not None:
+            lines.append(f"  dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
+                         f"{list(info.rolls.values)}")
+        if info.reveals:
+            lines.append(f"  opens {len(info.reveals)} commitment(s)")
+        if info.note:
+            lines.append(f"  note: {info.note}")
+    outcome = replay.outcome()
+    lines += ["", f"Next decision: {pending_text(replay.pending())}"]
+    if outcome is not None:
+        lines.append(f"Game over: {outcome.summary}")
+    lines += ["", "The attached turn file is verified by 'pbem receive FILE' (or this whole message, "
+                  "or your mailbox)."]
+    return "\n".join(lines) + "\n"
 
 
 # -- verification and audit ---------------------------------------------------

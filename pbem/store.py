@@ -32,6 +32,8 @@ class LocalConfig(msgspec.Struct, forbid_unknown_fields=True):
     role: str
     identity: str
     rules: str
+    email: str = ""
+    opponent_email: str = ""
 
 
 class GameDir:

@@ -85,8 +85,8 @@ BAD_FILES = {
     "corrupt": (lambda turn, foreign, t: turn.replace(b'"steps":1', b'"steps":7'), 4, "signature"),
     "truncated": (lambda turn, foreign, t: turn[:len(turn) // 2], 3, "not a pbem event"),
     "no events": (lambda turn, foreign, t: turn.split(b"---")[0], 3, "truncated"),
-    "oversized": (lambda turn, foreign, t: turn + b" " * (16 << 20), 3, "size limit"),
-    "binary": (lambda turn, foreign, t: b"\x00\xff" * 40, 3, "not plain ASCII"),
+    "oversized": (lambda turn, foreign, t: turn + b" " * (16 << 20), 3, "over the limit"),
+    "binary": (lambda turn, foreign, t: b"\x00\xff" * 40, 3, "not a pbem turn file"),
     "not a turn file": (lambda turn, foreign, t: b"hello\n", 3, "not a pbem turn file"),
     "foreign game": (lambda turn, foreign, t: foreign, 4, "another game"),
     "replayed genesis": (lambda turn, foreign, t: _file(t.blue.gd.event_path(0).read_bytes().replace(
@@ -130,7 +130,7 @@ def test_a_bad_turn_file_is_rejected_with_one_message_and_nothing_changes(game, 
     result = CliRunner().invoke(cli, ["receive", "-g", str(t.blue.gd.path), str(bad)])
     assert result.exit_code == code, result.output
     assert message in result.output and "Traceback" not in result.output
-    assert result.output.count("pbem:") == 1
+    assert result.output.startswith("pbem: ") and result.output.count("\n") == 1
     assert snapshot(t.blue.gd.path) == before
 
 

@@ -1,0 +1,208 @@
+"""Turn files by email: RFC 5322 messages out, turn files back in.
+
+Out: ``build_message`` wraps a turn file as an attachment of a plain-text
+message whose body is the recipient's turn summary; the subject is tagged
+with the game and the events, and Message-ID / In-Reply-To / References are
+derived from the game id and event numbers, so both players' mail programs
+thread a whole game without pbem storing anything. ``send_smtp`` delivers it
+through the server in the SMTP configuration (never in the game directory).
+
+In: ``turn_files_from_path`` accepts a turn file, an .eml message, an mbox
+file or a Maildir directory and returns every pbem turn file found in them
+(attachments, or text parts that are turn files). Nothing from a message is
+ever written to disk, so names in emails cannot point outside the game.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import mailbox
+import os
+import smtplib
+import ssl
+import tomllib
+from collections.abc import Iterator
+from email.message import EmailMessage, Message
+from email.utils import formatdate, getaddresses, parseaddr
+from pathlib import Path
+
+import msgspec
+
+from pbem.errors import BadFile, NotFound, UsageProblem
+from pbem.turnfile import MAGIC, MAX_TURN_FILE_BYTES
+
+#: Largest message or mailbox file read (bytes); larger ones are refused unread.
+MAX_MESSAGE_BYTES = 64 << 20
+#: Most messages read from one mbox or Maildir.
+MAX_MESSAGES = 10_000
+
+
+def message_id(game: str, seq: int, address: str) -> str:
+    """The Message-ID of the email carrying events up to ``seq`` sent from ``address``."""
+    domain = parseaddr(address)[1].rpartition("@")[2] or "pbem.invalid"
+    return f"<pbem.{game[:16]}.{seq}@{domain}>"
+
+
+def build_message(*, turn: bytes, turn_name: str, game: str, title: str, seqs: list[int], author: str,
+                  sender: str, recipient: str, summary: str, reply_to_seq: int | None,
+                  host_seq0_sender: str) -> bytes:
+    """An RFC 5322 message carrying one turn file."""
+    _check_address(sender, "--from")
+    _check_address(recipient, "--to")
+    msg = EmailMessage(policy=email.policy.SMTP)
+    span = f"{seqs[0]}-{seqs[-1]}" if len(seqs) > 1 else str(seqs[0])
+    msg["Subject"] = f"[pbem {game[:8]}] {title}: events {span} by {author}"
+    msg["From"] = sender
+    msg["To"] = recipient
+    msg["Date"] = formatdate(localtime=False)
+    msg["Message-ID"] = message_id(game, seqs[-1], sender)
+    refs = [message_id(game, 0, host_seq0_sender)]
+    if reply_to_seq is not None:
+        parent = message_id(game, reply_to_seq, recipient)
+        msg["In-Reply-To"] = parent
+        if parent not in refs:
+            refs.append(parent)
+    if msg["Message-ID"] not in refs:
+        msg["References"] = " ".join(refs)
+    msg["X-Pbem-Game"] = game
+    msg.set_content(summary)
+    msg.add_attachment(turn, maintype="application", subtype="octet-stream", filename=turn_name)
+    return msg.as_bytes()
+
+
+def _check_address(address: str, option: str) -> None:
+    name, addr = parseaddr(address)
+    if "@" not in addr or any(c in address for c in "\r\n"):
+        raise UsageProblem(f"{option}: not an email address: {address!r}")
+
+
+# -- SMTP -----------------------------------------------------------------------
+
+class SmtpConfig(msgspec.Struct, forbid_unknown_fields=True):
+    host: str
+    port: int = 587
+    #: "starttls" (default), "ssl" (implicit TLS, usually port 465) or "none" (loopback tests only)
+    security: str = "starttls"
+    username: str = ""
+    #: The password may be given here or in $PBEM_SMTP_PASSWORD (never in the game directory).
+    password: str = ""
+    timeout: int = 30
+
+
+def load_smtp_config(path: Path) -> SmtpConfig:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise NotFound(f"no SMTP configuration at {path} (see README, 'Email')") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise BadFile(f"{path}: {exc}") from None
+    try:
+        config = msgspec.convert(data.get("smtp", data), SmtpConfig)
+    except msgspec.ValidationError as exc:
+        raise BadFile(f"{path}: {exc}") from None
+    if config.security not in ("starttls", "ssl", "none"):
+        raise BadFile(f"{path}: security must be starttls, ssl or none")
+    return config
+
+
+def send_smtp(config: SmtpConfig, message: bytes) -> None:
+    """Deliver ``message`` to the recipients in its To header."""
+    msg = email.message_from_bytes(message, policy=email.policy.SMTP)
+    sender = parseaddr(msg["From"])[1]
+    recipients = [addr for _, addr in getaddresses(msg.get_all("To", []))]
+    password = os.environ.get("PBEM_SMTP_PASSWORD", config.password)
+    try:
+        if config.security == "ssl":
+            client: smtplib.SMTP = smtplib.SMTP_SSL(config.host, config.port, timeout=config.timeout,
+                                                   context=ssl.create_default_context())
+        else:
+            client = smtplib.SMTP(config.host, config.port, timeout=config.timeout)
+        with client:
+            client.ehlo()
+            if config.security == "starttls":
+                client.starttls(context=ssl.create_default_context())
+                client.ehlo()
+            if config.username:
+                client.login(config.username, password)
+            client.sendmail(sender, recipients, message)
+    except (OSError, smtplib.SMTPException) as exc:
+        raise UsageProblem(f"could not send through {config.host}:{config.port}: {exc}") from None
+
+
+# -- reading turn files back ----------------------------------------------------
+
+def is_turn_file(data: bytes) -> bool:
+    return data.lstrip(b"\r\n").startswith(MAGIC.encode())
+
+
+def turn_files_in_message(msg: Message) -> list[bytes]:
+    """Every turn file attached to (or pasted as a part of) one message."""
+    found = []
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        payload = part.get_payload(decode=True)
+        if not payload or len(payload) > MAX_TURN_FILE_BYTES + 1024:
+            continue
+        payload = payload.lstrip(b"\r\n")
+        if is_turn_file(payload):
+            found.append(payload)
+    return found
+
+
+def _read_limited(path: Path) -> bytes:
+    size = path.stat().st_size
+    if size > MAX_MESSAGE_BYTES:
+        raise BadFile(f"{path} is {size} bytes, over the limit of {MAX_MESSAGE_BYTES}: refused unread")
+    return path.read_bytes()
+
+
+def _maildir_messages(path: Path) -> Iterator[tuple[str, Message]]:
+    box = mailbox.Maildir(path, factory=None, create=False)
+    for count, key in enumerate(sorted(box.keys())):
+        if count >= MAX_MESSAGES:
+            raise BadFile(f"{path} holds more than {MAX_MESSAGES} messages")
+        for sub in ("new", "cur"):
+            file = path / sub / key
+            matches = [file] if file.exists() else list((path / sub).glob(f"{key}:*"))
+            if matches:
+                data = _read_limited(matches[0])
+                yield f"{path}/{sub}/{matches[0].name}", email.message_from_bytes(data, policy=email.policy.default)
+                break
+
+
+def _mbox_messages(path: Path) -> Iterator[tuple[str, Message]]:
+    _read_limited(path)  # size check before mailbox parses it
+    box = mailbox.mbox(path, create=False)
+    for count, key in enumerate(box.keys()):
+        if count >= MAX_MESSAGES:
+            raise BadFile(f"{path} holds more than {MAX_MESSAGES} messages")
+        data = box.get_bytes(key)
+        yield f"{path}#{count + 1}", email.message_from_bytes(data, policy=email.policy.default)
+
+
+def turn_files_from_path(path: Path, data: bytes | None = None) -> tuple[str, list[tuple[str, bytes]]]:
+    """(kind, [(source name, turn file bytes)]) for a turn file, .eml, mbox or Maildir.
+
+    ``data`` is the content when it was already read (e.g. from stdin).
+    """
+    if data is None and path.is_dir():
+        if not all((path / sub).is_dir() for sub in ("cur", "new", "tmp")):
+            raise BadFile(f"{path} is a directory but not a Maildir (no cur/, new/, tmp/)")
+        return "maildir", [(name, tf) for name, msg in _maildir_messages(path) for tf in turn_files_in_message(msg)]
+    if data is None:
+        try:
+            data = _read_limited(path)
+        except FileNotFoundError:
+            raise NotFound(f"{path} does not exist") from None
+    if is_turn_file(data):
+        return "turn file", [(str(path), data)]
+    if data.startswith(b"From "):
+        if str(path) == "-":
+            raise UsageProblem("an mbox must be given as a file, not on standard input")
+        return "mbox", [(name, tf) for name, msg in _mbox_messages(path) for tf in turn_files_in_message(msg)]
+    msg = email.message_from_bytes(data, policy=email.policy.default)
+    if not msg.keys():
+        raise BadFile(f"{path} is not a pbem turn file, an email message, an mbox or a Maildir")
+    return "email", [(str(path), tf) for tf in turn_files_in_message(msg)]
