@@ -176,6 +176,8 @@ def unwrap(stored: bytes) -> Unwrapped:
         signed = _signed_decoder.decode(stored)
     except msgspec.DecodeError as exc:
         raise CodecError(f"not a pbem event: {exc}") from None
+    except RecursionError:
+        raise CodecError("not a pbem event: JSON nested too deeply") from None
     body = bytes(signed.body)
     sig = bytes.fromhex(signed.sig)
     if wrap(body, sig) != stored:
@@ -184,6 +186,8 @@ def unwrap(stored: bytes) -> Unwrapped:
         head = _head_decoder.decode(body)
     except msgspec.DecodeError as exc:
         raise CodecError(f"event body is not a JSON object with author and seq: {exc}") from None
+    except RecursionError:
+        raise CodecError("event body is nested too deeply") from None
     return Unwrapped(stored=stored, body=body, sig=sig, author=head.author, seq=head.seq, game=head.game)
 
 
@@ -193,6 +197,8 @@ def decode_body(body: bytes) -> Body:
         head = _head_decoder.decode(body)
     except msgspec.DecodeError as exc:
         raise CodecError(f"malformed event body: {exc}") from None
+    except RecursionError:
+        raise CodecError("event body is nested too deeply") from None
     if head.v != FORMAT_VERSION:
         raise CodecError(f"event format version {head.v} is not supported "
                          f"(this pbem reads version {FORMAT_VERSION}); upgrade pbem")
@@ -200,6 +206,8 @@ def decode_body(body: bytes) -> Body:
         decoded = _body_decoder.decode(body)
     except msgspec.DecodeError as exc:
         raise CodecError(f"malformed event body: {exc}") from None
+    except RecursionError:
+        raise CodecError("event body is nested too deeply") from None
     if canonical(decoded) != body:
         raise CodecError("event body is not in canonical form")
     return decoded

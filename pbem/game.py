@@ -358,6 +358,8 @@ class Replay:
             action = msgspec.json.decode(data, type=self.rules.Action)
         except msgspec.DecodeError as exc:
             raise BadFile(f"{where}: not a valid {self.rules.SPEC.id} action: {exc}") from None
+        except RecursionError:
+            raise BadFile(f"{where}: action nested too deeply") from None
         if codec.canonical(action) != data:
             raise BadFile(f"{where}: action is not in canonical form")
         return action
