@@ -110,6 +110,15 @@ class Ctx(Protocol):
         """True once the commitment has been opened in the log."""
 
 
+class ComposeCtx(Ctx, Protocol):
+    """The Ctx handed to ``parse_order`` while a player composes orders."""
+
+    def fresh(self) -> bytes:
+        """16 fresh random bytes, e.g. for a public token that must not leak
+        which hidden unit it is. Only here: check and apply never see it, so
+        replays stay deterministic."""
+
+
 class RulesModule(Protocol):
     SPEC: Spec
     Action: Any
@@ -123,7 +132,7 @@ class RulesModule(Protocol):
     def on_open(self, state: Any, label: str, value: bytes, ctx: Ctx) -> tuple[Any, list[Problem]]: ...
     def view(self, state: Any, role: str | None) -> Any: ...
     def outcome(self, state: Any) -> Outcome | None: ...
-    def parse_order(self, state: Any, role: str, text: str, ctx: Ctx) -> Order: ...
+    def parse_order(self, state: Any, role: str, text: str, ctx: ComposeCtx) -> Order: ...
     def format_action(self, action: Any) -> str: ...
     def render_text(self, view: Any) -> str: ...
 
@@ -132,6 +141,11 @@ REQUIRED: tuple[str, ...] = (
     "SPEC", "Action", "initial_state", "pending", "legal_actions", "check", "apply",
     "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action", "render_text",
 )
+
+#: Optional: ``legal_orders(state, role, ctx) -> list[str]``, every order the
+#: role may give now in the syntax of ``parse_order``, used by ``pbem options``
+#: instead of formatting ``legal_actions`` (for orders that carry secrets).
+OPTIONAL: tuple[str, ...] = ("legal_orders",)
 
 _registered: dict[str, Any] = {}
 

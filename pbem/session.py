@@ -213,7 +213,7 @@ def _parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData
                             "send your turn")
             break
         try:
-            order = rules.parse_order(probe.state, role, text, probe.ctx(role))
+            order = rules.parse_order(probe.state, role, text, _ComposeCtx(probe.ctx(role)))
         except ValueError as exc:
             problems.append(f"'{text}': {exc}")
             continue
@@ -232,6 +232,19 @@ def _parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData
     if problems:
         raise IllegalAction("orders rejected; nothing was added to the draft:", details=problems)
     return orders
+
+
+class _ComposeCtx:
+    """The replay's Ctx plus ``fresh()`` randomness, for parse_order only."""
+
+    def __init__(self, ctx: Any) -> None:
+        self._ctx = ctx
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ctx, name)
+
+    def fresh(self) -> bytes:
+        return os.urandom(16)
 
 
 def _probe(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder],
@@ -394,6 +407,8 @@ def legal_orders(seat: Seat) -> list[str]:
     decision = probe.pending()
     if decision is None or decision.role != seat.role or decision.kind == DICE:
         return []
+    if hasattr(seat.rules, "legal_orders"):
+        return list(seat.rules.legal_orders(probe.state, seat.role, probe.ctx(seat.role)))
     return [seat.rules.format_action(a)
             for a in seat.rules.legal_actions(probe.state, seat.role, probe.ctx(seat.role))]
 
