@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from pbem import codec, vault as vaultmod
+from pbem import codec, snapshot, vault as vaultmod
 from pbem.codec import Body, Commitment, Entropy, Genesis, Opening, Player
 from pbem.commit import commit
 from pbem.dice import entropy_commitment, new_secret
@@ -116,9 +116,9 @@ def load_seat(gd: GameDir, identity: Identity) -> Seat:
     """Replay the log from my perspective (my secrets known)."""
     rules = rules_for(gd)
     local = gd.read_local()
-    events = gd.read_events()
+    count = gd.event_count()
     probe = Replay(rules)
-    probe.apply_stored(events[0])
+    probe.apply_stored(gd.event_path(0).read_bytes())
     key = probe.keys.get(local.role)
     if key is None:
         raise BadFile(f"{gd.local_path} names role '{local.role}', which is not in this game")
@@ -127,7 +127,9 @@ def load_seat(gd: GameDir, identity: Identity) -> Seat:
                            f"of this game ({fingerprint(key)})")
     data = vaultmod.load(gd.vault_dir / f"{local.role}.bin", identity, probe.game_hex, local.role)
     r = Replay(rules, role=local.role, known=data.known_values())
-    for stored in events:
+    r.apply_stored(gd.event_path(0).read_bytes())
+    r = snapshot.restore(gd, r, identity, count) or r
+    for stored in gd.read_events(r.seq + 1):
         r.apply_stored(stored)
     return Seat(gd, rules, identity, local.role, data, r)
 
@@ -460,6 +462,7 @@ def _commit_send(seat: Seat, composed: _Composed, out: Path | None, auto: bool =
     seat.gd.append(composed.body.seq, composed.stored)
     clear_draft(seat.gd, role)
     seat.vault, seat.replay = composed.data, composed.replay
+    snapshot.save(seat.gd, composed.replay, seat.identity)
     # The opponent needs everything since their own latest event.
     theirs = [i.seq for i in composed.replay.history if i.author != role]
     start = (max(theirs) + 1) if theirs else 0
@@ -533,6 +536,8 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
     for seq in appended:
         seat.gd.append(seq, have[seq])
     seat.replay = twin
+    if appended:
+        snapshot.save(seat.gd, twin, seat.identity)
     result = Received(appended=sorted(appended), duplicates=sorted(set(duplicates)))
     decision = twin.pending()
     if decision is not None and decision.role == seat.role and decision.kind == DICE:

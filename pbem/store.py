@@ -79,8 +79,21 @@ class GameDir:
     def event_path(self, seq: int) -> Path:
         return self.events_dir / _name(seq)
 
-    def read_events(self) -> list[bytes]:
-        """Every stored event in seq order; BadFile if the sequence has a gap."""
+    def event_count(self) -> int:
+        """How many events are stored; BadFile if the sequence has a gap."""
+        return len(self._seqs())
+
+    def read_events(self, start: int = 0) -> list[bytes]:
+        """Stored events ``start``.. in seq order; BadFile if the sequence has a gap."""
+        events = []
+        for seq in self._seqs()[start:]:
+            data = self.event_path(seq).read_bytes()
+            if len(data) > codec.MAX_EVENT_BYTES:
+                raise BadFile(f"{self.event_path(seq)} is over the size limit")
+            events.append(data)
+        return events
+
+    def _seqs(self) -> list[int]:
         seqs = []
         for entry in self.events_dir.iterdir():
             if entry.name.startswith(TMP_PREFIX):
@@ -93,13 +106,7 @@ class GameDir:
         for expected, seq in enumerate(seqs):
             if seq != expected:
                 raise BadFile(f"event log in {self.events_dir} is damaged: event {expected} is missing")
-        events = []
-        for seq in seqs:
-            data = self.event_path(seq).read_bytes()
-            if len(data) > codec.MAX_EVENT_BYTES:
-                raise BadFile(f"{self.event_path(seq)} is over the size limit")
-            events.append(data)
-        return events
+        return seqs
 
     def append(self, seq: int, stored: bytes) -> None:
         """Write event ``seq``; never overwrites (FileExistsError if it exists)."""

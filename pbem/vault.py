@@ -49,29 +49,39 @@ class VaultData(msgspec.Struct, forbid_unknown_fields=True):
         return {label: bytes.fromhex(s.value) for label, s in self.secrets.items()}
 
 
-def _key(identity: Identity, game: str, role: str) -> bytes:
-    info = b"pbem/v1/vault\x00" + game.encode() + b"\x00" + role.encode()
+def _key(identity: Identity, game: str, role: str, purpose: bytes = b"vault") -> bytes:
+    info = b"pbem/v1/" + purpose + b"\x00" + game.encode() + b"\x00" + role.encode()
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(identity.seed())
 
 
-def seal(data: VaultData, identity: Identity) -> bytes:
+def seal_bytes(plain: bytes, identity: Identity, game: str, role: str, *, magic: bytes = _MAGIC,
+               purpose: bytes = b"vault") -> bytes:
+    """Encrypt ``plain`` for this player, game and role (8-byte ``magic`` names the file kind)."""
     nonce = os.urandom(12)
-    aad = _MAGIC + data.game.encode() + b"\x00" + data.role.encode()
-    sealed = ChaCha20Poly1305(_key(identity, data.game, data.role)).encrypt(
-        nonce, msgspec.json.encode(data), aad)
-    return _MAGIC + nonce + sealed
+    aad = magic + game.encode() + b"\x00" + role.encode()
+    return magic + nonce + ChaCha20Poly1305(_key(identity, game, role, purpose)).encrypt(nonce, plain, aad)
+
+
+def unseal_bytes(blob: bytes, identity: Identity, game: str, role: str, *, magic: bytes = _MAGIC,
+                 purpose: bytes = b"vault") -> bytes:
+    """Inverse of seal_bytes; BadFile if damaged, KeyProblem for another key, game or role."""
+    if len(blob) < len(magic) + 12 + 16 or not blob.startswith(magic):
+        raise BadFile(f"not a pbem {purpose.decode()} file (damaged or truncated)")
+    nonce = blob[len(magic):len(magic) + 12]
+    aad = magic + game.encode() + b"\x00" + role.encode()
+    try:
+        return ChaCha20Poly1305(_key(identity, game, role, purpose)).decrypt(nonce, blob[len(magic) + 12:], aad)
+    except InvalidTag:
+        raise KeyProblem(f"cannot open the {role} {purpose.decode()} of this game with this identity key "
+                         "(wrong key, or the file is damaged)") from None
+
+
+def seal(data: VaultData, identity: Identity) -> bytes:
+    return seal_bytes(msgspec.json.encode(data), identity, data.game, data.role)
 
 
 def unseal(blob: bytes, identity: Identity, game: str, role: str) -> VaultData:
-    if len(blob) < len(_MAGIC) + 12 + 16 or not blob.startswith(_MAGIC):
-        raise BadFile("vault file is not a pbem vault (damaged or truncated)")
-    nonce = blob[len(_MAGIC):len(_MAGIC) + 12]
-    aad = _MAGIC + game.encode() + b"\x00" + role.encode()
-    try:
-        plain = ChaCha20Poly1305(_key(identity, game, role)).decrypt(nonce, blob[len(_MAGIC) + 12:], aad)
-    except InvalidTag:
-        raise KeyProblem(f"cannot open the {role} vault of this game with this identity key "
-                         "(wrong key, or the vault is damaged)") from None
+    plain = unseal_bytes(blob, identity, game, role)
     data = msgspec.json.decode(plain, type=VaultData)
     if data.game != game or data.role != role:
         raise KeyProblem("vault belongs to another game or role")
