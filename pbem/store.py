@@ -6,6 +6,7 @@
     evidence/            equivocation proofs (both signed events), and STOPPED
     vault/<role>.bin     this player's encrypted secrets
     drafts/<role>.json   orders composed but not yet signed (local, never sent)
+    cache/<role>.bin     this player's encrypted replay cache (pbem.snapshot)
     outbox/              turn files written by 'pbem send'
     lock                 serializes pbem processes on this directory
 """
