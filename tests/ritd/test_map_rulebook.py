@@ -7,11 +7,11 @@ shared/facts/rommel-in-the-desert-public-facts.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from rules.ritd.hexmap import HexMap, load_map
+from rules.ritd.position import Block, Position
+from rules.ritd.supply import supply_lines
 
 TRACK_RANGE = 3  # RB 12.4
 TRAIL_RANGE = 2
@@ -29,55 +29,6 @@ def at(m: HexMap, text: str) -> str:
 
 def on_highway(m: HexMap, text: str) -> bool:
     return at(m, text) in m.highway_hexes()
-
-
-def road_links(m: HexMap, start: str, targets: frozenset[str]) -> Iterator[tuple[str, tuple[str, ...]]]:
-    """Every target a unit at ``start`` reaches by a Supply Chain link (RB 12.4):
-    a road path no longer than the Supply Range of its worst road, whose
-    inner hexes are off the highway and not targets. Also plain adjacency
-    across passable hexsides (No Road: range 1)."""
-    highway = m.highway_hexes()
-
-    def walk(path: tuple[str, ...]) -> Iterator[tuple[str, tuple[str, ...]]]:
-        here = path[-1]
-        if len(path) > 1 and here in targets:
-            yield here, path
-            return
-        if len(path) > 1 and here in highway:
-            return
-        if len(path) > TRACK_RANGE:
-            return
-        for n in m.road_neighbours(here):
-            if n in path:
-                continue
-            new = path + (n,)
-            kind = m.worst_road(new)
-            assert kind is not None
-            if len(new) - 1 <= RANGE[kind]:
-                yield from walk(new)
-
-    yield from walk((start,))
-    for n in m.passable_neighbours(start):
-        if n in targets and m.road(start, n) is None:
-            yield n, (start, n)
-
-
-def supply_lines_to_highway(m: HexMap, unit: str, chain_units: set[str]) -> set[tuple[str, ...]]:
-    """Distinct Supply Lines (as hex sequences of chain members ending on
-    the highway) from ``unit`` through friendly chain units (RB 12.2-12.4)."""
-    highway = m.highway_hexes()
-    lines: set[tuple[str, ...]] = set()
-
-    def extend(members: tuple[str, ...]) -> None:
-        targets = frozenset(highway | (chain_units - set(members)))
-        for target, _ in road_links(m, members[-1], targets):
-            if target in highway:
-                lines.add(members + (target,))
-            else:
-                extend(members + (target,))
-
-    extend((unit,))
-    return lines
 
 
 # ------------------------------------------------------------- RB 1.x
@@ -165,8 +116,13 @@ def test_rb_5_3_withdrawal_example_road_links(m: HexMap, place: str, linked: lis
 
 def test_rb_5_3_withdrawal_example_mechili_has_exactly_8_supply_lines(m: HexMap) -> None:
     msus, charruba, mechili = at(m, "Msus"), at(m, "Charruba"), at(m, "Mechili")
-    lines = supply_lines_to_highway(m, mechili, {msus, charruba})
-    named = {tuple(m.name(h) for h in line) for line in lines}
+    pos = Position(
+        blocks=(Block("recon", "axis", mechili), Block("msus", "axis", msus), Block("charruba", "axis", charruba)),
+        fortresses={at(m, "Benghazi"): "axis"},
+    )
+    lines = supply_lines(m, pos, "axis", mechili)
+    assert len(lines) == 8
+    named = {tuple(m.name(h) for h in line.chain) for line in lines}
     assert named == {
         ("Mechili", "Msus", "Agedabia"),
         ("Mechili", "Msus", "Beda Fomm"),

@@ -1,0 +1,127 @@
+"""Supply invariants (RB 12.2-12.6) over random positions on the real map,
+plus the Buildup check (RB 12.7, 16.2) and the Supply Network (RB 12.6)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rules.ritd.hexmap import load_map
+from rules.ritd.position import Battle, Block, Position
+from rules.ritd.supply import (
+    SupplyChoices,
+    buildup_supply_check,
+    initial_supply_check,
+    network,
+    supplied_tokens,
+    supply_lines,
+)
+
+M = load_map()
+AT = M.resolve
+HEXES = sorted(M.playable_hexes())
+FORTRESS_HEXES = sorted(p.hex for p in M.places if p.is_fortress)
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> Position:
+    n = draw(st.integers(1, 30))
+    blocks = []
+    for i in range(n):
+        side = draw(st.sampled_from(["axis", "allied"]))
+        blocks.append(
+            Block(f"t{i}", side, draw(st.sampled_from(HEXES)), disrupted=draw(st.booleans()) and draw(st.booleans()))
+        )
+    battles = []
+    for h in sorted({b.hex for b in blocks}):
+        if len({b.side for b in blocks if b.hex == h}) == 2:
+            nbrs = [x for _, x in M.neighbours(h)]
+            owned = draw(st.dictionaries(st.sampled_from(nbrs), st.sampled_from(["axis", "allied"]), max_size=3))
+            battles.append(Battle(h, draw(st.sampled_from(["axis", "allied"])), owned))
+    forts = {f: draw(st.sampled_from(["axis", "allied"])) for f in FORTRESS_HEXES}
+    return Position(blocks=tuple(blocks), battles=tuple(battles), fortresses=forts)
+
+
+def _sorted(pos: Position) -> tuple[Block, ...]:
+    return tuple(sorted(pos.blocks, key=lambda b: b.token))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(), st.randoms(use_true_random=False))
+def test_rb_12_2_supply_never_depends_on_the_order_units_are_listed(pos: Position, rnd) -> None:
+    blocks = list(pos.blocks)
+    rnd.shuffle(blocks)
+    shuffled = Position(blocks=tuple(blocks), battles=tuple(reversed(pos.battles)), fortresses=pos.fortresses)
+    for side in ("axis", "allied"):
+        assert supplied_tokens(M, pos, side) == supplied_tokens(M, shuffled, side)
+        assert network(M, pos, side) == network(M, shuffled, side)
+        a, ra = initial_supply_check(M, pos, side, SupplyChoices())
+        b, rb = initial_supply_check(M, shuffled, side, SupplyChoices())
+        assert _sorted(a) == _sorted(b) and ra == rb
+        for h in sorted({x.hex for x in pos.blocks_of(side)})[:3]:
+            assert supply_lines(M, pos, side, h) == supply_lines(M, shuffled, side, h)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(), st.sampled_from(HEXES), st.sampled_from(["axis", "allied"]))
+def test_rb_12_2_adding_an_enemy_unit_never_adds_supply(pos: Position, where: str, enemy: str) -> None:
+    side = "allied" if enemy == "axis" else "axis"
+    if pos.blocks_in(where, side):
+        return  # that would start a battle, which needs movement to set up
+    more = Position(blocks=pos.blocks + (Block("new", enemy, where),), battles=pos.battles, fortresses=pos.fortresses)  # type: ignore[arg-type]
+    assert supplied_tokens(M, more, side) <= supplied_tokens(M, pos, side)  # type: ignore[arg-type]
+    assert network(M, more, side) <= network(M, pos, side)  # type: ignore[arg-type]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(), st.sampled_from(["axis", "allied"]), st.booleans())
+def test_rb_12_2_a_unit_in_its_own_base_is_always_supplied(pos: Position, side: str, disrupted: bool) -> None:
+    base = M.base(side)  # type: ignore[arg-type]
+    if any(b.hex == base and b.side != side for b in pos.blocks):
+        pos = Position(
+            blocks=tuple(b for b in pos.blocks if b.hex != base),
+            battles=tuple(bt for bt in pos.battles if bt.hex != base),
+            fortresses=pos.fortresses,
+        )
+    pos = Position(blocks=pos.blocks + (Block("home", side, base, disrupted=disrupted),), battles=pos.battles, fortresses=pos.fortresses)  # type: ignore[arg-type]
+    assert "home" in supplied_tokens(M, pos, side)  # type: ignore[arg-type]
+    assert supply_lines(M, pos, side, base)[0].hexes == (base,)  # type: ignore[arg-type]
+
+
+def test_rb_16_2_buildup_check_eliminates_unsupplied_and_recovers_supplied() -> None:
+    battle = Battle(AT("Sollum"), "axis", {})
+    pos = Position(
+        blocks=(
+            Block("cut", "allied", AT("Sidi Barrani SE1"), disrupted=True),
+            Block("ok", "allied", AT("Mersa Matruh"), disrupted=True, unsupplied=True),
+            Block("engaged", "allied", AT("Sollum"), disrupted=True),
+            Block("shield", "allied", AT("Sollum")),
+            Block("att", "axis", AT("Sollum")),
+            Block("far", "axis", AT("Siwa NE1")),
+        ),
+        battles=(battle,),
+        fortresses={f: "axis" for f in FORTRESS_HEXES},
+    )
+    out, report = buildup_supply_check(M, pos)
+    assert report.ok
+    # "att" traces into its battle only through an Axis hexside; it has none.
+    assert set(report.eliminated) == {"cut", "far", "att"}
+    assert not out.has_block("cut") and not out.has_block("att")
+    assert not out.block("ok").disrupted and not out.block("ok").unsupplied
+    # The battle ended when the attacker was eliminated: "engaged" recovers.
+    assert out.battles == () and not out.block("engaged").disrupted
+
+
+def test_rb_12_6_network_holds_supplied_highway_and_chain_hexes() -> None:
+    pos = Position(
+        blocks=(Block("recon", "axis", AT("Mechili")), Block("msus", "axis", AT("Msus"))),
+        fortresses={f: "axis" for f in FORTRESS_HEXES},
+    )
+    net = network(M, pos, "axis")
+    assert AT("Mechili") in net and AT("Msus") in net and AT("Agedabia") in net
+    for line in supply_lines(M, pos, "axis", AT("Mechili")):
+        assert set(line.hexes) <= net
+    assert AT("Jalo") not in net and AT("Siwa") not in net
+    # Withdrawing the Mechili unit to Msus shrinks the Network (RB 5.3 condition 3).
+    back = pos.replace_blocks([Block("recon", "axis", AT("Msus"))])
+    assert network(M, back, "axis") < net
