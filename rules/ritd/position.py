@@ -43,7 +43,7 @@ class Block(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     revealed: bool = False           # face-up in a battle array (RB 8.5)
     unsupplied: bool = False         # Unsupplied marker (RB 12.7)
     fortress_supply: str = ""        # hex of the Fortress supplying it this turn (RB 13.3)
-    oasis_supply: bool = False       # Oasis Supply (RB 15.1)
+    oasis_supply: str = ""           # hex of the Oasis supplying it this turn (RB 15.1)
     raider: bool = False             # Raider marker (RB 12.5)
 
 
@@ -69,6 +69,9 @@ class Battle(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=True):
+    """Invariant: every hex holding blocks of both sides has a ``Battle``
+    (supply tracing and battle hexside control depend on it)."""
+
     blocks: tuple[Block, ...] = ()
     battles: tuple[Battle, ...] = ()
     #: Fortress hex -> side controlling it (RB 13.1: last occupant).

@@ -409,7 +409,7 @@ def _status(s: _SideSupply, b: Block) -> SourceKind | None:
         return "base"
     if b.fortress_supply and _has_fortress_line(s, b, b.fortress_supply):
         return "fortress"
-    if b.oasis_supply and b.token not in s.view.raiders and s.view.is_friendly_oasis(b.hex):
+    if b.oasis_supply == b.hex and b.token not in s.view.raiders and s.view.is_friendly_oasis(b.hex):
         return "oasis"
     return None
 
@@ -525,7 +525,7 @@ def supply_lines(
         for f in forts:
             if pos.fortresses.get(f) == side:
                 lines += _lines_to(view, _trace(view, f), hex_, "fortress")
-        if any(b.oasis_supply for b in here) and view.is_friendly_oasis(hex_):
+        if any(b.oasis_supply == hex_ for b in here) and view.is_friendly_oasis(hex_):
             lines.append(SupplyLine("oasis", hex_, (hex_,), ()))
     elif source != "base":
         if m.fortress(source) is None:
@@ -550,7 +550,7 @@ def network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
             traces.append(_trace(view, f))
     out: set[str] = set()
     for b in pos.blocks_of(side):
-        if b.oasis_supply and view.is_friendly_oasis(b.hex):
+        if b.oasis_supply == b.hex and view.is_friendly_oasis(b.hex):
             out.add(b.hex)
     for trace in traces:
         if not trace.dist:
@@ -594,7 +594,7 @@ def _without(view: _View, hex_: str) -> _View:
 
 class _Assignment(NamedTuple):
     fortress: dict[str, str]  # token -> Fortress hex
-    oasis: set[str]  # tokens
+    oasis: dict[str, str]  # token -> Oasis hex
     changes: list[SupplyChange]
     needed: list[ChoiceNeeded]
     problems: list[Problem]
@@ -610,8 +610,8 @@ def _assign_oases(
         if not view.is_friendly_oasis(o):
             continue
         here = [b for b in blocks if b.hex == o and b.token not in view.raiders]
-        if check == "final" and any(b.oasis_supply for b in blocks if b.hex == o):
-            continue  # kept from the Initial check (RB 15.1)
+        if check == "final" and any(b.oasis_supply == o for b in blocks):
+            continue  # kept from the Initial check, even if the unit has left (RB 15.1, S-17)
         # S-12: only units with no line to Base need it.
         needy = sorted((b for b in here if not _has_base_line(s, b)), key=lambda b: b.token)
         if not needy:
@@ -639,7 +639,7 @@ def _assign_oases(
                 )
             )
             continue
-        out.oasis.add(pick)
+        out.oasis[pick] = o
         out.changes.append(SupplyChange(pick, o, "oasis_supply", "RB 15.1", f"Oasis Supply from {m.name(o)}"))
 
 
@@ -748,8 +748,8 @@ def _assign(
     blocks = list(pos.blocks_of(side))
     if check != "final":
         # A new assignment at each Initial check (RB 13.3, 15.1).
-        blocks = [_replace(b, fortress_supply="", oasis_supply=False) for b in blocks]
-    out = _Assignment({}, set(), [], [], [])
+        blocks = [_replace(b, fortress_supply="", oasis_supply="") for b in blocks]
+    out = _Assignment({}, {}, [], [], [])
     for f, _ in choices.fortress.items():
         if f not in s.isolated:
             out.problems.append(Problem("RB 13.3", f"{m.name(f) if f in m.hexes else f} is not an Isolated {side} Fortress"))
@@ -759,7 +759,7 @@ def _assign(
         _replace(
             b,
             fortress_supply=out.fortress.get(b.token, b.fortress_supply),
-            oasis_supply=b.oasis_supply or b.token in out.oasis,
+            oasis_supply=out.oasis.get(b.token, b.oasis_supply),
         )
         for b in blocks
     ]

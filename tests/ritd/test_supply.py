@@ -7,6 +7,8 @@ in rules/ritd/decisions/supply.md.
 
 from __future__ import annotations
 
+import msgspec
+
 import pytest
 
 from rules.ritd.hexmap import HexMap, load_map
@@ -445,7 +447,7 @@ def test_rb_15_1_oasis_priority_persistence_and_final_assignment(m: HexMap) -> N
     first = Position(blocks=(unit("j1", "axis", "Jalo"),), fortresses=AXIS_FORTRESSES)
     assert not supplied_tokens(m, first, "axis")  # no Base line from Jalo
     out, report = initial_supply_check(m, first, "axis", SupplyChoices())
-    assert out.block("j1").oasis_supply and not out.block("j1").unsupplied
+    assert out.block("j1").oasis_supply == jalo and not out.block("j1").unsupplied
     # A unit arriving later cannot take the Oasis Supply away (RB 15.1).
     later = Position(blocks=out.blocks + (unit("j2", "axis", "Jalo", unsupplied=True),), fortresses=AXIS_FORTRESSES)
     final, report = final_supply_check(m, later, "axis", SupplyChoices(oasis={jalo: "j2"}))
@@ -455,7 +457,22 @@ def test_rb_15_1_oasis_priority_persistence_and_final_assignment(m: HexMap) -> N
     out, _ = initial_supply_check(m, empty, "axis", SupplyChoices())
     arrived = out.replace_blocks([unit("j3", "axis", "Jalo", unsupplied=True)])
     final, report = final_supply_check(m, arrived, "axis", SupplyChoices())
-    assert final.block("j3").oasis_supply and not final.block("j3").disrupted
+    assert final.block("j3").oasis_supply == jalo and not final.block("j3").disrupted
+
+
+def test_rb_15_1_the_assignment_cannot_be_switched_after_the_unit_leaves(m: HexMap) -> None:
+    """S-17: the Oasis keeps its Initial-check assignment for the whole
+    Player-Turn even when that unit moves out; a unit arriving meanwhile
+    gets nothing."""
+    jalo = AT("Jalo")
+    first = Position(blocks=(unit("j1", "axis", "Jalo"),), fortresses=AXIS_FORTRESSES)
+    out, _ = initial_supply_check(m, first, "axis", SupplyChoices())
+    left = out.replace_blocks([msgspec.structs.replace(out.block("j1"), hex=AT("Jalo NW1"))])
+    arrived = Position(blocks=left.blocks + (unit("j2", "axis", "Jalo", unsupplied=True),),
+                       fortresses=AXIS_FORTRESSES)
+    final, _ = final_supply_check(m, arrived, "axis", SupplyChoices(oasis={jalo: "j2"}))
+    assert final.block("j2").disrupted and final.block("j2").oasis_supply == ""
+    assert final.block("j1").oasis_supply == jalo  # still recorded, though it no longer helps
 
 
 def test_rb_15_1_only_the_defender_gets_oasis_supply_in_an_oasis_battle(m: HexMap) -> None:
