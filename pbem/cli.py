@@ -534,6 +534,31 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
     _emit(out, as_json, "\n".join(lines))
 
 
+@cli.command()
+@click.argument("topic")
+@click.argument("subject", nargs=-1, required=True)
+@game_option
+@identity_option
+@passphrase_option
+def explain(topic: str, subject: tuple[str, ...], game: Path, identity: Path | None,
+            passphrase_file: Path | None) -> None:
+    """Explain a rule as it applies now, e.g. 'pbem explain supply Tobruk' or
+    'pbem explain move 21Pz/5' (what the game's rules offer)."""
+    from pbem.errors import NotFound, UsageProblem
+    from pbem.session import draft_replay
+
+    seat = _seat(game, identity, passphrase_file)
+    if not hasattr(seat.rules, "explain"):
+        raise NotFound(f"rules '{seat.rules.SPEC.id}' explain nothing")
+    with seat.gd.lock(exclusive=False):
+        probe, _ = draft_replay(seat)
+    try:
+        lines = seat.rules.explain(probe.state, seat.role, topic, " ".join(subject), probe.ctx(seat.role))
+    except ValueError as exc:
+        raise UsageProblem(str(exc)) from None
+    click.echo("\n".join(lines))
+
+
 # -- checking -------------------------------------------------------------------------
 
 @cli.command()

@@ -270,11 +270,13 @@ class Replay:
 
         x = self._check_entropy(body, where)
         ctx = _Ctx(self, seq, author)
-        self._open(body, where, ctx)
+        # Commitments first: an event may open what it commits (a whole turn in
+        # one event commits its secret option and opens it at its end).
         for c in body.commits:
             if c.label in self.commitments:
                 raise VerifyError(f"{where}: commitment label '{c.label}' is already in use")
             self.commitments[c.label] = CommitRecord(bytes.fromhex(c.digest), seq, author)
+        self._open(body, where, ctx)
 
         rolled = None
         if self.dice_origin is not None and self.dice_origin.author != author and decision is not None \

@@ -142,10 +142,13 @@ REQUIRED: tuple[str, ...] = (
     "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action", "render_text",
 )
 
-#: Optional: ``legal_orders(state, role, ctx) -> list[str]``, every order the
-#: role may give now in the syntax of ``parse_order``, used by ``pbem options``
-#: instead of formatting ``legal_actions`` (for orders that carry secrets).
-OPTIONAL: tuple[str, ...] = ("legal_orders",)
+#: Optional:
+#: ``legal_orders(state, role, ctx) -> list[str]``: every order the role may
+#: give now in the syntax of ``parse_order``, used by ``pbem options`` instead
+#: of formatting ``legal_actions`` (for orders that carry secrets);
+#: ``explain(state, role, topic, subject, ctx) -> list[str]``: lines for
+#: ``pbem explain TOPIC SUBJECT`` (ValueError for an unknown topic or subject).
+OPTIONAL: tuple[str, ...] = ("legal_orders", "explain")
 
 _registered: dict[str, Any] = {}
 

@@ -6,7 +6,9 @@ only once opened (DESIGN 4). Checks that need a hidden value the replaying
 side lacks become ``Obligation``s, decided in ``on_open`` or by the audit.
 
 Implemented: the scenario set-up (RB 18.0: the Axis deploys first, then
-the Allies, hidden identities committed block by block).
+the Allies, hidden identities committed block by block) and the Player-Turn
+steps of rules.ritd.turn: supply checks, the secret turn option, Moves,
+Forced Marches with engine dice, Refusing Battle, revealing battle units.
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ from typing import Literal
 
 import msgspec
 
-from pbem.rulesapi import Decision, Order, Outcome, Problem, Spec
+from pbem.rulesapi import DICE, Decision, Order, Outcome, Problem, Spec
 from rules.ritd import hidden
+from rules.ritd import movement as mv
+from rules.ritd import supply as sp
+from rules.ritd.turn import OPTION_COST, OPTION_MOVES, Turn, option_label
 from rules.ritd.datafiles import DATA_FILES
 from rules.ritd.hexmap import HexMap, load_map
 from rules.ritd.hidden import Obligation
@@ -60,12 +65,54 @@ class EndDeployment(_A, tag="end-deployment"):
     pass
 
 
-Action = Deploy | EndDeployment
+class SupplyCheck(_A, tag="supply-check"):
+    """T1 Initial or T12 Final Supply Check with the owner's choices (RB 12.7, 13.3, 15.1)."""
+
+    fortress: dict[str, tuple[str, ...]] = {}
+    oasis: dict[str, str] = {}
+
+
+class PlayCards(_A, tag="play-cards"):
+    """T3: ``count`` cards face down (0: a Pass); the option is committed as ``label``."""
+
+    count: int
+    label: str = ""
+
+
+class ForcedMarches(_A, tag="forced-marches"):
+    """RB 6.4: every Forced March attempt, announced after all Moves."""
+
+    marches: tuple[mv.ForcedMarch, ...]
+
+
+class EndMovement(_A, tag="end-movement"):
+    pass
+
+
+class AcceptBattle(_A, tag="accept-battle"):
+    """RB 8.4: the passive player fights the battle in ``hex``."""
+
+    hex: str
+
+
+class RevealUnits(_A, tag="reveal-units"):
+    """RB 7.3, 8.5: my units in battles are revealed (their identities opened in this event)."""
+
+
+class RevealOption(_A, tag="reveal-option"):
+    """RB 3.48 Supply Revealed: the turn option is opened in this event."""
+
+
+Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMarches | EndMovement
+          | AcceptBattle | RevealUnits | RevealOption)
 
 
 # -- state -------------------------------------------------------------------------
 
 Phase = Literal["deploy", "turn"]
+STEP_OWNER = {"initial-supply": "active", "option": "active", "movement": "active", "forced-march": "passive",
+              "refuse": "passive", "reveal-passive": "passive", "reveal-active": "active",
+              "final-supply": "active", "supply-revealed": "active"}
 
 
 class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -81,6 +128,13 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: Current identity commitment version per token.
     versions: dict[str, int] = {}
     obligations: tuple[Obligation, ...] = ()
+    turn: Turn | None = None
+    #: Side of every Player-Turn played so far, in order (for RB 11.2 recovery).
+    turns: tuple[str, ...] = ()
+    #: token -> number of the Player-Turn in which it was Disrupted (RB 11.2).
+    disrupted_in: dict[str, int] = {}
+    #: The last Forced March dice and what they decided (for reports).
+    last_rolls: tuple[int, ...] = ()
 
 
 def _scenario(state: State) -> Scenario:
@@ -92,11 +146,37 @@ def initial_state(scenario: str, options: tuple[str, ...]) -> State:
     return State(scenario=scenario, month=s.start_month, phase="deploy", side="axis")
 
 
+_PROMPTS = {
+    "initial-supply": "Initial Supply Check (RB 12.7): 'supply check', with Fortress or Oasis choices if asked",
+    "option": "play supply cards face down (RB 4.0): 'pass', 'basic', 'offensive' or 'assault'",
+    "movement": "Moves (RB 5.0), then 'forced march ...' (RB 6.4), then 'end movement'",
+    "refuse": "accept or Refuse Battle for each Attacked Group (RB 8.4)",
+    "reveal-passive": "reveal your units in battles (RB 7.3): 'reveal units'",
+    "reveal-active": "reveal your units in battles (RB 7.3): 'reveal units'",
+    "final-supply": "Final Supply Check (RB 12.7): 'supply check'",
+    "supply-revealed": "Supply Revealed (RB 3.48): 'reveal option'",
+}
+
+
 def pending(state: State) -> Decision | None:
     if state.phase == "deploy":
         return Decision(role=state.side, kind="deploy",
                         prompt=f"deploy the {state.side} starting forces (RB 18.0)")
-    return Decision(role=state.side, kind="turn", prompt="player-turn")
+    turn = _current(state)
+    if turn.step == "forced-march":
+        return Decision(role=turn.passive, kind=DICE, dice=(6,) * len(turn.movement.marches),
+                        prompt="Forced March dice (RB 6.4)")
+    role = turn.active if STEP_OWNER[turn.step] == "active" else turn.passive
+    prompt = _PROMPTS[turn.step]
+    if turn.step == "refuse":
+        prompt += ": " + ", ".join(_map().name(h) for h in turn.refusals)
+    return Decision(role=role, kind=turn.step, prompt=prompt)
+
+
+def _current(state: State) -> Turn:
+    if state.turn is None:
+        raise ValueError("no Player-Turn in progress")
+    return state.turn
 
 
 def outcome(state: State) -> Outcome | None:
@@ -130,7 +210,9 @@ def check(state: State, action: object, ctx) -> list[Problem]:
             if state.phase != "deploy":
                 return [Problem("RB 18.0", "deployment is over")]
             return check_deployment_complete(_map(), _scenario(state), side, state.position)
-    return [Problem("", f"unknown action {action!r}")]
+    if state.phase != "turn":
+        return [Problem("RB 18.0", "the scenario set-up comes first")]
+    return _check_turn(state, _current(state), action, side, ctx)
 
 
 def _check_deploy(state: State, action: Deploy, side: Side, ctx) -> list[Problem]:
@@ -180,12 +262,25 @@ def apply(state: State, action: object, ctx) -> State:
             if side == "axis":  # RB 18.0: the Axis deploys first, then the Allies
                 return msgspec.structs.replace(state, side="allied")
             first = _scenario(state).special.first_player
-            return msgspec.structs.replace(state, phase="turn", side=first)
-    raise ValueError(f"unchecked action {action!r}")
+            begun = msgspec.structs.replace(state, phase="turn", side=first,
+                                            position=_initial_fortress_control(state))
+            return _begin_turn(begun, first)
+    return _apply_turn(state, _current(state), action, side, ctx)
 
 
 def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
-    raise ValueError("Rommel in the Desert asked for no dice in this phase")
+    """RB 6.4: one die per announced Forced March, in the order announced."""
+    turn = _current(state)
+    movement = turn.movement
+    pos = state.position
+    disrupted = dict(state.disrupted_in)
+    for march, roll in zip(movement.marches, values):
+        out = mv.apply_forced_march(_map(), pos, movement, march.token, roll)
+        pos, movement = out.position, out.turn
+        if not out.succeeded:
+            disrupted[march.token] = turn.number
+    state = msgspec.structs.replace(state, position=pos, disrupted_in=disrupted, last_rolls=tuple(values))
+    return _after_movement(state, msgspec.structs.replace(turn, movement=movement))
 
 
 def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Problem]]:
@@ -211,72 +306,669 @@ def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Pr
                                             others):
                 problems.append(Problem(p.rule, f"event {ob.seq} by {block.side}: block {token} {ob.what}: "
                                                 f"{p.message}"))
+        elif ob.kind == "speed":
+            try:
+                speed = _scenarios().roster.get(unit).speed
+            except UnknownUnit:
+                problems.append(Problem("RB 2.0", f"block {token} is {unit!r}, not a unit of the game"))
+                continue
+            if speed < ob.needed:
+                problems.append(Problem(ob.rule, f"event {ob.seq} by {block.side}: block {token} {ob.what}: "
+                                                 f"that needs speed {ob.needed}, but {unit} has speed {speed}"))
     position = state.position.replace_blocks([msgspec.structs.replace(block, unit=unit, cv=cv)])
     disclosed = state.disclosed if token in state.disclosed else state.disclosed + (token,)
     return msgspec.structs.replace(state, position=position, obligations=tuple(keep),
                                    disclosed=disclosed), problems
 
 
+# -- the Player-Turn ---------------------------------------------------------------------------
+
+def _initial_fortress_control(state: State) -> Position:
+    """RB 13.1: initial control follows the scenario deployment areas: a Fortress
+    held by one side's blocks is that side's; an empty one belongs to the side
+    whose deployment area alone includes it."""
+    from rules.ritd.setup import side_hexes
+    m, s, pos = _map(), _scenario(state), state.position
+    control = dict(pos.fortresses)
+    areas = {side: side_hexes(m, s, side) for side in SIDES}
+    for place in m.places:
+        if not place.is_fortress:
+            continue
+        holder = pos.controller(place.hex)
+        if holder is None:
+            owners = [side for side in SIDES if place.hex in areas[side]]
+            holder = owners[0] if len(owners) == 1 else None
+        if holder is not None:
+            control[place.hex] = holder
+    return msgspec.structs.replace(pos, fortresses=control)
+
+
+def _begin_turn(state: State, active: Side) -> State:
+    number = len(state.turns) + 1
+    return msgspec.structs.replace(state, side=active, turn=Turn(number=number, active=active),
+                                   turns=state.turns + (active,))
+
+
+def _recoverable(state: State, side: Side) -> tuple[str, ...]:
+    """RB 11.2: Disrupted units that have spent a complete enemy Player-Turn Disrupted."""
+    now = len(state.turns)
+    out = []
+    for b in state.position.blocks_of(side):
+        since = state.disrupted_in.get(b.token)
+        if b.disrupted and since is not None and any(
+                state.turns[t - 1] != side for t in range(since + 1, now)):
+            out.append(b.token)
+    return tuple(out)
+
+
+def _speed(block: Block) -> int | None:
+    """A block's speed when this replay knows its unit (RB 6.1), else None."""
+    if not block.unit:
+        return None
+    return _scenarios().roster.get(block.unit).speed
+
+
+def _speeds(pos: Position, tokens) -> dict[str, int | None]:
+    return {t: _speed(pos.block(t)) for t in tokens if pos.has_block(t)}
+
+
+def _speed_obligations(result: mv.MoveCheck, seq: int, what: str) -> tuple[Obligation, ...]:
+    return tuple(Obligation(token=o.token, seq=seq, kind="speed", rule=o.rule, needed=o.min_speed, what=what)
+                 for o in result.obligations)
+
+
+def _overruns(pos: Position, side: Side, hexes) -> list[Problem]:
+    """RB 11.4 Overruns need the Rout rules, which this version does not adjudicate."""
+    out = []
+    for h in hexes:
+        enemy = pos.blocks_in(h, enemy_of(side))
+        if enemy and all(b.disrupted for b in enemy) and pos.battle(h) is None:
+            out.append(Problem("RB 11.4", f"moving into {_map().name(h)} would Overrun Disrupted units; "
+                                          "Routs are not adjudicated by this rules version yet"))
+    return out
+
+
+_TOKENS = re.compile(r"\b[AL][0-9a-f]{8}\b")
+
+
+def _named(state: State, text: str) -> str:
+    """``text`` with the tokens of blocks this replay can identify shown as
+    "Unit (token)"; other tokens stay as they are (nothing hidden leaks)."""
+    pos = state.position
+
+    def name(match: re.Match[str]) -> str:
+        token = match.group()
+        unit = pos.block(token).unit if pos.has_block(token) else ""
+        return f"{unit} ({token})" if unit else token
+
+    return _TOKENS.sub(name, text)
+
+
+def _check_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
+    return [Problem(p.rule, _named(state, p.message)) for p in _check_turn_raw(state, turn, action, side, ctx)]
+
+
+def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
+    m, pos = _map(), state.position
+    step = turn.step
+    match action:
+        case SupplyCheck(fortress=fortress, oasis=oasis):
+            if step not in ("initial-supply", "final-supply"):
+                return [Problem("RB 12.7", "Supply Checks come at the start and the end of the Player-Turn")]
+            choices = sp.SupplyChoices(fortress=dict(fortress), oasis=dict(oasis))
+            check = sp.initial_supply_check if step == "initial-supply" else sp.final_supply_check
+            kwargs = {"recoverable": _recoverable(state, side)} if step == "initial-supply" else {}
+            _, report = check(m, pos, side, choices, **kwargs)
+            problems = list(report.problems)
+            problems += [Problem(n.rule, f"{n.message}: one of {', '.join(n.candidates)}") for n in report.needed]
+            if report.rout:
+                problems.append(Problem("RB 11.3", "this Supply Check Disrupts unshielded units in battle, which "
+                                                   "Rout; Routs are not adjudicated by this rules version yet"))
+            return problems
+        case PlayCards(count=count, label=label):
+            if step != "option":
+                return [Problem("RB 3.42", "supply cards for the turn option are played after the Initial "
+                                           "Supply Check, before movement")]
+            if count not in (0, 1, 2):
+                return [Problem("RB 4.4", f"{count} cards: a Blitz Turn (3 cards) is not adjudicated by this "
+                                          "rules version yet; play 0, 1 or 2")]
+            if count == 0:
+                return [] if not label else [Problem("RB 4.5", "a Pass plays no cards and commits no option")]
+            if label != option_label(turn.number) or not ctx.committed(label):
+                return [Problem("RB 4.0", f"the turn option must be committed as '{option_label(turn.number)}'")]
+            value = ctx.value(label)
+            if value is not None and OPTION_COST.get(value.decode("utf-8", "replace"), -1) != count:
+                return [Problem("RB 4.0", f"the option committed does not cost {count} cards")]
+            return []
+        case mv.Move():
+            if step == "refuse":
+                if action.withdrawal != "refuse" or action.origin not in turn.refusals:
+                    return [Problem("RB 8.4", "now decide the Attacked Groups: refuse (a Withdrawal Move) or "
+                                              "accept, for " + ", ".join(m.name(h) for h in turn.refusals))]
+                problems = mv.refusal_problems(m, pos, turn.movement, action.origin)
+            elif step == "movement":
+                problems = []
+            else:
+                return [Problem("RB 3.44", "Moves are made in the Movement phase")]
+            tokens = [u.token for u in action.units]
+            result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens))
+            return problems + list(result.problems) + _overruns(pos, side, {u.destination for u in action.units})
+        case ForcedMarches(marches=marches):
+            if step != "movement":
+                return [Problem("RB 6.4", "Forced Marches are announced at the end of the Movement phase")]
+            if turn.movement.marches_announced:
+                return [Problem("RB 6.4", "Forced Marches are announced once, after all Moves")]
+            result = mv.check_forced_marches(m, pos, turn.movement, marches,
+                                             _speeds(pos, [f.token for f in marches]))
+            return list(result.problems) + _overruns(pos, side, {f.path[-1] for f in marches})
+        case EndMovement():
+            return [] if step == "movement" else [Problem("RB 3.44", "the Movement phase is not under way")]
+        case AcceptBattle(hex=hex_):
+            if step != "refuse" or hex_ not in turn.refusals:
+                return [Problem("RB 8.4", f"there is no Attacked Group awaiting a decision in "
+                                          f"{m.name(hex_) if hex_ in m.hexes else hex_}")]
+            return []
+        case RevealUnits():
+            if step not in ("reveal-passive", "reveal-active"):
+                return [Problem("RB 7.3", "units in battles are revealed when all Movement is complete")]
+            missing = [b.token for b in _to_reveal(state, side)
+                       if not ctx.opened(hidden.identity_label(b.token, state.versions.get(b.token, 0)))]
+            if missing:
+                return [Problem("RB 7.3", f"open the identity of every unit of yours in a battle: "
+                                          f"{', '.join(missing)} not opened")]
+            return []
+        case RevealOption():
+            if step != "supply-revealed":
+                return [Problem("RB 3.48", "the supply cards are revealed at the end of the Player-Turn")]
+            if turn.cards == 0:
+                return [Problem("RB 3.48", "a Pass played no cards")]
+            if not ctx.opened(turn.option_label):
+                return [Problem("RB 3.48", f"open the turn option '{turn.option_label}' in this event")]
+            return _option_problems(state, turn, ctx.value(turn.option_label))
+    return [Problem("", f"unknown action {action!r}")]
+
+
+def _option_problems(state: State, turn: Turn, value: bytes | None) -> list[Problem]:
+    """RB 3.48, 4.0: the opened option must be one that the cards paid for and
+    that allows what the player did."""
+    option = (value or b"").decode("utf-8", "replace")
+    if option not in OPTION_COST or option == "pass":
+        return [Problem("RB 4.0", f"'{option}' is not a turn option")]
+    problems = []
+    if OPTION_COST[option] != turn.cards:
+        problems.append(Problem("RB 4.0", f"{_article(option)} {option} turn costs {OPTION_COST[option]} cards, "
+                                          f"{turn.cards} were played"))
+    made = turn.movement.moves_made if turn.movement else 0
+    if made > OPTION_MOVES[option]:
+        problems.append(Problem("RB 4.1" if option == "basic" else "RB 4.3",
+                                f"{made} Moves were made in {_article(option)} {option} turn, which allows "
+                                f"{OPTION_MOVES[option]}"))
+    return problems
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def _to_reveal(state: State, side: Side) -> list[Block]:
+    show = set(mv.units_to_reveal(state.position))
+    return [b for b in state.position.blocks_of(side) if b.token in show]
+
+
+def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> State:
+    m, pos = _map(), state.position
+    match action:
+        case SupplyCheck(fortress=fortress, oasis=oasis):
+            choices = sp.SupplyChoices(fortress=dict(fortress), oasis=dict(oasis))
+            if turn.step == "initial-supply":
+                recovered = _recoverable(state, side)
+                pos, _ = sp.initial_supply_check(m, pos, side, choices, recoverable=recovered)
+                state = _note_disruptions(state, pos, turn.number)
+                return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="option"))
+            pos, _ = sp.final_supply_check(m, pos, side, choices)
+            state = _note_disruptions(state, pos, turn.number)
+            if turn.cards == 0:
+                return _end_turn(state, turn)
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="supply-revealed"))
+        case PlayCards(count=count, label=label):
+            value = ctx.value(label) if label else None
+            option = "pass" if count == 0 else (value.decode() if value is not None else "")
+            allowed = OPTION_MOVES[option] if option else (2 if count >= 2 else 1)
+            movement = mv.start_movement(pos, side, moves_allowed=allowed, withdrawal_only=count == 0,
+                                         rommel_bonus=_scenario(state).special.rommel_bonus)
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(
+                turn, step="movement", cards=count, option_label=label, option=option, movement=movement))
+        case mv.Move():
+            tokens = [u.token for u in action.units]
+            result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens))
+            what = f"moved in event {ctx.seq} ({format_action(action)})"
+            out = mv.apply_move(m, pos, turn.movement, action)
+            state = msgspec.structs.replace(state, position=out.position,
+                                            obligations=state.obligations + _speed_obligations(result, ctx.seq, what))
+            state = _note_disruptions(state, out.position, turn.number)
+            turn = msgspec.structs.replace(turn, movement=out.turn)
+            if turn.step == "refuse":
+                return _decided(state, turn, action.origin)
+            return msgspec.structs.replace(state, turn=turn)
+        case ForcedMarches(marches=marches):
+            result = mv.check_forced_marches(m, pos, turn.movement, marches, _speeds(pos, [f.token for f in marches]))
+            movement = mv.announce_forced_marches(m, pos, turn.movement, marches)
+            obligations = _speed_obligations(result, ctx.seq, f"forced march announced in event {ctx.seq}")
+            return msgspec.structs.replace(state, obligations=state.obligations + obligations,
+                                           turn=msgspec.structs.replace(turn, movement=movement))
+        case EndMovement():
+            if turn.movement.marches:
+                return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="forced-march"))
+            return _after_movement(state, turn)
+        case AcceptBattle(hex=hex_):
+            return _decided(state, turn, hex_)
+        case RevealUnits():
+            show = {b.token for b in _to_reveal(state, side)}
+            pos = pos.replace_blocks([msgspec.structs.replace(b, revealed=True) for b in pos.blocks
+                                      if b.token in show])
+            state = msgspec.structs.replace(state, position=pos)
+            if turn.step == "reveal-passive" and _to_reveal(state, turn.active):
+                return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="reveal-active"))
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="final-supply"))
+        case RevealOption():
+            option = ctx.value(turn.option_label).decode()
+            return _end_turn(state, msgspec.structs.replace(turn, option=option))
+    raise ValueError(f"unchecked action {action!r}")
+
+
+def _note_disruptions(state: State, pos: Position, number: int) -> State:
+    """Record when units became Disrupted (RB 11.2) and forget recovered ones."""
+    since = {t: n for t, n in state.disrupted_in.items() if pos.has_block(t) and pos.block(t).disrupted}
+    for b in pos.blocks:
+        if b.disrupted and b.token not in since:
+            since[b.token] = number
+    return msgspec.structs.replace(state, position=pos, disrupted_in=since)
+
+
+def _after_movement(state: State, turn: Turn) -> State:
+    """All Moves and Forced Marches done: the passive player decides on the
+    Attacked Groups that may Refuse Battle (RB 8.4); the others fight."""
+    refusals = mv.refusable_groups(_map(), state.position, turn.movement)
+    if refusals:
+        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse", refusals=refusals))
+    return _to_reveals(state, turn)
+
+
+def _decided(state: State, turn: Turn, hex_: str) -> State:
+    rest = tuple(h for h in turn.refusals if h != hex_)
+    turn = msgspec.structs.replace(turn, refusals=rest)
+    if rest:
+        return msgspec.structs.replace(state, turn=turn)
+    return _to_reveals(state, turn)
+
+
+def _to_reveals(state: State, turn: Turn) -> State:
+    """RB 7.3: when all Movement is complete, both players reveal their units in
+    battles, the passive player first (his decisions came last)."""
+    if _to_reveal(state, turn.passive):
+        step = "reveal-passive"
+    elif _to_reveal(state, turn.active):
+        step = "reveal-active"
+    else:
+        step = "final-supply"
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
+
+
+def _end_turn(state: State, turn: Turn) -> State:
+    """End of the Player-Turn: Fortress capture (RB 13.4), then the other side's turn."""
+    pos = state.position
+    control = dict(pos.fortresses)
+    for f, owner in pos.fortresses.items():
+        here = pos.blocks_in(f)
+        sides = {b.side for b in here}
+        if len(sides) == 1 and owner not in sides and all(not b.disrupted for b in here):
+            control[f] = next(iter(sides))
+    state = msgspec.structs.replace(state, position=msgspec.structs.replace(pos, fortresses=control))
+    return _begin_turn(state, turn.passive)
+
+
 # -- orders -------------------------------------------------------------------------------------
 
 _DEPLOY = re.compile(r"^deploy\s+(?P<unit>.+?)\s+(?:at|in)\s+(?P<where>.+)$", re.IGNORECASE)
+_ARROW = re.compile(r"\s*->\s*")
+
+
+def _place(text: str) -> str:
+    try:
+        return _map().resolve(text.strip())
+    except UnknownLocation as exc:
+        raise ValueError(f"RB 1.1: {exc}") from None
+
+
+def _own_token(state: State, role: Side, name: str) -> str:
+    """The token of my unit called ``name`` (or a token of mine given as such)."""
+    name = name.strip()
+    pos = state.position
+    if pos.has_block(name) and pos.block(name).side == role:
+        return name
+    try:
+        unit = _scenarios().roster.get(name)
+    except UnknownUnit as exc:
+        raise ValueError(f"RB 2.0: {exc}") from None
+    for b in pos.blocks_of(role):
+        if b.unit == unit.name:
+            return b.token
+    raise ValueError(f"RB 2.0: {unit.name} is not on the map")
+
+
+def _units(state: State, role: Side, text: str, origin: str) -> list[str]:
+    text = text.strip()
+    if text.lower() in ("", "all"):
+        return [b.token for b in state.position.blocks_in(origin, role) if not b.disrupted]
+    return [_own_token(state, role, n) for n in re.split(r"\s*,\s*|\s+(?=[A-Z0-9])", text) if n.strip()]
+
+
+def _route(state: State, turn: Turn, token: str, dest: str, *, withdrawal: str = "", rommel: bool = False,
+           via: list[str] | None = None) -> tuple[str, ...]:
+    """The unit's path: the explicit hexes given, or the shortest legal one."""
+    start = state.position.block(token).hex
+    if via:
+        return (start, *via, dest) if via[0] != start else (*via, dest)
+    reach = mv.reachable(_map(), state.position, turn.movement, token, _speed(state.position.block(token)),
+                         withdrawal=withdrawal, rommel=rommel)
+    path = reach.paths.get(dest)
+    if path is None:
+        explanation = mv.explain_move(_map(), state.position, turn.movement, token,
+                                      _speed(state.position.block(token)), withdrawal=withdrawal, rommel=rommel)
+        why = next((line.strip() for line in explanation if line.strip().startswith(_map().name(dest) + ":")), "")
+        raise ValueError(f"{_unit_name(state, token)} cannot reach {_map().name(dest)} this move"
+                         + (f" ({why})" if why else "") + " (see 'pbem explain move')")
+    return path
+
+
+def _unit_name(state: State, token: str) -> str:
+    b = state.position.block(token)
+    return b.unit or f"block {token}"
+
+
+def _parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv.Move:
+    """'group Msus -> Mechili 21Pz/5 3Rec [; -> Charruba 8Pz]' and the like."""
+    rommel = bool(re.search(r"\s+rommel$", text, re.IGNORECASE))
+    text = re.sub(r"\s+rommel$", "", text, flags=re.IGNORECASE)
+    withdrawal = {"withdraw": "pass", "refuse-battle": "refuse"}.get(kind, "")
+    body = text.split(None, 1)[1] if " " in text else ""
+    if kind == "regroup":
+        body = re.sub(r"^cp\s+", "", body, flags=re.IGNORECASE)
+    parts = [p for p in body.split(";") if p.strip()]
+    if not parts:
+        raise ValueError(f"write '{kind} <from> -> <to> <units>'")
+    origin = _place(_ARROW.split(parts[0], 1)[0])
+    legs = []
+    for i, part in enumerate(parts):
+        pieces = _ARROW.split(part.strip())
+        if i == 0:
+            pieces = pieces[1:]
+        elif pieces and not pieces[0]:
+            pieces = pieces[1:]
+        if not pieces:
+            raise ValueError("RB 5.1: name a destination after '->'")
+        *via, last = pieces
+        dest, units = _split_destination(last)
+        legs.append(([_place(v) for v in via], dest, units))
+    moves = []
+    if kind == "regroup":
+        (via, dest, units), = legs if len(legs) == 1 else (None,) * 2
+        tokens = _units(state, role, units, origin) if units.strip().lower() not in ("", "all") else \
+            [b.token for b in state.position.blocks_of(role) if not b.disrupted and not turn.movement.has_moved(b.token)
+             and (b.hex == origin or _map().is_adjacent(b.hex, origin))]
+        for t in tokens:
+            moves.append(mv.UnitMove(t, _route(state, turn, t, dest, rommel=rommel, via=via or None)))
+        return mv.Move(kind="regroup", origin=origin, destination=dest, units=tuple(moves), rommel=rommel)
+    for via, dest, units in legs:
+        for t in _units(state, role, units, origin):
+            moves.append(mv.UnitMove(t, _route(state, turn, t, dest, withdrawal=withdrawal, rommel=rommel,
+                                               via=via or None)))
+    return mv.Move(kind="group", origin=origin, units=tuple(moves), withdrawal=withdrawal, rommel=rommel)
+
+
+def _split_destination(text: str) -> tuple[str, str]:
+    """'Mechili 21Pz/5 3Rec' -> (hex of Mechili, '21Pz/5 3Rec'): the longest
+    leading words that name a place."""
+    words = text.split()
+    for n in range(len(words), 0, -1):
+        try:
+            return _map().resolve(" ".join(words[:n])), " ".join(words[n:])
+        except UnknownLocation:
+            continue
+    return _place(text), ""
 
 
 def parse_order(state: State, role: Side, text: str, ctx) -> Order:
     words = text.strip()
     low = words.lower()
-    if low in ("end deployment", "deployment done", "done"):
-        return Order(action=EndDeployment())
-    m = _DEPLOY.match(words)
-    if m:
-        try:
-            unit = _scenarios().roster.get(m.group("unit"))
-        except UnknownUnit as exc:
-            raise ValueError(f"RB 2.0: {exc}") from None
-        try:
-            where = _map().resolve(m.group("where"))
-        except UnknownLocation as exc:
-            raise ValueError(f"RB 1.1: {exc}") from None
-        token = hidden.new_token(role, ctx.fresh())
-        return Order(action=Deploy(token=token, hex=where),
-                     secrets={hidden.identity_label(token): hidden.encode_identity(unit.name, unit.max_cv)})
-    raise ValueError(f"not an order now: '{text}' (while deploying: 'deploy <unit> at <place>', "
-                     "'end deployment')")
+    if state.phase == "deploy":
+        if low in ("end deployment", "deployment done", "done"):
+            return Order(action=EndDeployment())
+        m = _DEPLOY.match(words)
+        if m:
+            try:
+                unit = _scenarios().roster.get(m.group("unit"))
+            except UnknownUnit as exc:
+                raise ValueError(f"RB 2.0: {exc}") from None
+            where = _place(m.group("where"))
+            token = hidden.new_token(role, ctx.fresh())
+            return Order(action=Deploy(token=token, hex=where),
+                         secrets={hidden.identity_label(token): hidden.encode_identity(unit.name, unit.max_cv)})
+        raise ValueError(f"not an order now: '{text}' (while deploying: 'deploy <unit> at <place>', "
+                         "'end deployment')")
+    turn = _current(state)
+    verb = low.split(None, 1)[0] if low else ""
+    if low.startswith("supply check"):
+        return Order(action=_parse_supply(state, role, words[len("supply check"):]))
+    if low in OPTION_COST:
+        if low == "pass":
+            return Order(action=PlayCards(count=0))
+        label = option_label(turn.number)
+        return Order(action=PlayCards(count=OPTION_COST[low], label=label), secrets={label: low.encode()})
+    if verb in ("group", "regroup", "withdraw", "refuse-battle"):
+        return Order(action=_parse_move(state, role, turn, words, verb))
+    if verb == "forced-march":
+        return Order(action=ForcedMarches(marches=tuple(_parse_march(state, role, turn, part)
+                                                          for part in words.split(None, 1)[1].split(";"))))
+    if low == "end movement":
+        return Order(action=EndMovement())
+    if verb == "accept-battle":
+        return Order(action=AcceptBattle(hex=_place(words.split(None, 1)[1])))
+    if low == "reveal units":
+        side_blocks = _to_reveal(state, role)
+        return Order(action=RevealUnits(), reveal=tuple(
+            hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in side_blocks))
+    if low == "reveal option":
+        return Order(action=RevealOption(), reveal=(turn.option_label,) if turn.option_label else ())
+    raise ValueError(f"not an order now: '{text}' (now: {_PROMPTS.get(turn.step, turn.step)})")
+
+
+def _parse_supply(state: State, role: Side, rest: str) -> SupplyCheck:
+    """'supply check [fortress Tobruk: A, B] [oasis Siwa: C]'."""
+    fortress: dict[str, tuple[str, ...]] = {}
+    oasis: dict[str, str] = {}
+    for kind, place, units in re.findall(r"(fortress|oasis)\s+([^:]+):\s*([^;]+)", rest, re.IGNORECASE):
+        hex_ = _place(place)
+        tokens = tuple(_own_token(state, role, u) for u in re.split(r"\s*,\s*", units.strip()) if u)
+        if kind.lower() == "fortress":
+            fortress[hex_] = tokens
+        elif len(tokens) == 1:
+            oasis[hex_] = tokens[0]
+        else:
+            raise ValueError("RB 15.1: one unit takes Oasis Supply")
+    return SupplyCheck(fortress=fortress, oasis=oasis)
+
+
+def _parse_march(state: State, role: Side, turn: Turn, text: str) -> mv.ForcedMarch:
+    """'21Pz/5 -> Sofafi': the unit's route this turn plus the extra hex (RB 6.4)."""
+    pieces = _ARROW.split(text.strip())
+    if len(pieces) != 2:
+        raise ValueError("RB 6.4: write 'forced-march <unit> -> <hex>'")
+    token = _own_token(state, role, pieces[0])
+    dest = _place(pieces[1])
+    moved = turn.movement.moved_unit(token)
+    if moved is not None and not moved.regroup:
+        return mv.ForcedMarch(token=token, path=moved.path + (dest,))
+    reach = mv.reachable(_map(), state.position, turn.movement, token, _speed(state.position.block(token)),
+                         forced=True)
+    path = reach.paths.get(dest)
+    if path is None:
+        raise ValueError(f"RB 6.4: {_unit_name(state, token)} cannot reach {_map().name(dest)} even by "
+                         "Forced March")
+    return mv.ForcedMarch(token=token, path=path)
 
 
 def legal_orders(state: State, role: Side, ctx) -> list[str]:
-    if state.phase != "deploy" or state.side != role:
-        return []
-    s = _scenario(state)
+    """Every order ``role`` may give now, in the syntax of parse_order."""
     m = _map()
-    placed = _known_units(state.position, role)
-    orders = []
-    from rules.ritd.setup import group_hexes
-    for group in s.side(role).setup:
-        hexes = sorted(h for h in group_hexes(m, group) if state.position.control(h, role) in ("friendly", "empty"))
-        for unit in group.select(_scenarios().roster, role):
-            if unit.name not in placed:
-                orders += [f"deploy {unit.name} at {m.name(h)}" for h in hexes]
-    if not check_deployment_complete(m, s, role, state.position):
-        orders.append("end deployment")
-    return orders
-
-
-def legal_actions(state: State, role: Side, ctx) -> list[object]:
-    """Actions that carry no new secret (deployments do: see ``legal_orders``)."""
-    if state.phase == "deploy" and state.side == role and \
-            not check_deployment_complete(_map(), _scenario(state), role, state.position):
-        return [EndDeployment()]
+    if state.phase == "deploy":
+        if state.side != role:
+            return []
+        s = _scenario(state)
+        placed = _known_units(state.position, role)
+        orders = []
+        from rules.ritd.setup import group_hexes
+        for group in s.side(role).setup:
+            hexes = sorted(h for h in group_hexes(m, group)
+                           if state.position.control(h, role) in ("friendly", "empty"))
+            for unit in group.select(_scenarios().roster, role):
+                if unit.name not in placed:
+                    orders += [f"deploy {unit.name} at {m.name(h)}" for h in hexes]
+        if not check_deployment_complete(m, s, role, state.position):
+            orders.append("end deployment")
+        return orders
+    decision = pending(state)
+    if decision is None or decision.role != role or decision.kind == DICE:
+        return []
+    turn = _current(state)
+    match turn.step:
+        case "initial-supply" | "final-supply":
+            return ["supply check"]
+        case "option":
+            return list(OPTION_COST)
+        case "movement":
+            return _movement_orders(state, role, turn) + ["end movement"]
+        case "refuse":
+            return [order for h in turn.refusals for order in
+                    [f"accept-battle {m.name(h)}"] + _refusal_orders(state, role, turn, h)]
+        case "reveal-passive" | "reveal-active":
+            return ["reveal units"]
+        case "supply-revealed":
+            return ["reveal option"]
     return []
 
 
+def _movement_orders(state: State, role: Side, turn: Turn) -> list[str]:
+    """Each unit alone to each hex it can reach in a Group Move (RB 5.1)."""
+    m, pos, movement = _map(), state.position, turn.movement
+    verb = "withdraw" if movement.withdrawal_only else "group"
+    out = []
+    if movement.moves_made < movement.moves_allowed and not movement.marches_announced:
+        for b in sorted(pos.blocks_of(role), key=lambda b: (b.hex, b.unit)):
+            if b.disrupted or movement.has_moved(b.token):
+                continue
+            reach = mv.reachable(m, pos, movement, b.token, _speed(b),
+                                 withdrawal="pass" if movement.withdrawal_only else "")
+            for dest in sorted(reach.paths, key=m.name):
+                if dest != b.hex and not _overruns(pos, role, [dest]):
+                    out.append(f"{verb} {m.name(b.hex)} -> {m.name(dest)} {b.unit or b.token}")
+    return out
+
+
+def _refusal_orders(state: State, role: Side, turn: Turn, hex_: str) -> list[str]:
+    m, pos = _map(), state.position
+    group = [b for b in pos.blocks_in(hex_, role) if not b.disrupted]
+    common: set[str] | None = None
+    for b in group:
+        dests = set(mv.reachable(m, pos, turn.movement, b.token, _speed(b), withdrawal="refuse").paths)
+        common = dests if common is None else common & dests
+    return [f"refuse-battle {m.name(hex_)} -> {m.name(d)}" for d in sorted(common or (), key=m.name)
+            if d != hex_]
+
+
+def legal_actions(state: State, role: Side, ctx) -> list[object]:
+    """Actions that carry no new secret and need no route choice; Moves and
+    secret-bearing orders are listed by ``legal_orders``."""
+    decision = pending(state)
+    if decision is None or decision.role != role or decision.kind == DICE:
+        return []
+    if state.phase == "deploy":
+        if not check_deployment_complete(_map(), _scenario(state), role, state.position):
+            return [EndDeployment()]
+        return []
+    turn = _current(state)
+    candidates: list[object] = {
+        "initial-supply": [SupplyCheck()], "final-supply": [SupplyCheck()], "option": [PlayCards(count=0)],
+        "movement": [EndMovement()], "refuse": [AcceptBattle(hex=h) for h in turn.refusals],
+    }.get(turn.step, [])
+    return [a for a in candidates if not check(state, a, _ActingCtx(ctx, role))]
+
+
+class _ActingCtx:
+    """``ctx`` as seen by ``role`` acting now (for legal_actions)."""
+
+    def __init__(self, ctx, role: Side) -> None:
+        self._ctx, self.author, self.seq, self.role = ctx, role, ctx.seq, ctx.role
+
+    def value(self, label: str) -> bytes | None:
+        return self._ctx.value(label)
+
+    def committed(self, label: str) -> bool:
+        return self._ctx.committed(label)
+
+    def opened(self, label: str) -> bool:
+        return self._ctx.opened(label)
+
+
 def format_action(action: object) -> str:
+    m = _map()
     match action:
         case Deploy(token=token, hex=hex_):
-            return f"deploy block {token} at {_map().name(hex_)}"
+            return f"deploy block {token} at {m.name(hex_)}"
         case EndDeployment():
             return "end deployment"
+        case SupplyCheck():
+            return "supply check"
+        case PlayCards(count=count):
+            return "pass" if count == 0 else f"play {count} card{'s' if count > 1 else ''} face down"
+        case mv.Move(kind=kind, origin=origin, units=units, destination=dest, withdrawal=w, rommel=rommel):
+            verb = {"pass": "withdraw", "refuse": "refuse-battle", "rout": "rout"}.get(w, kind)
+            legs = {}
+            for u in units:
+                legs.setdefault(u.destination, []).append(u.token)
+            text = f"{verb} {m.name(origin)}" + "".join(f" -> {m.name(d)} {' '.join(ts)}" for d, ts in legs.items())
+            if kind == "regroup" and dest and not units:
+                text += f" -> {m.name(dest)}"
+            return text + (" rommel" if rommel else "")
+        case ForcedMarches(marches=marches):
+            return "forced-march " + "; ".join(f"{f.token} -> {m.name(f.path[-1])}" for f in marches)
+        case EndMovement():
+            return "end movement"
+        case AcceptBattle(hex=hex_):
+            return f"accept-battle {m.name(hex_)}"
+        case RevealUnits():
+            return "reveal units"
+        case RevealOption():
+            return "reveal option"
     return type(action).__name__
+
+
+def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
+    """``pbem explain supply <hex or unit>`` / ``pbem explain move <unit>``."""
+    m, pos = _map(), state.position
+    if topic == "supply":
+        try:
+            target = _own_token(state, role, args)
+        except ValueError:
+            target = _place(args)
+        return [_named(state, line) for line in sp.explain_supply(m, pos, target)]
+    if topic == "move":
+        token = _own_token(state, role, args)
+        turn = state.turn
+        movement = turn.movement if turn is not None and turn.movement is not None and turn.active == role \
+            else mv.start_movement(pos, role, moves_allowed=2, rommel_bonus=_scenario(state).special.rommel_bonus)
+        return [_named(state, line) for line in mv.explain_move(m, pos, movement, token, _speed(pos.block(token)))]
+    raise ValueError(f"nothing to explain about '{topic}' (topics: supply, move)")
 
 
 # -- views ------------------------------------------------------------------------------------------
@@ -299,6 +991,12 @@ class View(msgspec.Struct, frozen=True):
     phase: str
     side: str
     blocks: list[BlockView]
+    step: str = ""
+    turn: int = 0
+    cards: int = 0
+    option: str = ""
+    battles: list[str] = []
+    last_rolls: list[int] = []
 
 
 def view(state: State, role: Side | None) -> View:
@@ -310,14 +1008,24 @@ def view(state: State, role: Side | None) -> View:
         blocks.append(BlockView(token=b.token, side=b.side, hex=b.hex, where=m.name(b.hex),
                                 unit=b.unit if shown else "", cv=b.cv if shown else 0,
                                 disrupted=b.disrupted, revealed=b.revealed))
+    turn = state.turn
     return View(role=role or "", scenario=state.scenario, month=state.month, phase=state.phase,
-                side=state.side, blocks=blocks)
+                side=state.side, blocks=blocks, step=turn.step if turn else "", turn=turn.number if turn else 0,
+                # the turn option is secret until Supply Revealed, except to its owner (RB 3.42)
+                cards=turn.cards if turn else 0, option=turn.option if turn and turn.active == role else "",
+                battles=[m.name(b.hex) for b in state.position.battles], last_rolls=list(state.last_rolls))
 
 
 def render_text(v: View) -> str:
     s = _scenarios().get(v.scenario)
-    lines = [f"{s.name} ({s.rule}), {_scenarios().month_label(s, v.month)} (Month {v.month}); "
-             f"{v.phase}: {v.side} to act"]
+    where = f"Player-Turn {v.turn} ({v.side}), {v.step}" if v.turn else f"{v.phase}: {v.side} to act"
+    lines = [f"{s.name} ({s.rule}), {_scenarios().month_label(s, v.month)} (Month {v.month}); {where}"]
+    if v.turn and v.step not in ("initial-supply", "option"):
+        lines.append(f"cards played: {v.cards}" + (f" ({v.option})" if v.option else ""))
+    if v.battles:
+        lines.append("battles: " + ", ".join(v.battles))
+    if v.last_rolls:
+        lines.append(f"last Forced March dice: {v.last_rolls}")
     for side in SIDES:
         mine = [b for b in v.blocks if b.side == side]
         lines.append(f"{side}: {len(mine)} blocks")
@@ -325,11 +1033,12 @@ def render_text(v: View) -> str:
         for b in mine:
             by_hex.setdefault(b.where, []).append(b)
         for where, bs in sorted(by_hex.items()):
-            names = ", ".join(f"{b.unit} {b.cv}" if b.unit else f"block {b.token}" for b in bs)
+            names = ", ".join((f"{b.unit} {b.cv}" if b.unit else f"block {b.token}")
+                              + (" (disrupted)" if b.disrupted else "") for b in bs)
             lines.append(f"  {where}: {names}")
     return "\n".join(lines)
 
 
 __all__ = ["SPEC", "Action", "State", "initial_state", "pending", "legal_actions", "legal_orders", "check",
            "apply", "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action",
-           "render_text", "enemy_of"]
+           "render_text", "explain"]

@@ -1,0 +1,61 @@
+"""The Player-Turn sequence (RB 3.4x chart), as far as movement and supply go.
+
+Steps, each a decision of one player (the engine hands control over):
+
+    initial-supply  active   T1 Initial Supply Check and T2 Disruption Recovery (RB 12.7, 11.2)
+    option          active   T3 cards played face down; the option stays secret (RB 3.42, 4.0)
+    movement        active   T4 Moves, then the Forced March announcements (RB 5, 6, 7)
+    forced-march    passive  dice for the announced Forced Marches (RB 6.4): the engine rolls
+    refuse          passive  T7 accept or Refuse Battle, group by group (RB 8.4, 10.2)
+    reveal-passive  passive  T8 open the identities of units in battles (RB 7.3, 8.5)
+    reveal-active   active   T8 the same for the active player
+    final-supply    active   T12 Final Supply Check (RB 12.7)
+    supply-revealed active   T13 open the turn option and check it paid for the turn (RB 3.48)
+
+then the other side's Player-Turn begins. Not here yet: combat (RB 9-11:
+Active Battles, fire, pursuit and routs), supply cards in hand and the month
+(RB 3.1-3.3, 16-17); a Move that would Overrun (RB 11.4) is therefore
+refused with that reason.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from rules.ritd import movement as mv
+from rules.ritd.position import Side
+
+Step = Literal["initial-supply", "option", "movement", "forced-march", "refuse", "reveal-passive",
+               "reveal-active", "final-supply", "supply-revealed"]
+
+#: RB 4.0-4.5: supply cards each turn option costs, and Moves it allows in
+#: its (first) Movement phase.
+OPTION_COST = {"pass": 0, "basic": 1, "offensive": 2, "assault": 2}
+OPTION_MOVES = {"pass": 1, "basic": 1, "offensive": 2, "assault": 1}
+
+
+class Turn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One Player-Turn in progress."""
+
+    number: int  # Player-Turns played in the game so far, this one included
+    active: Side
+    step: Step = "initial-supply"
+    #: Cards played face down at T3 (public); 0 is a Pass.
+    cards: int = 0
+    #: Commitment label of the secret turn option ("" in a Pass).
+    option_label: str = ""
+    #: The option, when this replay knows it (the owner's, or once opened).
+    option: str = ""
+    movement: mv.MovementTurn | None = None
+    #: Attacked hexes still awaiting the passive player's decision (RB 8.4).
+    refusals: tuple[str, ...] = ()
+
+    @property
+    def passive(self) -> Side:
+        return "allied" if self.active == "axis" else "axis"
+
+
+def option_label(turn_number: int) -> str:
+    return f"turn{turn_number}.option"

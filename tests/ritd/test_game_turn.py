@@ -1,0 +1,159 @@
+"""The Player-Turn through the engine (RB 3.4x): supply checks, the secret
+turn option, Moves with hidden speeds, Refusing Battle, Forced March dice,
+revealing battle units, Supply Revealed; the 19.0 Demo's first turns."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem import codec, rulesapi, session
+from pbem.errors import IllegalAction
+from pbem.game import Replay
+from rules.ritd import game as ritd
+from tests.ritd.ritd_table import new_game
+from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
+
+
+@pytest.fixture(autouse=True)
+def registered():
+    rulesapi.register(ritd)
+    yield
+    rulesapi.unregister("ritd")
+
+
+@pytest.fixture
+def demo(tmp_path):
+    return new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
+
+
+def _state(side):
+    return side.seat().replay.state
+
+
+def _pending(side):
+    return side.seat().replay.pending()
+
+
+def test_rb_19_0_demo_axis_turn_1_regroup_into_sollum_and_the_allied_refusal(demo):
+    m = ritd._map()
+    demo.play("axis", "supply check", "basic", "regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento",
+              "end movement")
+    # The Allied player sees three blocks enter Sollum, not which units, and must decide.
+    allied = _state(demo.allied)
+    assert _pending(demo.allied).kind == "refuse"
+    assert [b.unit for b in allied.position.blocks_in(m.resolve("Sollum"), "axis")] == ["", "", ""]
+    # One hex each: any unit type is fast enough, so nothing is deferred (RB 6.1).
+    assert [o for o in allied.obligations if o.kind == "speed"] == []
+    assert "accept-battle Sollum" in session.legal_orders(demo.allied.seat())
+    demo.play("allied", "refuse-battle Sollum -> Sidi Barrani")
+    axis = _state(demo.axis)
+    mech = axis.position.blocks_in(m.resolve("Sidi Barrani"), "allied")
+    assert len(mech) == 1 and mech[0].disrupted  # a retreat always disrupts (RB 7.2)
+    assert axis.position.battles == () and axis.turn.step == "final-supply"
+    demo.play("axis", "supply check", "reveal option")
+    allied = _state(demo.allied)
+    assert allied.turn.active == "allied" and allied.turn.number == 2 and allied.turn.step == "initial-supply"
+    assert allied.position.fortresses[m.resolve("Sollum")] == "axis" if m.fortress(m.resolve("Sollum")) else True
+
+
+def test_rb_4_0_a_second_move_in_a_basic_turn_is_refused_at_once(demo):
+    seat = demo.axis.seat()
+    session.add_orders(seat, ["supply check", "basic", "group Sidi Omar -> Sidi Omar NE1 GGFF"])
+    with pytest.raises(IllegalAction) as err:
+        session.add_orders(demo.axis.seat(), ["group Ft Capuzzo -> Bardia Brescia"])
+    assert "RB 4.0" in str(err.value)
+
+
+def test_rb_3_48_an_option_that_does_not_pay_for_the_moves_is_caught_at_supply_revealed(demo):
+    """The Axis plays two cards (the Allies cannot tell Offensive from Assault)
+    and moves twice, but committed 'assault' (one Move): its own pbem refuses
+    the second Move at once; a cheating client's turn is accepted by the
+    Allies until Supply Revealed opens the option and names the rule."""
+    seat = demo.axis.seat()
+    session.add_orders(seat, ["supply check", "assault", "group Sidi Omar -> Sidi Omar W1 GGFF"])
+    with pytest.raises(IllegalAction, match="RB 4.0"):
+        session.add_orders(demo.axis.seat(), ["group Ft Capuzzo -> Bardia W1 Brescia"])
+    # The cheater signs the same orders without its own checks.
+    seat = demo.axis.seat()
+    blind = Replay(ritd, role=None)
+    for stored in demo.allied.gd.read_events():
+        blind.apply_stored(stored)
+    token = {b.unit: b.token for b in seat.replay.state.position.blocks_of("axis")}
+    texts = ["supply check", "assault", f"group Sidi Omar -> Sidi Omar W1 {token['GGFF']}",
+             f"group Ft Capuzzo -> Bardia W1 {token['Brescia']}", "end movement", "supply check", "reveal option"]
+    orders: list[session.DraftOrder] = []
+    for text in texts:
+        # Parse against the public replay (where two cards allow two Moves), as a cheater would.
+        so_far = session._body(blind, "axis", session._with_secrets(seat.vault, orders), orders, x_next=bytes(32))
+        state = session.simulate(blind, so_far).state
+        order = ritd.parse_order(state, "axis", text, _Fresh())
+        secrets = {k: session.Secret(value=v.hex(), salt=(b"s" * 32).hex()) for k, v in order.secrets.items()}
+        orders.append(session.DraftOrder(text=text, action=codec.raw(order.action), secrets=secrets,
+                                         reveal=list(order.reveal)))
+    data = session._with_secrets(seat.vault, orders)
+    whole = session._sign(seat.identity, session._body(blind, "axis", data, orders, x_next=bytes(32)))
+    # Sent as one event, the option is opened with it: the second Move is caught at once.
+    with pytest.raises(IllegalAction, match=r"(?s)action 4 .* RB 4.0: no Move left"):
+        blind.clone().apply_stored(whole)
+    # Sent as two events, the Allies accept the Moves (two cards may pay for two) ...
+    first = session._sign(seat.identity, session._body(blind, "axis", data, orders[:-1], x_next=bytes(32)))
+    blind.apply_stored(first)
+    data.entropy[str(blind.seq)] = bytes(32).hex()
+    # ... and Supply Revealed names the rule when the option is opened.
+    last = session._sign(seat.identity, session._body(blind, "axis", data, orders[-1:], x_next=bytes(32)))
+    with pytest.raises(IllegalAction) as err:
+        blind.clone().apply_stored(last)
+    text = str(err.value)
+    assert "reveal option" in text and "RB 4.3" in text and "2 Moves were made in an assault turn" in text
+
+
+def _quiet_route(state, start: str) -> tuple[str, str]:
+    """Two steps from ``start`` through empty hexes with no enemy next to them."""
+    m, pos = ritd._map(), state.position
+    def quiet(h):
+        return pos.control(h, "axis") == "empty" and not any(
+            pos.blocks_in(n, "allied") for _, n in m.neighbours(h))
+    for _, a in m.neighbours(m.resolve(start)):
+        if m.is_passable(m.resolve(start), a) and quiet(a):
+            for _, b in m.neighbours(a):
+                if b != m.resolve(start) and m.is_passable(a, b) and quiet(b):
+                    return m.name(a), m.name(b)
+    raise AssertionError("no quiet route")
+
+
+def test_forced_march_dice_come_from_the_engine_and_both_sides_agree(demo):
+    first, second = _quiet_route(_state(demo.axis), "Sidi Omar")
+    demo.play("axis", "supply check", "basic", f"group Sidi Omar -> {first} GGFF",
+              f"forced-march GGFF -> {second}", "end movement")
+    axis, allied = demo.axis.seat().replay, demo.allied.seat().replay
+    assert axis.head == allied.head
+    rolls = axis.history[-1].rolls
+    assert rolls is not None and rolls.asker == "axis" and len(rolls.values) == 1
+    assert axis.state.last_rolls == allied.state.last_rolls == rolls.values
+    ggff = next(b for b in axis.state.position.blocks_of("axis") if b.unit == "GGFF")
+    assert ggff.disrupted == (rolls.values[0] <= 3)  # RB 6.4: 1-3 disrupts, 4-6 moves on
+
+
+def test_explain_supply_and_move_through_the_cli(demo):
+    """'pbem explain supply <hex or unit>' and 'pbem explain move <unit>' (issue 4)."""
+    from click.testing import CliRunner
+
+    from pbem.cli import cli
+    game = str(demo.axis.gd.path)
+    supply = CliRunner().invoke(cli, ["explain", "supply", "Sidi Omar", "-g", game])
+    assert supply.exit_code == 0, supply.output
+    assert "Sidi Omar" in supply.output and "El Agheila" in supply.output or "Base" in supply.output
+    by_unit = CliRunner().invoke(cli, ["explain", "supply", "Savona", "-g", game])
+    assert by_unit.exit_code == 0 and "Bardia" in by_unit.output
+    move = CliRunner().invoke(cli, ["explain", "move", "Brescia", "-g", game])
+    assert move.exit_code == 0, move.output
+    assert move.output.startswith("Brescia (A") and "Can reach:" in move.output and "Cannot reach:" in move.output
+    unknown = CliRunner().invoke(cli, ["explain", "move", "Rommel", "-g", game])
+    assert unknown.exit_code == 2 and "RB 2.0" in unknown.output
+    other = CliRunner().invoke(cli, ["explain", "weather", "today", "-g", game])
+    assert other.exit_code == 2 and "topics: supply, move" in other.output
+
+
+class _Fresh:
+    def fresh(self) -> bytes:
+        return bytes(16)
