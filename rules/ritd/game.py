@@ -657,10 +657,26 @@ def _own_token(state: State, role: Side, name: str) -> str:
 
 
 def _units(state: State, role: Side, text: str, origin: str) -> list[str]:
+    """My units named in ``text`` ("21Pz/5 7/4 Armd", commas optional; "all":
+    every undisrupted unit in ``origin``). Names may hold spaces, so each is
+    the longest run of words that names a unit of mine or a token."""
     text = text.strip()
     if text.lower() in ("", "all"):
         return [b.token for b in state.position.blocks_in(origin, role) if not b.disrupted]
-    return [_own_token(state, role, n) for n in re.split(r"\s*,\s*|\s+(?=[A-Z0-9])", text) if n.strip()]
+    tokens = []
+    for part in re.split(r"\s*,\s*", text):
+        words = part.split()
+        while words:
+            for n in range(len(words), 0, -1):
+                try:
+                    tokens.append(_own_token(state, role, " ".join(words[:n])))
+                except ValueError:
+                    if n == 1:
+                        _own_token(state, role, " ".join(words))  # raises, naming what was not understood
+                    continue
+                words = words[n:]
+                break
+    return tokens
 
 
 def _route(state: State, turn: Turn, token: str, dest: str, *, withdrawal: str = "", rommel: bool = False,
