@@ -441,6 +441,9 @@ def send(note: str, open_all: bool, since: int | None, eml: bool, smtp: bool, sm
         seat = _seat(game, identity, passphrase_file)
         with seat.gd.lock(exclusive=True):
             sent = send_turn(seat, note=note, open_all=open_all, out=out)
+        if sent.resent:
+            click.echo(f"nothing new to sign: events {sent.seqs[0]}-{sent.seqs[-1]} were signed by an earlier "
+                       "'pbem send' (interrupted?); their turn file is written again", err=True)
     _print_turn_to_stdout(sent, game)
     extra: dict[str, Any] = {}
     if eml or smtp:

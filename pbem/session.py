@@ -62,6 +62,17 @@ def write_draft(gd: GameDir, role: str, draft: Draft) -> None:
     write_atomic(_draft_path(gd, role), msgspec.json.encode(draft), mode=0o600)
 
 
+def live_draft(seat: Seat) -> Draft:
+    """My draft, or an empty one if it is the draft already signed into my event after its
+    base (a send killed between storing that event and deleting the draft)."""
+    draft = read_draft(seat.gd, seat.role, seat.replay.seq)
+    if draft.orders and draft.base < seat.replay.seq:
+        body = codec.decode_body(codec.unwrap(seat.gd.event_path(draft.base + 1).read_bytes()).body)
+        if body.author == seat.role and [bytes(a) for a in body.actions] == [bytes(o.action) for o in draft.orders]:
+            return Draft(base=seat.replay.seq)
+    return draft
+
+
 def clear_draft(gd: GameDir, role: str) -> None:
     try:
         _draft_path(gd, role).unlink()
@@ -282,6 +293,7 @@ class Sent:
     turn_file: Path
     seqs: list[int]
     auto: bool = False
+    resent: bool = False  # events signed earlier, turn file written again
 
 
 def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Identity,
@@ -372,7 +384,7 @@ def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: P
 def add_orders(seat: Seat, texts: Sequence[str]) -> list[DraftOrder]:
     """Parse, check and add orders to the draft; IllegalAction lists every problem."""
     seat.gd.require_not_stopped()
-    draft = read_draft(seat.gd, seat.role, seat.replay.seq)
+    draft = live_draft(seat)
     _require_fresh(seat, draft)
     orders = _parse_orders(seat.rules, seat.replay, seat.role, seat.vault, draft.orders, texts)
     write_draft(seat.gd, seat.role, Draft(base=seat.replay.seq, orders=orders))
@@ -398,7 +410,7 @@ def undo(seat: Seat, count: int | None) -> list[DraftOrder]:
 
 def draft_replay(seat: Seat) -> tuple[Replay, Draft]:
     """The game as it stands with my unsent draft applied (dice I resolve included)."""
-    draft = read_draft(seat.gd, seat.role, seat.replay.seq)
+    draft = live_draft(seat)
     if draft.base != seat.replay.seq and draft.orders:
         return seat.replay, draft
     return _probe(seat.replay, seat.role, seat.vault, draft.orders, None), draft
@@ -417,11 +429,19 @@ def legal_orders(seat: Seat) -> list[str]:
 
 def send(seat: Seat, *, note: str = "", open_all: bool = False, out: Path | None = None) -> Sent:
     seat.gd.require_not_stopped()
-    draft = read_draft(seat.gd, seat.role, seat.replay.seq)
+    draft = live_draft(seat)
     _require_fresh(seat, draft)
     decision = seat.replay.pending()
     game_over = seat.replay.outcome() is not None
     if not game_over and (decision is None or decision.role != seat.role):
+        unanswered = _unanswered(seat.replay, seat.role)
+        if unanswered and not draft.orders:
+            # Already signed (by an earlier send that may have been killed before it wrote
+            # the turn file): write their turn file again instead of failing.
+            clear_draft(seat.gd, seat.role)
+            sent = _write_turn(seat.gd, seat.replay, unanswered, out)
+            sent.resent = True
+            return sent
         who = f"{decision.role}'s ({decision.kind})" if decision else "nobody's"
         raise IllegalAction(f"it is not your turn to send: the next decision is {who}")
     return _send_locked(seat, draft.orders, note=note, open_all=open_all or game_over, out=out)
@@ -463,12 +483,16 @@ def _commit_send(seat: Seat, composed: _Composed, out: Path | None, auto: bool =
     clear_draft(seat.gd, role)
     seat.vault, seat.replay = composed.data, composed.replay
     snapshot.save(seat.gd, composed.replay, seat.identity)
-    # The opponent needs everything since their own latest event.
-    theirs = [i.seq for i in composed.replay.history if i.author != role]
-    start = (max(theirs) + 1) if theirs else 0
-    sent = _write_turn(seat.gd, composed.replay, list(range(start, composed.body.seq + 1)), out)
+    sent = _write_turn(seat.gd, composed.replay, _unanswered(composed.replay, role), out)
     sent.auto = auto
     return sent
+
+
+def _unanswered(replay: Replay, role: str) -> list[int]:
+    """My events since the opponent's latest one: what the opponent needs from me."""
+    theirs = [i.seq for i in replay.history if i.author != role]
+    start = (max(theirs) + 1) if theirs else 0
+    return list(range(start, replay.seq + 1))
 
 
 def _send_locked(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "", open_all: bool = False,
@@ -483,10 +507,14 @@ def _write_turn(gd: GameDir, replay: Replay, seqs: list[int], out: Path | None) 
                        events, authors, seqs)
     if out is None:
         gd.outbox_dir.mkdir(parents=True, exist_ok=True)
-        out = gd.outbox_dir / f"{replay.game_hex[:8]}-{seqs[-1]:06d}.pbem"
+        out = gd.outbox_dir / _outbox_name(replay, seqs[-1])
     if str(out) != "-":
         write_atomic(out, data)
     return Sent(turn_file=out, seqs=seqs)
+
+
+def _outbox_name(replay: Replay, seq: int) -> str:
+    return f"{replay.game_hex[:8]}-{seq:06d}.pbem"
 
 
 def export_turn(gd: GameDir, since: int, out: Path | None) -> Sent:
@@ -548,7 +576,24 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
                 result.auto_reply = _send_locked(seat, [], auto=True)
             else:
                 result.waiting_for_dice = True
+    elif auto_reply and not appended:
+        result.auto_reply = _lost_auto_reply(seat)
     return result
+
+
+def _lost_auto_reply(seat: Seat) -> Sent | None:
+    """The turn file of my automatic answer if the receive that signed it was killed before
+    writing it (my last event is entropy only, answers the opponent's and has no turn file)."""
+    history = seat.replay.history
+    last = history[-1]
+    if last.author != seat.role or len(history) < 2 or history[-2].author == seat.role or \
+            last.actions or last.commits or last.reveals or last.note:
+        return None
+    if (seat.gd.outbox_dir / _outbox_name(seat.replay, last.seq)).exists():
+        return None
+    sent = _write_turn(seat.gd, seat.replay, [last.seq], None)
+    sent.auto = True
+    return sent
 
 
 def _conflict(seat: Seat, replay: Replay, incoming: codec.Unwrapped, existing: bytes) -> None:
