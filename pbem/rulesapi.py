@@ -110,6 +110,23 @@ class Ctx(Protocol):
         """True once the commitment has been opened in the log."""
 
 
+class ActingAs:
+    """``ctx`` seen as if ``role`` were acting now: for a rules module's
+    ``legal_actions``, which runs its own ``check`` on candidate actions."""
+
+    def __init__(self, ctx: Ctx, role: str) -> None:
+        self._ctx, self.author, self.seq, self.role = ctx, role, ctx.seq, ctx.role
+
+    def value(self, label: str) -> bytes | None:
+        return self._ctx.value(label)
+
+    def committed(self, label: str) -> bool:
+        return self._ctx.committed(label)
+
+    def opened(self, label: str) -> bool:
+        return self._ctx.opened(label)
+
+
 class ComposeCtx(Ctx, Protocol):
     """The Ctx handed to ``parse_order`` while a player composes orders."""
 

@@ -19,7 +19,7 @@ from typing import Literal
 
 import msgspec
 
-from pbem.rulesapi import DICE, Decision, Order, Outcome, Problem, Spec
+from pbem.rulesapi import DICE, ActingAs, Decision, Order, Outcome, Problem, Spec
 from rules.ritd import hidden
 from rules.ritd import movement as mv
 from rules.ritd import supply as sp
@@ -917,23 +917,7 @@ def legal_actions(state: State, role: Side, ctx) -> list[object]:
         "initial-supply": [SupplyCheck()], "final-supply": [SupplyCheck()], "option": [PlayCards(count=0)],
         "movement": [EndMovement()], "refuse": [AcceptBattle(hex=h) for h in turn.refusals],
     }.get(turn.step, [])
-    return [a for a in candidates if not check(state, a, _ActingCtx(ctx, role))]
-
-
-class _ActingCtx:
-    """``ctx`` as seen by ``role`` acting now (for legal_actions)."""
-
-    def __init__(self, ctx, role: Side) -> None:
-        self._ctx, self.author, self.seq, self.role = ctx, role, ctx.seq, ctx.role
-
-    def value(self, label: str) -> bytes | None:
-        return self._ctx.value(label)
-
-    def committed(self, label: str) -> bool:
-        return self._ctx.committed(label)
-
-    def opened(self, label: str) -> bool:
-        return self._ctx.opened(label)
+    return [a for a in candidates if not check(state, a, ActingAs(ctx, role))]
 
 
 def format_action(action: object) -> str:

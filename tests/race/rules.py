@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import msgspec
 
-from pbem.rulesapi import DICE, Decision, Order, Outcome, Problem, Spec
+from pbem.rulesapi import DICE, ActingAs, Decision, Order, Outcome, Problem, Spec
 
 ROLES = ("red", "blue")
 MAX_SPEED = 3
@@ -264,23 +264,7 @@ def legal_actions(state: State, role: str, ctx) -> list[object]:
     # Setup and Reveal need this event's commitment/opening, which the engine adds
     # with the order; every other candidate must pass check as it stands.
     return [a for a in candidates
-            if isinstance(a, (Setup, Reveal)) or not check(state, a, _As(ctx, role))]
-
-
-class _As:
-    """ctx seen as ``role`` acting (for legal_actions)."""
-
-    def __init__(self, ctx, role: str) -> None:
-        self._ctx, self.author, self.seq, self.role = ctx, role, ctx.seq, ctx.role
-
-    def value(self, label: str) -> bytes | None:
-        return self._ctx.value(label)
-
-    def committed(self, label: str) -> bool:
-        return self._ctx.committed(label)
-
-    def opened(self, label: str) -> bool:
-        return self._ctx.opened(label)
+            if isinstance(a, (Setup, Reveal)) or not check(state, a, ActingAs(ctx, role))]
 
 
 def parse_order(state: State, role: str, text: str, ctx) -> Order:

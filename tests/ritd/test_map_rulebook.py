@@ -12,6 +12,7 @@ import pytest
 from rules.ritd.hexmap import HexMap, load_map
 from rules.ritd.position import Block, Position
 from rules.ritd.supply import supply_lines
+from tests.ritd.rulebook_cases import MECHILI_SUPPLY_LINES
 
 TRACK_RANGE = 3  # RB 12.4
 TRAIL_RANGE = 2
@@ -123,16 +124,7 @@ def test_rb_5_3_withdrawal_example_mechili_has_exactly_8_supply_lines(m: HexMap)
     lines = supply_lines(m, pos, "axis", mechili)
     assert len(lines) == 8
     named = {tuple(m.name(h) for h in line.chain) for line in lines}
-    assert named == {
-        ("Mechili", "Msus", "Agedabia"),
-        ("Mechili", "Msus", "Beda Fomm"),
-        ("Mechili", "Msus", "Ghemines"),
-        ("Mechili", "Charruba", "Er Regima"),
-        ("Mechili", "Msus", "Er Regima"),
-        ("Mechili", "Derna"),
-        ("Mechili", "Gazala"),
-        ("Mechili", "Bir Harmat"),
-    }
+    assert named == set(MECHILI_SUPPLY_LINES)
 
 
 def test_rb_5_3_withdrawal_example_routes_1_to_4_never_move_away_from_base(m: HexMap) -> None:

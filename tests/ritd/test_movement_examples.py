@@ -9,6 +9,7 @@ import pytest
 from rules.ritd import movement as mv
 from rules.ritd import supply
 from rules.ritd.position import Battle, Position
+from tests.ritd.rulebook_cases import MECHILI_SUPPLY_LINES
 from tests.ritd.movement_support import (
     MAP,
     at,
@@ -214,16 +215,7 @@ def _mechili() -> Position:
     )
 
 
-LINES = [
-    ("Mechili", "Msus", "Agedabia"),
-    ("Mechili", "Msus", "Beda Fomm"),
-    ("Mechili", "Msus", "Ghemines"),
-    ("Mechili", "Charruba", "Er Regima"),
-    ("Mechili", "Msus", "Er Regima"),
-    ("Mechili", "Derna"),
-    ("Mechili", "Gazala"),
-    ("Mechili", "Bir Harmat"),
-]
+LINES = list(MECHILI_SUPPLY_LINES)
 
 
 def test_rb_5_3_withdrawal_example_exactly_first_four_of_eight_lines_valid() -> None:
