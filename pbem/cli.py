@@ -323,7 +323,7 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
     """The current situation from your side, with your draft applied."""
     import msgspec
 
-    from pbem.session import draft_replay, pending_text
+    from pbem.session import dice_text, draft_replay, pending_text
 
     seat = _seat(game, identity, passphrase_file)
     with seat.gd.lock(exclusive=False):
@@ -337,7 +337,7 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
     lines = [f"game {seat.replay.game_hex[:16]} ({seat.rules.SPEC.title}), you are {seat.role}, "
              f"log at event {seat.replay.seq}", seat.rules.render_text(v)]
     if last is not None:
-        lines.append(f"dice asked in event {last.asked_seq} by {last.asker}: {list(last.values)}")
+        lines.append(f"dice asked in event {last.asked_seq} by {last.asker}: {dice_text(last.values)}")
     if draft.orders:
         lines.append("draft (not sent): " + "; ".join(o.text for o in draft.orders))
     lines.append(f"next decision: {pending_text(probe.pending())}")
@@ -492,7 +492,7 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
     skipped. When the opponent's dice only wait for your entropy, pbem
     answers at once with a turn file."""
     from pbem.mail import turn_files_from_path
-    from pbem.session import pending_text
+    from pbem.session import dice_text, pending_text
     from pbem.session import receive as receive_turns
     from pbem.turnfile import parse_turn
 
@@ -525,7 +525,7 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
     for info in seat.replay.history:
         if info.seq in result.appended and info.rolls is not None:
             lines.append(f"dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
-                         f"{list(info.rolls.values)}")
+                         f"{dice_text(info.rolls.values)}")
     if result.auto_reply is not None:
         lines.append(f"answered the dice automatically: turn file {result.auto_reply.turn_file}")
     elif result.waiting_for_dice:
@@ -645,7 +645,8 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
     for item in items:
         line = f"{item['seq']:>5}  {item['author']:<8} " + ("; ".join(item["actions"]) or "-")
         if "rolls" in item:
-            line += f"  [dice of event {item['rolls']['asked_in']}: {item['rolls']['values']}]"
+            shown = ", ".join("?" if v is None else str(v) for v in item["rolls"]["values"])
+            line += f"  [dice of event {item['rolls']['asked_in']}: {shown}]"
         if item["reveals"]:
             line += f"  (opens {len(item['reveals'])})"
         if item["note"]:

@@ -42,18 +42,24 @@ def roll(game: bytes, event_hash: bytes, x_p: bytes, x_q: bytes, sides: Sequence
     """
     if len(sides) > MAX_ROLLS:
         raise ValueError(f"at most {MAX_ROLLS} dice per request")
-    results = []
-    for index, n in enumerate(sides):
-        if not 2 <= n <= MAX_SIDES:
-            raise ValueError(f"a die needs 2..{MAX_SIDES} sides, not {n}")
-        limit = (1 << 64) - ((1 << 64) % n)
-        attempt = 0
-        while True:
-            digest = hash_parts(_DICE, game, event_hash, index.to_bytes(4, "big"),
-                                attempt.to_bytes(4, "big"), x_p, x_q)
-            draw = int.from_bytes(digest[:8], "big")
-            if draw < limit:
-                results.append(draw % n + 1)
-                break
-            attempt += 1
-    return tuple(results)
+    return tuple(roll_one(game, event_hash, index, x_p, x_q, n) for index, n in enumerate(sides))
+
+
+def roll_one(game: bytes, event_hash: bytes, index: int, x_p: bytes, x_q: bytes, sides: int) -> int:
+    """Die ``index`` of a request: 1..sides by rejection sampling.
+
+    A secret die uses the asker's committed seed in place of ``x_p``: the
+    asker knows it at once, the opponent when the seed is opened, and
+    neither could choose it (the seed was fixed before ``x_q`` was known).
+    """
+    if not 2 <= sides <= MAX_SIDES:
+        raise ValueError(f"a die needs 2..{MAX_SIDES} sides, not {sides}")
+    limit = (1 << 64) - ((1 << 64) % sides)
+    attempt = 0
+    while True:
+        digest = hash_parts(_DICE, game, event_hash, index.to_bytes(4, "big"),
+                            attempt.to_bytes(4, "big"), x_p, x_q)
+        draw = int.from_bytes(digest[:8], "big")
+        if draw < limit:
+            return draw % sides + 1
+        attempt += 1

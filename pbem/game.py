@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pbem import codec
 from pbem.codec import Body, CodecError, Unwrapped
 from pbem.commit import opens
-from pbem.dice import entropy_commitment, roll
+from pbem.dice import entropy_commitment, roll, roll_one
 from pbem.errors import BadFile, IllegalAction, UsageProblem, VerifyError, VersionMismatch
 from pbem.identity import parse_public, verify_signature
 from pbem.rulesapi import DICE, Decision, Outcome, RulesModule, data_hash
@@ -50,6 +50,17 @@ class DiceOrigin:
     author: str
     x_author: bytes
     sides: tuple[int, ...]
+    secret: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SecretDie:
+    """A secret die rolled with the seed committed as its label (DESIGN 5)."""
+
+    event_hash: bytes
+    index: int
+    x_opponent: bytes
+    sides: int
 
 
 @dataclass(frozen=True)
@@ -60,7 +71,7 @@ class Roll:
     rolled_seq: int
     asker: str
     sides: tuple[int, ...]
-    values: tuple[int, ...]
+    values: tuple[int | None, ...]  # None: a secret die this replay cannot see
 
 
 @dataclass(frozen=True)
@@ -122,6 +133,7 @@ class Replay:
     entropy_commit: dict[str, bytes] = field(default_factory=dict)
     entropy_seq: dict[str, int] = field(default_factory=dict)
     dice_origin: DiceOrigin | None = None
+    secret_dice: dict[str, SecretDie] = field(default_factory=dict)
     history: list[EventInfo] = field(default_factory=list)
 
     # -- public queries -------------------------------------------------
@@ -163,6 +175,7 @@ class Replay:
         twin.opened = dict(self.opened)
         twin.entropy_commit = dict(self.entropy_commit)
         twin.entropy_seq = dict(self.entropy_seq)
+        twin.secret_dice = dict(self.secret_dice)
         twin.history = list(self.history)
         return twin
 
@@ -282,7 +295,10 @@ class Replay:
         if self.dice_origin is not None and self.dice_origin.author != author and decision is not None \
                 and decision.kind == DICE:
             origin = self.dice_origin
-            values = roll(self.game_id, origin.event_hash, origin.x_author, x, origin.sides)
+            if origin.secret:
+                values = self._secret_roll(origin, x, ctx)
+            else:
+                values = roll(self.game_id, origin.event_hash, origin.x_author, x, origin.sides)
             self.state = self.rules.resolve_dice(self.state, values, ctx)
             rolled = Roll(origin.seq, seq, origin.author, origin.sides, values)
             self.dice_origin = None
@@ -308,7 +324,8 @@ class Replay:
                 raise IllegalAction(f"{where}: the rules wait for {author}'s own entropy "
                                     "(a rules module error: dice must wait for the opponent)")
             if self.dice_origin is None:
-                self.dice_origin = DiceOrigin(seq, event_hash, author, x, after.dice)
+                self._check_secret_request(after, author, where)
+                self.dice_origin = DiceOrigin(seq, event_hash, author, x, after.dice, after.secret)
 
         self.entropy_commit[author] = bytes.fromhex(body.entropy.commit)
         self.entropy_seq[author] = seq
@@ -318,6 +335,32 @@ class Replay:
                          tuple(o.label for o in body.reveals), body.note, rolled)
         self.history.append(info)
         return info
+
+    def _check_secret_request(self, decision: Decision, author: str, where: str) -> None:
+        if not decision.secret:
+            return
+        if not hasattr(self.rules, "reveal_die"):
+            raise IllegalAction(f"{where}: the rules asked for secret dice but cannot reveal them "
+                                "(a rules module error: reveal_die is missing)")
+        if len(decision.secret) != len(decision.dice):
+            raise IllegalAction(f"{where}: the rules asked for {len(decision.dice)} secret dice with "
+                                f"{len(decision.secret)} seeds (a rules module error)")
+        for label in decision.secret:
+            record = self.commitments.get(label)
+            if record is None or record.author != author or label in self.opened or label in self.secret_dice:
+                raise IllegalAction(f"{where}: secret die seed '{label}' must be a fresh, unopened "
+                                    f"commitment of {author}")
+
+    def _secret_roll(self, origin: DiceOrigin, x: bytes, ctx: _Ctx) -> tuple[int | None, ...]:
+        """Secret dice: each seeded by its own commitment; known where the seed is."""
+        values: list[int | None] = []
+        for index, (label, sides) in enumerate(zip(origin.secret, origin.sides)):
+            die = SecretDie(origin.event_hash, index, x, sides)
+            self.secret_dice[label] = die
+            seed = ctx.value(label)
+            values.append(None if seed is None else
+                          roll_one(self.game_id, die.event_hash, index, seed, die.x_opponent, sides))
+        return tuple(values)
 
     def _check_entropy(self, body: Body, where: str) -> bytes:
         previous = self.entropy_commit.get(body.author)
@@ -350,6 +393,10 @@ class Replay:
                                   f"commitment from event {record.seq}")
             self.opened[opening.label] = value
             self.state, problems = self.rules.on_open(self.state, opening.label, value, ctx)
+            die = self.secret_dice.get(opening.label)
+            if die is not None and not problems:
+                result = roll_one(self.game_id, die.event_hash, die.index, value, die.x_opponent, die.sides)
+                self.state, problems = self.rules.reveal_die(self.state, opening.label, result, ctx)
             if problems:
                 raise IllegalAction(f"{where}: opening '{opening.label}' shows an earlier illegal "
                                     "action:", details=[str(p) for p in problems])

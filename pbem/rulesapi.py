@@ -56,12 +56,19 @@ class Decision(msgspec.Struct, frozen=True):
     ``kind == DICE``: the rules asked for ``dice`` (one entry per die: its
     number of sides) and wait for ``role``'s entropy to roll them. pbem
     answers it automatically when no human choice is needed.
+
+    ``secret``: for secret dice (a card drawn, a hidden roll), one commitment
+    label per die, committed by the asker: its seed replaces the asker's
+    entropy, so the asker learns the die at once and the opponent only when
+    the seed is opened (``reveal_die``); ``resolve_dice`` then gets None for
+    dice the replaying side cannot see.
     """
 
     role: str
     kind: str
     prompt: str = ""
     dice: tuple[int, ...] = ()
+    secret: tuple[str, ...] = ()
 
 
 class Problem(msgspec.Struct, frozen=True):
@@ -145,7 +152,7 @@ class RulesModule(Protocol):
     def legal_actions(self, state: Any, role: str, ctx: Ctx) -> list[Any]: ...
     def check(self, state: Any, action: Any, ctx: Ctx) -> list[Problem]: ...
     def apply(self, state: Any, action: Any, ctx: Ctx) -> Any: ...
-    def resolve_dice(self, state: Any, values: tuple[int, ...], ctx: Ctx) -> Any: ...
+    def resolve_dice(self, state: Any, values: tuple[int | None, ...], ctx: Ctx) -> Any: ...
     def on_open(self, state: Any, label: str, value: bytes, ctx: Ctx) -> tuple[Any, list[Problem]]: ...
     def view(self, state: Any, role: str | None) -> Any: ...
     def outcome(self, state: Any) -> Outcome | None: ...
@@ -164,8 +171,11 @@ REQUIRED: tuple[str, ...] = (
 #: give now in the syntax of ``parse_order``, used by ``pbem options`` instead
 #: of formatting ``legal_actions`` (for orders that carry secrets);
 #: ``explain(state, role, topic, subject, ctx) -> list[str]``: lines for
-#: ``pbem explain TOPIC SUBJECT`` (ValueError for an unknown topic or subject).
-OPTIONAL: tuple[str, ...] = ("legal_orders", "explain")
+#: ``pbem explain TOPIC SUBJECT`` (ValueError for an unknown topic or subject);
+#: ``reveal_die(state, label, value, ctx) -> (state, problems)``: a secret die
+#: becomes known to this replay because its seed ``label`` was opened (needed
+#: by any rules module that asks for secret dice).
+OPTIONAL: tuple[str, ...] = ("legal_orders", "explain", "reveal_die")
 
 _registered: dict[str, Any] = {}
 

@@ -640,7 +640,7 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
         lines.append(f"Event {seq} by {info.author}: " + ("; ".join(info.actions) or "no actions"))
         if info.rolls is not None:
             lines.append(f"  dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
-                         f"{list(info.rolls.values)}")
+                         f"{dice_text(info.rolls.values)}")
         if info.reveals:
             lines.append(f"  opens {len(info.reveals)} commitment(s)")
         if info.note:
@@ -694,6 +694,11 @@ def check_evidence(gd: GameDir, replay: Replay) -> list[str]:
         found.append(f"{ua.author} signed two different events for seq {ua.seq}"
                      + ("" if valid else " (evidence does NOT verify)"))
     return found
+
+
+def dice_text(values: Sequence[int | None]) -> str:
+    """Dice for people: a secret die this side cannot see shows as '?'."""
+    return "[" + ", ".join("?" if v is None else str(v) for v in values) + "]"
 
 
 def pending_text(decision: Decision | None) -> str:

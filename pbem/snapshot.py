@@ -18,7 +18,7 @@ import msgspec
 from pbem import __version__, codec
 from pbem.errors import PbemError
 from pbem.fileio import write_atomic
-from pbem.game import CommitRecord, DiceOrigin, EventInfo, Replay, Roll
+from pbem.game import CommitRecord, DiceOrigin, EventInfo, Replay, Roll, SecretDie
 from pbem.identity import Identity
 from pbem.store import GameDir
 from pbem.vault import seal_bytes, unseal_bytes
@@ -40,6 +40,14 @@ class _Origin(msgspec.Struct, frozen=True):
     author: str
     x: str
     sides: tuple[int, ...]
+    secret: tuple[str, ...] = ()
+
+
+class _SecretDie(msgspec.Struct, frozen=True):
+    event_hash: str
+    index: int
+    x: str
+    sides: int
 
 
 class _Roll(msgspec.Struct, frozen=True):
@@ -47,7 +55,7 @@ class _Roll(msgspec.Struct, frozen=True):
     rolled_seq: int
     asker: str
     sides: tuple[int, ...]
-    values: tuple[int, ...]
+    values: tuple[int | None, ...]
 
 
 class _Info(msgspec.Struct, frozen=True):
@@ -77,6 +85,7 @@ class Snapshot(msgspec.Struct, frozen=True):
     entropy_seq: dict[str, int]
     history: list[_Info]
     dice_origin: _Origin | None = None
+    secret_dice: dict[str, _SecretDie] = {}
 
 
 def _path(gd: GameDir, role: str):
@@ -102,7 +111,10 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
                        None if i.rolls is None else _Roll(i.rolls.asked_seq, i.rolls.rolled_seq, i.rolls.asker,
                                                           i.rolls.sides, i.rolls.values))
                  for i in replay.history],
-        dice_origin=None if o is None else _Origin(o.seq, o.event_hash.hex(), o.author, o.x_author.hex(), o.sides),
+        dice_origin=None if o is None else _Origin(o.seq, o.event_hash.hex(), o.author, o.x_author.hex(), o.sides,
+                                                   o.secret),
+        secret_dice={k: _SecretDie(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
+                     for k, d in replay.secret_dice.items()},
     )
     path = _path(gd, replay.role)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -145,7 +157,9 @@ def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> 
     r.entropy_seq = dict(snap.entropy_seq)
     o = snap.dice_origin
     r.dice_origin = None if o is None else DiceOrigin(o.seq, bytes.fromhex(o.event_hash), o.author,
-                                                      bytes.fromhex(o.x), tuple(o.sides))
+                                                      bytes.fromhex(o.x), tuple(o.sides), tuple(o.secret))
+    r.secret_dice = {k: SecretDie(bytes.fromhex(d.event_hash), d.index, bytes.fromhex(d.x), d.sides)
+                     for k, d in snap.secret_dice.items()}
     r.history = [EventInfo(i.seq, i.author, bytes.fromhex(i.hash), tuple(i.actions), i.commits, tuple(i.reveals),
                            i.note, None if i.rolls is None else Roll(i.rolls.asked_seq, i.rolls.rolled_seq,
                                                                      i.rolls.asker, tuple(i.rolls.sides),

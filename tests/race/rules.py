@@ -54,11 +54,19 @@ class Reveal(_A, tag="reveal"):
     pass
 
 
+class Scout(_A, tag="scout"):
+    label: str
+
+
+class OpenScout(_A, tag="open-scout"):
+    label: str
+
+
 class Defend(_A, tag="defend"):
     choice: str
 
 
-Action = Setup | Advance | Dash | Attack | Pass | Reveal | Defend
+Action = Setup | Advance | Dash | Attack | Pass | Reveal | Defend | Scout | OpenScout
 
 
 class Obligation(msgspec.Struct, frozen=True):
@@ -75,13 +83,15 @@ class Runner(msgspec.Struct, frozen=True):
     speed: int = 0  # known to this replay: own speed, an opened one, or all in an audit
     revealed: bool = False
     blocked: bool = False
+    scouts: tuple[str, ...] = ()  # seed labels of this runner's secret dice
+    scout_values: tuple[int, ...] = ()  # the ones this replay can see, in order
 
 
 class State(msgspec.Struct, frozen=True):
     goal: int
     short_dodge: bool
     turn: str = "red"
-    phase: str = "setup"  # setup | move | act | dashing | rolling | defend
+    phase: str = "setup"  # setup | move | act | dashing | rolling | defend | scouting
     runners: dict[str, Runner] = {}
     last_roll: int = 0
     obligations: tuple[Obligation, ...] = ()
@@ -113,6 +123,9 @@ def pending(state: State) -> Decision | None:
         return None
     if state.phase in ("rolling", "dashing"):
         return Decision(role=_other(state.turn), kind=DICE, dice=(6,))
+    if state.phase == "scouting":
+        return Decision(role=_other(state.turn), kind=DICE, dice=(6,),
+                        secret=(_runner(state, state.turn).scouts[-1],))
     if state.phase == "defend":
         return Decision(role=_other(state.turn), kind="defend", prompt="hit: dodge or block")
     return Decision(role=state.turn, kind=state.phase)
@@ -166,6 +179,14 @@ def check(state: State, action: object, ctx) -> list[Problem]:
         case Dash():
             if state.phase != "move":
                 problems.append(Problem("RACE 3", "dash only at the start of your turn"))
+        case Scout(label=label):
+            if state.phase != "move":
+                problems.append(Problem("RACE 6", "scout only at the start of your turn"))
+            if label != f"{role}.scout{len(me.scouts)}" or not ctx.committed(label):
+                problems.append(Problem("RACE 6", f"the scout's seed must be committed as '{role}.scout{len(me.scouts)}'"))
+        case OpenScout(label=label):
+            if label not in me.scouts or not ctx.opened(label):
+                problems.append(Problem("RACE 6", f"'{label}' is not a scout of yours opened in this event"))
         case Attack() | Pass():
             if state.phase != "act":
                 problems.append(Problem("RACE 3", "attack or pass after advancing"))
@@ -203,6 +224,10 @@ def apply(state: State, action: object, ctx) -> State:
             return _set(state, role, runner, obligations=obligations, phase="act")
         case Dash():
             return msgspec.structs.replace(state, phase="dashing")
+        case Scout(label=label):
+            return _set(state, role, msgspec.structs.replace(me, scouts=me.scouts + (label,)), phase="scouting")
+        case OpenScout():
+            return state
         case Attack():
             return msgspec.structs.replace(state, phase="rolling")
         case Pass():
@@ -217,8 +242,12 @@ def apply(state: State, action: object, ctx) -> State:
     raise ValueError(f"unchecked action {action!r}")
 
 
-def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
+def resolve_dice(state: State, values: tuple[int | None, ...], ctx) -> State:
     roll = values[0]
+    if state.phase == "scouting":  # RACE 6: None where this side cannot see the die
+        me = _runner(state, state.turn)
+        seen = me.scout_values + ((roll,) if roll is not None else ())
+        return _set(state, state.turn, msgspec.structs.replace(me, scout_values=seen), phase="move")
     if state.phase == "dashing":  # RACE 2: a dash is 1 step on 1-3, 2 steps on 4-6
         me = _runner(state, state.turn)
         runner = msgspec.structs.replace(me, pos=me.pos + (1 if roll <= 3 else 2), blocked=False)
@@ -231,7 +260,9 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
 
 
 def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Problem]]:
-    role = label.split(".")[0]
+    role, _, what = label.partition(".")
+    if what != "speed":
+        return state, []  # scout seeds: see reveal_die
     speed = _speed_value(value)
     if speed is None:
         return state, [Problem("RACE 1", f"{role} committed an impossible speed {value!r}")]
@@ -241,6 +272,17 @@ def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Pr
     keep = tuple(o for o in state.obligations if o.role != role)
     runner = msgspec.structs.replace(_runner(state, role), speed=speed)
     return _set(state, role, runner, obligations=keep), problems
+
+
+def reveal_die(state: State, label: str, value: int, ctx) -> tuple[State, list[Problem]]:
+    """A scout's seed was opened: its die becomes visible to everybody (RACE 6)."""
+    role = label.split(".")[0]
+    me = _runner(state, role)
+    index = me.scouts.index(label)
+    if index < len(me.scout_values):  # already seen (the owner, or an audit)
+        return state, [] if me.scout_values[index] == value else [
+            Problem("RACE 6", f"scout {label} was {me.scout_values[index]}, its seed gives {value}")]
+    return _set(state, role, msgspec.structs.replace(me, scout_values=me.scout_values + (value,))), []
 
 
 def legal_actions(state: State, role: str, ctx) -> list[object]:
@@ -281,6 +323,12 @@ def parse_order(state: State, role: str, text: str, ctx) -> Order:
             return Order(action=Attack())
         case ["dash"]:
             return Order(action=Dash())
+        case ["scout"]:
+            label = f"{role}.scout{len(_runner(state, role).scouts)}"
+            return Order(action=Scout(label=label), secrets={label: ctx.fresh()})
+        case ["open", "scout", n] if n.isdigit():
+            label = f"{role}.scout{n}"
+            return Order(action=OpenScout(label=label), reveal=(label,))
         case ["pass"]:
             return Order(action=Pass())
         case ["reveal"]:
@@ -308,6 +356,7 @@ class RunnerView(msgspec.Struct, frozen=True):
     pos: int
     speed: str
     blocked: bool
+    scouts: list[int] = []
 
 
 class View(msgspec.Struct, frozen=True):
@@ -325,8 +374,9 @@ def view(state: State, role: str | None) -> View:
     for r in ROLES:
         runner = _runner(state, r)
         shown = runner.speed and (r == role or runner.revealed)
+        # the audit sees every scout; a side sees its own and the opened ones
         runners.append(RunnerView(role=r, pos=runner.pos, speed=str(runner.speed) if shown else "?",
-                                  blocked=runner.blocked))
+                                  blocked=runner.blocked, scouts=list(runner.scout_values)))
     return View(me=role or "", goal=state.goal, turn=state.turn, phase=state.phase,
                 last_roll=state.last_roll, runners=runners, winner=state.winner)
 
