@@ -1,0 +1,78 @@
+"""Invariants of fire and losses (RB 9.2-9.52), over random battles."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.ritd import combat as cb
+from tests.ritd.combat_support import HEX, UNIT_NAMES, battle_pos, blk, units
+
+
+@st.composite
+def battles(draw):
+    def side_blocks(side, prefix):
+        names = draw(st.lists(st.sampled_from(UNIT_NAMES), min_size=1, max_size=4))
+        out = []
+        for i, n in enumerate(names):
+            u = units(n)
+            level = draw(st.sampled_from(u.cv_levels))
+            out.append(blk(f"{prefix}{i}", side, n, cv=level))
+        return out
+    pos = battle_pos(*side_blocks("allied", "A"), *side_blocks("axis", "X"))
+    rnd = cb.CombatRound(HEX, active=draw(st.sampled_from(["axis", "allied"])), assault=draw(st.booleans()),
+                         fortress=draw(st.booleans()), minefield=draw(st.booleans()))
+    side = draw(st.sampled_from(["axis", "allied"]))
+    present = cb.present_classes(pos, HEX, "allied" if side == "axis" else "axis", units)
+    shooters = sorted(cb.firing_units(pos, HEX, side), key=lambda b: units(b.unit).arms_class != "artillery")
+    fires = []
+    for b in shooters:
+        legal = cb.legal_targets(units(b.unit).arms_class, present)
+        target = draw(st.sampled_from(legal))
+        others = [c for c in ("armor", "infantry", "antitank", "artillery") if c != target]
+        fires.append(cb.UnitFire(b.token, target, tuple(draw(st.lists(st.sampled_from(others), unique=True)))))
+    plan = cb.FirePlan(HEX, side, tuple(fires))
+    n = len(cb.dice_needed(pos, rnd, plan, units=units))
+    dice = tuple(draw(st.lists(st.integers(1, 6), min_size=n, max_size=n)))
+    return pos, rnd, plan, dice
+
+
+@settings(max_examples=150, deadline=None)
+@given(battles())
+def test_rb_9_2_random_plans_are_legal_and_scoring_is_deterministic(case) -> None:
+    pos, rnd, plan, dice = case
+    assert cb.check_fire_plan(pos, rnd, plan, units=units) == []
+    assert cb.score(pos, rnd, plan, dice, units=units) == cb.score(pos, rnd, plan, dice, units=units)
+
+
+def _halves_lost(before, after) -> int:
+    lost = 0
+    for b in before.blocks:
+        if after.has_block(b.token):
+            lost += b.cv - after.block(b.token).cv
+        else:
+            lost += b.cv - units(b.unit).min_cv + units(b.unit).cv_per_step
+    return cb.HALVES_PER_HIT * lost
+
+
+@settings(max_examples=150, deadline=None)
+@given(battles(), st.data())
+def test_rb_9_5_applied_hits_never_exceed_scored_and_cv_stays_on_the_label(case, data) -> None:
+    pos, rnd, plan, dice = case
+    result = cb.score(pos, rnd, plan, dice, units=units)
+    scored = sum(h.halves for h in result.hits.values())
+    default = cb.default_allocation(pos, result, units=units)
+    assert cb.check_allocation(pos, result, default, units=units) == []
+    owner = "allied" if plan.side == "axis" else "axis"
+    targets = [b.token for b in cb.firing_units(pos, HEX, owner)]
+    random_alloc = cb.LossAllocation(HEX, tuple(
+        cb.Loss(t, data.draw(st.integers(0, 4)), data.draw(st.integers(0, 4))) for t in targets))
+    for alloc in (default, random_alloc):
+        if cb.check_allocation(pos, result, alloc, units=units):
+            continue
+        out = cb.apply_allocation(pos, result, alloc, units=units)
+        assert _halves_lost(pos, out.position) + out.wasted_halves == scored
+        assert _halves_lost(pos, out.position) <= scored
+        for b in out.position.blocks:
+            assert b.cv in units(b.unit).cv_levels
+        assert (out.position.battle(HEX) is None) == out.battle_over
