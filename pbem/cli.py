@@ -721,25 +721,62 @@ def rules_check(rules_id: str) -> None:
 
 
 @cli.command("map")
-@click.argument("rules_id")
+@click.argument("rules_id", required=False)
+@click.option("-g", "--game", type=click.Path(path_type=Path), default=None,
+              help="Draw this game's map with the pieces your side sees (instead of RULES_ID's empty map).")
+@identity_option
+@passphrase_option
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
               help="Write the SVG here (default: stdout).")
-def map_cmd(rules_id: str, out: Path | None) -> None:
-    """Render the map of RULES_ID as SVG, printable on one landscape page."""
+def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, passphrase_file: Path | None,
+            out: Path | None) -> None:
+    """Render the map of RULES_ID, or of a game from your side (-g), as SVG on one landscape page."""
     from pbem import rulesapi
     from pbem.board import render_svg
-    from pbem.errors import NotFound
+    from pbem.errors import NotFound, UsageProblem
     from pbem.fileio import write_atomic
 
-    module = rulesapi.load_any(rules_id)
-    if not hasattr(module, "map_picture"):
-        raise NotFound(f"rules '{rules_id}' has no map")
-    svg = render_svg(module.map_picture())
+    if (rules_id is None) == (game is None):
+        raise UsageProblem("give either RULES_ID (the empty map) or -g GAME (your side's view), not both")
+    if game is not None:
+        seat = _seat(game, identity, passphrase_file)
+        if not hasattr(seat.rules, "map_picture"):
+            raise NotFound(f"rules '{seat.rules.SPEC.id}' have no map")
+        picture = seat.rules.map_picture(seat.rules.view(seat.replay.state, seat.role))
+    else:
+        module = rulesapi.load_any(rules_id)
+        if not hasattr(module, "map_picture"):
+            raise NotFound(f"rules '{rules_id}' has no map")
+        picture = module.map_picture()
+    svg = render_svg(picture)
     if out is None or str(out) == "-":
         click.echo(svg, nl=False)
     else:
         write_atomic(out, svg.encode("utf-8"))
         click.echo(f"map written to {out}", err=True)
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["html", "text"]), default="html", show_default=True,
+              help="HTML for print (A4 or Letter, with the map), or plain text (an email body).")
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+              help="Write the report here (default: stdout).")
+@game_option
+@identity_option
+@passphrase_option
+def report(fmt: str, out: Path | None, game: Path, identity: Path | None, passphrase_file: Path | None) -> None:
+    """Your printable turn report: the situation from your side, what happened since your last event, the map."""
+    from pbem import report as reportmod
+    from pbem.fileio import write_atomic
+
+    seat = _seat(game, identity, passphrase_file)
+    with seat.gd.lock(exclusive=False):
+        text = reportmod.render(reportmod.build(seat.replay, seat.role), fmt)  # type: ignore[arg-type]
+    if out is None or str(out) == "-":
+        click.echo(text, nl=False)
+    else:
+        write_atomic(out, text.encode("utf-8"))
+        click.echo(f"report written to {out}", err=True)
 
 
 @cli.command("exit-codes")

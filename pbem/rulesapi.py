@@ -174,8 +174,15 @@ REQUIRED: tuple[str, ...] = (
 #: ``pbem explain TOPIC SUBJECT`` (ValueError for an unknown topic or subject);
 #: ``reveal_die(state, label, value, ctx) -> (state, problems)``: a secret die
 #: becomes known to this replay because its seed ``label`` was opened (needed
-#: by any rules module that asks for secret dice).
-OPTIONAL: tuple[str, ...] = ("legal_orders", "explain", "reveal_die")
+#: by any rules module that asks for secret dice);
+#: ``report_sections(view) -> list[tuple[str, list[str]]]``: the rules' own
+#: sections of ``pbem report`` (title, lines; a line "Key: value" prints as a
+#: table row), computed from the view alone (without it the report shows
+#: ``render_text(view)``);
+#: ``map_picture(view=None) -> pbem.board.Picture``: the map with the pieces
+#: the view shows (the empty map without a view), for ``pbem report`` and
+#: ``pbem map -g``; without it the report has no map.
+OPTIONAL: tuple[str, ...] = ("legal_orders", "explain", "reveal_die", "report_sections", "map_picture")
 
 _registered: dict[str, Any] = {}
 

@@ -1039,6 +1039,8 @@ def render_text(v: View) -> str:
     return "\n".join(lines)
 
 
+from rules.ritd.report import map_picture, report_sections  # noqa: E402  (optional pbem hooks)
+
 __all__ = ["SPEC", "Action", "State", "initial_state", "pending", "legal_actions", "legal_orders", "check",
            "apply", "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action",
-           "render_text", "explain"]
+           "render_text", "explain", "report_sections", "map_picture"]

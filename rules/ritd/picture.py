@@ -7,8 +7,13 @@ fortress port capacities of RB 13.3 written as Axis/Allied).
 
 from __future__ import annotations
 
-from pbem.board import HexCell, HexsideFeature, Label, LegendEntry, Picture, RoadPath, Style, Symbol
+from typing import TYPE_CHECKING
+
+from pbem.board import HexCell, HexsideFeature, Label, LegendEntry, Picture, Piece, RoadPath, Style, Symbol
 from rules.ritd.hexmap import HexMap, load_map
+
+if TYPE_CHECKING:
+    from rules.ritd.game import BlockView, View
 
 STYLES: dict[str, Style] = {
     # Hex fills.
@@ -39,6 +44,21 @@ STYLES: dict[str, Style] = {
     "sea_label": Style(fill="#3d6f92", font_size=4.2, italic=True, halo="none"),
     "region": Style(fill="#6b5a3a", font_size=3.2, italic=True, halo="none"),
     "country": Style(fill="#8c1d8c", font_size=5.0, bold=True, halo="none", opacity=0.7),
+    # Pieces of a player's view: one block per side in each hex, with the
+    # number of blocks on it (the halo is the text colour). A disrupted block
+    # lies face down (RB 7.2): a stack of them is drawn pale, a mixed stack
+    # says "upright+disrupted" in smaller type. "spacer" keeps a hex's two
+    # stacks apart, so neither count is covered.
+    "axis": Style(fill="#3b4a5c", stroke="#111111", width=0.25, font_size=2.3, halo="#ffffff"),
+    "allied": Style(fill="#b5651d", stroke="#4a2608", width=0.25, font_size=2.3, halo="#ffffff"),
+    "axis_disrupted": Style(fill="#dfe5ee", stroke="#3b4a5c", width=0.45, font_size=2.3, halo="#3b4a5c"),
+    "allied_disrupted": Style(fill="#f6e2cc", stroke="#b5651d", width=0.45, font_size=2.3, halo="#b5651d"),
+    "axis_mixed": Style(fill="#3b4a5c", stroke="#111111", width=0.25, font_size=1.6, halo="#ffffff"),
+    "allied_mixed": Style(fill="#b5651d", stroke="#4a2608", width=0.25, font_size=1.6, halo="#ffffff"),
+    "spacer": Style(fill="none", stroke="none", width=0),
+    "strength": Style(fill="#111111", font_size=1.2, bold=True),
+    "battle": Style(stroke="#e0007a", width=1.1),
+    "battle_label": Style(fill="#e0007a", font_size=1.4, bold=True),
 }
 
 _LABEL_KIND = {"sea": "sea_label", "region": "region", "country": "country"}
@@ -62,8 +82,9 @@ LEGEND: tuple[LegendEntry, ...] = (
 )
 
 
-def map_picture(hexmap: HexMap | None = None) -> Picture:
-    """The empty map (no pieces) as a Picture, from the map data."""
+def map_picture(view: View | None = None, hexmap: HexMap | None = None) -> Picture:
+    """The map as a Picture, from the map data: empty without a view, else
+    with the pieces that ``view`` shows (see ``view_pieces``)."""
     m = hexmap if hexmap is not None else load_map()
     cells = tuple(HexCell(h.id, h.q, h.r, h.kind, caption=h.id if h.is_playable else "") for h in m.hexes.values())
 
@@ -107,20 +128,107 @@ def map_picture(hexmap: HexMap | None = None) -> Picture:
     for lab in m.labels:
         labels.append(Label(lab.hex, lab.text, _LABEL_KIND.get(lab.kind, "region")))
 
+    title = f"{m.title}: the map"
+    subtitle = (f"{m.hex_km} km (28 miles) per hex. Hex ids CCRR (column, row). "
+                "Authored from geography and the rulebook's examples, not the printed map: "
+                "see rules/ritd/data/map.toml.")
+    pieces: list[Piece] = []
+    legend = LEGEND
+    if view is not None:
+        title, subtitle = _view_titles(m, view)
+        pieces, unit_labels, battle_sides, battle_labels = view_pieces(m, view)
+        labels += unit_labels + battle_labels
+        sides += battle_sides
+        legend = LEGEND + _view_legend(view)
+
     return Picture(
-        title=f"{m.title}: the map",
-        subtitle=(
-            f"{m.hex_km} km (28 miles) per hex. Hex ids CCRR (column, row). "
-            "Authored from geography and the rulebook's examples, not the printed map: see rules/ritd/data/map.toml."
-        ),
+        title=title,
+        subtitle=subtitle,
         hexes=cells,
         styles=STYLES,
-        # The frontier first, so ridge and gap marks are drawn over it.
-        hexsides=tuple(sorted(sides, key=lambda f: f.kind != "frontier")),
+        # The frontier first, so ridge and gap marks are drawn over it; battle outlines last.
+        hexsides=tuple(sorted(sides, key=lambda f: (f.kind != "frontier", f.kind == "battle"))),
         roads=roads,
         symbols=tuple(symbols),
         labels=tuple(labels),
-        legend=LEGEND,
+        pieces=tuple(pieces),
+        legend=legend,
+    )
+
+
+def _side_name(side: str) -> str:
+    return {"axis": "Axis", "allied": "Allied"}.get(side, side)
+
+
+def _view_titles(m: HexMap, v: View) -> tuple[str, str]:
+    from rules.ritd.game import _scenarios
+
+    sc = _scenarios()
+    s = sc.get(v.scenario)
+    when = f"{sc.month_label(s, v.month)} (Month {v.month})"
+    if v.turn:
+        when += f", Player-Turn {v.turn} ({_side_name(v.side)})"
+    title = f"{m.title}: {_side_name(v.role)} view, {when}"
+    subtitle = (f"{s.name}. Each block stands for the blocks of one side in the hex: the number on it "
+                "counts them (2+1: two upright, one disrupted); CV under your own. Unit names: pbem report.")
+    return title, subtitle
+
+
+def view_pieces(m: HexMap, v: View) -> tuple[list[Piece], list[Label], list[HexsideFeature], list[Label]]:
+    """Pieces, strength labels, battle outlines and battle labels for ``v``.
+
+    One piece per side in each hex, with the number of blocks it stands for:
+    the hexes are about 12 mm across on the page, too small for a piece per
+    block or for unit names, which the report lists by place. Own stacks get
+    their total CV in small type under the piece; enemy stacks only the
+    count (their CVs are hidden, RB 2.3). The active player attacks in every
+    battle of its Player-Turn (RB 8.1).
+    """
+    stacks: dict[tuple[str, str], list[BlockView]] = {}
+    for b in v.blocks:
+        stacks.setdefault((b.hex, b.side), []).append(b)
+    pieces: list[Piece] = []
+    labels: list[Label] = []
+    by_hex: dict[str, list[str]] = {}
+    for hex_, side in stacks:
+        by_hex.setdefault(hex_, []).append(side)
+    for hex_, sides in sorted(by_hex.items()):
+        # Own stack on the left; two stacks sit apart so both counts show.
+        for i, side in enumerate(sorted(sides, key=lambda s: s != v.role)):
+            if i:
+                pieces.append(Piece(hex_, "spacer"))
+            bs = stacks[(hex_, side)]
+            down = sum(b.disrupted for b in bs)
+            if down == 0:
+                pieces.append(Piece(hex_, side, str(len(bs))))
+            elif down == len(bs):
+                pieces.append(Piece(hex_, f"{side}_disrupted", str(len(bs))))
+            else:
+                pieces.append(Piece(hex_, f"{side}_mixed", f"{len(bs) - down}+{down}"))
+        if v.role in sides:
+            cv = sum(b.cv for b in stacks[(hex_, v.role)])
+            dx = -0.19 if len(sides) > 1 else 0.0
+            labels.append(Label(hex_, f"CV {cv}", "strength", dx=dx, dy=0.36))
+    outlines: list[HexsideFeature] = []
+    battle_labels: list[Label] = []
+    above = _labels_above(m)
+    for where in v.battles:
+        hex_ = m.resolve(where)
+        outlines += [HexsideFeature(hex_, n, "battle") for _, n in m.neighbours(hex_)]
+        # Opposite the place name, which goes above the symbol in some hexes.
+        dy = 0.64 if hex_ in above else -0.5
+        battle_labels.append(Label(hex_, f"{_side_name(v.side)} attacks", "battle_label", dy=dy))
+    return pieces, labels, outlines, battle_labels
+
+
+def _view_legend(v: View) -> tuple[LegendEntry, ...]:
+    own, other = v.role, "allied" if v.role == "axis" else "axis"
+    return (
+        LegendEntry(own, f"{_side_name(own)} (yours): blocks", "piece"),
+        LegendEntry(f"{own}_disrupted", f"{_side_name(own)}: disrupted", "piece"),
+        LegendEntry(other, f"{_side_name(other)}: blocks", "piece"),
+        LegendEntry(f"{other}_disrupted", f"{_side_name(other)}: disrupted", "piece"),
+        LegendEntry("battle", "Battle: the active side attacks", "edge"),
     )
 
 

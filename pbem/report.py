@@ -1,0 +1,143 @@
+"""The printable turn report (``pbem report``), for one player's side.
+
+Everything about the game state comes from the rules' ``view(state, role)``
+(DESIGN 4): the rules' own sections through the optional hook
+``report_sections(view)`` and the map through ``map_picture(view)``. The
+rest is public: the game's title and scenario, whose decision it is, and
+the log's history (actions as the rules format them, dice and notes), which
+both players hold alike. Nothing here knows a game.
+
+``build`` gathers a ``Report``; ``render`` turns it into HTML (print CSS for
+A4 and Letter, the map inline as SVG) or plain text (an email body) through
+``templates/report.html.j2`` and ``templates/report.txt.j2``. Every string
+that reaches the HTML is escaped by the template environment; notes and the
+game title are player-supplied.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pbem.game import EventInfo
+
+Format = Literal["html", "text"]
+FORMATS: tuple[str, ...] = ("html", "text")
+
+
+@dataclass(frozen=True)
+class Happening:
+    """One event of the log in words, from public information."""
+
+    seq: int
+    author: str
+    actions: tuple[str, ...]
+    dice: str = ""
+    dice_for: str = ""
+    note: str = ""
+
+    @property
+    def sentences(self) -> list[str]:
+        out = [f"{a}." if not a.endswith(".") else a for a in self.actions]
+        if not out:
+            out.append("No orders (an entropy answer)." if self.dice else "No orders.")
+        if self.dice:
+            out.append(f"Dice rolled for {self.dice_for}: {self.dice}.")
+        return out
+
+
+@dataclass(frozen=True)
+class Report:
+    rules_title: str
+    game_title: str
+    game_id: str
+    scenario: str
+    role: str
+    seq: int
+    pending: str
+    my_turn: bool
+    since: int | None
+    happenings: tuple[Happening, ...]
+    sections: tuple[tuple[str, tuple[str, ...]], ...]
+    svg: str = ""
+    outcome: str = ""
+    state_text: str = ""
+
+
+def happenings(history: Sequence[EventInfo], role: str) -> tuple[int | None, tuple[Happening, ...]]:
+    """The events after ``role``'s last one (all of them if it has none), in words."""
+    from pbem.session import dice_text
+
+    mine = [i.seq for i in history if i.author == role]
+    since = mine[-1] if mine else None
+    out = []
+    for info in history:
+        if since is not None and info.seq <= since:
+            continue
+        dice = dice_for = ""
+        if info.rolls is not None:
+            dice = dice_text(info.rolls.values)
+            asked = history[info.rolls.asked_seq] if info.rolls.asked_seq < len(history) else None
+            what = "; ".join(asked.actions) if asked is not None and asked.actions else ""
+            dice_for = f"event {info.rolls.asked_seq} by {info.rolls.asker}" + (f" ({what})" if what else "")
+        out.append(Happening(info.seq, info.author, info.actions, dice, dice_for, info.note))
+    return since, tuple(out)
+
+
+def build(replay: Any, role: str, *, with_map: bool = True) -> Report:
+    """The report of ``replay`` (a ``pbem.game.Replay`` of the signed log) for ``role``.
+
+    The game state enters only through ``rules.view(replay.state, role)``.
+    """
+    from pbem.session import pending_text
+
+    rules = replay.rules
+    view = rules.view(replay.state, role)
+    hook = getattr(rules, "report_sections", None)
+    if hook is not None:
+        sections = tuple((title, tuple(lines)) for title, lines in hook(view))
+        state_text = ""
+    else:
+        sections = ()
+        state_text = rules.render_text(view)
+    svg = ""
+    if with_map and hasattr(rules, "map_picture"):
+        from pbem.board import render_svg
+
+        svg = inline_svg(render_svg(rules.map_picture(view)))
+    decision = replay.pending()
+    outcome = replay.outcome()
+    since, events = happenings(replay.history, role)
+    genesis = replay.genesis
+    return Report(
+        rules_title=rules.SPEC.title, game_title=genesis.title, game_id=replay.game_hex[:16],
+        scenario=genesis.scenario, role=role, seq=replay.seq, pending=pending_text(decision),
+        my_turn=decision is not None and decision.role == role, since=since, happenings=events,
+        sections=sections, svg=svg, outcome=outcome.summary if outcome is not None else "",
+        state_text=state_text,
+    )
+
+
+_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>\s*")
+
+
+def inline_svg(svg: str) -> str:
+    """A standalone SVG document made fit for embedding in HTML (no XML declaration)."""
+    return _XML_DECL.sub("", svg, count=1)
+
+
+def render(report: Report, fmt: Format = "html") -> str:
+    """The report as an HTML document or as plain text. ValueError for another format."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown report format {fmt!r} (use one of {', '.join(FORMATS)})")
+    from markupsafe import Markup
+
+    from pbem.resources import template_env
+
+    env = template_env()
+    if fmt == "html":
+        # The SVG comes from pbem.board.render_svg, whose template escapes every string.
+        return env.get_template("report.html.j2").render(r=report, svg=Markup(report.svg))
+    return env.get_template("report.txt.j2").render(r=report)

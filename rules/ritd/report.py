@@ -1,0 +1,126 @@
+"""Rommel in the Desert's parts of ``pbem report``: the rules' sections of the
+turn report and the map with pieces, both computed from a ``View`` alone
+(DESIGN 4), so nothing the viewing side may not see can reach them.
+
+Not in the view yet, so not reported: supply status (the view carries no
+supply lines), supply cards in hand, the BP record and the victory
+standing (RB 3.1-3.3, 16-17 are not written).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pbem.board import Picture
+    from rules.ritd.game import BlockView, View
+
+#: What each step of the Player-Turn is, in the chart's words (RB 3.4x).
+STEP_TEXT = {
+    "initial-supply": "T1 Initial Supply Check and Disruption Recovery (RB 12.7, 11.2)",
+    "option": "T3 supply cards for the turn option, face down (RB 3.42, 4.0)",
+    "movement": "T4 Movement (RB 5-7)",
+    "forced-march": "T4 Forced March dice (RB 6.4)",
+    "refuse": "T7 the attacked player accepts or refuses battle (RB 8.4)",
+    "reveal-passive": "T8 battle units revealed, passive player (RB 8.5)",
+    "reveal-active": "T8 battle units revealed, active player (RB 8.5)",
+    "final-supply": "T12 Final Supply Check (RB 12.7)",
+    "supply-revealed": "T13 Supply Revealed: the turn option is opened (RB 3.48)",
+}
+
+
+def _other(side: str) -> str:
+    return "allied" if side == "axis" else "axis"
+
+
+def side_name(side: str) -> str:
+    return {"axis": "Axis", "allied": "Allied"}.get(side, side)
+
+
+def situation(v: View) -> list[str]:
+    """Scenario, month, Player-Turn and step, in words."""
+    from rules.ritd.game import _scenarios
+
+    sc = _scenarios()
+    s = sc.get(v.scenario)
+    lines = [f"Scenario: {s.name} ({s.rule})", f"Month {v.month}: {sc.month_label(s, v.month)}"]
+    if v.turn:
+        lines.append(f"Player-Turn {v.turn}: {side_name(v.side)}")
+        lines.append(f"Step: {STEP_TEXT.get(v.step, v.step)}")
+        if v.step not in ("initial-supply", "option"):
+            cards = "a Pass (no card)" if v.cards == 0 else f"{v.cards} supply card{'s' * (v.cards > 1)}"
+            mine = f", option {v.option}" if v.option else ""
+            lines.append(f"Turn option: {cards} played face down{mine}")
+    else:
+        lines.append(f"Phase: {v.phase}, {side_name(v.side)} to act")
+    return lines
+
+
+def _block_text(b: BlockView) -> str:
+    status = []
+    if b.disrupted:
+        status.append("disrupted")
+    if b.revealed:
+        status.append("revealed")
+    return f"{b.unit} CV {b.cv}" + (f" ({', '.join(status)})" if status else "")
+
+
+def _by_place(blocks: list[BlockView]) -> dict[str, list[BlockView]]:
+    out: dict[str, list[BlockView]] = {}
+    for b in sorted(blocks, key=lambda b: (b.where, b.unit, b.cv, b.disrupted)):
+        out.setdefault(b.where, []).append(b)
+    return out
+
+
+def own_units(v: View) -> list[str]:
+    """My blocks by place: unit, CV and status (RB 2.3, 7.2)."""
+    mine = [b for b in v.blocks if b.side == v.role]
+    lines = []
+    for where, bs in sorted(_by_place(mine).items()):
+        lines.append(f"{where}: " + "; ".join(_block_text(b) for b in bs) + f". Total CV {sum(b.cv for b in bs)}")
+    total = sum(b.cv for b in mine)
+    lines.append(f"{len(mine)} blocks, total CV {total}, {sum(b.disrupted for b in mine)} disrupted")
+    return lines
+
+
+def enemy_blocks(v: View) -> list[str]:
+    """Enemy blocks per place as counts; identities only where the view shows them."""
+    theirs = [b for b in v.blocks if b.side != v.role]
+    lines = []
+    for where, bs in sorted(_by_place(theirs).items()):
+        n = len(bs)
+        text = f"{where}: {n} block{'s' * (n != 1)}"
+        down = sum(b.disrupted for b in bs)
+        if down:
+            text += f", {down} disrupted"
+        known = [b for b in bs if b.unit]
+        if known:
+            text += " (seen: " + "; ".join(_block_text(b) for b in known) + ")"
+        lines.append(text)
+    lines.append(f"{len(theirs)} blocks in all")
+    return lines
+
+
+def battles(v: View) -> list[str]:
+    """Battles on the map: the active player is the attacker (RB 8.1)."""
+    return [f"{where}: {side_name(v.side)} attacking, {side_name(_other(v.side))} defending" for where in v.battles]
+
+
+def report_sections(v: View) -> list[tuple[str, list[str]]]:
+    """The rules' sections of the turn report (the ``report_sections`` hook)."""
+    sections: list[tuple[str, list[str]]] = [
+        ("Situation", situation(v)),
+        (f"Your units ({side_name(v.role)})", own_units(v)),
+        (f"Enemy blocks ({side_name(_other(v.role))})", enemy_blocks(v)),
+        ("Battles", battles(v) or ["none"]),
+    ]
+    if v.last_rolls:
+        sections.append(("Last dice", [f"Forced March dice (RB 6.4): {', '.join(map(str, v.last_rolls))}"]))
+    return sections
+
+
+def map_picture(v: View | None = None) -> Picture:
+    """The map with the pieces ``v`` shows (the ``map_picture`` hook); the empty map without one."""
+    from rules.ritd.picture import map_picture as build
+
+    return build(view=v)

@@ -1,0 +1,141 @@
+"""The RitD turn report and map with pieces, from one side's view only
+(DESIGN 4): golden files of the 19.0 Demo at the first Allied decision,
+privacy (the Axis report does not depend on the Allied hidden units), the
+map's pieces and `pbem map -g` / `pbem report` through the CLI."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+from click.testing import CliRunner
+
+from pbem import report, rulesapi
+from pbem.board import render_svg
+from pbem.cli import cli
+from rules.ritd import game as ritd
+from rules.ritd.picture import map_picture
+from tests.ritd.ritd_table import new_game
+from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
+from tests.test_report import SCRIPT_NOTE, assert_golden, check_html, normalise
+
+
+@pytest.fixture(autouse=True)
+def registered():
+    rulesapi.register(ritd)
+    yield
+    rulesapi.unregister("ritd")
+
+
+@pytest.fixture
+def attacked(tmp_path):
+    """RB 19.0 Demo: the Axis Regroups three blocks into Sollum; the Allies must decide."""
+    table = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
+    seat = table.axis.seat()
+    from pbem import session
+
+    session.add_orders(seat, ["supply check", "basic", "regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento",
+                              "end movement"])
+    sent = session.send(seat, note=SCRIPT_NOTE)
+    from pathlib import Path
+
+    table.deliver(table.allied, Path(sent.turn_file).read_bytes())
+    return table
+
+
+def test_golden_allied_report_at_the_battle_of_sollum(attacked):
+    replay = attacked.allied.seat().replay
+    built = report.build(replay, "allied")
+    html, text = report.render(built, "html"), report.render(built, "text")
+    assert_golden("ritd-demo-allied.html", normalise(html, replay.game_hex))
+    assert_golden("ritd-demo-allied.txt", normalise(text, replay.game_hex))
+    check_html(html)
+    assert built.my_turn and "refuse" in built.pending
+    titles = [t for t, _ in built.sections]
+    assert titles == ["Situation", "Your units (Allied)", "Enemy blocks (Axis)", "Battles"]
+    assert "Sollum: Axis attacking, Allied defending" in text
+    assert "Sollum: 3 blocks" in text and "Sollum: 7/7 Tk CV 4" in text
+
+
+def test_the_report_never_names_hidden_enemy_units(attacked):
+    replay = attacked.allied.seat().replay
+    html = report.render(report.build(replay, "allied"), "html")
+    text = report.render(report.build(replay, "allied"), "text")
+    for name in ("Savona", "Brescia", "Trento", "Pavia", "GGFF", "Trieste"):
+        assert name not in html and name not in text
+    # while the Axis sees its own
+    own = report.render(report.build(attacked.axis.seat().replay, "axis"), "text")
+    assert "Sollum: Brescia CV 4; Savona CV 4; Trento CV 4. Total CV 12" in own
+
+
+def test_the_axis_report_is_byte_identical_whatever_the_allied_hidden_units(tmp_path):
+    """RB 18.2 free deployment (as in test_game_properties): the Allies put
+    their "S" units on the same hexes in two orders; the Axis report, with the
+    random game id and tokens normalised, is the same byte for byte."""
+    sc = ritd._scenarios()
+    s = sc.get("1941")
+    axis = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
+    free = [u.name for u in sc.setup_units(s, "allied", s.allied.setup[0].id)]
+    tobruk = [f"deploy {u.name} at Tobruk" for u in sc.setup_units(s, "allied", s.allied.setup[1].id)]
+    hexes = ["Mersa Matruh", "Sidi Barrani", "Sollum", "Bardia", "Buq Buq", "El Alamein"][:len(free)]
+    assert len(set(free)) > 1
+    outputs = []
+    for i, order in enumerate((free, list(reversed(free)))):
+        allied = [f"deploy {u} at {h}" for u, h in zip(order, hexes)] + tobruk + ["end deployment"]
+        table = new_game(tmp_path / f"v{i}", "1941", axis, allied)
+        replay = table.axis.seat().replay
+        built = report.build(replay, "axis")
+        outputs.append(tuple(normalise(report.render(built, f), replay.game_hex) for f in ("html", "text")))
+        # the Allied reports do differ: the test can tell the two games apart
+        mine = report.render(report.build(table.allied.seat().replay, "allied"), "text")
+        outputs[-1] += (normalise(mine, replay.game_hex),)
+    assert outputs[0][:2] == outputs[1][:2]
+    assert outputs[0][2] != outputs[1][2]
+
+
+def test_map_pieces_one_per_side_per_hex_with_counts_cv_and_battle(attacked):
+    v = ritd.view(attacked.allied.seat().replay.state, "allied")
+    pic = map_picture(v)
+    m = ritd._map()
+    sollum = m.resolve("Sollum")
+    here = [p for p in pic.pieces if p.hex == sollum]
+    assert [(p.kind, p.text) for p in here] == [("allied", "1"), ("spacer", ""), ("axis", "3")]
+    assert any(lab.hex == sollum and lab.text == "CV 4" for lab in pic.labels)
+    assert any(lab.hex == sollum and lab.text == "Axis attacks" for lab in pic.labels)
+    assert {f.a for f in pic.hexsides if f.kind == "battle"} == {sollum}
+    # no label or piece names a hidden Axis unit; the empty map has no pieces
+    assert not any("Savona" in lab.text for lab in pic.labels)
+    assert map_picture().pieces == ()
+    root = ET.fromstring(render_svg(pic).encode())
+    assert root.tag.endswith("svg")
+
+
+def test_disrupted_stacks_are_drawn_differently():
+    def block(token: str, side: str, disrupted: bool):
+        return ritd.BlockView(token=token, side=side, hex="1405", where="Sollum", unit="X" if side == "allied" else "",
+                              cv=2 if side == "allied" else 0, disrupted=disrupted, revealed=False)
+
+    base = dict(role="allied", scenario="demo", month=1, phase="turn", side="axis")
+    all_down = ritd.View(blocks=[block("L1", "allied", True), block("A1", "axis", True)], **base)
+    mixed = ritd.View(blocks=[block("L1", "allied", True), block("L2", "allied", False)], **base)
+    assert [(p.kind, p.text) for p in map_picture(all_down).pieces] == [
+        ("allied_disrupted", "1"), ("spacer", ""), ("axis_disrupted", "1")]
+    assert [(p.kind, p.text) for p in map_picture(mixed).pieces] == [("allied_mixed", "1+1")]
+    lines = dict(ritd.report_sections(mixed))["Your units (Allied)"]
+    assert "Sollum: X CV 2; X CV 2 (disrupted). Total CV 4" in lines
+
+
+def test_cli_map_of_a_game_and_report(attacked, tmp_path):
+    runner = CliRunner()
+    g = str(attacked.allied.gd.path)
+    out = tmp_path / "view.svg"
+    result = runner.invoke(cli, ["map", "-g", g, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    svg = out.read_text(encoding="utf-8")
+    ET.fromstring(svg.encode())
+    assert "Allied view" in svg and "Axis attacks" in svg
+    empty = runner.invoke(cli, ["map", "ritd"])
+    assert empty.exit_code == 0 and "Axis attacks" not in empty.output
+    rep = runner.invoke(cli, ["report", "-g", g])
+    assert rep.exit_code == 0 and "<svg" in rep.output
+    check_html(rep.output)
