@@ -1,0 +1,689 @@
+"""Exact shared deck without a dealer: mental poker with per-card keys (DESIGN 4).
+
+Commutative (SRA / Pohlig-Hellman) encryption ``x -> x^k mod p`` in the
+subgroup of quadratic residues of the RFC 3526 2048-bit MODP group (group 14).
+``p = 2q + 1`` is a safe prime, so the residues form a group of prime order
+``q``: every key ``k`` in ``[1, q-1]`` is invertible mod ``q`` and permutes the
+subgroup, and encryptions commute. Cards are hashed onto residues (their
+discrete logarithms are unknown to everyone), so no card's ciphertext says
+anything about another's, and no Legendre symbol tells cards apart.
+
+A *round* shuffles one deck between two fixed roles, ``first`` and
+``second``, in four steps (each one message, alternating first, second,
+first, second):
+
+1. first: blind every input card with a global key ``a`` (and strip its own
+   old per-card key from cards carried over from an earlier round); no
+   permutation. Commits to ``a``.
+2. second: apply a global key ``b`` (stripping its own old per-card key from
+   carried cards) and permute. Commits to ``b``.
+3. first: remove ``a``, apply a per-card key ``a_k`` to each card and
+   permute. Commits to every ``a_k``.
+4. second: remove ``b`` and apply a per-card key ``b_k``; no permutation.
+   Commits to every ``b_k``.
+
+Position ``k`` of the final deck holds ``card^(a_k * b_k)``. Dealing ``k`` to
+one player = the other publishes its per-card key for ``k`` (a
+``KeyOpening`` checked against its commitment); the drawer removes its own key
+privately. Playing the card publicly = the drawer publishes its own key too.
+Every secret of a player for a round derives from one 32-byte seed, so a
+player's vault keeps one seed per round. ``audit_deck`` takes the transcript
+and every key opening and names the first bad step and its author.
+
+Everything here is pure: randomness comes in as seeds (``new_seed`` draws one).
+See ``docs/deck.md`` for the message flow and the security argument.
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated
+
+import msgspec
+
+from .commit import commitment_digest, hash_parts
+from .codec import Hex32, Label
+
+_ENCODE = b"pbem/v1/deck/card"
+_DERIVE = b"pbem/v1/deck/derive"
+FIRST, SECOND = 0, 1
+STEPS = 4
+
+#: RFC 3526 section 3, the 2048-bit MODP group (id 14); generator 2.
+MODP2048_P = int(
+    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD1"
+    "29024E088A67CC74020BBEA63B139B22514A08798E3404DD"
+    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245"
+    "E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
+    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3D"
+    "C2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F"
+    "83655D23DCA3AD961C62F356208552BB9ED529077096966D"
+    "670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B"
+    "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9"
+    "DE2BCBF6955817183995497CEA956AE515D2261898FA0510"
+    "15728E5A8AACAA68FFFFFFFFFFFFFFFF",
+    16,
+)
+
+
+class DeckError(ValueError):
+    """A deck message, key opening or transcript is wrong.
+
+    ``round``, ``step`` (1-4, 0 for the round's sources or a draw record) and
+    ``author`` (a role name, or "" when nobody signed the fault) say where.
+    """
+
+    def __init__(self, message: str, round: str = "", step: int = 0, author: str = "") -> None:
+        where = f"deck round {round!r} step {step}" if round else "deck"
+        by = f" (signed by {author})" if author else ""
+        super().__init__(f"{where}{by}: {message}")
+        self.reason = message
+        self.round = round
+        self.step = step
+        self.author = author
+
+
+@dataclass(frozen=True)
+class Group:
+    """The quadratic residues mod a safe prime ``p = 2q + 1`` (order ``q``, prime)."""
+
+    p: int
+
+    @property
+    def q(self) -> int:
+        return (self.p - 1) // 2
+
+    @property
+    def size(self) -> int:
+        """Bytes of an element or key on the wire (hex is twice this)."""
+        return (self.p.bit_length() + 7) // 8
+
+
+MODP2048 = Group(MODP2048_P)
+
+
+def jacobi(a: int, n: int) -> int:
+    """Jacobi symbol (a/n) for odd n > 0; the Legendre symbol when n is prime."""
+    if n <= 0 or n % 2 == 0:
+        raise ValueError("n must be odd and positive")
+    a %= n
+    result = 1
+    while a:
+        while a % 2 == 0:
+            a //= 2
+            if n % 8 in (3, 5):
+                result = -result
+        a, n = n, a
+        if a % 4 == 3 and n % 4 == 3:
+            result = -result
+        a %= n
+    return result if n == 1 else 0
+
+
+def is_element(group: Group, x: int) -> bool:
+    """True for a quadratic residue other than 1 (the only element of order < q)."""
+    return 1 < x < group.p - 1 and jacobi(x, group.p) == 1
+
+
+# --- wire types ---------------------------------------------------------------
+
+HexElem = Annotated[str, msgspec.Meta(pattern="^([0-9a-f]{2}){1,512}$")]
+
+
+class _Strict(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    pass
+
+
+class Card(_Strict, tag="card"):
+    """A card entering the round face known: its label is encoded afresh."""
+
+    label: Label
+
+
+class Carry(_Strict, tag="carry"):
+    """A card carried over still encrypted: position ``pos`` of earlier round ``round``."""
+
+    round: Label
+    pos: int
+
+
+Source = Card | Carry
+
+
+class Step(_Strict):
+    """One shuffle message. ``cards``: the step's output, fixed-width hex elements.
+
+    ``commits``: step 1 and 2 one digest (the global key), steps 3 and 4 one
+    per position (the per-card keys). ``sources``: only in step 1, the round's
+    input deck in order.
+    """
+
+    round: Label
+    step: int
+    cards: list[HexElem]
+    commits: list[Hex32]
+    sources: list[Source] = []
+
+
+class KeyOpening(_Strict):
+    """Opening of the key committed at (round, step, index): key and salt as hex."""
+
+    round: Label
+    step: int
+    index: int
+    key: HexElem
+    salt: Hex32
+
+
+class Draw(_Strict):
+    """Public record: position ``pos`` of ``round`` was dealt to role ``to``."""
+
+    round: Label
+    pos: int
+    to: str
+
+
+class DeckRound(_Strict):
+    """The four steps of one round, in order."""
+
+    steps: list[Step]
+
+
+class Dealt(msgspec.Struct, frozen=True):
+    """Audit result for one round, per final position: the card's label, the role it
+    was dealt to ('' = never dealt) and the later round it was carried into ('' = none)."""
+
+    round: str
+    labels: list[str]
+    holders: list[str]
+    carried_to: list[str]
+
+
+# --- encoding -------------------------------------------------------------------
+
+def _expand(parts: Sequence[bytes], nbytes: int) -> int:
+    out = b""
+    counter = 0
+    while len(out) < nbytes:
+        out += hash_parts(*parts, counter.to_bytes(4, "big"))
+        counter += 1
+    return int.from_bytes(out[:nbytes], "big")
+
+
+@functools.lru_cache(maxsize=4096)
+def encode_card(group: Group, game: bytes, label: str) -> int:
+    """The residue of a card: a domain-separated hash of (p, game, label), squared mod p.
+
+    The hash has 128 more bits than p, so its value mod p is uniform up to
+    2^-128; squaring maps it onto the residues. Nobody knows its discrete log.
+    """
+    counter = 0
+    while True:
+        h = _expand((_ENCODE, group.p.to_bytes(group.size, "big"), game, label.encode("utf-8"),
+                     counter.to_bytes(4, "big")), group.size + 16) % group.p
+        x = h * h % group.p
+        if is_element(group, x):
+            return x
+        counter += 1  # h was 0 or +-1: probability about 3/p
+
+
+def encode_deck(group: Group, game: bytes, labels: Sequence[str]) -> list[int]:
+    """Elements of distinct labels (ValueError on a repeated label or a collision)."""
+    if len(set(labels)) != len(labels):
+        raise ValueError("deck labels must be distinct")
+    elems = [encode_card(group, game, label) for label in labels]
+    if len(set(elems)) != len(elems):
+        raise ValueError("two labels encode to one element; the group is too small")
+    return elems
+
+
+def decode_card(group: Group, game: bytes, labels: Sequence[str], element: int) -> str | None:
+    """The label among ``labels`` whose encoding is ``element``, or None."""
+    for label in labels:
+        if encode_card(group, game, label) == element:
+            return label
+    return None
+
+
+def elem_hex(group: Group, x: int) -> str:
+    return x.to_bytes(group.size, "big").hex()
+
+
+def parse_elem(group: Group, text: str) -> int:
+    """A wire element: exact width, a residue other than 1 (DeckError otherwise)."""
+    if len(text) != 2 * group.size:
+        raise DeckError(f"group element has {len(text)} hex digits, not {2 * group.size}")
+    x = int(text, 16)
+    if not is_element(group, x):
+        raise DeckError("value is not a quadratic residue in (1, p-1)")
+    return x
+
+
+# --- secrets derived from one seed per player and round ---------------------------
+
+def new_seed() -> bytes:
+    """32 random bytes: everything a player needs for one round (keep it in the vault)."""
+    return secrets.token_bytes(32)
+
+
+def _derive(group: Group, game: bytes, rnd: str, seed: bytes, what: bytes, *ints: int, nbytes: int) -> int:
+    if len(seed) != 32:
+        raise ValueError("a deck seed is 32 bytes")
+    parts = [_DERIVE, group.p.to_bytes(group.size, "big"), game, rnd.encode("utf-8"), seed, what]
+    parts += [i.to_bytes(8, "big") for i in ints]
+    return _expand(parts, nbytes)
+
+
+def round_key(group: Group, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> int:
+    """The key a player uses at ``step`` (global: index 0; per-card: the position), in [1, q-1]."""
+    return 1 + _derive(group, game, rnd, seed, b"key", step, index,
+                       nbytes=group.size + 16) % (group.q - 1)
+
+
+def _salt(group: Group, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> bytes:
+    return _derive(group, game, rnd, seed, b"salt", step, index, nbytes=32).to_bytes(32, "big")
+
+
+def _permutation(group: Group, game: bytes, rnd: str, seed: bytes, n: int) -> list[int]:
+    """Fisher-Yates from the seed; each choice reads 128 bits more than it needs (bias < 2^-120)."""
+    perm = list(range(n))
+    for i in range(n - 1, 0, -1):
+        j = _derive(group, game, rnd, seed, b"perm", i, nbytes=24) % (i + 1)
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm
+
+
+def _label(rnd: str, step: int, index: int) -> str:
+    return f"deck/{rnd}/{step}/{index}"
+
+
+def _key_digest(group: Group, game: bytes, rnd: str, step: int, index: int, key: int, salt: bytes) -> bytes:
+    return commitment_digest(game, _label(rnd, step, index), salt, key.to_bytes(group.size, "big"))
+
+
+def open_key(group: Group, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> KeyOpening:
+    """A player's opening of its key at (round, step, index), from its seed."""
+    key = round_key(group, game, rnd, seed, step, index)
+    return KeyOpening(round=rnd, step=step, index=index, key=elem_hex(group, key),
+                      salt=_salt(group, game, rnd, seed, step, index).hex())
+
+
+def open_all(group: Group, game: bytes, rnd: str, seed: bytes, role: int, n: int) -> list[KeyOpening]:
+    """Every key a role used in a round of ``n`` cards (for the audit)."""
+    glob, per_card = (1, 3) if role == FIRST else (2, 4)
+    return [open_key(group, game, rnd, seed, glob, 0)] + [
+        open_key(group, game, rnd, seed, per_card, k) for k in range(n)]
+
+
+def check_key(group: Group, game: bytes, rnd: DeckRound, opening: KeyOpening) -> int:
+    """The key of a valid opening of a commitment in ``rnd``; DeckError otherwise.
+
+    The commitment label binds round, step and position, so an opening for
+    one position never passes for another. Compared in constant time.
+    """
+    steps = rnd.steps
+    if not steps or opening.round != steps[0].round:
+        raise DeckError("key opening for another round", opening.round, opening.step)
+    if not 1 <= opening.step <= len(steps):
+        raise DeckError("key opening for a step that was not taken", opening.round, opening.step)
+    commits = steps[opening.step - 1].commits
+    if not 0 <= opening.index < len(commits):
+        raise DeckError(f"key opening for index {opening.index}, out of range",
+                        opening.round, opening.step)
+    if len(opening.key) != 2 * group.size:
+        raise DeckError("key has the wrong width", opening.round, opening.step)
+    key = int(opening.key, 16)
+    digest = _key_digest(group, game, opening.round, opening.step, opening.index, key,
+                         bytes.fromhex(opening.salt))
+    if not hmac.compare_digest(digest, bytes.fromhex(commits[opening.index])):
+        raise DeckError(f"key for index {opening.index} does not open its commitment",
+                        opening.round, opening.step)
+    if not 1 <= key < group.q:
+        raise DeckError("committed key is not in [1, q-1]", opening.round, opening.step)
+    return key
+
+
+# --- the four steps ----------------------------------------------------------------
+
+#: Resolves a carried card: (round, pos) -> that round's final element at pos.
+Resolver = Callable[[str, int], int]
+
+
+def history_resolver(group: Group, history: Mapping[str, DeckRound]) -> Resolver:
+    """A resolver over completed earlier rounds, keyed by round label."""
+    def resolve(rnd: str, pos: int) -> int:
+        done = history.get(rnd)
+        if done is None or len(done.steps) != STEPS:
+            raise DeckError(f"carried card from round {rnd!r}, which is not a completed round")
+        cards = done.steps[-1].cards
+        if not 0 <= pos < len(cards):
+            raise DeckError(f"carried position {pos} is outside round {rnd!r}")
+        return parse_elem(group, cards[pos])
+    return resolve
+
+
+def input_elements(group: Group, game: bytes, sources: Sequence[Source], resolve: Resolver) -> list[int]:
+    """The round's input deck: fresh encodings and carried ciphertexts, checked distinct."""
+    seen_labels: set[str] = set()
+    seen_pos: set[tuple[str, int]] = set()
+    out = []
+    for src in sources:
+        if isinstance(src, Card):
+            if src.label in seen_labels:
+                raise DeckError(f"card {src.label!r} enters the round twice")
+            seen_labels.add(src.label)
+            out.append(encode_card(group, game, src.label))
+        else:
+            if (src.round, src.pos) in seen_pos:
+                raise DeckError(f"position {src.pos} of round {src.round!r} is carried twice")
+            seen_pos.add((src.round, src.pos))
+            out.append(resolve(src.round, src.pos))
+    if len(set(out)) != len(out):
+        raise DeckError("two input cards are the same element")
+    return out
+
+
+def _elems(group: Group, step: Step) -> list[int]:
+    return [parse_elem(group, c) for c in step.cards]
+
+
+def check_step(group: Group, sources: Sequence[Source], done: Sequence[Step], step: Step) -> None:
+    """Everything a receiver can check at once about the next ``step`` of a round.
+
+    Round label and step number, size, every element a residue of full width,
+    all elements distinct (so no card is visibly duplicated), one commitment
+    per key. That each step used its committed keys and permuted honestly is
+    checked by ``audit_deck`` once the keys are opened.
+    """
+    rnd = done[0].round if done else step.round
+    number = len(done) + 1
+    if step.round != rnd or step.step != number:
+        raise DeckError(f"expected step {number} of round {rnd!r}", step.round, step.step)
+    n = len(sources)
+    if n == 0:
+        raise DeckError("a round needs at least one card", step.round, step.step)
+    if number == 1 and list(step.sources) != list(sources):
+        raise DeckError("step 1 does not carry the agreed input deck", step.round, 1)
+    if number > 1 and step.sources:
+        raise DeckError("only step 1 carries the input deck", step.round, number)
+    if len(step.cards) != n:
+        raise DeckError(f"{len(step.cards)} cards, the round has {n}", step.round, number)
+    elems = [_parse_at(group, c, step) for c in step.cards]
+    if len(set(elems)) != n:
+        raise DeckError("two cards are the same element", step.round, number)
+    want = 1 if number <= 2 else n
+    if len(step.commits) != want:
+        raise DeckError(f"{len(step.commits)} key commitments, expected {want}", step.round, number)
+
+
+def _parse_at(group: Group, text: str, step: Step) -> int:
+    try:
+        return parse_elem(group, text)
+    except DeckError as exc:
+        raise DeckError(exc.reason, step.round, step.step) from None
+
+
+def make_step(group: Group, game: bytes, rnd: str, sources: Sequence[Source], done: Sequence[Step],
+              seed: bytes, resolve: Resolver, old_seeds: Mapping[str, bytes] | None = None) -> Step:
+    """The next step of round ``rnd`` by the role whose turn it is (steps 1, 3: first; 2, 4: second).
+
+    ``seed``: this player's seed for the round. ``old_seeds``: its seeds of
+    earlier rounds, needed in steps 1 and 2 to strip its old per-card key from
+    carried cards. ``done``: the steps so far (already checked).
+    """
+    number = len(done) + 1
+    if not 1 <= number <= STEPS:
+        raise ValueError("the round is complete")
+    n = len(sources)
+    key = (round_key(group, game, rnd, seed, number, 0) if number <= 2 else 0)
+    p, q = group.p, group.q
+    if number <= 2:
+        prev = (input_elements(group, game, sources, resolve) if number == 1 else _elems(group, done[0]))
+        exps = []
+        for src in sources:
+            if isinstance(src, Carry):
+                if old_seeds is None or src.round not in old_seeds:
+                    raise ValueError(f"need this player's seed of round {src.round!r}")
+                old = round_key(group, game, src.round, old_seeds[src.round], number + 2, src.pos)
+                exps.append(key * pow(old, -1, q) % q)
+            else:
+                exps.append(key)
+        out = [pow(x, e, p) for x, e in zip(prev, exps, strict=True)]
+        if number == 2:
+            perm = _permutation(group, game, rnd, seed, n)
+            out = [out[perm[k]] for k in range(n)]
+        commits = [_key_digest(group, game, rnd, number, 0, key, _salt(group, game, rnd, seed, number, 0))]
+    else:
+        prev = _elems(group, done[number - 2])
+        glob_inv = pow(round_key(group, game, rnd, seed, number - 2, 0), -1, q)
+        card_keys = [round_key(group, game, rnd, seed, number, k) for k in range(n)]
+        if number == 3:
+            perm = _permutation(group, game, rnd, seed, n)
+            prev = [prev[perm[k]] for k in range(n)]
+        out = [pow(x, glob_inv * ck % q, p) for x, ck in zip(prev, card_keys, strict=True)]
+        commits = [_key_digest(group, game, rnd, number, k, ck, _salt(group, game, rnd, seed, number, k))
+                   for k, ck in enumerate(card_keys)]
+    return Step(round=rnd, step=number, cards=[elem_hex(group, x) for x in out],
+                commits=[c.hex() for c in commits], sources=list(sources) if number == 1 else [])
+
+
+# --- drawing and opening -------------------------------------------------------------
+
+def deal_key(group: Group, game: bytes, rnd: str, seed: bytes, drawer: int, pos: int) -> KeyOpening:
+    """What the drawer's opponent publishes to deal position ``pos`` to ``drawer``."""
+    return open_key(group, game, rnd, seed, 4 if drawer == FIRST else 3, pos)
+
+
+def own_key(group: Group, game: bytes, rnd: str, seed: bytes, role: int, pos: int) -> KeyOpening:
+    """A player's own per-card key for ``pos``: published to play the card openly."""
+    return open_key(group, game, rnd, seed, 3 if role == FIRST else 4, pos)
+
+
+def _labels(history: Mapping[str, DeckRound]) -> list[str]:
+    out: list[str] = []
+    for done in history.values():
+        out += [s.label for s in done.steps[0].sources if isinstance(s, Card)]
+    return out
+
+
+def _unlock(group: Group, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
+            k_first: int, k_second: int) -> str:
+    done = history.get(rnd)
+    if done is None or len(done.steps) != STEPS:
+        raise DeckError("no such completed round", rnd)
+    cards = done.steps[-1].cards
+    if not 0 <= pos < len(cards):
+        raise DeckError(f"position {pos} is outside the deck", rnd)
+    x = pow(parse_elem(group, cards[pos]), pow(k_first * k_second % group.q, -1, group.q), group.p)
+    label = decode_card(group, game, _labels(history), x)
+    if label is None:
+        raise DeckError(f"position {pos} does not open to a card of the deck", rnd)
+    return label
+
+
+def draw_card(group: Group, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
+              role: int, seed: bytes, dealt: KeyOpening) -> str:
+    """The drawer's private view: its card at ``pos``, from the opponent's published key.
+
+    ``history``: every completed round (so labels of carried cards resolve).
+    """
+    theirs = check_key(group, game, history[rnd], dealt)
+    want = 4 if role == FIRST else 3
+    if dealt.step != want or dealt.index != pos:
+        raise DeckError(f"the dealt key is for step {dealt.step} index {dealt.index}, "
+                        f"not step {want} index {pos}", rnd)
+    mine = round_key(group, game, rnd, seed, 3 if role == FIRST else 4, pos)
+    k1, k2 = (mine, theirs) if role == FIRST else (theirs, mine)
+    return _unlock(group, game, history, rnd, pos, k1, k2)
+
+
+def verify_open(group: Group, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
+                first_key: KeyOpening, second_key: KeyOpening) -> str:
+    """Anyone's check of a card played openly: both per-card keys of ``pos`` open
+    their commitments and remove to a card of the deck; returns its label."""
+    done = history.get(rnd)
+    if done is None:
+        raise DeckError("no such round", rnd)
+    for opening, step in ((first_key, 3), (second_key, 4)):
+        if opening.step != step or opening.index != pos or opening.round != rnd:
+            raise DeckError(f"expected the step {step} key of position {pos}", opening.round, opening.step)
+    k1 = check_key(group, game, done, first_key)
+    k2 = check_key(group, game, done, second_key)
+    return _unlock(group, game, history, rnd, pos, k1, k2)
+
+
+# --- audit ---------------------------------------------------------------------------
+
+def audit_deck(group: Group, game: bytes, rounds: Sequence[DeckRound], openings: Sequence[KeyOpening],
+               draws: Sequence[Draw], authors: tuple[str, str]) -> list[Dealt]:
+    """Replay every round with every key opened; return the full deal or raise DeckError.
+
+    ``rounds`` in play order; ``openings``: all keys (any order; duplicates
+    must agree); ``draws``: the public deal records in order; ``authors``:
+    the names of the first and second role. Checks, round by round and step by
+    step: well-formed messages, that each step's output is exactly its input
+    transformed with the author's committed keys (steps 2 and 3 up to a
+    permutation), every published key against its commitment, and that no
+    position was dealt twice or carried twice; the error names the first bad
+    step and its author.
+    """
+    history: dict[str, DeckRound] = {}
+    finals: dict[str, list[str]] = {}
+    carried: set[tuple[str, int]] = set()
+    q, p = group.q, group.p
+    by_key: dict[tuple[str, int, int], KeyOpening] = {}
+    for o in openings:
+        old = by_key.setdefault((o.round, o.step, o.index), o)
+        if old != o:
+            who = authors[FIRST if o.step % 2 else SECOND]
+            raise DeckError(f"two different openings of key {o.index}", o.round, o.step, who)
+    result = []
+    by_name: dict[str, Dealt] = {}
+    for rnd in rounds:
+        if not rnd.steps:
+            raise DeckError("round without steps")
+        name = rnd.steps[0].round
+        if name in history:
+            raise DeckError("round label used twice", name, 1, authors[FIRST])
+        if len(rnd.steps) != STEPS:
+            who = authors[FIRST if len(rnd.steps) % 2 == 0 else SECOND]
+            raise DeckError(f"round has {len(rnd.steps)} steps, not {STEPS}", name, len(rnd.steps) + 1, who)
+        sources = rnd.steps[0].sources
+        resolve = history_resolver(group, history)
+        for src in sources:
+            if isinstance(src, Carry):
+                if (src.round, src.pos) in carried:
+                    raise DeckError(f"position {src.pos} of {src.round!r} was carried before", name, 1,
+                                    authors[FIRST])
+        try:
+            inputs = input_elements(group, game, sources, resolve)
+        except DeckError as exc:
+            raise DeckError(exc.reason, name, 1, authors[FIRST]) from None
+        for i, step in enumerate(rnd.steps):
+            try:
+                check_step(group, sources, rnd.steps[:i], step)
+            except DeckError as exc:
+                raise DeckError(exc.reason, name, i + 1, authors[i % 2]) from None
+        n = len(sources)
+
+        def key(step: int, index: int, rname: str = name, done: DeckRound = rnd) -> int:
+            who = authors[FIRST if step % 2 else SECOND]
+            o = by_key.get((rname, step, index))
+            if o is None:
+                raise DeckError(f"key {index} was never opened", rname, step, who)
+            try:
+                return check_key(group, game, done, o)
+            except DeckError as exc:
+                raise DeckError(exc.reason, rname, step, who) from None
+
+        def fail(step: int, msg: str, rname: str = name) -> DeckError:
+            return DeckError(msg, rname, step, authors[FIRST if step % 2 else SECOND])
+
+        x = [_elems(group, s) for s in rnd.steps]
+        # step 1: position j is input j under a (old per-card key of first stripped)
+        a = key(1, 0)
+        # step 2 applies b (old per-card key of second stripped) then permutes
+        b = key(2, 0)
+        strip1, strip2 = [], []
+        for src in sources:
+            if isinstance(src, Carry):
+                strip1.append(pow(_old(group, game, by_key, history, src, 3, authors), -1, q))
+                strip2.append(pow(_old(group, game, by_key, history, src, 4, authors), -1, q))
+            else:
+                strip1.append(1)
+                strip2.append(1)
+        for j in range(n):
+            if pow(inputs[j], a * strip1[j] % q, p) != x[0][j]:
+                raise fail(1, f"card {j} is not the input card under the committed key")
+        where2 = {pow(x[0][j], b * strip2[j] % q, p): j for j in range(n)}
+        pi = _match(x[1], where2, lambda m: fail(2, m))
+        # step 3: removing a_k and restoring a gives a step-2 card, each once
+        ak = [key(3, k) for k in range(n)]
+        where3 = {v: j for j, v in enumerate(x[1])}
+        sigma = _match([pow(x[2][k], pow(ak[k], -1, q) * a % q, p) for k in range(n)], where3,
+                       lambda m: fail(3, m))
+        bk = [key(4, k) for k in range(n)]
+        binv = pow(b, -1, q)
+        for k in range(n):
+            if pow(x[2][k], binv * bk[k] % q, p) != x[3][k]:
+                raise fail(4, f"card {k} is not the step-3 card under the committed keys")
+        labels = []
+        for k in range(n):
+            src = sources[pi[sigma[k]]]
+            labels.append(src.label if isinstance(src, Card) else finals[src.round][src.pos])
+        for src in sources:
+            if isinstance(src, Carry):
+                carried.add((src.round, src.pos))
+                by_name[src.round].carried_to[src.pos] = name
+        if len(set(labels)) != n:
+            raise fail(1, "the round holds one card twice")
+        history[name] = rnd
+        finals[name] = labels
+        by_name[name] = Dealt(round=name, labels=labels, holders=[""] * n, carried_to=[""] * n)
+        result.append(by_name[name])
+    by_round = by_name
+    for o in openings:
+        if o.round not in history:
+            raise DeckError("opening of a key of an unknown round", o.round, o.step)
+    for d in draws:
+        dealt = by_round.get(d.round)
+        if dealt is None or not 0 <= d.pos < len(dealt.labels):
+            raise DeckError(f"draw of position {d.pos}, which does not exist", d.round)
+        if dealt.holders[d.pos]:
+            raise DeckError(f"position {d.pos} dealt twice (to {dealt.holders[d.pos]} and {d.to})", d.round)
+        dealt.holders[d.pos] = d.to
+    return result
+
+
+def _old(group: Group, game: bytes, by_key: Mapping[tuple[str, int, int], KeyOpening],
+         history: Mapping[str, DeckRound], src: Carry, step: int, authors: tuple[str, str]) -> int:
+    """The opened per-card key of an earlier round (checked against its commitment)."""
+    who = authors[FIRST if step % 2 else SECOND]
+    o = by_key.get((src.round, step, src.pos))
+    if o is None:
+        raise DeckError(f"key {src.pos} was never opened", src.round, step, who)
+    try:
+        return check_key(group, game, history[src.round], o)
+    except DeckError as exc:
+        raise DeckError(exc.reason, src.round, step, who) from None
+
+
+def _match(values: Sequence[int], where: Mapping[int, int], fail: Callable[[str], DeckError]) -> list[int]:
+    """Index map k -> j with values[k] == source j, insisting on a bijection."""
+    out = []
+    used: set[int] = set()
+    for k, v in enumerate(values):
+        j = where.get(v)
+        if j is None:
+            raise fail(f"card {k} is not any input card under the committed key")
+        if j in used:
+            raise fail(f"card {k} repeats input card {j} (not a permutation)")
+        used.add(j)
+        out.append(j)
+    if len(where) != len(values):
+        raise fail("input cards collide under the committed key")
+    return out
