@@ -20,6 +20,7 @@ from typing import Literal
 import msgspec
 
 from pbem.rulesapi import DICE, ActingAs, Decision, Order, Outcome, Problem, Spec
+from rules.ritd import combat as cb
 from rules.ritd import hidden
 from rules.ritd import movement as mv
 from rules.ritd import supply as sp
@@ -615,15 +616,18 @@ def _to_reveals(state: State, turn: Turn) -> State:
 
 
 def _end_turn(state: State, turn: Turn) -> State:
-    """End of the Player-Turn: Fortress capture (RB 13.4), then the other side's turn."""
+    """End of the Player-Turn: Fortress capture (RB 13.4, combat.fortress_captures),
+    then the other side's turn. A Fortress nobody controlled yet goes to its
+    sole occupants the same way (T-03)."""
     pos = state.position
-    control = dict(pos.fortresses)
-    for f, owner in pos.fortresses.items():
-        here = pos.blocks_in(f)
+    forts = cb.fortress_hexes(_map())
+    captures = cb.fortress_captures(pos, forts)
+    for h in forts:
+        here = pos.blocks_in(h)
         sides = {b.side for b in here}
-        if len(sides) == 1 and owner not in sides and all(not b.disrupted for b in here):
-            control[f] = next(iter(sides))
-    state = msgspec.structs.replace(state, position=msgspec.structs.replace(pos, fortresses=control))
+        if h not in pos.fortresses and len(sides) == 1 and any(not b.disrupted for b in here):
+            captures[h] = next(iter(sides))
+    state = msgspec.structs.replace(state, position=cb.apply_captures(pos, captures))
     return _begin_turn(state, turn.passive)
 
 
