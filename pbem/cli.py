@@ -222,9 +222,12 @@ def _print_turn_to_stdout(sent, game: Path) -> None:
 
 @cli.command()
 @click.argument("directory", type=click.Path(path_type=Path))
-@click.option("--rules", "rules_id", required=True, help="Rules id (see 'pbem rules list').")
-@click.option("--scenario", required=True, help="Scenario id of the rules.")
-@click.option("--role", required=True, help="The role you play.")
+@click.option("--rules", "rules_id", required=True, help="Rules id (see 'pbem rules list').",
+              shell_complete=lambda ctx, param, incomplete: _complete_rules(incomplete))
+@click.option("--scenario", required=True, help="Scenario id of the rules (see 'pbem rules show RULES').",
+              shell_complete=lambda ctx, param, incomplete: _complete_spec(ctx, "scenarios", incomplete))
+@click.option("--role", required=True, help="The role you play.",
+              shell_complete=lambda ctx, param, incomplete: _complete_spec(ctx, "roles", incomplete))
 @click.option("--opponent", "opponent_key", required=True,
               help="Opponent's public key line (pbem-ed25519:...) or a file holding it.")
 @click.option("--option", "options", multiple=True, help="Optional rule to use (repeatable).")
@@ -684,6 +687,49 @@ def vault_backup(out: Path, game: Path) -> None:
 @cli.group("rules")
 def rules_group() -> None:
     """Installed game rules."""
+
+
+def _complete_rules(incomplete: str) -> list[str]:
+    from pbem import rulesapi
+
+    return [r for r in rulesapi.available() if r.startswith(incomplete)]
+
+
+def _complete_spec(ctx: click.Context, field: str, incomplete: str) -> list[str]:
+    """Shell completion of a rules' scenarios or roles once --rules is typed."""
+    from pbem import rulesapi
+
+    rules_id = ctx.params.get("rules_id")
+    if not rules_id:
+        return []
+    try:
+        spec = rulesapi.load_any(rules_id).SPEC
+    except Exception:  # noqa: BLE001 - completion must never fail loudly
+        return []
+    return [v for v in getattr(spec, field, ()) if v.startswith(incomplete)]
+
+
+@rules_group.command("show")
+@click.argument("rules_id")
+@json_option
+def rules_show(rules_id: str, as_json: bool) -> None:
+    """Show a rules module: roles, scenarios, options, and whether it is playable."""
+    from pbem import rulesapi
+    from pbem.errors import NotFound
+
+    module = rulesapi.load_any(rules_id)
+    spec = getattr(module, "SPEC", None)
+    missing = rulesapi.missing_parts(module)
+    if spec is None:
+        raise NotFound(f"rules '{rules_id}' have no SPEC yet: {', '.join(missing)} are missing")
+    data = {"id": spec.id, "version": spec.version, "title": spec.title, "roles": list(spec.roles),
+            "scenarios": list(spec.scenarios), "options": list(spec.options), "playable": not missing}
+    lines = [f"{spec.title} (rules {spec.id} version {spec.version})",
+             f"roles: {', '.join(spec.roles)}", f"scenarios: {', '.join(spec.scenarios)}",
+             f"options: {', '.join(spec.options) or 'none'}"]
+    if missing:
+        lines.append(f"not yet playable: {', '.join(missing)} missing")
+    _emit(data, as_json, "\n".join(lines))
 
 
 @rules_group.command("list")

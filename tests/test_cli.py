@@ -200,3 +200,24 @@ def test_exit_codes_through_a_real_subprocess_and_rules_from_an_entry_point(tmp_
     (tmp_path / "junk.pbem").write_text("pbem-turn v1\n---\n{\"body\":1}\n")
     proc = pbem("receive", "-g", tmp_path / "r", tmp_path / "junk.pbem", code=3)
     assert proc.stderr.count("\n") == 1
+
+
+def test_rules_show_lists_scenarios_and_roles():
+    result = run("rules", "show", "race", "--json")
+    data = json.loads(result.output)
+    assert data["scenarios"] == ["standard", "sprint", "marathon"] and data["roles"] == ["red", "blue"]
+    assert data["playable"]
+    assert run("rules", "show", "ritd").exit_code == 9  # no SPEC exported until the game is complete
+
+
+def test_shell_completion_offers_rules_scenarios_and_roles(monkeypatch):
+    """Click's shell completion (eval "$(_PBEM_COMPLETE=bash_source pbem)")."""
+    from click.shell_completion import ShellComplete
+
+    def complete(args, incomplete):
+        return [c.value for c in ShellComplete(cli, {}, "pbem", "_PBEM_COMPLETE").get_completions(args, incomplete)]
+
+    assert "receive" in complete([], "rec")
+    assert "race" in complete(["new", "g", "--rules"], "ra")
+    assert complete(["new", "g", "--rules", "race", "--scenario"], "s") == ["standard", "sprint"]
+    assert complete(["new", "g", "--rules", "race", "--role"], "") == ["red", "blue"]
