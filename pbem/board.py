@@ -187,7 +187,7 @@ def render_svg(picture: Picture) -> str:
     span_x = (max(xs) - min(xs)) * _SQRT3 + _SQRT3
     span_y = (max(ys) - min(ys)) * 1.5 + 2.0
     size = min(avail_w / span_x, avail_h / span_y)
-    map_w, map_h = span_x * size, span_y * size
+    map_w = span_x * size
     ox = MARGIN_MM + (avail_w - map_w) / 2 - min(xs) * _SQRT3 * size + _SQRT3 * size / 2
     oy = MARGIN_MM + TITLE_MM - min(ys) * 1.5 * size + size
 

@@ -53,7 +53,8 @@ def read_draft(gd: GameDir, role: str, base: int) -> Draft:
     except FileNotFoundError:
         return Draft(base=base)
     except msgspec.DecodeError as exc:
-        raise BadFile(f"{_draft_path(gd, role)} is damaged ({exc}); delete it to start the draft again")
+        raise BadFile(f"{_draft_path(gd, role)} is damaged ({exc}); delete it to start the draft "
+                      "again") from None
     return draft
 
 
