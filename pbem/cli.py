@@ -304,6 +304,9 @@ def _read_input(path: Path) -> bytes:
         data = sys.stdin.buffer.read(MAX_TURN_FILE_BYTES + 1)
     else:
         try:
+            size = path.stat().st_size
+            if size > MAX_TURN_FILE_BYTES:
+                raise BadFile(f"{path} is {size} bytes, over the limit of {MAX_TURN_FILE_BYTES}: refused unread")
             with open(path, "rb") as fh:
                 data = fh.read(MAX_TURN_FILE_BYTES + 1)
         except FileNotFoundError:
@@ -311,7 +314,7 @@ def _read_input(path: Path) -> bytes:
         except IsADirectoryError:
             raise BadFile(f"{path} is a directory, not a turn file") from None
     if len(data) > MAX_TURN_FILE_BYTES:
-        raise BadFile(f"{path} is over the turn file size limit of {MAX_TURN_FILE_BYTES} bytes")
+        raise BadFile(f"{path} is over the limit of {MAX_TURN_FILE_BYTES} bytes for a turn file")
     return data
 
 
@@ -494,15 +497,21 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
     mailboxes only this game's turn files are taken. Events already held are
     skipped. When the opponent's dice only wait for your entropy, pbem
     answers at once with a turn file."""
-    from pbem.mail import turn_files_from_path
     from pbem.session import dice_text, pending_text
     from pbem.session import receive as receive_turns
-    from pbem.turnfile import parse_turn
+    from pbem.turnfile import MAGIC, parse_turn
 
     seat = _seat(game, identity, passphrase_file)
     inputs: list[tuple[str, bytes]] = []
     skipped = 0
     for f in files:
+        if str(f) != "-" and f.is_file():
+            with open(f, "rb") as fh:
+                if fh.read(64).lstrip(b"\r\n").startswith(MAGIC.encode()):
+                    inputs.append((str(f), _read_input(f)))  # a bare turn file: no email parsing needed
+                    continue
+        from pbem.mail import turn_files_from_path
+
         kind, found = turn_files_from_path(f, _read_input(f) if str(f) == "-" else None)
         if kind == "turn file":
             inputs += found

@@ -62,9 +62,10 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o644, exclusive: bool 
 
 def remove_stale_temps(directory: Path) -> None:
     """Delete temp files a crashed writer left behind (call under the lock)."""
-    for entry in directory.glob(TMP_PREFIX + "*"):
-        with contextlib.suppress(FileNotFoundError):
-            entry.unlink()
+    for name in os.listdir(directory):
+        if name.startswith(TMP_PREFIX):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(directory / name)
 
 
 def lock_wait_seconds() -> float:

@@ -63,8 +63,7 @@ class SecretDie:
     sides: int
 
 
-@dataclass(frozen=True)
-class Roll:
+class Roll(msgspec.Struct, frozen=True, array_like=True):
     """A resolved request: asked in ``asked_seq``, rolled on receipt of ``rolled_seq``."""
 
     asked_seq: int
@@ -74,8 +73,7 @@ class Roll:
     values: tuple[int | None, ...]  # None: a secret die this replay cannot see
 
 
-@dataclass(frozen=True)
-class EventInfo:
+class EventInfo(msgspec.Struct, frozen=True, array_like=True):
     seq: int
     author: str
     hash: bytes

@@ -125,24 +125,29 @@ def load_public(gd: GameDir) -> Replay:
 
 
 def load_seat(gd: GameDir, identity: Identity) -> Seat:
-    """Replay the log from my perspective (my secrets known)."""
-    rules = rules_for(gd)
+    """Replay the log from my perspective (my secrets known), from the verified
+    replay cache when it matches the log."""
+    genesis, stored0 = genesis_of(gd)
+    rules = rulesapi.load(genesis.rules)
     local = gd.read_local()
     count = gd.event_count()
-    probe = Replay(rules)
-    probe.apply_stored(gd.event_path(0).read_bytes())
-    key = probe.keys.get(local.role)
-    if key is None:
+    mine = [p.key for p in genesis.players if p.role == local.role]
+    if not mine:
         raise BadFile(f"{gd.local_path} names role '{local.role}', which is not in this game")
-    if fingerprint(key) != identity.fingerprint:
+    if mine[0] != identity.public_text:
         raise UsageProblem(f"this identity ({identity.fingerprint}) is not the {local.role} player "
-                           f"of this game ({fingerprint(key)})")
-    data = vaultmod.load(gd.vault_dir / f"{local.role}.bin", identity, probe.game_hex, local.role)
+                           f"of this game ({fingerprint(mine[0])})")
+    head = codec.unwrap(stored0)
+    host = [p.key for p in genesis.players if p.role == head.author]
+    if not host or not verify_signature(parse_public(host[0]), head.sig, codec.signing_input(head.body)):
+        raise VerifyError("genesis signature is not valid for the host's key")
+    game_id = codec.sha256(codec.signing_input(head.body)).hex()
+    data = vaultmod.load(gd.vault_dir / f"{local.role}.bin", identity, game_id, local.role)
     r = Replay(rules, role=local.role, known=data.known_values())
-    r.apply_stored(gd.event_path(0).read_bytes())
+    r.apply_stored(stored0)  # verifies genesis in full before anything else is trusted
     r = snapshot.restore(gd, r, identity, count) or r
-    for stored in gd.read_events(r.seq + 1):
-        r.apply_stored(stored)
+    for seq in range(r.seq + 1, count):  # ``count`` already checked the sequence has no gap
+        r.apply_stored(gd.read_event(seq))
     return Seat(gd, rules, identity, local.role, data, r)
 
 
@@ -548,11 +553,14 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
                 raise BadFile(f"{name}: {exc}") from None
     # Several files (a mailbox) may repeat events or arrive out of order.
     incoming = sorted({u.stored: u for u in incoming}.values(), key=lambda u: u.seq)
-    have = dict(enumerate(seat.gd.read_events()))
+    held = seat.replay.seq  # load_seat verified events 0..held
+    have: dict[int, bytes] = {}
     twin = seat.replay.clone()
     appended, duplicates = [], []
     for unwrapped in incoming:
         stored = unwrapped.stored
+        if unwrapped.seq not in have and 0 <= unwrapped.seq <= held:
+            have[unwrapped.seq] = seat.gd.read_event(unwrapped.seq)  # only what a duplicate check needs
         existing = have.get(unwrapped.seq)
         if existing is not None:
             if existing != stored:

@@ -18,7 +18,7 @@ import msgspec
 from pbem import __version__, codec
 from pbem.errors import PbemError
 from pbem.fileio import write_atomic
-from pbem.game import CommitRecord, DiceOrigin, EventInfo, Replay, Roll, SecretDie
+from pbem.game import CommitRecord, DiceOrigin, EventInfo, Replay, SecretDie
 from pbem.identity import Identity
 from pbem.store import GameDir
 from pbem.vault import seal_bytes, unseal_bytes
@@ -50,25 +50,6 @@ class _SecretDie(msgspec.Struct, frozen=True):
     sides: int
 
 
-class _Roll(msgspec.Struct, frozen=True):
-    asked_seq: int
-    rolled_seq: int
-    asker: str
-    sides: tuple[int, ...]
-    values: tuple[int | None, ...]
-
-
-class _Info(msgspec.Struct, frozen=True):
-    seq: int
-    author: str
-    hash: str
-    actions: tuple[str, ...]
-    commits: int
-    reveals: tuple[str, ...]
-    note: str
-    rolls: _Roll | None = None
-
-
 class Snapshot(msgspec.Struct, frozen=True):
     pbem: str
     rules: str
@@ -83,7 +64,7 @@ class Snapshot(msgspec.Struct, frozen=True):
     opened: dict[str, str]
     entropy_commit: dict[str, str]
     entropy_seq: dict[str, int]
-    history: list[_Info]
+    history: list[EventInfo]
     dice_origin: _Origin | None = None
     secret_dice: dict[str, _SecretDie] = {}
 
@@ -107,10 +88,7 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
         opened={k: v.hex() for k, v in replay.opened.items()},
         entropy_commit={k: v.hex() for k, v in replay.entropy_commit.items()},
         entropy_seq=dict(replay.entropy_seq),
-        history=[_Info(i.seq, i.author, i.hash.hex(), i.actions, i.commits, i.reveals, i.note,
-                       None if i.rolls is None else _Roll(i.rolls.asked_seq, i.rolls.rolled_seq, i.rolls.asker,
-                                                          i.rolls.sides, i.rolls.values))
-                 for i in replay.history],
+        history=replay.history,
         dice_origin=None if o is None else _Origin(o.seq, o.event_hash.hex(), o.author, o.x_author.hex(), o.sides,
                                                    o.secret),
         secret_dice={k: _SecretDie(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
@@ -160,10 +138,6 @@ def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> 
                                                       bytes.fromhex(o.x), tuple(o.sides), tuple(o.secret))
     r.secret_dice = {k: SecretDie(bytes.fromhex(d.event_hash), d.index, bytes.fromhex(d.x), d.sides)
                      for k, d in snap.secret_dice.items()}
-    r.history = [EventInfo(i.seq, i.author, bytes.fromhex(i.hash), tuple(i.actions), i.commits, tuple(i.reveals),
-                           i.note, None if i.rolls is None else Roll(i.rolls.asked_seq, i.rolls.rolled_seq,
-                                                                     i.rolls.asker, tuple(i.rolls.sides),
-                                                                     tuple(i.rolls.values)))
-                 for i in snap.history]
+    r.history = list(snap.history)
     return r
 
