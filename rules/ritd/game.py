@@ -23,6 +23,7 @@ from pbem.rulesapi import DICE, ActingAs, Decision, Order, Outcome, Problem, Spe
 from rules.ritd import combat as cb
 from rules.ritd import hidden
 from rules.ritd import movement as mv
+from rules.ritd import routs
 from rules.ritd import supply as sp
 from rules.ritd.turn import OPTION_COST, OPTION_MOVES, Turn, option_label
 from rules.ritd.datafiles import DATA_FILES
@@ -96,6 +97,24 @@ class AcceptBattle(_A, tag="accept-battle"):
     hex: str
 
 
+class RefuseBattle(_A, tag="refuse-battle"):
+    """RB 10.2: the passive player Refuses Battle in ``hex``, announcing the
+    slowest speed of the Undisrupted refusing units (RB 10.5)."""
+
+    hex: str
+    slowest: int
+
+
+class PursuitLosses(_A, tag="pursuit-losses"):
+    """RB 10.5, 9.5: Pursuit hits placed on the refusing units, in secret:
+    ``eliminated`` leave the map (public); every survivor in ``recommit``
+    gets a new identity version ``<token>.id<v+1>`` (unit and new CV)."""
+
+    hex: str
+    eliminated: tuple[str, ...] = ()
+    recommit: tuple[str, ...] = ()
+
+
 class RevealUnits(_A, tag="reveal-units"):
     """RB 7.3, 8.5: my units in battles are revealed (their identities opened in this event)."""
 
@@ -105,14 +124,15 @@ class RevealOption(_A, tag="reveal-option"):
 
 
 Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMarches | EndMovement
-          | AcceptBattle | RevealUnits | RevealOption)
+          | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | RevealUnits | RevealOption)
 
 
 # -- state -------------------------------------------------------------------------
 
 Phase = Literal["deploy", "turn"]
 STEP_OWNER = {"initial-supply": "active", "option": "active", "movement": "active", "forced-march": "passive",
-              "refuse": "passive", "reveal-passive": "passive", "reveal-active": "active",
+              "refuse": "passive", "refuse-pursuit": "active", "refuse-dice": "passive",
+              "refuse-losses": "passive", "refuse-withdraw": "passive", "reveal-passive": "passive", "reveal-active": "active",
               "final-supply": "active", "supply-revealed": "active"}
 
 
@@ -152,6 +172,12 @@ _PROMPTS = {
     "option": "play supply cards face down (RB 4.0): 'pass', 'basic', 'offensive' or 'assault'",
     "movement": "Moves (RB 5.0), then 'forced march ...' (RB 6.4), then 'end movement'",
     "refuse": "accept or Refuse Battle for each Attacked Group (RB 8.4)",
+    "refuse-pursuit": "Pursuit Fire on the Group Refusing Battle (RB 10.2, 10.5): 'pursue <hex> with <units>' "
+                      "or 'pursue <hex> with none'",
+    "refuse-losses": "place the Pursuit hits (RB 10.5, 9.5): 'pursuit losses <unit> <hits>, ...' or "
+                     "'pursuit losses auto'",
+    "refuse-withdraw": "the Withdrawal Group Move of the Group Refusing Battle (RB 10.2): "
+                       "'refuse-battle <hex> -> <destination>'",
     "reveal-passive": "reveal your units in battles (RB 7.3): 'reveal units'",
     "reveal-active": "reveal your units in battles (RB 7.3): 'reveal units'",
     "final-supply": "Final Supply Check (RB 12.7): 'supply check'",
@@ -167,10 +193,15 @@ def pending(state: State) -> Decision | None:
     if turn.step == "forced-march":
         return Decision(role=turn.passive, kind=DICE, dice=(6,) * len(turn.movement.marches),
                         prompt="Forced March dice (RB 6.4)")
+    if turn.step == "refuse-dice":
+        return Decision(role=turn.passive, kind=DICE, dice=routs.pursuit_dice_needed(turn.pursuit),
+                        prompt="Pursuit Fire dice (RB 10.5)")
     role = turn.active if STEP_OWNER[turn.step] == "active" else turn.passive
     prompt = _PROMPTS[turn.step]
     if turn.step == "refuse":
         prompt += ": " + ", ".join(_map().name(h) for h in turn.refusals)
+    elif turn.refusing:
+        prompt += f": {_map().name(turn.refusing)}"
     return Decision(role=role, kind=turn.step, prompt=prompt)
 
 
@@ -270,8 +301,13 @@ def apply(state: State, action: object, ctx) -> State:
 
 
 def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
-    """RB 6.4: one die per announced Forced March, in the order announced."""
+    """RB 6.4: one die per announced Forced March, in the order announced;
+    RB 10.5: the Pursuit Fire dice, in pursuer order."""
     turn = _current(state)
+    if turn.step == "refuse-dice":
+        hits = routs.score_pursuit(turn.pursuit, values)
+        state = msgspec.structs.replace(state, last_rolls=tuple(values))
+        return _after_pursuit(state, msgspec.structs.replace(turn, hits=hits))
     movement = turn.movement
     pos = state.position
     disrupted = dict(state.disrupted_in)
@@ -286,20 +322,20 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
 
 def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Problem]]:
     """An identity is opened: fill it in and decide the token's deferred checks."""
+    state, problems = _decide_labelled(state, ctx)
     parsed = hidden.token_of_label(label)
     if parsed is None or not state.position.has_block(parsed[0]):
-        return state, []
+        return state, problems
     token, version = parsed
     try:
         unit, cv = hidden.decode_identity(value)
     except ValueError as exc:
         return state, [Problem("RB 2.0", f"block {token}: {exc}")]
     block = state.position.block(token)
-    problems: list[Problem] = []
     keep = []
     others = _known_units(state.position, block.side) - {block.unit}
     for ob in state.obligations:
-        if ob.token != token:
+        if ob.token != token or ob.labels:
             keep.append(ob)
             continue
         if ob.kind == "placement":
@@ -309,17 +345,101 @@ def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Pr
                                                 f"{p.message}"))
         elif ob.kind == "speed":
             try:
-                speed = _scenarios().roster.get(unit).speed
+                speed = _unit_speed(unit)
             except UnknownUnit:
                 problems.append(Problem("RB 2.0", f"block {token} is {unit!r}, not a unit of the game"))
                 continue
             if speed < ob.needed:
                 problems.append(Problem(ob.rule, f"event {ob.seq} by {block.side}: block {token} {ob.what}: "
                                                  f"that needs speed {ob.needed}, but {unit} has speed {speed}"))
-    position = state.position.replace_blocks([msgspec.structs.replace(block, unit=unit, cv=cv)])
-    disclosed = state.disclosed if token in state.disclosed else state.disclosed + (token,)
+        elif ob.kind == "speed-range":
+            try:
+                speed = _unit_speed(unit)
+            except UnknownUnit:
+                problems.append(Problem("RB 2.0", f"block {token} is {unit!r}, not a unit of the game"))
+                continue
+            if not ob.needed <= speed <= ob.maximum:
+                want = f"speed {ob.needed}" if ob.needed == ob.maximum else \
+                    f"speed {ob.needed}-{ob.maximum}"
+                problems.append(Problem(ob.rule, f"event {ob.seq} by {block.side}: block {token} {ob.what}: "
+                                                 f"that needs {want}, but {unit} has speed {speed}"))
+    current = version == state.versions.get(token, 0)
+    position = state.position.replace_blocks([msgspec.structs.replace(block, unit=unit,
+                                                                      cv=cv if current else block.cv)])
+    disclosed = state.disclosed if token in state.disclosed or not current else state.disclosed + (token,)
     return msgspec.structs.replace(state, position=position, obligations=tuple(keep),
                                    disclosed=disclosed), problems
+
+
+def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
+    """Decide the obligations over several identity versions ("slowest",
+    "losses") once every one of their values is known (T-10)."""
+    problems: list[Problem] = []
+    keep = []
+    for ob in state.obligations:
+        values = [ctx.value(lbl) for lbl in ob.labels]
+        if not ob.labels or any(v is None for v in values):
+            keep.append(ob)
+            continue
+        try:
+            ids = {lbl: hidden.decode_identity(v) for lbl, v in zip(ob.labels, values)}
+        except ValueError as exc:
+            problems.append(Problem("RB 2.0", f"event {ob.seq}: {exc}"))
+            continue
+        side = "axis" if hidden.is_token_of(ob.tokens[0], "axis") else "allied"
+        where = f"event {ob.seq} by {side}: {ob.what}"
+        if ob.kind == "slowest":
+            speeds = []
+            for lbl in ob.labels:
+                try:
+                    speeds.append(_unit_speed(ids[lbl][0]))
+                except UnknownUnit:
+                    speeds.append(0)
+            if ob.needed not in speeds:
+                problems.append(Problem(ob.rule, f"{where}: no refusing unit has speed {ob.needed} "
+                                                 f"(their speeds are {', '.join(map(str, speeds))})"))
+        elif ob.kind == "losses":
+            n = len(ob.tokens)  # the old versions first, then the survivors' new ones
+            old = {hidden.token_of_label(lbl)[0]: ids[lbl] for lbl in ob.labels[:n]}
+            new = {hidden.token_of_label(lbl)[0]: ids[lbl] for lbl in ob.labels[n:]}
+            problems += [Problem(p.rule, f"{where}: {p.message}")
+                         for p in _loss_problems(side, ob.hex, ob.tokens, old, new, ob.eliminated, ob.hits)]
+    return msgspec.structs.replace(state, obligations=tuple(keep)), problems
+
+
+def _loss_problems(side: Side, hex_: str, refusers: tuple[str, ...], old: dict[str, tuple[str, int]],
+                   new: dict[str, tuple[str, int]], eliminated: tuple[str, ...], hits: int) -> list[Problem]:
+    """Is the placement that the old and new identity versions imply a legal
+    one of ``hits`` Pursuit hits (RB 10.5, 9.5, 2.3)? (T-10)"""
+    roster = _scenarios().roster
+    probs: list[Problem] = []
+    losses = []
+    blocks = []
+    for t in refusers:
+        unit, cv = old[t]
+        try:
+            u = roster.get(unit)
+        except UnknownUnit:
+            probs.append(Problem("RB 2.0", f"block {t} is {unit!r}, not a unit of the game"))
+            continue
+        blocks.append(Block(token=t, side=side, hex=hex_, unit=unit, cv=cv))
+        if t in eliminated:
+            losses.append(cb.Loss(t, hits=cv - u.min_cv + u.cv_per_step))
+            continue
+        nunit, ncv = new[t]
+        if nunit != unit:
+            probs.append(Problem("RB 2.0", f"block {t} was {unit} and is now committed as {nunit}"))
+            continue
+        if ncv > cv or (cv - ncv) % u.cv_per_step or ncv < u.min_cv:
+            probs.append(Problem("RB 2.3", f"{unit} ({t}) cannot go from CV {cv} to CV {ncv} by losing steps"))
+            continue
+        if ncv < cv:
+            losses.append(cb.Loss(t, hits=cv - ncv))
+    if probs:
+        return probs
+    pos = Position(blocks=tuple(blocks))
+    return routs.check_pursuit_losses(pos, refusers, hits, cb.LossAllocation(hex_, tuple(losses)),
+                                      units=roster.get)
 
 
 # -- the Player-Turn ---------------------------------------------------------------------------
@@ -366,7 +486,12 @@ def _speed(block: Block) -> int | None:
     """A block's speed when this replay knows its unit (RB 6.1), else None."""
     if not block.unit:
         return None
-    return _scenarios().roster.get(block.unit).speed
+    return _unit_speed(block.unit)
+
+
+def _unit_speed(unit: str) -> int:
+    """The printed speed of ``unit`` (RB 6.1); UnknownUnit if it is none."""
+    return _scenarios().roster.get(unit).speed
 
 
 def _speeds(pos: Position, tokens) -> dict[str, int | None]:
@@ -442,10 +567,10 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
                 return [Problem("RB 4.0", f"the option committed does not cost {count} cards")]
             return []
         case mv.Move():
-            if step == "refuse":
-                if action.withdrawal != "refuse" or action.origin not in turn.refusals:
-                    return [Problem("RB 8.4", "now decide the Attacked Groups: refuse (a Withdrawal Move) or "
-                                              "accept, for " + ", ".join(m.name(h) for h in turn.refusals))]
+            if step == "refuse-withdraw":
+                if action.withdrawal != "refuse" or action.origin != turn.refusing:
+                    return [Problem("RB 10.2", f"now the Group Refusing Battle in {m.name(turn.refusing)} "
+                                               "makes its Withdrawal Group Move")]
                 problems = mv.refusal_problems(m, pos, turn.movement, action.origin)
             elif step == "movement":
                 problems = []
@@ -464,6 +589,8 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             return list(result.problems) + _overruns(pos, side, {f.path[-1] for f in marches})
         case EndMovement():
             return [] if step == "movement" else [Problem("RB 3.44", "the Movement phase is not under way")]
+        case RefuseBattle() | routs.PursuitFire() | PursuitLosses():
+            return _check_refusal(state, turn, action, side, ctx)
         case AcceptBattle(hex=hex_):
             if step != "refuse" or hex_ not in turn.refusals:
                 return [Problem("RB 8.4", f"there is no Attacked Group awaiting a decision in "
@@ -487,6 +614,73 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
                 return [Problem("RB 3.48", f"open the turn option '{turn.option_label}' in this event")]
             return _option_problems(state, turn, ctx.value(turn.option_label))
     return [Problem("", f"unknown action {action!r}")]
+
+
+def _check_refusal(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
+    """RB 10.2 Refusing Battle: the announcement, the Pursuit Fire, the losses."""
+    m, pos = _map(), state.position
+    match action:
+        case RefuseBattle(hex=hex_, slowest=slowest):
+            if turn.step != "refuse" or hex_ not in turn.refusals:
+                return [Problem("RB 8.4", f"there is no Attacked Group awaiting a decision in "
+                                          f"{m.name(hex_) if hex_ in m.hexes else hex_}")]
+            problems = mv.refusal_problems(m, pos, turn.movement, hex_)
+            refusers, left = routs.refusal_split(pos, hex_, side)
+            if left:
+                problems.append(Problem("RB 10.2", f"{', '.join(left)}: Disrupted units left behind must Rout; "
+                                                   "Routs are not adjudicated by this rules version yet"))
+            speeds = _speeds(pos, refusers)
+            problems += routs.check_slowest_speed(refusers, routs.SlowestSpeed(hex_, slowest), speeds).problems
+            return problems
+        case routs.PursuitFire(hex=hex_):
+            if turn.step != "refuse-pursuit" or hex_ != turn.refusing:
+                return [Problem("RB 10.5", "Pursuit Fire follows the refusing player's announcement of the "
+                                           "slowest speed")]
+            eligible = routs.pursuit_eligible(pos, hex_, side)
+            speeds = _speeds(pos, [p.token for p in action.pursuers])
+            return list(routs.check_pursuit(pos, action, turn.slowest, eligible=eligible, speeds=speeds).problems)
+        case PursuitLosses(hex=hex_, eliminated=eliminated, recommit=recommit):
+            if turn.step != "refuse-losses" or hex_ != turn.refusing:
+                return [Problem("RB 10.5", "Pursuit hits are placed after the Pursuit dice")]
+            problems = []
+            strange = [t for t in eliminated if t not in turn.refusers] + [t for t in recommit if t in eliminated]
+            if strange or sorted(set(eliminated) | set(recommit)) != sorted(turn.refusers) \
+                    or len(set(recommit)) != len(recommit):
+                problems.append(Problem("RB 10.5", "name each refusing unit once: eliminated, or with a new "
+                                                   "identity version (T-10)"))
+                return problems
+            for t in recommit:
+                label = hidden.identity_label(t, state.versions.get(t, 0) + 1)
+                if not ctx.committed(label):
+                    problems.append(Problem("RB 10.5", f"the new identity of {t} must be committed as '{label}'"))
+            if problems:
+                return problems
+            old, new = _loss_identities(state, turn, recommit, ctx)
+            if old is not None and new is not None:
+                problems += _loss_problems(side, hex_, turn.refusers, old, new, eliminated, turn.hits)
+            return problems
+    return [Problem("", f"unknown action {action!r}")]
+
+
+def _loss_labels(state: State, turn: Turn, recommit: tuple[str, ...]) -> tuple[str, ...]:
+    """The old identity versions of the refusers, then the survivors' new ones."""
+    v = state.versions
+    return tuple(hidden.identity_label(t, v.get(t, 0)) for t in turn.refusers) + \
+        tuple(hidden.identity_label(t, v.get(t, 0) + 1) for t in recommit)
+
+
+def _loss_identities(state: State, turn: Turn, recommit: tuple[str, ...], ctx):
+    """(old, new) identities by token when this replay knows them all, else (None, None)."""
+    labels = _loss_labels(state, turn, recommit)
+    values = [ctx.value(lbl) for lbl in labels]
+    if any(v is None for v in values):
+        return None, None
+    try:
+        ids = [hidden.decode_identity(v) for v in values]
+    except ValueError:
+        return None, None
+    n = len(turn.refusers)
+    return dict(zip(turn.refusers, ids[:n])), dict(zip(recommit, ids[n:]))
 
 
 def _option_problems(state: State, turn: Turn, value: bytes | None) -> list[Problem]:
@@ -548,7 +742,7 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
                                             obligations=state.obligations + _speed_obligations(result, ctx.seq, what))
             state = _note_disruptions(state, out.position, turn.number)
             turn = msgspec.structs.replace(turn, movement=out.turn)
-            if turn.step == "refuse":
+            if turn.step == "refuse-withdraw":
                 return _decided(state, turn, action.origin)
             return msgspec.structs.replace(state, turn=turn)
         case ForcedMarches(marches=marches):
@@ -563,6 +757,57 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             return _after_movement(state, turn)
         case AcceptBattle(hex=hex_):
             return _decided(state, turn, hex_)
+        case RefuseBattle(hex=hex_, slowest=slowest):
+            refusers, _ = routs.refusal_split(pos, hex_, side)
+            result = routs.check_slowest_speed(refusers, routs.SlowestSpeed(hex_, slowest), _speeds(pos, refusers))
+            what = f"Refused Battle in event {ctx.seq} announcing slowest speed {slowest}"
+            obligations = []
+            for ob in result.obligations:
+                obligations += [Obligation(token=t, seq=ctx.seq, kind="speed-range", rule=ob.rule, what=what,
+                                           hex=hex_, needed=ob.min_speed, maximum=ob.max_speed) for t in ob.tokens]
+                if ob.slowest:
+                    labels = tuple(hidden.identity_label(t, state.versions.get(t, 0)) for t in refusers)
+                    obligations.append(Obligation(token=refusers[0], seq=ctx.seq, kind="slowest", rule=ob.rule,
+                                                  what=what, hex=hex_, needed=ob.min_speed, tokens=refusers,
+                                                  labels=labels))
+            turn = msgspec.structs.replace(turn, step="refuse-pursuit", refusing=hex_, refusers=refusers,
+                                           slowest=slowest, pursuit=None, hits=0)
+            return msgspec.structs.replace(state, turn=turn, obligations=state.obligations + tuple(obligations))
+        case routs.PursuitFire(pursuers=pursuers):
+            speeds = _speeds(pos, [p.token for p in pursuers])
+            result = routs.check_pursuit(pos, action, turn.slowest, eligible=[p.token for p in pursuers],
+                                         speeds=speeds)
+            obligations = tuple(Obligation(token=t, seq=ctx.seq, kind="speed-range", rule=ob.rule,
+                                           what=f"pursued in event {ctx.seq} against slowest speed {turn.slowest}",
+                                           hex=action.hex, needed=ob.min_speed, maximum=ob.max_speed)
+                                for ob in result.obligations for t in ob.tokens)
+            state = msgspec.structs.replace(state, obligations=state.obligations + obligations)
+            if not pursuers:  # fire withheld (RB 10.2 sidebar)
+                return _after_pursuit(state, msgspec.structs.replace(turn, pursuit=action, hits=0))
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse-dice",
+                                                                               pursuit=action))
+        case PursuitLosses(hex=hex_, eliminated=eliminated, recommit=recommit):
+            old, new = _loss_identities(state, turn, recommit, ctx)
+            obligations = state.obligations
+            if new is None:
+                obligations += (Obligation(token=turn.refusers[0], seq=ctx.seq, kind="losses", rule="RB 10.5",
+                                           what=f"Pursuit losses placed in event {ctx.seq} ({turn.hits} hits)",
+                                           hex=hex_, tokens=turn.refusers,
+                                           labels=_loss_labels(state, turn, recommit),
+                                           eliminated=eliminated, hits=turn.hits),)
+            versions = {**state.versions, **{t: state.versions.get(t, 0) + 1 for t in recommit}}
+            changed = []
+            for t in recommit:
+                b = pos.block(t)
+                ident = ctx.value(hidden.identity_label(t, versions[t]))
+                if ident is not None:
+                    unit, cv = hidden.decode_identity(ident)
+                    changed.append(msgspec.structs.replace(b, unit=unit, cv=cv))
+            pos = cb.eliminate(pos.replace_blocks(changed), eliminated)
+            state = msgspec.structs.replace(state, position=pos, versions=versions, obligations=obligations)
+            if not recommit:
+                return _decided(state, turn, hex_)
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse-withdraw"))
         case RevealUnits():
             show = {b.token for b in _to_reveal(state, side)}
             pos = pos.replace_blocks([msgspec.structs.replace(b, revealed=True) for b in pos.blocks
@@ -595,9 +840,16 @@ def _after_movement(state: State, turn: Turn) -> State:
     return _to_reveals(state, turn)
 
 
+def _after_pursuit(state: State, turn: Turn) -> State:
+    """RB 10.5: hits to place, else straight to the Withdrawal Group Move."""
+    step = "refuse-losses" if turn.hits else "refuse-withdraw"
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
+
+
 def _decided(state: State, turn: Turn, hex_: str) -> State:
     rest = tuple(h for h in turn.refusals if h != hex_)
-    turn = msgspec.structs.replace(turn, refusals=rest)
+    turn = msgspec.structs.replace(turn, refusals=rest, step="refuse", refusing="", refusers=(), slowest=0,
+                                   pursuit=None, hits=0)
     if rest:
         return msgspec.structs.replace(state, turn=turn)
     return _to_reveals(state, turn)
@@ -785,6 +1037,15 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
             return Order(action=PlayCards(count=0))
         label = option_label(turn.number)
         return Order(action=PlayCards(count=OPTION_COST[low], label=label), secrets={label: low.encode()})
+    if verb == "refuse-battle" and "->" not in words:
+        m = re.match(r"^refuse-battle\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
+        if not m:
+            raise ValueError("RB 10.2: write 'refuse-battle <hex> slowest <speed>'")
+        return Order(action=RefuseBattle(hex=_place(m.group("where")), slowest=int(m.group("n"))))
+    if verb == "pursue":
+        return Order(action=_parse_pursuit(state, role, turn, words))
+    if low.startswith("pursuit losses"):
+        return _parse_losses(state, role, turn, words[len("pursuit losses"):])
     if verb in ("group", "regroup", "withdraw", "refuse-battle"):
         return Order(action=_parse_move(state, role, turn, words, verb))
     if verb == "forced-march":
@@ -801,6 +1062,62 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
     if low == "reveal option":
         return Order(action=RevealOption(), reveal=(turn.option_label,) if turn.option_label else ())
     raise ValueError(f"not an order now: '{text}' (now: {_PROMPTS.get(turn.step, turn.step)})")
+
+
+def _parse_pursuit(state: State, role: Side, turn: Turn, text: str) -> routs.PursuitFire:
+    """'pursue Sollum with Trento, GGFF' / 'pursue Sollum with none' / '... with all' (RB 10.5)."""
+    m = re.match(r"^pursue\s+(?P<where>.+?)\s+with\s+(?P<units>.+)$", text, re.IGNORECASE)
+    if not m:
+        raise ValueError("RB 10.5: write 'pursue <hex> with <units>' or 'pursue <hex> with none'")
+    hex_ = _place(m.group("where"))
+    units = m.group("units").strip().lower()
+    pos = state.position
+    if units == "none":
+        return routs.PursuitFire(hex=hex_)
+    if units == "all":
+        tokens = [t for t in routs.pursuit_eligible(pos, hex_, role)
+                  if routs.pursuit_dice_for(turn.slowest, _speed(pos.block(t)) or 0)]
+    else:
+        tokens = _units(state, role, m.group("units"), hex_)
+    pursuers = []
+    for t in tokens:
+        dice = routs.pursuit_dice_for(turn.slowest, _speed(pos.block(t)) or 0)
+        if not dice:
+            raise ValueError(f"RB 10.5: {_unit_name(state, t)} is slower than the refusing Group "
+                             f"(speed {turn.slowest}) and cannot pursue")
+        pursuers.append(routs.Pursuer(t, dice))
+    return routs.PursuitFire(hex=hex_, pursuers=tuple(pursuers))
+
+
+def _parse_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
+    """'pursuit losses 21Pz/5 1, 15Pz/8 1' (hits per unit) or 'pursuit losses auto':
+    the new CVs, committed as new identity versions of every surviving refuser (T-10)."""
+    pos, hex_ = state.position, turn.refusing
+    rest = rest.strip()
+    if rest.lower() in ("auto", ""):
+        allocation = routs.default_pursuit_allocation(pos, turn.refusers, turn.hits, hex_)
+    else:
+        losses = []
+        for part in re.split(r"\s*,\s*", rest):
+            name, _, n = part.strip().rpartition(" ")
+            if not name or not n.isdigit():
+                raise ValueError("RB 10.5: write 'pursuit losses <unit> <hits>, ...' or 'pursuit losses auto'")
+            losses.append(cb.Loss(_own_token(state, role, name), hits=int(n)))
+        allocation = cb.LossAllocation(hex_, tuple(losses))
+    roster = _scenarios().roster
+    by_token = {x.token: x for x in allocation.losses}
+    eliminated, recommit, secrets = [], [], {}
+    for t in turn.refusers:
+        b = pos.block(t)
+        u = roster.get(b.unit)
+        cv = b.cv - cb._used_cv(by_token.get(t), cb._absorber(b, u))
+        if cv < u.min_cv:
+            eliminated.append(t)
+            continue
+        recommit.append(t)
+        secrets[hidden.identity_label(t, state.versions.get(t, 0) + 1)] = hidden.encode_identity(b.unit, cv)
+    return Order(action=PursuitLosses(hex=hex_, eliminated=tuple(eliminated), recommit=tuple(recommit)),
+                 secrets=secrets)
 
 
 def _parse_supply(state: State, role: Side, rest: str) -> SupplyCheck:
@@ -870,7 +1187,17 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
             return _movement_orders(state, role, turn) + ["end movement"]
         case "refuse":
             return [order for h in turn.refusals for order in
-                    [f"accept-battle {m.name(h)}"] + _refusal_orders(state, role, turn, h)]
+                    [f"accept-battle {m.name(h)}"] + _refuse_battle_orders(state, role, turn, h)]
+        case "refuse-pursuit":
+            name = m.name(turn.refusing)
+            able = [t for t in routs.pursuit_eligible(state.position, turn.refusing, role)
+                    if routs.pursuit_dice_for(turn.slowest, _speed(state.position.block(t)) or 0)]
+            return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
+                [f"pursue {name} with {_unit_name(state, t)}" for t in able]
+        case "refuse-losses":
+            return ["pursuit losses auto"]
+        case "refuse-withdraw":
+            return _refusal_orders(state, role, turn, turn.refusing)
         case "reveal-passive" | "reveal-active":
             return ["reveal units"]
         case "supply-revealed":
@@ -893,6 +1220,18 @@ def _movement_orders(state: State, role: Side, turn: Turn) -> list[str]:
                 if dest != b.hex and not _overruns(pos, role, [dest]):
                     out.append(f"{verb} {m.name(b.hex)} -> {m.name(dest)} {b.unit or b.token}")
     return out
+
+
+def _refuse_battle_orders(state: State, role: Side, turn: Turn, hex_: str) -> list[str]:
+    """'refuse-battle <hex> slowest <speed>' with the true slowest speed, when
+    the refusal is legal and something can withdraw."""
+    m, pos = _map(), state.position
+    refusers, left = routs.refusal_split(pos, hex_, role)
+    speeds = [_speed(pos.block(t)) for t in refusers]
+    if left or not refusers or None in speeds or mv.refusal_problems(m, pos, turn.movement, hex_) \
+            or not _refusal_orders(state, role, turn, hex_):
+        return []
+    return [f"refuse-battle {m.name(hex_)} slowest {min(speeds)}"]
 
 
 def _refusal_orders(state: State, role: Side, turn: Turn, hex_: str) -> list[str]:
@@ -950,6 +1289,14 @@ def format_action(action: object) -> str:
             return "end movement"
         case AcceptBattle(hex=hex_):
             return f"accept-battle {m.name(hex_)}"
+        case RefuseBattle(hex=hex_, slowest=slowest):
+            return f"refuse-battle {m.name(hex_)} slowest {slowest}"
+        case routs.PursuitFire(hex=hex_, pursuers=pursuers):
+            return f"pursue {m.name(hex_)} with " + (", ".join(f"{p.token} ({p.dice} dice)" for p in pursuers)
+                                                     or "none")
+        case PursuitLosses(hex=hex_, eliminated=eliminated, recommit=recommit):
+            return (f"pursuit losses in {m.name(hex_)}: eliminated {', '.join(eliminated) or 'none'}; "
+                    f"new identities for {', '.join(recommit) or 'none'}")
         case RevealUnits():
             return "reveal units"
         case RevealOption():

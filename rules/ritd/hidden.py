@@ -66,7 +66,14 @@ class Obligation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     ``kind`` "placement": the unit may deploy in ``hex`` at full CV;
     ``kind`` "speed": the unit's speed (with the bonuses the move used) is at
-    least ``needed``. ``rule`` and ``what`` word the problem if it fails.
+    least ``needed``; ``kind`` "speed-range": the unit's speed lies in
+    ``needed``..``maximum`` (RB 10.5 Pursuit); ``kind`` "slowest": one of
+    ``tokens`` has speed exactly ``needed``; ``kind`` "losses": the identity
+    versions ``labels`` (old and new of the refusing ``tokens``) show a legal
+    placement of ``hits`` Pursuit hits in ``hex``, ``eliminated`` gone.
+    Obligations with ``labels`` are decided when every label's value is
+    known; the others when ``token``'s identity is opened. ``rule`` and
+    ``what`` word the problem if it fails.
     """
 
     token: str
@@ -76,3 +83,8 @@ class Obligation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     what: str
     hex: str = ""
     needed: int = 0
+    maximum: int = 0
+    tokens: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    eliminated: tuple[str, ...] = ()
+    hits: int = 0

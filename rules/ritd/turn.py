@@ -6,7 +6,12 @@ Steps, each a decision of one player (the engine hands control over):
     option          active   T3 cards played face down; the option stays secret (RB 3.42, 4.0)
     movement        active   T4 Moves, then the Forced March announcements (RB 5, 6, 7)
     forced-march    passive  dice for the announced Forced Marches (RB 6.4): the engine rolls
-    refuse          passive  T7 accept or Refuse Battle, group by group (RB 8.4, 10.2)
+    refuse          passive  T7 accept or Refuse Battle, group by group (RB 8.4, 10.2): a
+                             refusal announces the slowest speed of the refusing units
+    refuse-pursuit  active   Pursuit Fire on the refusing Group, or fire withheld (RB 10.2, 10.5)
+    refuse-dice     passive  the Pursuit dice: the engine rolls (RB 10.5)
+    refuse-losses   passive  Pursuit hits placed; new identity versions committed (RB 9.5, 10.5)
+    refuse-withdraw passive  the refusing Group's Withdrawal Group Move (RB 10.2)
     reveal-passive  passive  T8 open the identities of units in battles (RB 7.3, 8.5)
     reveal-active   active   T8 the same for the active player
     final-supply    active   T12 Final Supply Check (RB 12.7)
@@ -25,10 +30,12 @@ from typing import Literal
 import msgspec
 
 from rules.ritd import movement as mv
+from rules.ritd import routs
 from rules.ritd.position import Side
 
-Step = Literal["initial-supply", "option", "movement", "forced-march", "refuse", "reveal-passive",
-               "reveal-active", "final-supply", "supply-revealed"]
+Step = Literal["initial-supply", "option", "movement", "forced-march", "refuse", "refuse-pursuit",
+               "refuse-dice", "refuse-losses", "refuse-withdraw", "reveal-passive", "reveal-active",
+               "final-supply", "supply-revealed"]
 
 #: RB 4.0-4.5: supply cards each turn option costs, and Moves it allows in
 #: its (first) Movement phase.
@@ -51,6 +58,13 @@ class Turn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     movement: mv.MovementTurn | None = None
     #: Attacked hexes still awaiting the passive player's decision (RB 8.4).
     refusals: tuple[str, ...] = ()
+    #: The Refuse Battle under way (RB 10.2): its hex, the Undisrupted refusing
+    #: units, the announced slowest speed, the Pursuit Fire and its hits.
+    refusing: str = ""
+    refusers: tuple[str, ...] = ()
+    slowest: int = 0
+    pursuit: routs.PursuitFire | None = None
+    hits: int = 0
 
     @property
     def passive(self) -> Side:

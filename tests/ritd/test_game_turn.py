@@ -45,6 +45,14 @@ def test_rb_19_0_demo_axis_turn_1_regroup_into_sollum_and_the_allied_refusal(dem
     # One hex each: any unit type is fast enough, so nothing is deferred (RB 6.1).
     assert [o for o in allied.obligations if o.kind == "speed"] == []
     assert "accept-battle Sollum" in session.legal_orders(demo.allied.seat())
+    # RB 10.2: the refusal announces the slowest speed; the Axis units in Sollum are all
+    # slower than the 7/7 Tk, so none can pursue (RB 10.5) and no dice are rolled.
+    assert "refuse-battle Sollum slowest 3" in session.legal_orders(demo.allied.seat())
+    demo.play("allied", "refuse-battle Sollum slowest 3")
+    assert _pending(demo.axis).kind == "refuse-pursuit"
+    assert session.legal_orders(demo.axis.seat()) == ["pursue Sollum with none"]
+    demo.play("axis", "pursue Sollum with none")
+    assert _pending(demo.allied).kind == "refuse-withdraw"
     demo.play("allied", "refuse-battle Sollum -> Sidi Barrani")
     axis = _state(demo.axis)
     mech = axis.position.blocks_in(m.resolve("Sidi Barrani"), "allied")
