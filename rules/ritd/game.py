@@ -8,7 +8,8 @@ side lacks become ``Obligation``s, decided in ``on_open`` or by the audit.
 Implemented: the scenario set-up (RB 18.0: the Axis deploys first, then
 the Allies, hidden identities committed block by block) and the Player-Turn
 steps of rules.ritd.turn: supply checks, the secret turn option, Moves,
-Forced Marches with engine dice, Refusing Battle, revealing battle units.
+Forced Marches with engine dice, Refusing Battle, revealing battle units,
+the Combat phase (Active Battles, fire with engine dice, losses).
 """
 
 from __future__ import annotations
@@ -124,7 +125,8 @@ class RevealOption(_A, tag="reveal-option"):
 
 
 Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMarches | EndMovement
-          | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | RevealUnits | RevealOption)
+          | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | RevealUnits | RevealOption
+          | cb.BattleSelection | cb.FirePlan | cb.LossAllocation)
 
 
 # -- state -------------------------------------------------------------------------
@@ -133,7 +135,9 @@ Phase = Literal["deploy", "turn"]
 STEP_OWNER = {"initial-supply": "active", "option": "active", "movement": "active", "forced-march": "passive",
               "refuse": "passive", "refuse-pursuit": "active", "refuse-dice": "passive",
               "refuse-losses": "passive", "refuse-withdraw": "passive", "reveal-passive": "passive", "reveal-active": "active",
-              "final-supply": "active", "supply-revealed": "active"}
+              "battles": "active", "defensive-fire": "passive", "defensive-dice": "active",
+              "offensive-losses": "active", "offensive-fire": "active", "offensive-dice": "passive",
+              "defensive-losses": "passive", "final-supply": "active", "supply-revealed": "active"}
 
 
 class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -180,6 +184,14 @@ _PROMPTS = {
                        "'refuse-battle <hex> -> <destination>'",
     "reveal-passive": "reveal your units in battles (RB 7.3): 'reveal units'",
     "reveal-active": "reveal your units in battles (RB 7.3): 'reveal units'",
+    "battles": "choose the Active Battles (RB 8.6): 'battles <hex>, ...' or 'battles none', "
+               "with 'assault <hex>, ...' for Assault Battles (RB 4.3)",
+    "defensive-fire": "Defensive Fire (RB 9.1-9.3): 'fire <hex>: <unit> at <class>, ...'",
+    "offensive-fire": "Offensive Fire (RB 9.1-9.3): 'fire <hex>: <unit> at <class>, ...'",
+    "offensive-losses": "place the Defensive Fire hits (RB 9.5): 'losses <hex>: <unit> <hits>, ...' or "
+                        "'losses <hex> auto'",
+    "defensive-losses": "place the Offensive Fire hits (RB 9.5): 'losses <hex>: <unit> <hits>, ...' or "
+                        "'losses <hex> auto'",
     "final-supply": "Final Supply Check (RB 12.7): 'supply check'",
     "supply-revealed": "Supply Revealed (RB 3.48): 'reveal option'",
 }
@@ -197,7 +209,13 @@ def pending(state: State) -> Decision | None:
         return Decision(role=turn.passive, kind=DICE, dice=routs.pursuit_dice_needed(turn.pursuit),
                         prompt="Pursuit Fire dice (RB 10.5)")
     role = turn.active if STEP_OWNER[turn.step] == "active" else turn.passive
+    if turn.step in ("defensive-dice", "offensive-dice"):
+        return Decision(role=role, kind=DICE, dice=cb.dice_needed(state.position, _round(turn), turn.fire),
+                        prompt=f"{turn.step.split('-')[0].capitalize()} Fire dice in "
+                               f"{_map().name(turn.battles[0])} (RB 9.4)")
     prompt = _PROMPTS[turn.step]
+    if turn.battles and turn.step != "battles":
+        prompt += f": {_map().name(turn.battles[0])}"
     if turn.step == "refuse":
         prompt += ": " + ", ".join(_map().name(h) for h in turn.refusals)
     elif turn.refusing:
@@ -302,8 +320,17 @@ def apply(state: State, action: object, ctx) -> State:
 
 def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
     """RB 6.4: one die per announced Forced March, in the order announced;
-    RB 10.5: the Pursuit Fire dice, in pursuer order."""
+    RB 10.5: the Pursuit Fire dice, in pursuer order; RB 9.4: the fire dice,
+    in fire-plan order."""
     turn = _current(state)
+    if turn.step in ("defensive-dice", "offensive-dice"):
+        result = cb.score(state.position, _round(turn), turn.fire, values)
+        state = msgspec.structs.replace(state, last_rolls=tuple(values))
+        turn = msgspec.structs.replace(turn, fire=None, fire_result=result)
+        if result.hits:
+            step = "offensive-losses" if turn.step == "defensive-dice" else "defensive-losses"
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
+        return _after_losses(state, turn)
     if turn.step == "refuse-dice":
         hits = routs.score_pursuit(turn.pursuit, values)
         state = msgspec.structs.replace(state, last_rolls=tuple(values))
@@ -605,6 +632,8 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
                 return [Problem("RB 7.3", f"open the identity of every unit of yours in a battle: "
                                           f"{', '.join(missing)} not opened")]
             return []
+        case cb.BattleSelection() | cb.FirePlan() | cb.LossAllocation():
+            return _check_combat(state, turn, action, side)
         case RevealOption():
             if step != "supply-revealed":
                 return [Problem("RB 3.48", "the supply cards are revealed at the end of the Player-Turn")]
@@ -698,6 +727,10 @@ def _option_problems(state: State, turn: Turn, value: bytes | None) -> list[Prob
         problems.append(Problem("RB 4.1" if option == "basic" else "RB 4.3",
                                 f"{made} Moves were made in {_article(option)} {option} turn, which allows "
                                 f"{OPTION_MOVES[option]}"))
+    if turn.assault and option != "assault":
+        problems.append(Problem("RB 4.3", f"Assault Battles were fought in {', '.join(map(_map().name, turn.assault))}"
+                                          f", but the turn option is {_article(option)} {option} turn, not an "
+                                          "Assault Turn"))
     return problems
 
 
@@ -815,7 +848,18 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             state = msgspec.structs.replace(state, position=pos)
             if turn.step == "reveal-passive" and _to_reveal(state, turn.active):
                 return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="reveal-active"))
-            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="final-supply"))
+            return _to_combat(state, turn)
+        case cb.BattleSelection(active=active, assault=assault):
+            return _next_battle(state, msgspec.structs.replace(turn, battles=tuple(active), assault=tuple(assault)))
+        case cb.FirePlan():
+            step = "defensive-dice" if turn.step == "defensive-fire" else "offensive-dice"
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step, fire=action))
+        case cb.LossAllocation():
+            out = cb.apply_allocation(pos, turn.fire_result, action)
+            # T-11: unshielded Disrupted units would Rout (RB 11.3); until the
+            # Rout procedure is a step, they are eliminated.
+            state = msgspec.structs.replace(state, position=cb.eliminate(out.position, out.unshielded))
+            return _after_losses(state, turn)
         case RevealOption():
             option = ctx.value(turn.option_label).decode()
             return _end_turn(state, msgspec.structs.replace(turn, option=option))
@@ -863,8 +907,95 @@ def _to_reveals(state: State, turn: Turn) -> State:
     elif _to_reveal(state, turn.active):
         step = "reveal-active"
     else:
-        step = "final-supply"
+        return _to_combat(state, turn)
     return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
+
+
+# -- the Combat phase (T9, RB 8.6, 9.1-9.5) ---------------------------------------------------
+
+def _fighting(pos: Position) -> list[str]:
+    """Battles with Undisrupted units of both sides (RB 11.11: only they fight)."""
+    return [b.hex for b in pos.battles if cb._both_sides_fight(pos, b.hex)]
+
+
+def _new_battles(turn: Turn) -> tuple[str, ...]:
+    """Battles created this Player-Turn (RB 8.6)."""
+    mvt = turn.movement
+    return tuple(h for h in mvt.attacked if h not in mvt.battles_at_start) if mvt is not None else ()
+
+
+def _round(turn: Turn) -> cb.CombatRound:
+    """The Combat Round under way, in the first of ``turn.battles`` (RB 9.1, 13.2)."""
+    hex_ = turn.battles[0]
+    return cb.CombatRound(hex=hex_, active=turn.active, assault=hex_ in turn.assault,
+                          fortress=hex_ in cb.fortress_hexes(_map()))
+
+
+def _to_combat(state: State, turn: Turn) -> State:
+    """T9: the active player chooses the Active Battles, unless this is a Pass
+    Turn or no battle can be fought; else on to the Final Supply Check."""
+    step = "battles" if turn.cards and _fighting(state.position) else "final-supply"
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
+
+
+def _next_battle(state: State, turn: Turn) -> State:
+    """The next Active Battle's Combat Round begins with Defensive Fire (RB 9.1),
+    or the Combat phase ends: the battles one side has left are gone (RB 8.0)."""
+    pos = state.position
+    battles = tuple(h for h in turn.battles if cb._both_sides_fight(pos, h))
+    turn = msgspec.structs.replace(turn, battles=battles, fire=None, fire_result=None)
+    if battles:
+        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="defensive-fire"))
+    keep = [b for b in pos.battles if len({x.side for x in pos.blocks_in(b.hex)}) == 2]
+    if len(keep) != len(pos.battles):
+        state = msgspec.structs.replace(state, position=pos.with_battles(keep))
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="final-supply"))
+
+
+def _after_losses(state: State, turn: Turn) -> State:
+    """After the Defensive Fire losses, Offensive Fire if both sides can still
+    fire; after the Offensive Fire losses, the next Active Battle (RB 9.1)."""
+    turn = msgspec.structs.replace(turn, fire=None, fire_result=None)
+    if turn.step in ("defensive-dice", "offensive-losses") and cb._both_sides_fight(state.position, turn.battles[0]):
+        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="offensive-fire"))
+    return _next_battle(state, msgspec.structs.replace(turn, battles=turn.battles[1:]))
+
+
+_HEX = re.compile(r"\b\d{4}\b")
+
+
+def _placed(text: str) -> str:
+    """``text`` with hex numbers shown by their names."""
+    m = _map()
+    return _HEX.sub(lambda x: m.name(x.group()) if x.group() in m.hexes else x.group(), text)
+
+
+def _check_combat(state: State, turn: Turn, action: object, side: Side) -> list[Problem]:
+    return [Problem(p.rule, _placed(p.message)) for p in _check_combat_raw(state, turn, action, side)]
+
+
+def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> list[Problem]:
+    pos = state.position
+    match action:
+        case cb.BattleSelection():
+            if turn.step != "battles":
+                return [Problem("RB 8.6", "the Active Battles are chosen at the start of the Combat phase")]
+            assault_turn = None if not turn.option else turn.option == "assault"
+            return cb.check_battle_selection(pos, side, action, new_battles=_new_battles(turn),
+                                             fortress_hexes=cb.fortress_hexes(_map()), assault_turn=assault_turn)
+        case cb.FirePlan(hex=hex_, side=firer):
+            if turn.step not in ("defensive-fire", "offensive-fire"):
+                return [Problem("RB 9.1", "no fire is due now")]
+            rnd = _round(turn)
+            due = rnd.defensive_side if turn.step == "defensive-fire" else rnd.offensive_side
+            if hex_ != rnd.hex or firer != due:
+                return [Problem("RB 9.1", f"now {due} fires in {rnd.hex} ({turn.step.split('-')[0]} fire)")]
+            return cb.check_fire_plan(pos, rnd, action)
+        case cb.LossAllocation(hex=hex_):
+            if turn.step not in ("offensive-losses", "defensive-losses") or turn.fire_result is None:
+                return [Problem("RB 9.5", "no hits are waiting to be placed")]
+            return cb.check_allocation(pos, turn.fire_result, action)
+    return [Problem("", f"unknown action {action!r}")]
 
 
 def _end_turn(state: State, turn: Turn) -> State:
@@ -1061,7 +1192,92 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
             hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in side_blocks))
     if low == "reveal option":
         return Order(action=RevealOption(), reveal=(turn.option_label,) if turn.option_label else ())
+    if verb == "battles":
+        return Order(action=_parse_battles(words))
+    if verb == "fire":
+        return Order(action=_parse_fire(state, role, words))
+    if verb == "losses":
+        return Order(action=_parse_combat_losses(state, role, turn, words))
     raise ValueError(f"not an order now: '{text}' (now: {_PROMPTS.get(turn.step, turn.step)})")
+
+
+def _parse_battles(text: str) -> cb.BattleSelection:
+    """'battles Sollum, Buq Buq' / 'battles none' / 'battles Sollum assault Sollum' (RB 8.6)."""
+    body = text.split(None, 1)[1] if " " in text.strip() else ""
+    m = re.match(r"^(?P<active>.*?)(?:(?:^|\s+)assault\s+(?P<assault>.+))?$", body.strip(), re.IGNORECASE)
+    active, assault = m.group("active"), m.group("assault") or ""
+    def places(part: str) -> tuple[str, ...]:
+        part = part.strip()
+        if part.lower() in ("", "none"):
+            return ()
+        return tuple(_place(p) for p in re.split(r"\s*,\s*", part) if p.strip())
+    return cb.BattleSelection(active=places(active), assault=places(assault))
+
+
+_CLASS_WORDS = {"armor": "armor", "armour": "armor", "infantry": "infantry", "artillery": "artillery",
+                "antitank": "antitank", "anti-tank": "antitank"}
+
+
+def _parse_fire(state: State, role: Side, text: str) -> cb.FirePlan:
+    """'fire Sollum: 21Pz/5 at armor, 15Pz/8 at infantry' (RB 9.2: artillery first)."""
+    m = re.match(r"^fire\s+(?P<where>[^:]+):\s*(?P<fires>.+)$", text.strip(), re.IGNORECASE)
+    if not m:
+        raise ValueError("RB 9.2: write 'fire <hex>: <unit> at <class>, ...'")
+    hex_ = _place(m.group("where"))
+    fires = []
+    for part in re.split(r"\s*,\s*", m.group("fires").strip()):
+        name, sep, target = part.rpartition(" at ")
+        cls = _CLASS_WORDS.get(target.strip().lower())
+        if not sep or cls is None:
+            raise ValueError(f"RB 9.3: '{part}': write '<unit> at armor|infantry|antitank|artillery'")
+        fires.append(cb.UnitFire(token=_own_token(state, role, name), target=cls))
+    return cb.FirePlan(hex=hex_, side=role, fires=tuple(fires))
+
+
+def _parse_combat_losses(state: State, role: Side, turn: Turn, text: str) -> cb.LossAllocation:
+    """'losses Sollum: 7/7 Tk 2, Matilda 1' (hits per unit) or 'losses Sollum auto' (RB 9.5)."""
+    m = re.match(r"^losses\s+(?P<where>[^:]+?)(?:\s+(?P<auto>auto)|:\s*(?P<units>.*))$", text.strip(),
+                 re.IGNORECASE)
+    if not m:
+        raise ValueError("RB 9.5: write 'losses <hex>: <unit> <hits>, ...' or 'losses <hex> auto'")
+    hex_ = _place(m.group("where"))
+    if m.group("auto"):
+        if turn.fire_result is None or turn.fire_result.hex != hex_:
+            raise ValueError("RB 9.5: no hits are waiting to be placed there")
+        return cb.default_allocation(state.position, turn.fire_result)
+    losses = []
+    for part in re.split(r"\s*,\s*", (m.group("units") or "").strip()):
+        if not part:
+            continue
+        name, _, n = part.rpartition(" ")
+        if not name or not n.isdigit():
+            raise ValueError("RB 9.5: write 'losses <hex>: <unit> <hits>, ...' or 'losses <hex> auto'")
+        losses.append(cb.Loss(_own_token(state, role, name), hits=int(n)))
+    return cb.LossAllocation(hex=hex_, losses=tuple(losses))
+
+
+def _fire_orders(state: State, role: Side, turn: Turn) -> list[str]:
+    """One fire plan per target Class: every unit at that Class where it may,
+    else at its first legal target; artillery first (RB 9.2, 9.3)."""
+    m, pos = _map(), state.position
+    hex_ = turn.battles[0]
+    roster = _scenarios().roster
+    present = cb.present_classes(pos, hex_, enemy_of(role), roster.get)
+    shooters = sorted(cb.firing_units(pos, hex_, role),
+                      key=lambda b: (roster.get(b.unit).arms_class != "artillery", b.unit))
+    out = []
+    for cls in [c for c in ("armor", "infantry", "antitank", "artillery") if c in present]:
+        fires = []
+        for b in shooters:
+            legal = cb.legal_targets(roster.get(b.unit).arms_class, present)
+            if not legal:
+                fires = []
+                break
+            fires.append(f"{b.unit} at {cls if cls in legal else legal[0]}")
+        order = f"fire {m.name(hex_)}: " + ", ".join(fires)
+        if fires and order not in out:
+            out.append(order)
+    return out
 
 
 def _parse_pursuit(state: State, role: Side, turn: Turn, text: str) -> routs.PursuitFire:
@@ -1200,6 +1416,18 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
             return _refusal_orders(state, role, turn, turn.refusing)
         case "reveal-passive" | "reveal-active":
             return ["reveal units"]
+        case "battles":
+            must = cb.mandatory_battles(state.position, role, new_battles=_new_battles(turn),
+                                        fortress_hexes=cb.fortress_hexes(m))
+            names = ", ".join(m.name(h) for h in must) or "none"
+            orders = [f"battles {names}"]
+            if turn.option == "assault" and must:
+                orders.append(f"battles {names} assault {names}")
+            return orders
+        case "defensive-fire" | "offensive-fire":
+            return _fire_orders(state, role, turn)
+        case "offensive-losses" | "defensive-losses":
+            return [f"losses {m.name(turn.battles[0])} auto"]
         case "supply-revealed":
             return ["reveal option"]
     return []
@@ -1301,6 +1529,15 @@ def format_action(action: object) -> str:
             return "reveal units"
         case RevealOption():
             return "reveal option"
+        case cb.BattleSelection(active=active, assault=assault):
+            return "battles " + (", ".join(m.name(h) for h in active) or "none") + \
+                (" assault " + ", ".join(m.name(h) for h in assault) if assault else "")
+        case cb.FirePlan(hex=hex_, fires=fires):
+            return f"fire {m.name(hex_)}: " + ", ".join(f"{f.token} at {f.target}" for f in fires)
+        case cb.LossAllocation(hex=hex_, losses=losses):
+            return f"losses {m.name(hex_)}: " + (", ".join(
+                f"{x.token} {x.hits}" + (f" (+{x.half_hits} half)" if x.half_hits else "") for x in losses)
+                or "none")
     return type(action).__name__
 
 

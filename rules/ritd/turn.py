@@ -14,11 +14,21 @@ Steps, each a decision of one player (the engine hands control over):
     refuse-withdraw passive  the refusing Group's Withdrawal Group Move (RB 10.2)
     reveal-passive  passive  T8 open the identities of units in battles (RB 7.3, 8.5)
     reveal-active   active   T8 the same for the active player
+    battles         active   T9 the Active (and Assault) Battles (RB 8.6); skipped in a Pass
+                             Turn and when no battle has Undisrupted units of both sides
+    defensive-fire  passive  one Combat Round per Active Battle, in the order chosen (RB 9.1):
+                             the defensive side's fire plan (RB 9.2, 9.3)
+    defensive-dice  active   its dice: the engine rolls (RB 9.4)
+    offensive-losses active  the hits placed by their owner (RB 9.5)
+    offensive-fire  active   the offensive side's fire plan
+    offensive-dice  passive  its dice
+    defensive-losses passive the hits placed; then the next Active Battle
     final-supply    active   T12 Final Supply Check (RB 12.7)
     supply-revealed active   T13 open the turn option and check it paid for the turn (RB 3.48)
 
-then the other side's Player-Turn begins. Not here yet: combat (RB 9-11:
-Active Battles, fire, pursuit and routs), supply cards in hand and the month
+then the other side's Player-Turn begins. Not here yet: Routs (RB 11.3;
+combat Routs are adjudicated as elimination, T-11), Retreats and Probes
+(RB 10.3-10.4), supply cards in hand and the month
 (RB 3.1-3.3, 16-17); a Move that would Overrun (RB 11.4) is therefore
 refused with that reason.
 """
@@ -29,13 +39,15 @@ from typing import Literal
 
 import msgspec
 
+from rules.ritd import combat as cb
 from rules.ritd import movement as mv
 from rules.ritd import routs
 from rules.ritd.position import Side
 
 Step = Literal["initial-supply", "option", "movement", "forced-march", "refuse", "refuse-pursuit",
                "refuse-dice", "refuse-losses", "refuse-withdraw", "reveal-passive", "reveal-active",
-               "final-supply", "supply-revealed"]
+               "battles", "defensive-fire", "defensive-dice", "offensive-losses", "offensive-fire",
+               "offensive-dice", "defensive-losses", "final-supply", "supply-revealed"]
 
 #: RB 4.0-4.5: supply cards each turn option costs, and Moves it allows in
 #: its (first) Movement phase.
@@ -65,6 +77,13 @@ class Turn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     slowest: int = 0
     pursuit: routs.PursuitFire | None = None
     hits: int = 0
+    #: The Combat phase (RB 8.6, 9.1): the Active Battles still to fight, in
+    #: order (the first is under way), the Assault Battles chosen, the fire
+    #: plan awaiting its dice and the scored fire awaiting its loss allocation.
+    battles: tuple[str, ...] = ()
+    assault: tuple[str, ...] = ()
+    fire: cb.FirePlan | None = None
+    fire_result: cb.FireResult | None = None
 
     @property
     def passive(self) -> Side:

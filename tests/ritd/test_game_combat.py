@@ -1,0 +1,144 @@
+"""The Combat phase through the engine (T9; RB 8.6, 9.1-9.5; T-11): the
+Active Battles chosen, Defensive then Offensive Fire with engine dice, the
+hits placed by their owner, finished battles removed; the 19.0 Demo's first
+Axis turn with the Allies accepting the battle in Sollum."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem import rulesapi, session
+from pbem.errors import IllegalAction
+from rules.ritd import game as ritd
+from tests.ritd.ritd_table import new_game
+from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
+
+REGROUP = ["supply check", "basic", "regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento", "end movement"]
+
+
+@pytest.fixture(autouse=True)
+def registered():
+    rulesapi.register(ritd)
+    yield
+    rulesapi.unregister("ritd")
+
+
+@pytest.fixture
+def battle(tmp_path, monkeypatch):
+    """The Demo: the Axis regroups into Sollum, the Allies accept the battle,
+    both reveal; every engine die is a 6."""
+    monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
+    table = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
+    table.play("axis", *REGROUP)
+    table.play("allied", "accept-battle Sollum", "reveal units")
+    table.play("axis", "reveal units")
+    return table
+
+
+def _units(state, hex_name):
+    h = ritd._map().resolve(hex_name)
+    return sorted((b.unit, b.cv) for b in state.position.blocks_in(h))
+
+
+def _add(table, role, *orders):
+    session.add_orders(table.side(role).seat(), list(orders))
+
+
+def test_rb_8_6_a_new_battle_is_mandatory(battle):
+    seat = battle.axis.seat()
+    assert seat.replay.pending().kind == "battles"
+    assert session.legal_orders(seat) == ["battles Sollum"]
+    with pytest.raises(IllegalAction) as err:
+        _add(battle, "axis", "battles none")
+    assert "RB 8.6" in str(err.value) and "combat in Sollum is mandatory" in str(err.value)
+    with pytest.raises(IllegalAction, match="RB 4.3"):  # a Basic Turn has no Assault Battles
+        _add(battle, "axis", "battles Sollum assault Sollum")
+
+
+def test_rb_9_1_defensive_fire_first_dice_from_the_plans_hits_placed_by_the_owner(battle):
+    battle.play("axis", "battles Sollum")
+    # RB 9.1: the Defender (the passive player here) fires first.
+    allied = battle.allied.seat()
+    assert allied.replay.pending().kind == "defensive-fire"
+    assert session.legal_orders(allied) == ["fire Sollum: 7/7 Tk at infantry"]
+    with pytest.raises(IllegalAction, match="RB 9.3"):  # infantry is present: no armor to fire at
+        _add(battle, "allied", "fire Sollum: 7/7 Tk at armour")
+    battle.play("allied", "fire Sollum: 7/7 Tk at infantry")
+    # RB 9.2: one die per CV; the Axis rolls them with its next event.
+    assert battle.axis.seat().replay.pending().dice == (6,) * 4
+    axis, _ = session.draft_replay(battle.axis.seat())
+    assert axis.pending().kind == "offensive-losses" and axis.state.last_rolls == (6, 6, 6, 6)
+    assert axis.state.turn.fire_result.hits["infantry"].hits == 4
+    # RB 9.5: hits that can remove CV must: one hit on Savona wastes three.
+    with pytest.raises(IllegalAction) as err:
+        _add(battle, "axis", "losses Sollum: Savona 1")
+    assert "RB 9.5" in str(err.value)
+    battle.play("axis", "losses Sollum: Brescia 2, Trento 2")
+    assert _units(battle.allied.seat().replay.state, "Sollum") == \
+        [("7/7 Tk", 4), ("Brescia", 2), ("Savona", 4), ("Trento", 2)]
+    # Offensive Fire: every Undisrupted Axis unit, at the armor; the Allies roll.
+    axis = battle.axis.seat()
+    assert axis.replay.pending().kind == "offensive-fire"
+    plan = "fire Sollum: Brescia at armor, Savona at armor, Trento at armor"
+    assert session.legal_orders(axis) == [plan]
+    with pytest.raises(IllegalAction, match="RB 9.0"):  # every Undisrupted unit fires
+        _add(battle, "axis", "fire Sollum: Brescia at armor")
+    battle.play("axis", plan)
+    assert battle.allied.seat().replay.pending().dice == (6,) * 8
+    assert session.legal_orders(battle.allied.seat()) == ["losses Sollum auto"]
+    battle.play("allied", "losses Sollum auto")
+    # The 7/7 Tk is eliminated: the battle is over and the turn goes on (RB 8.0).
+    axis, allied = battle.axis.seat().replay, battle.allied.seat().replay
+    assert axis.head == allied.head
+    for state in (axis.state, allied.state):
+        assert _units(state, "Sollum") == [("Brescia", 2), ("Savona", 4), ("Trento", 2)]
+        assert state.position.battles == () and state.turn.step == "final-supply"
+    battle.play("axis", "supply check", "reveal option")
+    assert battle.allied.seat().replay.state.turn.active == "allied"
+    result = session.audit(battle.allied.gd.read_events(), ritd)
+    assert _units(result.replay.state, "Sollum") == [("Brescia", 2), ("Savona", 4), ("Trento", 2)]
+
+
+def test_rb_9_1_no_hits_means_no_loss_step(battle, monkeypatch):
+    monkeypatch.setattr("pbem.game.roll", lambda *args: (1,) * len(args[-1]))
+    battle.play("axis", "battles Sollum")
+    battle.play("allied", "fire Sollum: 7/7 Tk at infantry")
+    axis, _ = session.draft_replay(battle.axis.seat())
+    assert axis.pending().kind == "offensive-fire" and axis.state.last_rolls == (1, 1, 1, 1)
+
+
+def test_t_11_unshielded_disrupted_units_are_eliminated(battle, monkeypatch):
+    """A Disrupted unit left alone in the battle would Rout (RB 11.3); until the
+    Rout procedure is a step it is eliminated (T-11), and the placement that
+    unshields it is legal."""
+    def disrupt_tk(state, turn):  # the 7/7 Tk has a Disrupted companion in Sollum
+        pos = state.position
+        tk = next(b for b in pos.blocks_of("allied") if b.unit == "7/7 Tk")
+        other = next(b for b in pos.blocks_of("allied") if b.hex != tk.hex)
+        moved = ritd.msgspec.structs.replace(other, hex=tk.hex, disrupted=True)
+        return ritd.msgspec.structs.replace(state, position=pos.replace_blocks([moved]))
+
+    real = ritd._to_combat
+    monkeypatch.setattr(ritd, "_to_combat", lambda state, turn: real(disrupt_tk(state, turn), turn))
+    battle.play("axis", "battles Sollum")
+    battle.play("allied", "fire Sollum: 7/7 Tk at infantry")
+    battle.play("axis", "losses Sollum auto")
+    battle.play("axis", "fire Sollum: Brescia at armor, Trento at armor")
+    battle.play("allied", "losses Sollum auto")
+    for side in (battle.axis, battle.allied):
+        state = side.seat().replay.state
+        assert _units(state, "Sollum") == [("Brescia", 4), ("Trento", 4)]
+        assert state.position.battles == () and state.turn.step == "final-supply"
+
+
+def test_rb_4_3_assault_battles_need_an_assault_option_at_supply_revealed(battle):
+    """Two cards do not tell Offensive from Assault: a replay that cannot see the
+    option accepts Assault Battles and checks them when the option is opened."""
+    state = battle.allied.seat().replay.state
+    turn = ritd.msgspec.structs.replace(state.turn, cards=2, option="", assault=(ritd._map().resolve("Sollum"),))
+    problems = ritd._option_problems(state, turn, b"offensive")
+    assert [p.rule for p in problems] == ["RB 4.3"] and "Sollum" in problems[0].message
+    assert ritd._option_problems(state, turn, b"assault") == []
+    unknown = ritd.msgspec.structs.replace(turn, step="battles", assault=())
+    sel = ritd.cb.BattleSelection(active=turn.assault, assault=turn.assault)
+    assert ritd._check_combat(state, unknown, sel, "axis") == []
