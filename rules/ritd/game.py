@@ -9,7 +9,8 @@ Implemented: the scenario set-up (RB 18.0: the Axis deploys first, then
 the Allies, hidden identities committed block by block) and the Player-Turn
 steps of rules.ritd.turn: supply checks, the secret turn option, Moves,
 Forced Marches with engine dice, Refusing Battle, revealing battle units,
-the Combat phase (Active Battles, fire with engine dice, losses).
+the Combat phase (Active Battles, fire with engine dice, losses), and the
+Routs that Refusals and combat losses cause (RB 11.3, T-12).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from rules.ritd import hidden
 from rules.ritd import movement as mv
 from rules.ritd import routs
 from rules.ritd import supply as sp
-from rules.ritd.turn import OPTION_COST, OPTION_MOVES, Turn, option_label
+from rules.ritd.turn import OPTION_COST, OPTION_MOVES, PendingRout, Turn, option_label
 from rules.ritd.datafiles import DATA_FILES
 from rules.ritd.hexmap import HexMap, load_map
 from rules.ritd.hidden import Obligation
@@ -116,6 +117,18 @@ class PursuitLosses(_A, tag="pursuit-losses"):
     recommit: tuple[str, ...] = ()
 
 
+class Rout(_A, tag="rout"):
+    """RB 11.3 (T-12): the owner of the Routed units in ``hex`` applies Rout
+    Attrition in secret (``eliminated`` leave the map; every survivor in
+    ``recommit`` gets a new identity version ``<token>.id<v+1>``, one step
+    less) and announces the slowest speed of the survivors (0 if none)."""
+
+    hex: str
+    slowest: int = 0
+    eliminated: tuple[str, ...] = ()
+    recommit: tuple[str, ...] = ()
+
+
 class RevealUnits(_A, tag="reveal-units"):
     """RB 7.3, 8.5: my units in battles are revealed (their identities opened in this event)."""
 
@@ -125,7 +138,7 @@ class RevealOption(_A, tag="reveal-option"):
 
 
 Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMarches | EndMovement
-          | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | RevealUnits | RevealOption
+          | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | Rout | RevealUnits | RevealOption
           | cb.BattleSelection | cb.FirePlan | cb.LossAllocation)
 
 
@@ -137,7 +150,9 @@ STEP_OWNER = {"initial-supply": "active", "option": "active", "movement": "activ
               "refuse-losses": "passive", "refuse-withdraw": "passive", "reveal-passive": "passive", "reveal-active": "active",
               "battles": "active", "defensive-fire": "passive", "defensive-dice": "active",
               "offensive-losses": "active", "offensive-fire": "active", "offensive-dice": "passive",
-              "defensive-losses": "passive", "final-supply": "active", "supply-revealed": "active"}
+              "defensive-losses": "passive", "final-supply": "active", "supply-revealed": "active",
+              # Rout steps belong to the Routing side or its enemy (T-12), see pending()
+              "rout-slowest": "", "rout-pursuit": "", "rout-dice": "", "rout-losses": "", "rout-withdraw": ""}
 
 
 class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -192,6 +207,13 @@ _PROMPTS = {
                         "'losses <hex> auto'",
     "defensive-losses": "place the Offensive Fire hits (RB 9.5): 'losses <hex>: <unit> <hits>, ...' or "
                         "'losses <hex> auto'",
+    "rout-slowest": "Rout (RB 11.3): Rout Attrition and the slowest speed of the survivors: "
+                    "'rout <hex> slowest <speed>'",
+    "rout-pursuit": "Pursuit Fire on the Routed units (RB 11.3, 10.5): 'pursue <hex> with <units>' or "
+                    "'pursue <hex> with none'",
+    "rout-losses": "place the Pursuit hits on the Routed units (RB 10.5, 9.5): 'pursuit losses <unit> <hits>, "
+                   "...' or 'pursuit losses auto'",
+    "rout-withdraw": "the Rout Withdrawal Group Move (RB 11.3): 'rout <hex> -> <destination>'",
     "final-supply": "Final Supply Check (RB 12.7): 'supply check'",
     "supply-revealed": "Supply Revealed (RB 3.48): 'reveal option'",
 }
@@ -208,6 +230,14 @@ def pending(state: State) -> Decision | None:
     if turn.step == "refuse-dice":
         return Decision(role=turn.passive, kind=DICE, dice=routs.pursuit_dice_needed(turn.pursuit),
                         prompt="Pursuit Fire dice (RB 10.5)")
+    if turn.step.startswith("rout-"):
+        r = turn.rout_queue[0]
+        where = _map().name(r.hex)
+        if turn.step == "rout-dice":
+            return Decision(role=r.side, kind=DICE, dice=routs.pursuit_dice_needed(turn.rout_pursuit),
+                            prompt=f"Pursuit Fire dice on the Rout in {where} (RB 10.5)")
+        role = enemy_of(r.side) if turn.step == "rout-pursuit" else r.side
+        return Decision(role=role, kind=turn.step, prompt=f"{_PROMPTS[turn.step]}: {where}")
     role = turn.active if STEP_OWNER[turn.step] == "active" else turn.passive
     if turn.step in ("defensive-dice", "offensive-dice"):
         return Decision(role=role, kind=DICE, dice=cb.dice_needed(state.position, _round(turn), turn.fire),
@@ -331,6 +361,10 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
             step = "offensive-losses" if turn.step == "defensive-dice" else "defensive-losses"
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
         return _after_losses(state, turn)
+    if turn.step == "rout-dice":
+        hits = routs.score_pursuit(turn.rout_pursuit, values)
+        state = msgspec.structs.replace(state, last_rolls=tuple(values))
+        return _rout_after_pursuit(state, turn, hits)
     if turn.step == "refuse-dice":
         hits = routs.score_pursuit(turn.pursuit, values)
         state = msgspec.structs.replace(state, last_rolls=tuple(values))
@@ -425,6 +459,12 @@ def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
             if ob.needed not in speeds:
                 problems.append(Problem(ob.rule, f"{where}: no refusing unit has speed {ob.needed} "
                                                  f"(their speeds are {', '.join(map(str, speeds))})"))
+        elif ob.kind == "attrition":
+            t = ob.tokens[0]
+            old = (ob.unit, ob.cv) if ob.unit else ids[ob.labels[0]]
+            new = {} if t in ob.eliminated else {t: ids[ob.labels[-1]]}
+            problems += [Problem(p.rule, f"{where}: {p.message}")
+                         for p in _attrition_problems((t,), {t: old}, new, ob.eliminated)]
         elif ob.kind == "losses":
             n = len(ob.tokens)  # the old versions first, then the survivors' new ones
             old = {hidden.token_of_label(lbl)[0]: ids[lbl] for lbl in ob.labels[:n]}
@@ -432,6 +472,32 @@ def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
             problems += [Problem(p.rule, f"{where}: {p.message}")
                          for p in _loss_problems(side, ob.hex, ob.tokens, old, new, ob.eliminated, ob.hits)]
     return msgspec.structs.replace(state, obligations=tuple(keep)), problems
+
+
+def _attrition_problems(tokens, old: dict[str, tuple[str, int]], new: dict[str, tuple[str, int]],
+                        eliminated) -> list[Problem]:
+    """Did each Routed unit lose exactly one step of Rout Attrition (RB 11.3, 2.3)? (T-12)"""
+    roster = _scenarios().roster
+    probs = []
+    for t in tokens:
+        unit, cv = old[t]
+        try:
+            u = roster.get(unit)
+        except UnknownUnit:
+            probs.append(Problem("RB 2.0", f"block {t} is {unit!r}, not a unit of the game"))
+            continue
+        after = cv - u.cv_per_step
+        if t in eliminated:
+            if after >= u.min_cv:
+                probs.append(Problem("RB 11.3", f"{unit} ({t}) at CV {cv} survives Rout Attrition at CV {after}, "
+                                                "but was eliminated"))
+            continue
+        if after < u.min_cv:
+            probs.append(Problem("RB 11.3", f"{unit} ({t}) at CV {cv} is eliminated by Rout Attrition (RB 2.3)"))
+        elif new[t] != (unit, after):
+            probs.append(Problem("RB 11.3", f"{unit} ({t}) at CV {cv} must be {unit} at CV {after} after Rout "
+                                            f"Attrition, not {new[t][0]} at CV {new[t][1]}"))
+    return probs
 
 
 def _loss_problems(side: Side, hex_: str, refusers: tuple[str, ...], old: dict[str, tuple[str, int]],
@@ -531,13 +597,13 @@ def _speed_obligations(result: mv.MoveCheck, seq: int, what: str) -> tuple[Oblig
 
 
 def _overruns(pos: Position, side: Side, hexes) -> list[Problem]:
-    """RB 11.4 Overruns need the Rout rules, which this version does not adjudicate."""
+    """RB 11.4 Overruns: the Rout steps exist (T-12), but interrupting movement for them does not yet."""
     out = []
     for h in hexes:
         enemy = pos.blocks_in(h, enemy_of(side))
         if enemy and all(b.disrupted for b in enemy) and pos.battle(h) is None:
             out.append(Problem("RB 11.4", f"moving into {_map().name(h)} would Overrun Disrupted units; "
-                                          "Routs are not adjudicated by this rules version yet"))
+                                          "Overruns are not adjudicated by this rules version yet"))
     return out
 
 
@@ -564,6 +630,8 @@ def _check_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> li
 def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
     m, pos = _map(), state.position
     step = turn.step
+    if step.startswith("rout-"):
+        return _check_rout(state, turn, action, side, ctx)
     match action:
         case SupplyCheck(fortress=fortress, oasis=oasis):
             if step not in ("initial-supply", "final-supply"):
@@ -576,7 +644,8 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             problems += [Problem(n.rule, f"{n.message}: one of {', '.join(n.candidates)}") for n in report.needed]
             if report.rout:
                 problems.append(Problem("RB 11.3", "this Supply Check Disrupts unshielded units in battle, which "
-                                                   "Rout; Routs are not adjudicated by this rules version yet"))
+                                                   "Rout; Supply Check Routs are not adjudicated by this rules "
+                                                   "version yet"))
             return problems
         case PlayCards(count=count, label=label):
             if step != "option":
@@ -604,7 +673,8 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             else:
                 return [Problem("RB 3.44", "Moves are made in the Movement phase")]
             tokens = [u.token for u in action.units]
-            result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens))
+            result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens),
+                                   network=_refusal_network(pos, action))
             return problems + list(result.problems) + _overruns(pos, side, {u.destination for u in action.units})
         case ForcedMarches(marches=marches):
             if step != "movement":
@@ -616,7 +686,7 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             return list(result.problems) + _overruns(pos, side, {f.path[-1] for f in marches})
         case EndMovement():
             return [] if step == "movement" else [Problem("RB 3.44", "the Movement phase is not under way")]
-        case RefuseBattle() | routs.PursuitFire() | PursuitLosses():
+        case RefuseBattle() | routs.PursuitFire() | PursuitLosses() | Rout():
             return _check_refusal(state, turn, action, side, ctx)
         case AcceptBattle(hex=hex_):
             if step != "refuse" or hex_ not in turn.refusals:
@@ -654,10 +724,7 @@ def _check_refusal(state: State, turn: Turn, action: object, side: Side, ctx) ->
                 return [Problem("RB 8.4", f"there is no Attacked Group awaiting a decision in "
                                           f"{m.name(hex_) if hex_ in m.hexes else hex_}")]
             problems = mv.refusal_problems(m, pos, turn.movement, hex_)
-            refusers, left = routs.refusal_split(pos, hex_, side)
-            if left:
-                problems.append(Problem("RB 10.2", f"{', '.join(left)}: Disrupted units left behind must Rout; "
-                                                   "Routs are not adjudicated by this rules version yet"))
+            refusers, _ = routs.refusal_split(pos, hex_, side)  # Disrupted units left behind Rout (T-12)
             speeds = _speeds(pos, refusers)
             problems += routs.check_slowest_speed(refusers, routs.SlowestSpeed(hex_, slowest), speeds).problems
             return problems
@@ -668,39 +735,47 @@ def _check_refusal(state: State, turn: Turn, action: object, side: Side, ctx) ->
             eligible = routs.pursuit_eligible(pos, hex_, side)
             speeds = _speeds(pos, [p.token for p in action.pursuers])
             return list(routs.check_pursuit(pos, action, turn.slowest, eligible=eligible, speeds=speeds).problems)
-        case PursuitLosses(hex=hex_, eliminated=eliminated, recommit=recommit):
+        case PursuitLosses(hex=hex_):
             if turn.step != "refuse-losses" or hex_ != turn.refusing:
                 return [Problem("RB 10.5", "Pursuit hits are placed after the Pursuit dice")]
-            problems = []
-            strange = [t for t in eliminated if t not in turn.refusers] + [t for t in recommit if t in eliminated]
-            if strange or sorted(set(eliminated) | set(recommit)) != sorted(turn.refusers) \
-                    or len(set(recommit)) != len(recommit):
-                problems.append(Problem("RB 10.5", "name each refusing unit once: eliminated, or with a new "
-                                                   "identity version (T-10)"))
-                return problems
-            for t in recommit:
-                label = hidden.identity_label(t, state.versions.get(t, 0) + 1)
-                if not ctx.committed(label):
-                    problems.append(Problem("RB 10.5", f"the new identity of {t} must be committed as '{label}'"))
-            if problems:
-                return problems
-            old, new = _loss_identities(state, turn, recommit, ctx)
-            if old is not None and new is not None:
-                problems += _loss_problems(side, hex_, turn.refusers, old, new, eliminated, turn.hits)
-            return problems
-    return [Problem("", f"unknown action {action!r}")]
+            return _pursuit_losses_problems(state, turn.refusers, turn.hits, action, side, ctx)
+    return [Problem("RB 3.0", "not an order for now")]
 
 
-def _loss_labels(state: State, turn: Turn, recommit: tuple[str, ...]) -> tuple[str, ...]:
-    """The old identity versions of the refusers, then the survivors' new ones."""
+def _pursuit_losses_problems(state: State, tokens: tuple[str, ...], hits: int, action: PursuitLosses,
+                             side: Side, ctx) -> list[Problem]:
+    """Pursuit hits placed in secret on ``tokens`` (T-10): each named once, new
+    versions committed, the implied placement legal where this replay knows it."""
+    eliminated, recommit = action.eliminated, action.recommit
+    problems = []
+    strange = [t for t in eliminated if t not in tokens] + [t for t in recommit if t in eliminated]
+    if strange or sorted(set(eliminated) | set(recommit)) != sorted(tokens) \
+            or len(set(recommit)) != len(recommit):
+        problems.append(Problem("RB 10.5", "name each pursued unit once: eliminated, or with a new "
+                                           "identity version (T-10)"))
+        return problems
+    for t in recommit:
+        label = hidden.identity_label(t, state.versions.get(t, 0) + 1)
+        if not ctx.committed(label):
+            problems.append(Problem("RB 10.5", f"the new identity of {t} must be committed as '{label}'"))
+    if problems:
+        return problems
+    old, new = _loss_identities(state, tokens, recommit, ctx)
+    if old is not None and new is not None:
+        problems += _loss_problems(side, action.hex, tokens, old, new, eliminated, hits)
+    return problems
+
+
+def _loss_labels(state: State, tokens: tuple[str, ...], recommit: tuple[str, ...]) -> tuple[str, ...]:
+    """The old identity versions of the pursued units, then the survivors' new ones."""
     v = state.versions
-    return tuple(hidden.identity_label(t, v.get(t, 0)) for t in turn.refusers) + \
+    return tuple(hidden.identity_label(t, v.get(t, 0)) for t in tokens) + \
         tuple(hidden.identity_label(t, v.get(t, 0) + 1) for t in recommit)
 
 
-def _loss_identities(state: State, turn: Turn, recommit: tuple[str, ...], ctx):
+def _loss_identities(state: State, tokens: tuple[str, ...], recommit: tuple[str, ...], ctx):
     """(old, new) identities by token when this replay knows them all, else (None, None)."""
-    labels = _loss_labels(state, turn, recommit)
+    labels = _loss_labels(state, tokens, recommit)
     values = [ctx.value(lbl) for lbl in labels]
     if any(v is None for v in values):
         return None, None
@@ -708,8 +783,8 @@ def _loss_identities(state: State, turn: Turn, recommit: tuple[str, ...], ctx):
         ids = [hidden.decode_identity(v) for v in values]
     except ValueError:
         return None, None
-    n = len(turn.refusers)
-    return dict(zip(turn.refusers, ids[:n])), dict(zip(recommit, ids[n:]))
+    n = len(tokens)
+    return dict(zip(tokens, ids[:n])), dict(zip(recommit, ids[n:]))
 
 
 def _option_problems(state: State, turn: Turn, value: bytes | None) -> list[Problem]:
@@ -745,6 +820,8 @@ def _to_reveal(state: State, side: Side) -> list[Block]:
 
 def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> State:
     m, pos = _map(), state.position
+    if turn.step.startswith("rout-"):
+        return _apply_rout(state, turn, action, side, ctx)
     match action:
         case SupplyCheck(fortress=fortress, oasis=oasis):
             choices = sp.SupplyChoices(fortress=dict(fortress), oasis=dict(oasis))
@@ -776,7 +853,7 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             state = _note_disruptions(state, out.position, turn.number)
             turn = msgspec.structs.replace(turn, movement=out.turn)
             if turn.step == "refuse-withdraw":
-                return _decided(state, turn, action.origin)
+                return _after_refusal(state, turn, action.origin)
             return msgspec.structs.replace(state, turn=turn)
         case ForcedMarches(marches=marches):
             result = mv.check_forced_marches(m, pos, turn.movement, marches, _speeds(pos, [f.token for f in marches]))
@@ -794,15 +871,7 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             refusers, _ = routs.refusal_split(pos, hex_, side)
             result = routs.check_slowest_speed(refusers, routs.SlowestSpeed(hex_, slowest), _speeds(pos, refusers))
             what = f"Refused Battle in event {ctx.seq} announcing slowest speed {slowest}"
-            obligations = []
-            for ob in result.obligations:
-                obligations += [Obligation(token=t, seq=ctx.seq, kind="speed-range", rule=ob.rule, what=what,
-                                           hex=hex_, needed=ob.min_speed, maximum=ob.max_speed) for t in ob.tokens]
-                if ob.slowest:
-                    labels = tuple(hidden.identity_label(t, state.versions.get(t, 0)) for t in refusers)
-                    obligations.append(Obligation(token=refusers[0], seq=ctx.seq, kind="slowest", rule=ob.rule,
-                                                  what=what, hex=hex_, needed=ob.min_speed, tokens=refusers,
-                                                  labels=labels))
+            obligations = _slowest_obligations(state, result, hex_, refusers, ctx.seq, what)
             turn = msgspec.structs.replace(turn, step="refuse-pursuit", refusing=hex_, refusers=refusers,
                                            slowest=slowest, pursuit=None, hits=0)
             return msgspec.structs.replace(state, turn=turn, obligations=state.obligations + tuple(obligations))
@@ -819,27 +888,10 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
                 return _after_pursuit(state, msgspec.structs.replace(turn, pursuit=action, hits=0))
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse-dice",
                                                                                pursuit=action))
-        case PursuitLosses(hex=hex_, eliminated=eliminated, recommit=recommit):
-            old, new = _loss_identities(state, turn, recommit, ctx)
-            obligations = state.obligations
-            if new is None:
-                obligations += (Obligation(token=turn.refusers[0], seq=ctx.seq, kind="losses", rule="RB 10.5",
-                                           what=f"Pursuit losses placed in event {ctx.seq} ({turn.hits} hits)",
-                                           hex=hex_, tokens=turn.refusers,
-                                           labels=_loss_labels(state, turn, recommit),
-                                           eliminated=eliminated, hits=turn.hits),)
-            versions = {**state.versions, **{t: state.versions.get(t, 0) + 1 for t in recommit}}
-            changed = []
-            for t in recommit:
-                b = pos.block(t)
-                ident = ctx.value(hidden.identity_label(t, versions[t]))
-                if ident is not None:
-                    unit, cv = hidden.decode_identity(ident)
-                    changed.append(msgspec.structs.replace(b, unit=unit, cv=cv))
-            pos = cb.eliminate(pos.replace_blocks(changed), eliminated)
-            state = msgspec.structs.replace(state, position=pos, versions=versions, obligations=obligations)
+        case PursuitLosses(hex=hex_, recommit=recommit):
+            state = _apply_pursuit_losses(state, turn.refusers, turn.hits, action, ctx)
             if not recommit:
-                return _decided(state, turn, hex_)
+                return _after_refusal(state, turn, hex_)
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse-withdraw"))
         case RevealUnits():
             show = {b.token for b in _to_reveal(state, side)}
@@ -856,13 +908,279 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step, fire=action))
         case cb.LossAllocation():
             out = cb.apply_allocation(pos, turn.fire_result, action)
-            # T-11: unshielded Disrupted units would Rout (RB 11.3); until the
-            # Rout procedure is a step, they are eliminated.
-            state = msgspec.structs.replace(state, position=cb.eliminate(out.position, out.unshielded))
-            return _after_losses(state, turn)
+            state = msgspec.structs.replace(state, position=out.position)
+            # T-11, T-12: unshielded Disrupted units Rout at once (RB 11.3); only
+            # enemy units that have not fired in this Combat Round Pursue.
+            by_hex: dict[tuple[str, Side], list[str]] = {}
+            for t in out.unshielded:
+                b = out.position.block(t)
+                by_hex.setdefault((b.hex, b.side), []).append(t)
+            pending_routs = [PendingRout(hex=h, side=owner, tokens=tuple(ts), fired=turn.fire_result.fired)
+                             for (h, owner), ts in by_hex.items()]
+            return _start_routs(state, turn, pending_routs, turn.step)
         case RevealOption():
             option = ctx.value(turn.option_label).decode()
             return _end_turn(state, msgspec.structs.replace(turn, option=option))
+    raise ValueError(f"unchecked action {action!r}")
+
+
+def _slowest_obligations(state: State, result: routs.PursuitCheck, hex_: str, tokens: tuple[str, ...], seq: int,
+                         what: str) -> tuple[Obligation, ...]:
+    """The deferred checks of a slowest-speed announcement (RB 10.5): a speed
+    range per hidden unit, and "slowest" over the current identity versions."""
+    obligations = []
+    for ob in result.obligations:
+        obligations += [Obligation(token=t, seq=seq, kind="speed-range", rule=ob.rule, what=what,
+                                   hex=hex_, needed=ob.min_speed, maximum=ob.max_speed) for t in ob.tokens]
+        if ob.slowest:
+            labels = tuple(hidden.identity_label(t, state.versions.get(t, 0)) for t in tokens)
+            obligations.append(Obligation(token=tokens[0], seq=seq, kind="slowest", rule=ob.rule,
+                                          what=what, hex=hex_, needed=ob.min_speed, tokens=tokens,
+                                          labels=labels))
+    return tuple(obligations)
+
+
+def _apply_pursuit_losses(state: State, tokens: tuple[str, ...], hits: int, action: PursuitLosses, ctx) -> State:
+    """T-10: survivors get new identity versions, the eliminated leave; what this
+    replay cannot check becomes a "losses" obligation."""
+    pos, hex_, eliminated, recommit = state.position, action.hex, action.eliminated, action.recommit
+    old, new = _loss_identities(state, tokens, recommit, ctx)
+    obligations = state.obligations
+    if new is None:
+        obligations += (Obligation(token=tokens[0], seq=ctx.seq, kind="losses", rule="RB 10.5",
+                                   what=f"Pursuit losses placed in event {ctx.seq} ({hits} hits)",
+                                   hex=hex_, tokens=tokens, labels=_loss_labels(state, tokens, recommit),
+                                   eliminated=eliminated, hits=hits),)
+    versions = {**state.versions, **{t: state.versions.get(t, 0) + 1 for t in recommit}}
+    changed = []
+    for t in recommit:
+        b = pos.block(t)
+        ident = ctx.value(hidden.identity_label(t, versions[t]))
+        if ident is not None:
+            unit, cv = hidden.decode_identity(ident)
+            changed.append(msgspec.structs.replace(b, unit=unit, cv=cv))
+    pos = cb.eliminate(pos.replace_blocks(changed), eliminated)
+    return msgspec.structs.replace(state, position=pos, versions=versions, obligations=obligations)
+
+
+def _refusal_network(pos: Position, move: mv.Move):
+    """RB 5.3 condition 3 for a refusing Group that leaves Disrupted units behind
+    (EX-26): they Rout out of the hex at once, so the Supply Network is judged
+    without them (T-12)."""
+    if move.withdrawal != "refuse":
+        return None
+    side = next((pos.block(u.token).side for u in move.units if pos.has_block(u.token)), None)
+    left = [b.token for b in pos.blocks_in(move.origin, side)] if side else []
+    left = [t for t in left if pos.block(t).disrupted]
+    if not left:
+        return None
+    return lambda mm, pp, ss: mv._default_network(mm, cb.eliminate(pp, [t for t in left if pp.has_block(t)]), ss)
+
+
+def _after_refusal(state: State, turn: Turn, hex_: str) -> State:
+    """The refusing Group has withdrawn (or was wiped out): Disrupted units left
+    behind Rout, pursued by units that have not fired (EX-26, T-12)."""
+    left = tuple(b.token for b in state.position.blocks_in(hex_, turn.passive) if b.disrupted)
+    if not left or not state.position.blocks_in(hex_, turn.active):
+        return _decided(state, turn, hex_)
+    fired = tuple(p.token for p in turn.pursuit.pursuers) if turn.pursuit is not None else ()
+    return _start_routs(state, turn, [PendingRout(hex=hex_, side=turn.passive, tokens=left, fired=fired)], "refuse")
+
+
+# -- Routs (RB 11.3, T-12) ------------------------------------------------------------------------
+
+def _start_routs(state: State, turn: Turn, pending_routs, resume: str) -> State:
+    """Queue Routs; they interrupt play and then ``resume`` goes on."""
+    if not pending_routs:
+        return _resume(state, msgspec.structs.replace(turn, step=resume))
+    queue = turn.rout_queue + tuple(pending_routs)
+    turn = msgspec.structs.replace(turn, rout_queue=queue, rout_resume=turn.rout_resume or resume)
+    if turn.step.startswith("rout-"):  # already routing: the new ones follow
+        return msgspec.structs.replace(state, turn=turn)
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="rout-slowest"))
+
+
+def _resume(state: State, turn: Turn) -> State:
+    """Back to where the turn was when the Routs began."""
+    if turn.step == "refuse":
+        return _decided(state, turn, turn.refusing)
+    return _after_losses(state, turn)
+
+
+def _rout_done(state: State, turn: Turn) -> State:
+    r = turn.rout_queue[0]
+    pos = state.position
+    if pos.battle(r.hex) is not None and len({b.side for b in pos.blocks_in(r.hex)}) < 2:
+        state = msgspec.structs.replace(state, position=pos.with_battles(
+            [b for b in pos.battles if b.hex != r.hex]))
+    turn = msgspec.structs.replace(turn, rout_queue=turn.rout_queue[1:], routers=(), rout_slowest=0,
+                                   rout_pursuit=None, rout_hits=0)
+    if turn.rout_queue:
+        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="rout-slowest"))
+    resume = turn.rout_resume
+    return _resume(state, msgspec.structs.replace(turn, step=resume, rout_resume=""))
+
+
+def _rout_after_pursuit(state: State, turn: Turn, hits: int) -> State:
+    turn = msgspec.structs.replace(turn, rout_hits=hits)
+    if hits:
+        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="rout-losses"))
+    return _rout_withdraw_or_eliminate(state, turn)
+
+
+def _rout_withdraw_or_eliminate(state: State, turn: Turn) -> State:
+    """RB 11.3: the survivors Withdraw by Group Move; those unable are eliminated."""
+    routers = tuple(t for t in turn.routers if state.position.has_block(t))
+    pos, gone = routs.eliminate_unable(_map(), state.position, routers)
+    routers = tuple(t for t in routers if t not in gone)
+    state = msgspec.structs.replace(state, position=pos)
+    turn = msgspec.structs.replace(turn, routers=routers)
+    if routers:
+        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="rout-withdraw"))
+    return _rout_done(state, turn)
+
+
+def _known_identity(state: State, token: str, ctx) -> tuple[str, int] | None:
+    """The current identity of ``token`` as this replay knows it: from the
+    position (its own units, opened or revealed ones), else the committed value."""
+    b = state.position.block(token)
+    if b.unit:
+        return b.unit, b.cv
+    value = ctx.value(hidden.identity_label(token, state.versions.get(token, 0)))
+    try:
+        return hidden.decode_identity(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
+    m, pos = _map(), state.position
+    r = turn.rout_queue[0]
+    where = m.name(r.hex)
+    match action:
+        case Rout(hex=hex_, slowest=slowest, eliminated=eliminated, recommit=recommit):
+            if turn.step != "rout-slowest" or hex_ != r.hex:
+                return [Problem("RB 11.3", f"now the Rout in {where} begins: 'rout {where} slowest <speed>'")]
+            if sorted(set(eliminated) | set(recommit)) != sorted(r.tokens) or set(eliminated) & set(recommit) \
+                    or len(set(recommit)) != len(recommit) or len(set(eliminated)) != len(eliminated):
+                return [Problem("RB 11.3", "name each Routed unit once: eliminated by Rout Attrition, or with "
+                                           "a new identity version (T-12)")]
+            problems = []
+            for t in recommit:
+                label = hidden.identity_label(t, state.versions.get(t, 0) + 1)
+                if not ctx.committed(label):
+                    problems.append(Problem("RB 11.3", f"the new identity of {t} must be committed as '{label}'"))
+            if problems:
+                return problems
+            old = {t: _known_identity(state, t, ctx) for t in r.tokens}
+            new = {}
+            for t in recommit:
+                value = ctx.value(hidden.identity_label(t, state.versions.get(t, 0) + 1))
+                new[t] = hidden.decode_identity(value) if value is not None else None
+            if None not in old.values() and None not in new.values():
+                problems += _attrition_problems(r.tokens, old, new, eliminated)
+            if not recommit:
+                if slowest:
+                    problems.append(Problem("RB 11.3", "no Routed unit survives: announce no slowest speed"))
+                return problems
+            problems += routs.check_slowest_speed(recommit, routs.SlowestSpeed(hex_, slowest),
+                                                  _speeds(pos, recommit)).problems
+            return problems
+        case routs.PursuitFire(hex=hex_):
+            if turn.step != "rout-pursuit" or hex_ != r.hex:
+                return [Problem("RB 10.5", f"Pursuit Fire on the Rout in {where} follows the announcement of "
+                                           "the slowest speed")]
+            eligible = routs.pursuit_eligible(pos, hex_, side, r.fired)
+            speeds = _speeds(pos, [p.token for p in action.pursuers])
+            return list(routs.check_pursuit(pos, action, turn.rout_slowest, eligible=eligible,
+                                            speeds=speeds).problems)
+        case PursuitLosses(hex=hex_):
+            if turn.step != "rout-losses" or hex_ != r.hex:
+                return [Problem("RB 10.5", "Pursuit hits are placed after the Pursuit dice")]
+            return _pursuit_losses_problems(state, turn.routers, turn.rout_hits, action, side, ctx)
+        case mv.Move():
+            if turn.step != "rout-withdraw" or action.withdrawal != "rout" or action.origin != r.hex \
+                    or sorted(u.token for u in action.units) != sorted(turn.routers):
+                return [Problem("RB 11.3", f"now the Routed units in {where} make their Withdrawal Group Move: "
+                                           f"'rout {where} -> <destination>'")]
+            tokens = [u.token for u in action.units]
+            result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens))
+            return list(result.problems) + _overruns(pos, side, {u.destination for u in action.units})
+    return [Problem("RB 11.3", f"a Rout in {where} is under way ({_PROMPTS[turn.step]})")]
+
+
+def _apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> State:
+    m, pos = _map(), state.position
+    r = turn.rout_queue[0]
+    match action:
+        case Rout(hex=hex_, slowest=slowest, eliminated=eliminated, recommit=recommit):
+            # RB 11.3 Rout Attrition, in secret: new identity versions (T-12).
+            roster = _scenarios().roster
+            what = f"Rout Attrition in event {ctx.seq} ({format_action(action)})"
+            versions = {**state.versions, **{t: state.versions.get(t, 0) + 1 for t in recommit}}
+            obligations = list(state.obligations)
+            changed = []
+            for t in r.tokens:
+                b = pos.block(t)
+                old_label = hidden.identity_label(t, state.versions.get(t, 0))
+                new_label = hidden.identity_label(t, versions[t]) if t in recommit else ""
+                value = ctx.value(new_label) if new_label else None
+                if value is not None:
+                    unit, cv = hidden.decode_identity(value)
+                    changed.append(msgspec.structs.replace(b, unit=unit, cv=cv))
+                elif b.unit and t in recommit:  # a known unit: its new CV is public
+                    changed.append(msgspec.structs.replace(b, cv=b.cv - roster.get(b.unit).cv_per_step))
+                old_known = _known_identity(state, t, ctx)
+                if old_known is not None and (value is not None or t in eliminated):
+                    continue  # checked at once
+                labels = (() if b.unit else (old_label,)) + ((new_label,) if new_label else ())
+                obligations.append(Obligation(token=t, seq=ctx.seq, kind="attrition", rule="RB 11.3", what=what,
+                                              hex=hex_, tokens=(t,), labels=labels, unit=b.unit,
+                                              cv=b.cv if b.unit else 0,
+                                              eliminated=(t,) if t in eliminated else ()))
+            pos = cb.eliminate(pos.replace_blocks(changed), eliminated)
+            state = msgspec.structs.replace(state, position=pos, versions=versions, obligations=tuple(obligations))
+            if recommit:
+                result = routs.check_slowest_speed(recommit, routs.SlowestSpeed(hex_, slowest),
+                                                   _speeds(pos, recommit))
+                what = f"Routed in event {ctx.seq} announcing slowest speed {slowest}"
+                state = msgspec.structs.replace(state, obligations=state.obligations + _slowest_obligations(
+                    state, result, hex_, tuple(recommit), ctx.seq, what))
+            turn = msgspec.structs.replace(turn, routers=tuple(recommit), rout_slowest=slowest, rout_pursuit=None,
+                                           rout_hits=0)
+            if not recommit:
+                return _rout_done(state, turn)
+            if not routs.pursuit_eligible(pos, hex_, enemy_of(r.side), r.fired):
+                return _rout_after_pursuit(state, turn, 0)
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="rout-pursuit"))
+        case routs.PursuitFire(pursuers=pursuers):
+            speeds = _speeds(pos, [p.token for p in pursuers])
+            result = routs.check_pursuit(pos, action, turn.rout_slowest, eligible=[p.token for p in pursuers],
+                                         speeds=speeds)
+            obligations = tuple(Obligation(token=t, seq=ctx.seq, kind="speed-range", rule=ob.rule,
+                                           what=f"pursued in event {ctx.seq} against slowest speed "
+                                                f"{turn.rout_slowest}",
+                                           hex=action.hex, needed=ob.min_speed, maximum=ob.max_speed)
+                                for ob in result.obligations for t in ob.tokens)
+            state = msgspec.structs.replace(state, obligations=state.obligations + obligations)
+            turn = msgspec.structs.replace(turn, rout_pursuit=action)
+            if not pursuers:
+                return _rout_after_pursuit(state, turn, 0)
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="rout-dice"))
+        case PursuitLosses(recommit=recommit):
+            state = _apply_pursuit_losses(state, turn.routers, turn.rout_hits, action, ctx)
+            return _rout_withdraw_or_eliminate(state, msgspec.structs.replace(turn, routers=tuple(recommit)))
+        case mv.Move():
+            tokens = [u.token for u in action.units]
+            result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens))
+            what = f"moved in event {ctx.seq} ({format_action(action)})"
+            out = mv.apply_move(m, pos, turn.movement, action)
+            pos = routs.disrupt_again(out.position, tokens)  # RB 11.3: Disrupted again
+            state = msgspec.structs.replace(state, position=pos, obligations=state.obligations
+                                            + _speed_obligations(result, ctx.seq, what),
+                                            disrupted_in={**state.disrupted_in, **{t: turn.number for t in tokens}})
+            state = _note_disruptions(state, pos, turn.number)
+            return _rout_done(state, msgspec.structs.replace(turn, movement=out.turn))
     raise ValueError(f"unchecked action {action!r}")
 
 
@@ -1072,8 +1390,10 @@ def _route(state: State, turn: Turn, token: str, dest: str, *, withdrawal: str =
     start = state.position.block(token).hex
     if via:
         return (start, *via, dest) if via[0] != start else (*via, dest)
+    network = _refusal_network(state.position, mv.Move(kind="group", origin=start, withdrawal=withdrawal,
+                                                       units=(mv.UnitMove(token, (start,)),)))
     reach = mv.reachable(_map(), state.position, turn.movement, token, _speed(state.position.block(token)),
-                         withdrawal=withdrawal, rommel=rommel)
+                         withdrawal=withdrawal, rommel=rommel, network=network)
     path = reach.paths.get(dest)
     if path is None:
         explanation = mv.explain_move(_map(), state.position, turn.movement, token,
@@ -1093,7 +1413,7 @@ def _parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> m
     """'group Msus -> Mechili 21Pz/5 3Rec [; -> Charruba 8Pz]' and the like."""
     rommel = bool(re.search(r"\s+rommel$", text, re.IGNORECASE))
     text = re.sub(r"\s+rommel$", "", text, flags=re.IGNORECASE)
-    withdrawal = {"withdraw": "pass", "refuse-battle": "refuse"}.get(kind, "")
+    withdrawal = {"withdraw": "pass", "refuse-battle": "refuse", "rout": "rout"}.get(kind, "")
     body = text.split(None, 1)[1] if " " in text else ""
     if kind == "regroup":
         body = re.sub(r"^cp\s+", "", body, flags=re.IGNORECASE)
@@ -1123,7 +1443,11 @@ def _parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> m
             moves.append(mv.UnitMove(t, _route(state, turn, t, dest, rommel=rommel, via=via or None)))
         return mv.Move(kind="regroup", origin=origin, destination=dest, units=tuple(moves), rommel=rommel)
     for via, dest, units in legs:
-        for t in _units(state, role, units, origin):
+        if kind == "rout" and units.strip().lower() in ("", "all"):
+            chosen = list(turn.routers)  # the Routed units (RB 11.3)
+        else:
+            chosen = _units(state, role, units, origin)
+        for t in chosen:
             moves.append(mv.UnitMove(t, _route(state, turn, t, dest, withdrawal=withdrawal, rommel=rommel,
                                                via=via or None)))
     return mv.Move(kind="group", origin=origin, units=tuple(moves), withdrawal=withdrawal, rommel=rommel)
@@ -1173,11 +1497,13 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
         if not m:
             raise ValueError("RB 10.2: write 'refuse-battle <hex> slowest <speed>'")
         return Order(action=RefuseBattle(hex=_place(m.group("where")), slowest=int(m.group("n"))))
+    if verb == "rout" and "->" not in words:
+        return _parse_rout(state, role, turn, words)
     if verb == "pursue":
         return Order(action=_parse_pursuit(state, role, turn, words))
     if low.startswith("pursuit losses"):
         return _parse_losses(state, role, turn, words[len("pursuit losses"):])
-    if verb in ("group", "regroup", "withdraw", "refuse-battle"):
+    if verb in ("group", "regroup", "withdraw", "refuse-battle", "rout"):
         return Order(action=_parse_move(state, role, turn, words, verb))
     if verb == "forced-march":
         return Order(action=ForcedMarches(marches=tuple(_parse_march(state, role, turn, part)
@@ -1288,19 +1614,23 @@ def _parse_pursuit(state: State, role: Side, turn: Turn, text: str) -> routs.Pur
     hex_ = _place(m.group("where"))
     units = m.group("units").strip().lower()
     pos = state.position
+    routing = turn.step == "rout-pursuit"
+    slowest = turn.rout_slowest if routing else turn.slowest
+    fired = turn.rout_queue[0].fired if routing else ()
     if units == "none":
         return routs.PursuitFire(hex=hex_)
     if units == "all":
-        tokens = [t for t in routs.pursuit_eligible(pos, hex_, role)
-                  if routs.pursuit_dice_for(turn.slowest, _speed(pos.block(t)) or 0)]
+        tokens = [t for t in routs.pursuit_eligible(pos, hex_, role, fired)
+                  if routs.pursuit_dice_for(slowest, _speed(pos.block(t)) or 0)]
     else:
         tokens = _units(state, role, m.group("units"), hex_)
     pursuers = []
     for t in tokens:
-        dice = routs.pursuit_dice_for(turn.slowest, _speed(pos.block(t)) or 0)
+        dice = routs.pursuit_dice_for(slowest, _speed(pos.block(t)) or 0)
         if not dice:
-            raise ValueError(f"RB 10.5: {_unit_name(state, t)} is slower than the refusing Group "
-                             f"(speed {turn.slowest}) and cannot pursue")
+            raise ValueError(f"RB 10.5: {_unit_name(state, t)} is slower than the "
+                             f"{'Routed units' if routing else 'refusing Group'} "
+                             f"(speed {slowest}) and cannot pursue")
         pursuers.append(routs.Pursuer(t, dice))
     return routs.PursuitFire(hex=hex_, pursuers=tuple(pursuers))
 
@@ -1308,10 +1638,14 @@ def _parse_pursuit(state: State, role: Side, turn: Turn, text: str) -> routs.Pur
 def _parse_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
     """'pursuit losses 21Pz/5 1, 15Pz/8 1' (hits per unit) or 'pursuit losses auto':
     the new CVs, committed as new identity versions of every surviving refuser (T-10)."""
-    pos, hex_ = state.position, turn.refusing
+    pos = state.position
+    if turn.step == "rout-losses":
+        hex_, group, hits = turn.rout_queue[0].hex, turn.routers, turn.rout_hits
+    else:
+        hex_, group, hits = turn.refusing, turn.refusers, turn.hits
     rest = rest.strip()
     if rest.lower() in ("auto", ""):
-        allocation = routs.default_pursuit_allocation(pos, turn.refusers, turn.hits, hex_)
+        allocation = routs.default_pursuit_allocation(pos, group, hits, hex_)
     else:
         losses = []
         for part in re.split(r"\s*,\s*", rest):
@@ -1323,7 +1657,7 @@ def _parse_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
     roster = _scenarios().roster
     by_token = {x.token: x for x in allocation.losses}
     eliminated, recommit, secrets = [], [], {}
-    for t in turn.refusers:
+    for t in group:
         b = pos.block(t)
         u = roster.get(b.unit)
         cv = b.cv - cb._used_cv(by_token.get(t), cb._absorber(b, u))
@@ -1333,6 +1667,30 @@ def _parse_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
         recommit.append(t)
         secrets[hidden.identity_label(t, state.versions.get(t, 0) + 1)] = hidden.encode_identity(b.unit, cv)
     return Order(action=PursuitLosses(hex=hex_, eliminated=tuple(eliminated), recommit=tuple(recommit)),
+                 secrets=secrets)
+
+
+def _parse_rout(state: State, role: Side, turn: Turn, text: str) -> Order:
+    """'rout Sollum slowest 3' (or 'rout Sollum': the true slowest speed): Rout
+    Attrition as new identity versions, and the survivors' slowest speed (T-12)."""
+    m = re.match(r"^rout\s+(?P<where>.+?)(?:\s+slowest\s+(?P<n>\d+))?$", text.strip(), re.IGNORECASE)
+    if not m or not turn.rout_queue:
+        raise ValueError("RB 11.3: write 'rout <hex> slowest <speed>' when a Rout begins")
+    hex_, r = _place(m.group("where")), turn.rout_queue[0]
+    pos, roster = state.position, _scenarios().roster
+    eliminated, recommit, secrets, speeds = [], [], {}, []
+    for t in r.tokens:
+        b = pos.block(t)
+        u = roster.get(b.unit)
+        cv = b.cv - u.cv_per_step
+        if cv < u.min_cv:
+            eliminated.append(t)
+            continue
+        recommit.append(t)
+        speeds.append(u.speed)
+        secrets[hidden.identity_label(t, state.versions.get(t, 0) + 1)] = hidden.encode_identity(b.unit, cv)
+    slowest = int(m.group("n")) if m.group("n") else min(speeds, default=0)
+    return Order(action=Rout(hex=hex_, slowest=slowest, eliminated=tuple(eliminated), recommit=tuple(recommit)),
                  secrets=secrets)
 
 
@@ -1430,6 +1788,30 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
             return [f"losses {m.name(turn.battles[0])} auto"]
         case "supply-revealed":
             return ["reveal option"]
+        case "rout-slowest":
+            r = turn.rout_queue[0]
+            roster = _scenarios().roster
+            speeds = [_unit_speed(b.unit) for b in map(state.position.block, r.tokens)
+                      if b.cv - roster.get(b.unit).cv_per_step >= roster.get(b.unit).min_cv]
+            return [f"rout {m.name(r.hex)} slowest {min(speeds)}" if speeds else f"rout {m.name(r.hex)}"]
+        case "rout-pursuit":
+            r = turn.rout_queue[0]
+            name = m.name(r.hex)
+            able = [t for t in routs.pursuit_eligible(state.position, r.hex, role, r.fired)
+                    if routs.pursuit_dice_for(turn.rout_slowest, _speed(state.position.block(t)) or 0)]
+            return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
+                [f"pursue {name} with {_unit_name(state, t)}" for t in able]
+        case "rout-losses":
+            return ["pursuit losses auto"]
+        case "rout-withdraw":
+            r = turn.rout_queue[0]
+            pos = state.position
+            common: set[str] | None = None
+            for t in turn.routers:
+                b = pos.block(t)
+                dests = set(mv.reachable(m, pos, turn.movement, t, _speed(b), withdrawal="rout").paths)
+                common = dests if common is None else common & dests
+            return [f"rout {m.name(r.hex)} -> {m.name(d)}" for d in sorted(common or (), key=m.name) if d != r.hex]
     return []
 
 
@@ -1454,9 +1836,9 @@ def _refuse_battle_orders(state: State, role: Side, turn: Turn, hex_: str) -> li
     """'refuse-battle <hex> slowest <speed>' with the true slowest speed, when
     the refusal is legal and something can withdraw."""
     m, pos = _map(), state.position
-    refusers, left = routs.refusal_split(pos, hex_, role)
+    refusers, _ = routs.refusal_split(pos, hex_, role)
     speeds = [_speed(pos.block(t)) for t in refusers]
-    if left or not refusers or None in speeds or mv.refusal_problems(m, pos, turn.movement, hex_) \
+    if not refusers or None in speeds or mv.refusal_problems(m, pos, turn.movement, hex_) \
             or not _refusal_orders(state, role, turn, hex_):
         return []
     return [f"refuse-battle {m.name(hex_)} slowest {min(speeds)}"]
@@ -1465,9 +1847,12 @@ def _refuse_battle_orders(state: State, role: Side, turn: Turn, hex_: str) -> li
 def _refusal_orders(state: State, role: Side, turn: Turn, hex_: str) -> list[str]:
     m, pos = _map(), state.position
     group = [b for b in pos.blocks_in(hex_, role) if not b.disrupted]
+    network = _refusal_network(pos, mv.Move(kind="group", origin=hex_, withdrawal="refuse",
+                                            units=tuple(mv.UnitMove(b.token, (hex_,)) for b in group)))
     common: set[str] | None = None
     for b in group:
-        dests = set(mv.reachable(m, pos, turn.movement, b.token, _speed(b), withdrawal="refuse").paths)
+        dests = set(mv.reachable(m, pos, turn.movement, b.token, _speed(b), withdrawal="refuse",
+                                 network=network).paths)
         common = dests if common is None else common & dests
     return [f"refuse-battle {m.name(hex_)} -> {m.name(d)}" for d in sorted(common or (), key=m.name)
             if d != hex_]
@@ -1522,6 +1907,9 @@ def format_action(action: object) -> str:
         case routs.PursuitFire(hex=hex_, pursuers=pursuers):
             return f"pursue {m.name(hex_)} with " + (", ".join(f"{p.token} ({p.dice} dice)" for p in pursuers)
                                                      or "none")
+        case Rout(hex=hex_, slowest=slowest, eliminated=eliminated, recommit=recommit):
+            return (f"rout {m.name(hex_)} slowest {slowest}: eliminated by Rout Attrition "
+                    f"{', '.join(eliminated) or 'none'}; new identities for {', '.join(recommit) or 'none'}")
         case PursuitLosses(hex=hex_, eliminated=eliminated, recommit=recommit):
             return (f"pursuit losses in {m.name(hex_)}: eliminated {', '.join(eliminated) or 'none'}; "
                     f"new identities for {', '.join(recommit) or 'none'}")

@@ -70,7 +70,10 @@ class Obligation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     ``needed``..``maximum`` (RB 10.5 Pursuit); ``kind`` "slowest": one of
     ``tokens`` has speed exactly ``needed``; ``kind`` "losses": the identity
     versions ``labels`` (old and new of the refusing ``tokens``) show a legal
-    placement of ``hits`` Pursuit hits in ``hex``, ``eliminated`` gone.
+    placement of ``hits`` Pursuit hits in ``hex``, ``eliminated`` gone;
+    ``kind`` "attrition": ``token`` lost one step of Rout Attrition (RB 11.3):
+    ``labels`` are its old version (unless ``unit``/``cv`` give the old
+    identity, known publicly) and its new one (unless ``eliminated``).
     Obligations with ``labels`` are decided when every label's value is
     known; the others when ``token``'s identity is opened. ``rule`` and
     ``what`` word the problem if it fails.
@@ -88,3 +91,5 @@ class Obligation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     labels: tuple[str, ...] = ()
     eliminated: tuple[str, ...] = ()
     hits: int = 0
+    unit: str = ""
+    cv: int = 0

@@ -23,13 +23,22 @@ Steps, each a decision of one player (the engine hands control over):
     offensive-fire  active   the offensive side's fire plan
     offensive-dice  passive  its dice
     defensive-losses passive the hits placed; then the next Active Battle
+    rout-slowest    owner    a Rout (RB 11.3, T-12) of Disrupted units left unshielded by
+                             combat losses or a Refusal: Rout Attrition (new identity
+                             versions) and the slowest speed of the survivors
+    rout-pursuit    enemy    Pursuit Fire by units that have not fired (skipped if none may)
+    rout-dice       owner    the Pursuit dice: the engine rolls
+    rout-losses     owner    Pursuit hits placed; new identity versions committed
+    rout-withdraw   owner    the Rout Withdrawal Group Move (units with no route are
+                             eliminated); the survivors are Disrupted again
     final-supply    active   T12 Final Supply Check (RB 12.7)
     supply-revealed active   T13 open the turn option and check it paid for the turn (RB 3.48)
 
-then the other side's Player-Turn begins. Not here yet: Routs (RB 11.3;
-combat Routs are adjudicated as elimination, T-11), Retreats and Probes
-(RB 10.3-10.4), supply cards in hand and the month
-(RB 3.1-3.3, 16-17); a Move that would Overrun (RB 11.4) is therefore
+then the other side's Player-Turn begins. Routs interrupt the turn and then
+return to where it was (the refusal, or the combat; T-12). Not here yet:
+Retreats and Probes (RB 10.3-10.4), Overruns (RB 11.4), Final Supply Check
+Routs (RB 12.7), supply cards in hand and the month (RB 3.1-3.3, 16-17); a
+Move that would Overrun and a Supply Check that would Rout are therefore
 refused with that reason.
 """
 
@@ -47,12 +56,23 @@ from rules.ritd.position import Side
 Step = Literal["initial-supply", "option", "movement", "forced-march", "refuse", "refuse-pursuit",
                "refuse-dice", "refuse-losses", "refuse-withdraw", "reveal-passive", "reveal-active",
                "battles", "defensive-fire", "defensive-dice", "offensive-losses", "offensive-fire",
-               "offensive-dice", "defensive-losses", "final-supply", "supply-revealed"]
+               "offensive-dice", "defensive-losses", "final-supply", "supply-revealed", "rout-slowest",
+               "rout-pursuit", "rout-dice", "rout-losses", "rout-withdraw"]
 
 #: RB 4.0-4.5: supply cards each turn option costs, and Moves it allows in
 #: its (first) Movement phase.
 OPTION_COST = {"pass": 0, "basic": 1, "offensive": 2, "assault": 2}
 OPTION_MOVES = {"pass": 1, "basic": 1, "offensive": 2, "assault": 1}
+
+
+class PendingRout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A Rout waiting to be resolved (RB 11.3, T-12): ``side``'s Disrupted
+    ``tokens`` in ``hex``; ``fired``: enemy units that may not Pursue."""
+
+    hex: str
+    side: Side
+    tokens: tuple[str, ...]
+    fired: tuple[str, ...] = ()
 
 
 class Turn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -84,6 +104,15 @@ class Turn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     assault: tuple[str, ...] = ()
     fire: cb.FirePlan | None = None
     fire_result: cb.FireResult | None = None
+    #: Routs (RB 11.3, T-12): the queue (the first is under way), the step to
+    #: resume when it is empty, the routed survivors of the one under way,
+    #: their announced slowest speed, its Pursuit Fire and hits.
+    rout_queue: tuple[PendingRout, ...] = ()
+    rout_resume: str = ""
+    routers: tuple[str, ...] = ()
+    rout_slowest: int = 0
+    rout_pursuit: routs.PursuitFire | None = None
+    rout_hits: int = 0
 
     @property
     def passive(self) -> Side:

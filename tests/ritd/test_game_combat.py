@@ -107,28 +107,26 @@ def test_rb_9_1_no_hits_means_no_loss_step(battle, monkeypatch):
     assert axis.pending().kind == "offensive-fire" and axis.state.last_rolls == (1, 1, 1, 1)
 
 
-def test_t_11_unshielded_disrupted_units_are_eliminated(battle, monkeypatch):
-    """A Disrupted unit left alone in the battle would Rout (RB 11.3); until the
-    Rout procedure is a step it is eliminated (T-11), and the placement that
-    unshields it is legal."""
-    def disrupt_tk(state, turn):  # the 7/7 Tk has a Disrupted companion in Sollum
-        pos = state.position
-        tk = next(b for b in pos.blocks_of("allied") if b.unit == "7/7 Tk")
-        other = next(b for b in pos.blocks_of("allied") if b.hex != tk.hex)
-        moved = ritd.msgspec.structs.replace(other, hex=tk.hex, disrupted=True)
-        return ritd.msgspec.structs.replace(state, position=pos.replace_blocks([moved]))
-
-    real = ritd._to_combat
-    monkeypatch.setattr(ritd, "_to_combat", lambda state, turn: real(disrupt_tk(state, turn), turn))
-    battle.play("axis", "battles Sollum")
-    battle.play("allied", "fire Sollum: 7/7 Tk at infantry")
-    battle.play("axis", "losses Sollum auto")
-    battle.play("axis", "fire Sollum: Brescia at armor, Trento at armor")
-    battle.play("allied", "losses Sollum auto")
-    for side in (battle.axis, battle.allied):
-        state = side.seat().replay.state
-        assert _units(state, "Sollum") == [("Brescia", 4), ("Trento", 4)]
-        assert state.position.battles == () and state.turn.step == "final-supply"
+def test_t_11_hits_that_leave_disrupted_units_unshielded_hand_over_to_the_rout(battle):
+    """A placement that leaves Disrupted units alone in the battle is legal (the
+    dice decided it); they Rout (RB 11.3) instead of being eliminated (T-11,
+    T-12). The whole Rout is played in tests/ritd/test_game_rout.py."""
+    state = battle.allied.seat().replay.state
+    pos = state.position
+    tk = next(b for b in pos.blocks_of("allied") if b.unit == "7/7 Tk")
+    other = next(b for b in pos.blocks_of("allied") if b.hex != tk.hex)
+    pos = pos.replace_blocks([ritd.msgspec.structs.replace(other, hex=tk.hex, disrupted=True)])
+    fire = ritd.cb.FireResult(hex=tk.hex, side="axis", shots=(),
+                              hits={"armor": ritd.cb.ClassHits(hits=tk.cv)})
+    turn = ritd.msgspec.structs.replace(state.turn, step="defensive-losses", battles=(tk.hex,), fire_result=fire)
+    state = ritd.msgspec.structs.replace(state, position=pos, turn=turn)
+    allocation = ritd.cb.LossAllocation(tk.hex, (ritd.cb.Loss(tk.token, hits=tk.cv),))
+    assert ritd._check_combat(state, turn, allocation, "allied") == []
+    after = ritd._apply_turn(state, turn, allocation, "allied", None)
+    assert not after.position.has_block(tk.token) and after.position.block(other.token).hex == tk.hex
+    assert after.turn.step == "rout-slowest" and after.turn.rout_resume == "defensive-losses"
+    assert after.turn.rout_queue == (ritd.PendingRout(hex=tk.hex, side="allied", tokens=(other.token,)),)
+    assert ritd.pending(after).role == "allied"
 
 
 def test_rb_4_3_assault_battles_need_an_assault_option_at_supply_revealed(battle):
