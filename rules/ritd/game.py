@@ -10,7 +10,8 @@ the Allies, hidden identities committed block by block) and the Player-Turn
 steps of rules.ritd.turn: supply checks, the secret turn option, Moves,
 Forced Marches with engine dice, Refusing Battle, revealing battle units,
 the Combat phase (Active Battles, fire with engine dice, losses), and the
-Routs that Refusals and combat losses cause (RB 11.3, T-12).
+Routs that Refusals and combat losses cause (RB 11.3, T-12), Overruns (RB
+11.4) and Final Supply Check Routs (RB 12.7, CB-11; T-13).
 """
 
 from __future__ import annotations
@@ -372,13 +373,17 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
     movement = turn.movement
     pos = state.position
     disrupted = dict(state.disrupted_in)
+    overruns: list[str] = []
     for march, roll in zip(movement.marches, values):
         out = mv.apply_forced_march(_map(), pos, movement, march.token, roll)
         pos, movement = out.position, out.turn
+        overruns += out.overruns
         if not out.succeeded:
             disrupted[march.token] = turn.number
     state = msgspec.structs.replace(state, position=pos, disrupted_in=disrupted, last_rolls=tuple(values))
-    return _after_movement(state, msgspec.structs.replace(turn, movement=movement))
+    turn = msgspec.structs.replace(turn, movement=movement)
+    # RB 11.4 (T-13): Overruns by Forced Marches Rout once all marches are made.
+    return _start_routs(state, turn, _overrun_routs(state, turn, overruns), "forced-march")
 
 
 def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Problem]]:
@@ -596,17 +601,6 @@ def _speed_obligations(result: mv.MoveCheck, seq: int, what: str) -> tuple[Oblig
                  for o in result.obligations)
 
 
-def _overruns(pos: Position, side: Side, hexes) -> list[Problem]:
-    """RB 11.4 Overruns: the Rout steps exist (T-12), but interrupting movement for them does not yet."""
-    out = []
-    for h in hexes:
-        enemy = pos.blocks_in(h, enemy_of(side))
-        if enemy and all(b.disrupted for b in enemy) and pos.battle(h) is None:
-            out.append(Problem("RB 11.4", f"moving into {_map().name(h)} would Overrun Disrupted units; "
-                                          "Overruns are not adjudicated by this rules version yet"))
-    return out
-
-
 _TOKENS = re.compile(r"\b[AL][0-9a-f]{8}\b")
 
 
@@ -642,10 +636,6 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             _, report = check(m, pos, side, choices, **kwargs)
             problems = list(report.problems)
             problems += [Problem(n.rule, f"{n.message}: one of {', '.join(n.candidates)}") for n in report.needed]
-            if report.rout:
-                problems.append(Problem("RB 11.3", "this Supply Check Disrupts unshielded units in battle, which "
-                                                   "Rout; Supply Check Routs are not adjudicated by this rules "
-                                                   "version yet"))
             return problems
         case PlayCards(count=count, label=label):
             if step != "option":
@@ -675,7 +665,7 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             tokens = [u.token for u in action.units]
             result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens),
                                    network=_refusal_network(pos, action))
-            return problems + list(result.problems) + _overruns(pos, side, {u.destination for u in action.units})
+            return problems + list(result.problems)
         case ForcedMarches(marches=marches):
             if step != "movement":
                 return [Problem("RB 6.4", "Forced Marches are announced at the end of the Movement phase")]
@@ -683,7 +673,7 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
                 return [Problem("RB 6.4", "Forced Marches are announced once, after all Moves")]
             result = mv.check_forced_marches(m, pos, turn.movement, marches,
                                              _speeds(pos, [f.token for f in marches]))
-            return list(result.problems) + _overruns(pos, side, {f.path[-1] for f in marches})
+            return list(result.problems)
         case EndMovement():
             return [] if step == "movement" else [Problem("RB 3.44", "the Movement phase is not under way")]
         case RefuseBattle() | routs.PursuitFire() | PursuitLosses() | Rout():
@@ -830,11 +820,17 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
                 pos, _ = sp.initial_supply_check(m, pos, side, choices, recoverable=recovered)
                 state = _note_disruptions(state, pos, turn.number)
                 return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="option"))
-            pos, _ = sp.final_supply_check(m, pos, side, choices)
-            state = _note_disruptions(state, pos, turn.number)
-            if turn.cards == 0:
-                return _end_turn(state, turn)
-            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="supply-revealed"))
+            pos, report = sp.final_supply_check(m, pos, side, choices)
+            # RB 12.7, 11 sidebar (CB-11, T-13): engaged units newly Disrupted
+            # for lack of a Supply Line and unshielded are eliminated; the
+            # Disrupted units they shielded Rout (T-12).
+            final = routs.final_supply_routs(pos, report.rout)
+            state = _note_disruptions(state, final.position, turn.number)
+            turn = msgspec.structs.replace(turn, supply_eliminated=turn.supply_eliminated + final.eliminated)
+            where = {pos.block(t).hex for t in final.eliminated}
+            pending_routs = [PendingRout(hex=h, side=owner, tokens=tokens) for h, owner, tokens in final.rout
+                             if owner == side and h in where]
+            return _start_routs(state, turn, pending_routs, "supply-revealed")
         case PlayCards(count=count, label=label):
             value = ctx.value(label) if label else None
             option = "pass" if count == 0 else (value.decode() if value is not None else "")
@@ -854,7 +850,8 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             turn = msgspec.structs.replace(turn, movement=out.turn)
             if turn.step == "refuse-withdraw":
                 return _after_refusal(state, turn, action.origin)
-            return msgspec.structs.replace(state, turn=turn)
+            # RB 11.4 (T-13): an Overrun interrupts movement for the Rout.
+            return _start_routs(state, turn, _overrun_routs(state, turn, out.overruns), "movement")
         case ForcedMarches(marches=marches):
             result = mv.check_forced_marches(m, pos, turn.movement, marches, _speeds(pos, [f.token for f in marches]))
             movement = mv.announce_forced_marches(m, pos, turn.movement, marches)
@@ -1004,7 +1001,28 @@ def _resume(state: State, turn: Turn) -> State:
     """Back to where the turn was when the Routs began."""
     if turn.step == "refuse":
         return _decided(state, turn, turn.refusing)
+    if turn.step == "movement":  # after an Overrun (RB 11.4): the active player moves on
+        return msgspec.structs.replace(state, turn=turn)
+    if turn.step == "forced-march":
+        return _after_movement(state, turn)
+    if turn.step == "supply-revealed":  # after the Final Supply Check (RB 12.7)
+        return _end_turn(state, turn) if turn.cards == 0 else msgspec.structs.replace(state, turn=turn)
     return _after_losses(state, turn)
+
+
+def _overrun_routs(state: State, turn: Turn, hexes) -> list[PendingRout]:
+    """RB 11.4 Overruns (T-13): the Disrupted enemy units in each Overrun hex
+    Rout; only the Overrunning units (of both Moves of an Offensive Turn, RB 11
+    sidebar) may Pursue, so every other active unit there counts as fired."""
+    pos, out = state.position, []
+    for h in dict.fromkeys(hexes):
+        if not routs.is_overrun(pos, h, turn.active):
+            continue
+        pursuers = set(routs.overrun_pursuers(pos, turn.movement, h))
+        fired = tuple(b.token for b in pos.blocks_in(h, turn.active) if b.token not in pursuers)
+        tokens = tuple(b.token for b in pos.blocks_in(h, turn.passive))
+        out.append(PendingRout(hex=h, side=turn.passive, tokens=tokens, fired=fired))
+    return out
 
 
 def _rout_done(state: State, turn: Turn) -> State:
@@ -1105,7 +1123,7 @@ def _check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> li
                                            f"'rout {where} -> <destination>'")]
             tokens = [u.token for u in action.units]
             result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens))
-            return list(result.problems) + _overruns(pos, side, {u.destination for u in action.units})
+            return list(result.problems)
     return [Problem("RB 11.3", f"a Rout in {where} is under way ({_PROMPTS[turn.step]})")]
 
 
@@ -1827,7 +1845,7 @@ def _movement_orders(state: State, role: Side, turn: Turn) -> list[str]:
             reach = mv.reachable(m, pos, movement, b.token, _speed(b),
                                  withdrawal="pass" if movement.withdrawal_only else "")
             for dest in sorted(reach.paths, key=m.name):
-                if dest != b.hex and not _overruns(pos, role, [dest]):
+                if dest != b.hex:
                     out.append(f"{verb} {m.name(b.hex)} -> {m.name(dest)} {b.unit or b.token}")
     return out
 

@@ -31,15 +31,17 @@ Steps, each a decision of one player (the engine hands control over):
     rout-losses     owner    Pursuit hits placed; new identity versions committed
     rout-withdraw   owner    the Rout Withdrawal Group Move (units with no route are
                              eliminated); the survivors are Disrupted again
+                             (an Overrun, RB 11.4, T-13, Routs the same way in the
+                             middle of movement, pursued by the Overrunning units)
     final-supply    active   T12 Final Supply Check (RB 12.7)
     supply-revealed active   T13 open the turn option and check it paid for the turn (RB 3.48)
 
 then the other side's Player-Turn begins. Routs interrupt the turn and then
-return to where it was (the refusal, or the combat; T-12). Not here yet:
-Retreats and Probes (RB 10.3-10.4), Overruns (RB 11.4), Final Supply Check
-Routs (RB 12.7), supply cards in hand and the month (RB 3.1-3.3, 16-17); a
-Move that would Overrun and a Supply Check that would Rout are therefore
-refused with that reason.
+return to where it was (the refusal, the combat, the movement after an
+Overrun, or the end of the Final Supply Check; T-12, T-13). Final Supply
+Check Routs eliminate the unshielded engaged units newly Disrupted (CB-11);
+Disrupted units they shielded Rout. Not here yet: Retreats and Probes (RB
+10.3-10.4), supply cards in hand and the month (RB 3.1-3.3, 16-17).
 """
 
 from __future__ import annotations
@@ -113,6 +115,9 @@ class Turn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     rout_slowest: int = 0
     rout_pursuit: routs.PursuitFire | None = None
     rout_hits: int = 0
+    #: Units eliminated at this turn's Final Supply Check: engaged, newly
+    #: Disrupted for lack of a Supply Line, unshielded (RB 12.7, 11 sidebar; CB-11, T-13).
+    supply_eliminated: tuple[str, ...] = ()
 
     @property
     def passive(self) -> Side:
