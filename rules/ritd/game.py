@@ -409,23 +409,15 @@ def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Pr
                                             others):
                 problems.append(Problem(p.rule, f"event {ob.seq} by {block.side}: block {token} {ob.what}: "
                                                 f"{p.message}"))
-        elif ob.kind == "speed":
+        elif ob.kind in ("speed", "speed-range"):  # RB 6.1 / 10.5: at least, or within, a range
             try:
                 speed = _unit_speed(unit)
             except UnknownUnit:
                 problems.append(Problem("RB 2.0", f"block {token} is {unit!r}, not a unit of the game"))
                 continue
-            if speed < ob.needed:
-                problems.append(Problem(ob.rule, f"event {ob.seq} by {block.side}: block {token} {ob.what}: "
-                                                 f"that needs speed {ob.needed}, but {unit} has speed {speed}"))
-        elif ob.kind == "speed-range":
-            try:
-                speed = _unit_speed(unit)
-            except UnknownUnit:
-                problems.append(Problem("RB 2.0", f"block {token} is {unit!r}, not a unit of the game"))
-                continue
-            if not ob.needed <= speed <= ob.maximum:
-                want = f"speed {ob.needed}" if ob.needed == ob.maximum else \
+            top = ob.maximum if ob.kind == "speed-range" else speed
+            if not ob.needed <= speed <= top:
+                want = f"speed {ob.needed}" if ob.needed == top or ob.kind == "speed" else \
                     f"speed {ob.needed}-{ob.maximum}"
                 problems.append(Problem(ob.rule, f"event {ob.seq} by {block.side}: block {token} {ob.what}: "
                                                  f"that needs {want}, but {unit} has speed {speed}"))
