@@ -2,18 +2,48 @@
 
 "RB n.n" in comments and messages cites the rulebook section
 (shared/seeds/rommel-in-the-desert.txt).
+
+The rules module pbem plays is ``rules.ritd.game``; this package exposes
+its interface lazily (PEP 562), so that ``pbem map ritd`` and ``pbem rules
+check ritd`` do not load the whole game.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pbem.board import Picture
 
+#: The names ``pbem`` looks up on a rules module (pbem.rulesapi REQUIRED and
+#: OPTIONAL), all served by rules.ritd.game.
+_GAME_NAMES = frozenset({
+    "SPEC", "Action", "initial_state", "pending", "legal_actions", "check", "apply", "resolve_dice", "on_open",
+    "view", "outcome", "parse_order", "format_action", "render_text", "legal_orders", "explain", "reveal_die",
+    "report_sections", "scenario_info",
+})
+_DEMO_NAMES = frozenset({"DEMO_SCENARIO", "DEMO_OPTIONS", "demo_orders"})
 
-def map_picture() -> "Picture":
-    """The empty game map as a picture for pbem's SVG renderer (``pbem map ritd``)."""
+
+def __getattr__(name: str) -> Any:
+    if name in _GAME_NAMES:
+        from rules.ritd import game
+
+        return getattr(game, name)
+    if name in _DEMO_NAMES:
+        from rules.ritd import demo
+
+        return getattr(demo, name)
+    raise AttributeError(f"module 'rules.ritd' has no attribute {name!r}")
+
+
+def map_picture(view: Any = None) -> "Picture":
+    """The map as a picture for pbem's SVG renderer: empty (``pbem map
+    ritd``), or with the pieces a player's view shows (reports)."""
+    if view is not None:
+        from rules.ritd.report import map_picture as with_pieces
+
+        return with_pieces(view)
     from rules.ritd.picture import map_picture as build
 
     return build()

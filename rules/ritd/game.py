@@ -23,12 +23,14 @@ from typing import Literal
 import msgspec
 
 from pbem.rulesapi import DICE, ActingAs, Decision, Order, Outcome, Problem, Spec
+from rules.ritd import buildup as bu
+from rules.ritd import cards as cd
 from rules.ritd import combat as cb
 from rules.ritd import hidden
 from rules.ritd import movement as mv
 from rules.ritd import routs
 from rules.ritd import supply as sp
-from rules.ritd.turn import OPTION_COST, OPTION_MOVES, PendingRout, Turn, option_label
+from rules.ritd.turn import OPTION_COST, PendingRout, Turn, option_label
 from rules.ritd.datafiles import DATA_FILES
 from rules.ritd.hexmap import HexMap, load_map
 from rules.ritd.hidden import Obligation
@@ -36,7 +38,10 @@ from rules.ritd.names import UnknownLocation
 from rules.ritd.position import SIDES, Block, Position, Side, enemy_of
 from rules.ritd.scenarios import Scenario, Scenarios, load_scenarios
 from rules.ritd.setup import check_deployment_complete, check_hidden_placement, check_public_placement
+from rules.ritd.cards import Hand
 from rules.ritd.units import UnknownUnit
+from rules.ritd.victory import VictoryResult, strategic_victory
+from rules.ritd.victory import victory as judge_victory
 
 
 @functools.cache
@@ -67,7 +72,68 @@ class Deploy(_A, tag="deploy"):
 
 
 class EndDeployment(_A, tag="end-deployment"):
-    pass
+    """End of a side's set-up; ``cards``: the seed labels of its initial hand
+    (RB 18.0), drawn as secret dice (rules.ritd.cards)."""
+
+    cards: tuple[str, ...] = ()
+
+
+class KeepHand(_A, tag="keep-hand"):
+    """RB 18.0: keep the initial hand."""
+
+
+class Redraw(_A, tag="redraw"):
+    """RB 18.0: discard the whole initial hand and draw a new one (once)."""
+
+    cards: tuple[str, ...]
+
+
+class Challenge(_A, tag="challenge"):
+    """RB 3.3: the Allied Initiative challenge: one card face down, its
+    real/dummy committed as ``label`` ("" : no challenge)."""
+
+    label: str = ""
+
+
+class Answer(_A, tag="answer"):
+    """RB 3.3: the Axis answer: one card face down, committed and opened in
+    the same event (the Allied card is already fixed); "" declines."""
+
+    label: str = ""
+
+
+class OpenChallenge(_A, tag="open-challenge"):
+    """RB 3.3: the Allied challenge card is turned face up (opened in this event)."""
+
+
+class Reinforce(_A, tag="reinforce"):
+    """RB 16.4: the Reinforcements due this month enter Base as new blocks,
+    each identity committed as ``<token>.id0``."""
+
+    tokens: tuple[str, ...]
+
+
+class Rebuild(_A, tag="rebuild"):
+    """RB 16.54: ``steps`` Replacement steps for ``token`` in Base costing
+    ``bp`` (divulged, RB 16.5 sidebar); the new CV is committed as the
+    identity version ``<token>.id<v+1>``."""
+
+    token: str
+    steps: int
+    bp: int
+
+
+class EndBuildup(_A, tag="end-buildup"):
+    """RB 16.5, 16.6: end of spending (unspent BPs Saved up to 20), ``discard``
+    dummies handed back, and the Resupply cards drawn (``cards``: their seeds)."""
+
+    discard: int = 0
+    cards: tuple[str, ...] = ()
+
+
+class RevealAll(_A, tag="reveal-all"):
+    """RB 17.0: at the end of the game every block is turned face up (all
+    current identities opened in this event) to count the units in play."""
 
 
 class SupplyCheck(_A, tag="supply-check"):
@@ -140,12 +206,17 @@ class RevealOption(_A, tag="reveal-option"):
 
 Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMarches | EndMovement
           | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | Rout | RevealUnits | RevealOption
-          | cb.BattleSelection | cb.FirePlan | cb.LossAllocation)
+          | cb.BattleSelection | cb.FirePlan | cb.LossAllocation | KeepHand | Redraw | Challenge | Answer
+          | OpenChallenge | Reinforce | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
+          | EndBuildup | RevealAll)
 
 
 # -- state -------------------------------------------------------------------------
 
-Phase = Literal["deploy", "turn"]
+#: deploy: RB 18.0 set-up; cards: initial hands and redraws (RB 18.0);
+#: turn: Player-Turns; initiative: RB 3.3; buildup: RB 16.0; final: the
+#: blocks turned face up at the end (RB 17.0); over: the game has ended.
+Phase = Literal["deploy", "cards", "turn", "initiative", "buildup", "final", "over"]
 STEP_OWNER = {"initial-supply": "active", "option": "active", "movement": "active", "forced-march": "passive",
               "refuse": "passive", "refuse-pursuit": "active", "refuse-dice": "passive",
               "refuse-losses": "passive", "refuse-withdraw": "passive", "reveal-passive": "passive", "reveal-active": "active",
@@ -176,6 +247,56 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     disrupted_in: dict[str, int] = {}
     #: The last Forced March dice and what they decided (for reports).
     last_rolls: tuple[int, ...] = ()
+    #: Supply Cards in hand (rules.ritd.cards): counts public, real counts per replay.
+    hands: dict[str, Hand] = {}
+    #: Cards being drawn: their owner and seed labels, awaiting the dice (DESIGN 5).
+    drawing: tuple[str, ...] = ()
+    drawer: str = ""
+    #: Cards drawn so far per side (numbers the seed labels).
+    draws: dict[str, int] = {}
+    #: The author of the action or dice being applied (whose entropy a new
+    #: dice request must not wait for, DESIGN 5).
+    actor: str = ""
+    #: Step within the cards, initiative, buildup and final phases.
+    stage: str = ""
+    #: Consecutive Passes this Month (RB 3.1: two end it).
+    passes: int = 0
+    #: Fortress captures this Month (RB 13.4, Bonus Supply).
+    captures: cb.CaptureLedger | None = None
+    #: Buildup (RB 16): BPs Saved per side, the ledgers of the Buildup under
+    #: way, Player 1, the BP dice, the Supply Networks fixed at its start,
+    #: units Returned for Refit (off-board until the next Buildup).
+    saved: dict[str, int] = {}
+    ledgers: dict[str, bu.Ledger] = {}
+    player1: str = ""
+    bp_dice: tuple[int, ...] = ()
+    networks: dict[str, tuple[str, ...]] = {}
+    refitting: dict[str, tuple[Block, ...]] = {}
+    #: Initiative (RB 3.3): challenge labels and the cards' real/dummy when known.
+    challenge: str = ""
+    answer: str = ""
+    #: Sides whose Reinforcements arrived in this Buildup (at the end of the
+    #: game: the sides that turned their blocks up); Bonus Supply due (RB 13.4).
+    reinforced: tuple[str, ...] = ()
+    #: Seeds of the Axis initial hand, committed when it ended its set-up.
+    seeds: dict[str, tuple[str, ...]] = {}
+    bonus: dict[str, int] = {}
+    #: The end of the game (RB 17).
+    result: VictoryResult | None = None
+
+
+def scenario_info(scenario_id: str) -> str:
+    """One line for ``pbem new``: the scenario, its Months, who starts, and
+    what this version does not adjudicate yet."""
+    s = _scenarios().get(scenario_id)
+    gaps = []
+    if s.special.pregame_buildup is not None:
+        gaps.append("its pre-game Buildup (RB 18.7) is not adjudicated yet")
+    if s.axis.malta_group is not None:
+        gaps.append("the Malta Group (RB 18.6) is not offered yet")
+    first = "the Allies move first" if s.special.first_player == "allied" else "the Axis moves first"
+    return (f"{s.name} ({s.rule}): {s.start_text} to {s.end_text}, {s.length} month"
+            f"{'s' * (s.length != 1)}; {first}" + "".join(f"; {g}" for g in gaps))
 
 
 def _scenario(state: State) -> Scenario:
@@ -221,9 +342,20 @@ _PROMPTS = {
 
 
 def pending(state: State) -> Decision | None:
+    if state.phase == "over":
+        return None
+    if state.drawing:
+        return Decision(role=enemy_of(state.drawer), kind=DICE, dice=(_deck().total,) * len(state.drawing),
+                        secret=state.drawing, prompt=f"Supply Cards drawn by the {state.drawer} player (RB 16.6)")
     if state.phase == "deploy":
         return Decision(role=state.side, kind="deploy",
                         prompt=f"deploy the {state.side} starting forces (RB 18.0)")
+    if state.phase in ("cards", "initiative", "buildup", "final"):
+        if state.stage == "bp-dice":
+            n = bu.bp_dice_count(_scenario(state))
+            return Decision(role=state.side, kind=DICE, dice=(6,) * (2 * n),
+                            prompt=f"Buildup Points dice, {n} each (RB 16.3)")
+        return Decision(role=state.side, kind=state.stage, prompt=_STAGE_PROMPTS[state.stage])
     turn = _current(state)
     if turn.step == "forced-march":
         return Decision(role=turn.passive, kind=DICE, dice=(6,) * len(turn.movement.marches),
@@ -254,6 +386,37 @@ def pending(state: State) -> Decision | None:
     return Decision(role=role, kind=turn.step, prompt=prompt)
 
 
+_STAGE_PROMPTS = {
+    "redraw": "keep your initial hand or redraw it once (RB 18.0): 'keep hand' or 'redraw'",
+    "challenge": "Initiative (RB 3.3): 'challenge' (one card face down, 'challenge with dummy' to bluff) "
+                 "or 'no challenge'",
+    "answer": "answer the Initiative challenge (RB 3.3): 'answer' (one card), 'answer with dummy' or 'decline'",
+    "open-challenge": "turn the challenge card face up (RB 3.3): 'open challenge'",
+    "buildup": "Buildup (RB 16.4-16.6): 'reinforce' first if units are due, then 'redeploy <unit> <hex> -> "
+               "... -> <hex>', 'sea <unit> -> <port>', 'refit <unit> <hex> -> ... -> <base>', "
+               "'rebuild <unit> [steps]', 'buy supply [n]', and 'end buildup [discard <n> dummies]'",
+    "reveal-all": "the end of the game (RB 17.0): 'reveal all' turns every block face up",
+}
+
+
+def _deck():
+    return _scenarios().supply_deck
+
+
+def _hand(state: State, side: Side) -> Hand:
+    return state.hands.get(side, Hand())
+
+
+def _card_labels(state: State, side: Side, n: int) -> tuple[str, ...]:
+    """Fresh seed labels for ``n`` more cards of ``side`` (numbered over the game)."""
+    start = _cards_drawn(state, side)
+    return tuple(f"{side}.card{start + i}" for i in range(n))
+
+
+def _cards_drawn(state: State, side: Side) -> int:
+    return state.draws.get(side, 0)
+
+
 def _current(state: State) -> Turn:
     if state.turn is None:
         raise ValueError("no Player-Turn in progress")
@@ -261,7 +424,13 @@ def _current(state: State) -> Turn:
 
 
 def outcome(state: State) -> Outcome | None:
-    return None
+    """RB 17: the level of victory, once the game has ended."""
+    if state.phase != "over" or state.result is None:
+        return None
+    r = state.result
+    head = (f"{r.winner.capitalize()} {r.level.capitalize()} Victory ({r.vp} VP, {r.rule})" if r.winner
+            else "a draw: no level of victory (RB 17.0)")
+    return Outcome(winner=r.winner, summary="; ".join((head, *r.explanation)))
 
 
 # -- hidden identities ------------------------------------------------------------------
@@ -287,13 +456,202 @@ def check(state: State, action: object, ctx) -> list[Problem]:
     match action:
         case Deploy():
             return _check_deploy(state, action, side, ctx)
-        case EndDeployment():
+        case EndDeployment(cards=labels):
             if state.phase != "deploy":
                 return [Problem("RB 18.0", "deployment is over")]
-            return check_deployment_complete(_map(), _scenario(state), side, state.position)
-    if state.phase != "turn":
+            return (check_deployment_complete(_map(), _scenario(state), side, state.position)
+                    + _seed_problems(state, side, labels, _initial_cards(state, side), ctx, "RB 18.0"))
+    if state.phase == "deploy":
         return [Problem("RB 18.0", "the scenario set-up comes first")]
+    if state.phase != "turn":
+        return [Problem(p.rule, _named(state, p.message)) for p in _check_month(state, action, side, ctx)]
     return _check_turn(state, _current(state), action, side, ctx)
+
+
+def _initial_cards(state: State, side: Side) -> int:
+    """RB 18.0: the scenario's initial hand, within the hand limit (RB 16.6)."""
+    return min(_scenario(state).side(side).initial_supply, _deck().hand_limit)
+
+
+def _seed_problems(state: State, side: Side, labels: tuple[str, ...], n: int, ctx, rule: str) -> list[Problem]:
+    want = _card_labels(state, side, n)
+    if tuple(labels) != want:
+        return [Problem(rule, f"{n} cards are drawn now, with fresh seeds {', '.join(want) or '(none)'}")]
+    missing = [lbl for lbl in labels if not ctx.committed(lbl)]
+    if missing:
+        return [Problem(rule, f"the card seeds must be committed: {', '.join(missing)}")]
+    return []
+
+
+def _challenge_label(state: State, side: Side) -> str:
+    return f"month{state.month}.initiative.{side}"
+
+
+def _check_month(state: State, action: object, side: Side, ctx) -> list[Problem]:
+    """Actions outside the Player-Turns: hands, Initiative, Buildup, the end."""
+    stage = state.stage
+    hand = _hand(state, side)
+    match action:
+        case KeepHand() | Redraw() if stage != "redraw":
+            return [Problem("RB 18.0", "the initial hand is kept or redrawn once, before the first Player-Turn")]
+        case KeepHand():
+            return []
+        case Redraw(cards=labels):
+            return _seed_problems(state, side, labels, _initial_cards(state, side), ctx, "RB 18.0")
+        case Challenge() | Answer() | OpenChallenge() if state.phase != "initiative":
+            return [Problem("RB 3.3", "the Initiative is settled after the Buildup, before the first Player-Turn")]
+        case Challenge(label=label):
+            if stage != "challenge":
+                return [Problem("RB 3.3", "the Allied challenge comes first")]
+            if not label:
+                return []
+            return _one_card_problems(state, side, label, ctx, opened=False)
+        case Answer(label=label):
+            if stage != "answer":
+                return [Problem("RB 3.3", "the Axis answers an Allied challenge")]
+            if not label:
+                return []
+            return _one_card_problems(state, side, label, ctx, opened=True)
+        case OpenChallenge():
+            if stage != "open-challenge":
+                return [Problem("RB 3.3", "no challenge card is waiting to be turned up")]
+            if not ctx.opened(state.challenge):
+                return [Problem("RB 3.3", f"open the challenge card '{state.challenge}' in this event")]
+            return []
+        case RevealAll():
+            if state.phase != "final":
+                return [Problem("RB 17.0", "blocks are turned face up at the end of the game")]
+            missing = [lbl for lbl in _final_labels(state, side) if not ctx.opened(lbl)]
+            return [Problem("RB 17.0", f"open every block's identity: {', '.join(missing)} not opened")] if missing else []
+    if state.phase != "buildup" or stage != "buildup":
+        return [Problem("RB 3.0", f"not an action now ({_STAGE_PROMPTS.get(stage, stage)})")]
+    return _check_buildup(state, action, side, hand, ctx)
+
+
+def _bctx(state: State) -> bu.BuildupContext:
+    return bu.BuildupContext(m=_map(), networks={k: frozenset(v) for k, v in state.networks.items()},
+                             roster=_scenarios().roster)
+
+
+def _due(state: State, side: Side) -> tuple:
+    """RB 16.4: the Reinforcements due in this Buildup (Early Arrival is not adjudicated yet, T-20)."""
+    if side in state.reinforced:
+        return ()
+    return bu.on_schedule(_scenarios(), _scenario(state), side, state.month)
+
+
+def _resupply_cards(state: State, side: Side, discard: int) -> int:
+    """RB 16.6: Monthly Resupply plus Extra (16.5) and Bonus (13.4) cards,
+    within the hand limit after the discards (T-16)."""
+    ledger = state.ledgers[side]
+    n = bu.monthly_resupply(_scenario(state), side, state.month) + ledger.extra_cards + state.bonus.get(side, 0)
+    after = Hand(count=_hand(state, side).count - discard)
+    return min(n, cd.room(after, _deck()))
+
+
+def _check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) -> list[Problem]:
+    pos, ledger = state.position, state.ledgers[side]
+    due = _due(state, side)
+    if due and not isinstance(action, Reinforce):
+        names = ", ".join(u.name for u in due)
+        return [Problem("RB 16.4", f"the Reinforcements due this month arrive first: 'reinforce' ({names})")]
+    match action:
+        case Reinforce(tokens=tokens):
+            if not due:
+                return [Problem("RB 16.4", "no Reinforcements are due now")]
+            probs = []
+            if len(tokens) != len(due) or len(set(tokens)) != len(tokens):
+                probs.append(Problem("RB 16.4", f"{len(due)} Reinforcements are due this month, "
+                                                f"{len(tokens)} blocks were placed"))
+            want = {(u.name, u.max_cv) for u in due}
+            seen = set()
+            for t in tokens:
+                if not hidden.is_token_of(t, side) or pos.has_block(t) or t in state.versions:
+                    probs.append(Problem("RB 2.0", f"'{t}' is not a new {side} block token"))
+                label = hidden.identity_label(t)
+                if not ctx.committed(label):
+                    probs.append(Problem("RB 2.0", f"the block's identity must be committed as '{label}'"))
+                    continue
+                try:
+                    ident = _identity(ctx, t)
+                except ValueError as exc:
+                    probs.append(Problem("RB 2.0", str(exc)))
+                    continue
+                if ident is not None:
+                    if ident not in want or ident in seen:
+                        probs.append(Problem("RB 16.4", f"{ident[0]} at CV {ident[1]} is not one of the "
+                                                        "Reinforcements due this month at full strength (RB 18.0)"))
+                    seen.add(ident)
+            return probs
+        case bu.Redeploy() | bu.SeaRedeploy() | bu.ReturnForRefit() | bu.BuySupply():
+            return bu.check_spend(_bctx(state), pos, ledger, action)
+        case Rebuild(token=token, steps=steps, bp=bp):
+            return _rebuild_problems(state, side, ledger, token, steps, bp, ctx)
+        case EndBuildup(discard=discard, cards=labels):
+            probs = []
+            if discard < 0 or discard > hand.count:
+                return [Problem("RB 16.6", f"{discard} dummies cannot be handed back from a hand of {hand.count}")]
+            if hand.real is not None and discard > hand.count - hand.real:
+                probs.append(Problem("RB 16.6", f"only dummies may be handed back: the hand holds "
+                                                f"{hand.count - hand.real} dummies, not {discard}"))
+            return probs + _seed_problems(state, side, labels, _resupply_cards(state, side, discard), ctx, "RB 16.6")
+    return [Problem("RB 16.5", f"not a Buildup action: {format_action(action)}")]
+
+
+def _rebuild_problems(state: State, side: Side, ledger: bu.Ledger, token: str, steps: int, bp: int,
+                      ctx) -> list[Problem]:
+    """RB 16.54: Replacements; a replay that does not know the unit checks
+    the public part and keeps an obligation on the identities (T-21)."""
+    pos, m = state.position, _map()
+    if not pos.has_block(token) or pos.block(token).side != side:
+        return [Problem("RB 16.54", f"no {side} block {token} on the map")]
+    b = pos.block(token)
+    probs = []
+    if steps < 1 or bp < 1:
+        probs.append(Problem("RB 16.54", "at least one Replacement step, paid in BPs"))
+    if b.hex != m.base(side):
+        probs.append(Problem("RB 16.54", f"Replacements are received in Base only ({token} is at {m.name(b.hex)})"))
+    if bp > ledger.available:
+        probs.append(Problem("RB 16.5", f"{bp} BP for Replacements; {ledger.available} BP left"))
+    label = hidden.identity_label(token, state.versions.get(token, 0) + 1)
+    if not ctx.committed(label):
+        probs.append(Problem("RB 16.54", f"the rebuilt unit's new CV must be committed as '{label}'"))
+    if probs or not b.unit:
+        return probs
+    probs += bu.check_replace(_bctx(state), pos, ledger, bu.Replace(token=token, steps=steps))
+    return probs + _rebuild_identity_problems(b.unit, b.cv, steps, bp, _identity(ctx, token,
+                                                                                 state.versions.get(token, 0) + 1))
+
+
+def _rebuild_identity_problems(unit: str, cv: int, steps: int, bp: int, new) -> list[Problem]:
+    try:
+        u = _scenarios().roster.get(unit)
+    except UnknownUnit:
+        return [Problem("RB 2.0", f"{unit!r} is not a unit of the game")]
+    probs = []
+    cost = bu.replacement_cost(u, steps)
+    if bp != cost:
+        probs.append(Problem("RB 16.54", f"{steps} step(s) for {unit} cost {cost} BP, not {bp}"))
+    grown = cv + steps * u.cv_per_step
+    if grown > u.max_cv:
+        probs.append(Problem("RB 16.54", f"{unit} at CV {cv} cannot take {steps} step(s): full strength is {u.max_cv}"))
+    if new is not None and tuple(new) != (unit, grown):
+        probs.append(Problem("RB 16.54", f"{unit} at CV {cv} + {steps} step(s) is {unit} at CV {grown}, "
+                                         f"not {new[0]} at CV {new[1]}"))
+    return probs
+
+
+def _one_card_problems(state: State, side: Side, label: str, ctx, *, opened: bool) -> list[Problem]:
+    if label != _challenge_label(state, side) or not ctx.committed(label):
+        return [Problem("RB 3.3", f"the card must be committed as '{_challenge_label(state, side)}'")]
+    if opened and not ctx.opened(label):
+        return [Problem("RB 3.3", "the Axis answer is opened in the same event (the Allied card is already fixed)")]
+    return cd.play_problems(_hand(state, side), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3")
+
+
+def _final_labels(state: State, side: Side) -> list[str]:
+    blocks = list(state.position.blocks_of(side)) + list(state.refitting.get(side, ()))
+    return [hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in blocks]
 
 
 def _check_deploy(state: State, action: Deploy, side: Side, ctx) -> list[Problem]:
@@ -325,6 +683,7 @@ def _check_deploy(state: State, action: Deploy, side: Side, ctx) -> list[Problem
 
 def apply(state: State, action: object, ctx) -> State:
     side: Side = ctx.author
+    state = msgspec.structs.replace(state, actor=side)
     match action:
         case Deploy(token=token, hex=hex_):
             identity = _identity(ctx, token)
@@ -339,20 +698,200 @@ def apply(state: State, action: object, ctx) -> State:
             return msgspec.structs.replace(state, position=position, obligations=obligations,
                                            placed={**state.placed, side: state.placed.get(side, 0) + 1},
                                            versions={**state.versions, token: 0})
-        case EndDeployment():
+        case EndDeployment(cards=labels):
             if side == "axis":  # RB 18.0: the Axis deploys first, then the Allies
-                return msgspec.structs.replace(state, side="allied")
-            first = _scenario(state).special.first_player
-            begun = msgspec.structs.replace(state, phase="turn", side=first,
+                return msgspec.structs.replace(state, side="allied", seeds={**state.seeds, side: labels})
+            # RB 18.0: the initial hands are dealt (the Allies' first: their
+            # seeds are committed now), then each may redraw once, Axis first.
+            dealt = msgspec.structs.replace(state, phase="cards", stage="deal", side="axis",
                                             position=_initial_fortress_control(state))
-            return _begin_turn(begun, first)
+            return _draw(dealt, side, labels)
+    if state.phase != "turn":
+        return _apply_month(state, action, side, ctx)
     return _apply_turn(state, _current(state), action, side, ctx)
+
+
+def _draw(state: State, side: Side, labels: tuple[str, ...]) -> State:
+    """Ask for ``labels`` as secret card dice (DESIGN 5); nothing to draw goes on at once."""
+    state = msgspec.structs.replace(state, draws={**state.draws, side: state.draws.get(side, 0) + len(labels)})
+    if not labels:
+        return _after_draw(msgspec.structs.replace(state, drawer=side))
+    return msgspec.structs.replace(state, drawing=tuple(labels), drawer=side)
+
+
+def _after_draw(state: State) -> State:
+    drawer = state.drawer
+    state = msgspec.structs.replace(state, drawing=(), drawer="")
+    if state.phase == "cards":
+        if state.stage == "deal":
+            if drawer == "allied":
+                return _draw(state, "axis", state.seeds.get("axis", ()))
+            return msgspec.structs.replace(state, stage="redraw", side="axis")
+        return _after_redraw(state, drawer)
+    # RB 16.0: Player 2's Buildup follows Player 1's; then the Initiative.
+    if drawer == state.player1:
+        return msgspec.structs.replace(state, stage="buildup", side=enemy_of(drawer))
+    return _begin_initiative(state)
+
+
+def _after_redraw(state: State, side: Side) -> State:
+    if side == "axis":
+        return msgspec.structs.replace(state, stage="redraw", side="allied")
+    return _begin_month(state, _scenario(state).special.first_player)
+
+
+def _begin_month(state: State, first: Side) -> State:
+    """RB 3.1: the Player-Turns of the Month, the Initiative holder first."""
+    state = msgspec.structs.replace(state, phase="turn", stage="", passes=0, challenge="", answer="",
+                                    ledgers={}, networks={}, reinforced=(), bonus={},
+                                    captures=cb.start_month_ledger(state.month, state.position.fortresses))
+    return _begin_turn(state, first)
+
+
+def _begin_initiative(state: State) -> State:
+    """RB 3.3: the Allied player may challenge for the Initiative (never in
+    the first Month: the Initiative follows a Buildup, which Month 1 lacks)."""
+    return msgspec.structs.replace(state, phase="initiative", stage="challenge", side="allied")
+
+
+def _begin_buildup(state: State) -> State:
+    """RB 16.1-16.2: advance the Month; the Buildup Supply Check (its
+    Fortress and Oasis choices made by rule, T-19); units back from Refit;
+    both Supply Networks fixed; then the BP dice (RB 16.3)."""
+    m = _map()
+    month = state.month + 1
+    bonus = cb.captured_supply(state.captures, cb.map_port_capacity(m)) if state.captures else {}
+    pos, report = sp.buildup_supply_check(m, state.position)
+    if report.needed:
+        pos, report = sp.buildup_supply_check(m, state.position, _default_choices(report.needed))
+    for side in SIDES:
+        back = state.refitting.get(side, ())
+        if back:
+            pos = bu.arrive(m, pos, side, back).pos
+    networks = {side: tuple(sorted(net)) for side, net in bu.buildup_networks(m, pos).items()}
+    disrupted = {t: n for t, n in state.disrupted_in.items() if pos.has_block(t) and pos.block(t).disrupted}
+    return msgspec.structs.replace(state, phase="buildup", stage="bp-dice", month=month, position=pos,
+                                   networks=networks, refitting={}, bonus=bonus, disrupted_in=disrupted,
+                                   side=enemy_of(state.actor), turn=None, reinforced=(), ledgers={})
+
+
+def _default_choices(needed) -> dict[str, sp.SupplyChoices]:
+    """T-19: Buildup Supply Check choices nobody is asked for: the first
+    candidates in token order (both sides' choices would otherwise cost a
+    round of messages for a rare case)."""
+    out: dict[str, dict[str, dict]] = {}
+    for n in needed:
+        side = "axis" if hidden.is_token_of(n.candidates[0], "axis") else "allied"
+        bucket = out.setdefault(side, {"fortress": {}, "oasis": {}})
+        picked = tuple(sorted(n.candidates)[:n.count])
+        if n.kind == "fortress":
+            bucket["fortress"][n.hex] = picked
+        else:
+            bucket["oasis"][n.hex] = picked[0]
+    return {side: sp.SupplyChoices(fortress=v["fortress"], oasis=v["oasis"]) for side, v in out.items()}
+
+
+def _apply_month(state: State, action: object, side: Side, ctx) -> State:
+    m, pos = _map(), state.position
+    hand = _hand(state, side)
+    match action:
+        case KeepHand():
+            return _after_redraw(state, side)
+        case Redraw(cards=labels):
+            return _draw(msgspec.structs.replace(state, hands={**state.hands, side: Hand()}), side, labels)
+        case Challenge(label=label):
+            if not label:
+                return _begin_month(state, "axis")
+            real = cd.parse_real(ctx.value(label), 1)
+            return msgspec.structs.replace(state, hands={**state.hands, side: cd.spend(hand, 1, real)},
+                                           challenge=label, stage="answer", side="axis")
+        case Answer(label=label):
+            if label:
+                real = cd.parse_real(ctx.value(label), 1)
+                state = msgspec.structs.replace(state, hands={**state.hands, side: cd.spend(hand, 1, real)},
+                                                answer=label)
+            return msgspec.structs.replace(state, stage="open-challenge", side="allied")
+        case OpenChallenge():
+            allied = ctx.value(state.challenge) == b"1"
+            axis = (ctx.value(state.answer) == b"1") if state.answer else None
+            return _begin_month(state, cd.initiative(allied, axis))
+        case RevealAll():
+            done = state.reinforced + (side,)
+            if len(set(done)) < 2:
+                return msgspec.structs.replace(state, reinforced=done, side=enemy_of(side))
+            off = {s: [b.unit for b in state.refitting.get(s, ())] for s in SIDES}
+            result = judge_victory(m, pos, _scenario(state), _scenarios(), off_board=off)
+            return msgspec.structs.replace(state, phase="over", stage="", result=result, reinforced=())
+        case Reinforce(tokens=tokens):
+            blocks, obligations = [], state.obligations
+            base = m.base(side)
+            for t in tokens:
+                ident = _identity(ctx, t)
+                unit, cv = ident if ident is not None else ("", 0)
+                blocks.append(Block(token=t, side=side, hex=base, unit=unit, cv=cv))
+                if ident is None:
+                    obligations += (Obligation(token=t, seq=ctx.seq, kind="arrival", hex=base, needed=state.month,
+                                               rule="RB 16.4", what=f"arrived as a Reinforcement in Month {state.month}"),)
+            arrival = bu.arrive(m, pos, side, blocks)
+            # RB 16.4 sidebar: with the Base engaged they wait off-board (T-20).
+            refit = {**state.refitting, side: state.refitting.get(side, ()) + arrival.waiting} \
+                if arrival.waiting else state.refitting
+            return msgspec.structs.replace(state, position=arrival.pos, obligations=obligations, refitting=refit,
+                                           versions={**state.versions, **{t: 0 for t in tokens}},
+                                           reinforced=state.reinforced + (side,))
+        case bu.Redeploy() | bu.SeaRedeploy() | bu.ReturnForRefit() | bu.BuySupply():
+            before = state.ledgers[side]
+            spent = bu.apply_spend(_bctx(state), pos, before, action)
+            refit = state.refitting
+            if len(spent.ledger.refit) > len(before.refit):
+                refit = {**refit, side: refit.get(side, ()) + spent.ledger.refit[len(before.refit):]}
+            return msgspec.structs.replace(state, position=spent.pos, ledgers={**state.ledgers, side: spent.ledger},
+                                           refitting=refit)
+        case Rebuild(token=token, steps=steps, bp=bp):
+            return _apply_rebuild(state, side, token, steps, bp, ctx)
+        case EndBuildup(discard=discard, cards=labels):
+            closing = bu.close_ledger(state.ledgers[side])
+            state = msgspec.structs.replace(state, saved={**state.saved, side: closing.saved},
+                                            hands={**state.hands, side: cd.discard_dummies(hand, discard)})
+            return _draw(state, side, labels)
+    raise ValueError(f"unchecked action {action!r}")
+
+
+def _apply_rebuild(state: State, side: Side, token: str, steps: int, bp: int, ctx) -> State:
+    b = state.position.block(token)
+    old_v = state.versions.get(token, 0)
+    ledger = state.ledgers[side]
+    entry = bu.Entry("replacement", bp, count=steps, token=token,
+                     text=f"{b.unit or token} +{steps} step(s)")
+    ledger = msgspec.structs.replace(ledger, entries=ledger.entries + (entry,))
+    obligations = state.obligations
+    if b.unit:
+        u = _scenarios().roster.get(b.unit)
+        b = msgspec.structs.replace(b, cv=b.cv + steps * u.cv_per_step)
+    else:
+        obligations += (Obligation(token=token, seq=ctx.seq, kind="rebuild", rule="RB 16.54", tokens=(token,),
+                                   labels=(hidden.identity_label(token, old_v), hidden.identity_label(token, old_v + 1)),
+                                   needed=steps, hits=bp, what=f"{steps} Replacement step(s) for {bp} BP"),)
+    return msgspec.structs.replace(state, position=state.position.replace_blocks([b]), obligations=obligations,
+                                   versions={**state.versions, token: old_v + 1},
+                                   ledgers={**state.ledgers, side: ledger})
 
 
 def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
     """RB 6.4: one die per announced Forced March, in the order announced;
     RB 10.5: the Pursuit Fire dice, in pursuer order; RB 9.4: the fire dice,
-    in fire-plan order."""
+    in fire-plan order; RB 16.6: the cards drawn (secret dice, None where
+    this replay cannot see them); RB 16.3: the BP dice, Axis first."""
+    state = msgspec.structs.replace(state, actor=ctx.author)
+    if state.drawing:
+        hand = cd.add_drawn(_hand(state, state.drawer), tuple(values), _deck())
+        return _after_draw(msgspec.structs.replace(state, hands={**state.hands, state.drawer: hand}))
+    if state.phase == "buildup" and state.stage == "bp-dice":
+        n = bu.bp_dice_count(_scenario(state))
+        det = bu.determine_bp(_scenario(state), values[:n], values[n:])
+        ledgers = {s: bu.open_ledger(s, det.bp, state.saved.get(s, 0)) for s in SIDES}
+        return msgspec.structs.replace(state, stage="buildup", side=det.player1, player1=det.player1,
+                                       bp_dice=tuple(values), ledgers=ledgers, last_rolls=tuple(values))
     turn = _current(state)
     if turn.step in ("defensive-dice", "offensive-dice"):
         result = cb.score(state.position, _round(turn), turn.fire, values)
@@ -404,7 +943,13 @@ def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Pr
         if ob.token != token or ob.labels:
             keep.append(ob)
             continue
-        if ob.kind == "placement":
+        if ob.kind == "arrival":  # RB 16.4: one of this month's Reinforcements, at full CV
+            due = {(u.name, u.max_cv) for u in bu.on_schedule(_scenarios(), _scenario(state), block.side, ob.needed)}
+            if (unit, cv) not in due or unit in others:
+                problems.append(Problem(ob.rule, f"event {ob.seq} by {block.side}: block {token} {ob.what}: "
+                                                 f"{unit} at CV {cv} is not a Reinforcement due then at full "
+                                                 "strength, or it is already on the map"))
+        elif ob.kind == "placement":
             for p in check_hidden_placement(_map(), _scenarios(), _scenario(state), block.side, ob.hex, unit, cv,
                                             others):
                 problems.append(Problem(p.rule, f"event {ob.seq} by {block.side}: block {token} {ob.what}: "
@@ -427,6 +972,12 @@ def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Pr
     disclosed = state.disclosed if token in state.disclosed or not current else state.disclosed + (token,)
     return msgspec.structs.replace(state, position=position, obligations=tuple(keep),
                                    disclosed=disclosed), problems
+
+
+def reveal_die(state: State, label: str, value: int, ctx) -> tuple[State, list[Problem]]:
+    """A card seed opened (at the audit): the replays that lacked it check
+    the cards played with the audit's full knowledge instead (T-15)."""
+    return state, []
 
 
 def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
@@ -462,6 +1013,10 @@ def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
             new = {} if t in ob.eliminated else {t: ids[ob.labels[-1]]}
             problems += [Problem(p.rule, f"{where}: {p.message}")
                          for p in _attrition_problems((t,), {t: old}, new, ob.eliminated)]
+        elif ob.kind == "rebuild":  # RB 16.54 (T-21)
+            old_id, new_id = ids[ob.labels[0]], ids[ob.labels[1]]
+            problems += [Problem(p.rule, f"{where}: {p.message}")
+                         for p in _rebuild_identity_problems(old_id[0], old_id[1], ob.needed, ob.hits, new_id)]
         elif ob.kind == "losses":
             n = len(ob.tokens)  # the old versions first, then the survivors' new ones
             old = {hidden.token_of_label(lbl)[0]: ids[lbl] for lbl in ob.labels[:n]}
@@ -633,17 +1188,14 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             if step != "option":
                 return [Problem("RB 3.42", "supply cards for the turn option are played after the Initial "
                                            "Supply Check, before movement")]
-            if count not in (0, 1, 2):
-                return [Problem("RB 4.4", f"{count} cards: a Blitz Turn (3 cards) is not adjudicated by this "
-                                          "rules version yet; play 0, 1 or 2")]
             if count == 0:
-                return [] if not label else [Problem("RB 4.5", "a Pass plays no cards and commits no option")]
+                return [] if not label else [Problem("RB 4.5", "a Pass plays no cards and commits nothing")]
+            if count < 0:
+                return [Problem("RB 3.42", "a number of cards, 0 or more")]
             if label != option_label(turn.number) or not ctx.committed(label):
-                return [Problem("RB 4.0", f"the turn option must be committed as '{option_label(turn.number)}'")]
-            value = ctx.value(label)
-            if value is not None and OPTION_COST.get(value.decode("utf-8", "replace"), -1) != count:
-                return [Problem("RB 4.0", f"the option committed does not cost {count} cards")]
-            return []
+                return [Problem("RB 3.42", f"how many of the cards are real must be committed as "
+                                           f"'{option_label(turn.number)}'")]
+            return cd.play_problems(_hand(state, side), count, cd.parse_real(ctx.value(label), count), "RB 3.42")
         case mv.Move():
             if step == "refuse-withdraw":
                 if action.withdrawal != "refuse" or action.origin != turn.refusing:
@@ -692,7 +1244,7 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             if turn.cards == 0:
                 return [Problem("RB 3.48", "a Pass played no cards")]
             if not ctx.opened(turn.option_label):
-                return [Problem("RB 3.48", f"open the turn option '{turn.option_label}' in this event")]
+                return [Problem("RB 3.48", f"open the cards played '{turn.option_label}' in this event")]
             return _option_problems(state, turn, ctx.value(turn.option_label))
     return [Problem("", f"unknown action {action!r}")]
 
@@ -770,24 +1322,23 @@ def _loss_identities(state: State, tokens: tuple[str, ...], recommit: tuple[str,
 
 
 def _option_problems(state: State, turn: Turn, value: bytes | None) -> list[Problem]:
-    """RB 3.48, 4.0: the opened option must be one that the cards paid for and
-    that allows what the player did."""
-    option = (value or b"").decode("utf-8", "replace")
-    if option not in OPTION_COST or option == "pass":
-        return [Problem("RB 4.0", f"'{option}' is not a turn option")]
-    problems = []
-    if OPTION_COST[option] != turn.cards:
-        problems.append(Problem("RB 4.0", f"{_article(option)} {option} turn costs {OPTION_COST[option]} cards, "
-                                          f"{turn.cards} were played"))
+    """RB 3.48, 4.0-4.3: the cards turned up must pay for what the player did
+    (the "Two Supply Cards Committed" sidebar: two Moves make an Offensive
+    Turn, otherwise two cards are an Assault Turn)."""
+    real = cd.parse_real(value, turn.cards)
+    if real is None or real < 0:
+        return [Problem("RB 3.48", f"the cards committed must say how many of the {turn.cards} are real")]
     made = turn.movement.moves_made if turn.movement else 0
-    if made > OPTION_MOVES[option]:
-        problems.append(Problem("RB 4.1" if option == "basic" else "RB 4.3",
-                                f"{made} Moves were made in {_article(option)} {option} turn, which allows "
-                                f"{OPTION_MOVES[option]}"))
-    if turn.assault and option != "assault":
-        problems.append(Problem("RB 4.3", f"Assault Battles were fought in {', '.join(map(_map().name, turn.assault))}"
-                                          f", but the turn option is {_article(option)} {option} turn, not an "
-                                          "Assault Turn"))
+    problems = []
+    if made >= 2 and turn.assault:
+        problems.append(Problem("RB 4.3", f"{made} Moves were made and Assault Battles fought in "
+                                          f"{', '.join(map(_map().name, turn.assault))}: an Assault Turn allows "
+                                          "one Move, an Offensive Turn no Assault"))
+    needed, rule, what = cd.turn_cost(made, turn.fought, bool(turn.assault))
+    if real < needed:
+        problems.append(Problem(rule, f"{what} needs {needed} real card{'s' if needed > 1 else ''}, but only "
+                                      f"{real} of the {turn.cards} cards played {'is' if real == 1 else 'are'} real: "
+                                      "an illegal Player-Turn"))
     return problems
 
 
@@ -824,13 +1375,17 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
                              if owner == side and h in where]
             return _start_routs(state, turn, pending_routs, "supply-revealed")
         case PlayCards(count=count, label=label):
-            value = ctx.value(label) if label else None
-            option = "pass" if count == 0 else (value.decode() if value is not None else "")
-            allowed = OPTION_MOVES[option] if option else (2 if count >= 2 else 1)
+            real = 0 if count == 0 else cd.parse_real(ctx.value(label), count)
+            # RB 4.0-4.2: one Move, two with two real cards; a replay that cannot
+            # see the cards allows what the count could pay for (checked at 3.48).
+            known = real if real is not None else min(count, 2)
+            allowed = 1 if count == 0 else min(known, 2)
             movement = mv.start_movement(pos, side, moves_allowed=allowed, withdrawal_only=count == 0,
                                          rommel_bonus=_scenario(state).special.rommel_bonus)
-            return msgspec.structs.replace(state, turn=msgspec.structs.replace(
-                turn, step="movement", cards=count, option_label=label, option=option, movement=movement))
+            hands = {**state.hands, side: cd.spend(_hand(state, side), count, real)}
+            return msgspec.structs.replace(state, hands=hands, turn=msgspec.structs.replace(
+                turn, step="movement", cards=count, option_label=label, real=-1 if real is None else real,
+                option="pass" if count == 0 else "", movement=movement))
         case mv.Move():
             tokens = [u.token for u in action.units]
             result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens))
@@ -891,7 +1446,8 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
                 return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="reveal-active"))
             return _to_combat(state, turn)
         case cb.BattleSelection(active=active, assault=assault):
-            return _next_battle(state, msgspec.structs.replace(turn, battles=tuple(active), assault=tuple(assault)))
+            return _next_battle(state, msgspec.structs.replace(turn, battles=tuple(active), assault=tuple(assault),
+                                                               fought=turn.fought or bool(active)))
         case cb.FirePlan():
             step = "defensive-dice" if turn.step == "defensive-fire" else "offensive-dice"
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step, fire=action))
@@ -908,8 +1464,10 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
                              for (h, owner), ts in by_hex.items()]
             return _start_routs(state, turn, pending_routs, turn.step)
         case RevealOption():
-            option = ctx.value(turn.option_label).decode()
-            return _end_turn(state, msgspec.structs.replace(turn, option=option))
+            real = cd.parse_real(ctx.value(turn.option_label), turn.cards) or 0
+            made = turn.movement.moves_made if turn.movement else 0
+            return _end_turn(state, msgspec.structs.replace(turn, real=real,
+                                                            option=cd.option_name(real, made, bool(turn.assault))))
     raise ValueError(f"unchecked action {action!r}")
 
 
@@ -1308,7 +1866,9 @@ def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> l
         case cb.BattleSelection():
             if turn.step != "battles":
                 return [Problem("RB 8.6", "the Active Battles are chosen at the start of the Combat phase")]
-            assault_turn = None if not turn.option else turn.option == "assault"
+            made = turn.movement.moves_made if turn.movement else 0
+            # RB 4.3: two real cards and at most one Move (None: the cards are secret to this replay)
+            assault_turn = None if turn.real < 0 else (turn.real >= 2 and made <= 1)
             return cb.check_battle_selection(pos, side, action, new_battles=_new_battles(turn),
                                              fortress_hexes=cb.fortress_hexes(_map()), assault_turn=assault_turn)
         case cb.FirePlan(hex=hex_, side=firer):
@@ -1338,8 +1898,19 @@ def _end_turn(state: State, turn: Turn) -> State:
         sides = {b.side for b in here}
         if h not in pos.fortresses and len(sides) == 1 and any(not b.disrupted for b in here):
             captures[h] = next(iter(sides))
-    state = msgspec.structs.replace(state, position=cb.apply_captures(pos, captures))
-    return _begin_turn(state, turn.passive)
+    ledger = cb.record_captures(state.captures, captures) if state.captures is not None else None
+    state = msgspec.structs.replace(state, position=cb.apply_captures(pos, captures), captures=ledger)
+    sudden = strategic_victory(_map(), state.position, _scenarios().victory)
+    if sudden is not None:  # RB 17.1: the game ends at once
+        return msgspec.structs.replace(state, phase="over", result=sudden)
+    # RB 3.1, 4.5: two Passes in succession end the Month (a Pass plays no card, T-14).
+    passes = state.passes + 1 if turn.cards == 0 else 0
+    if passes < 2:
+        return _begin_turn(msgspec.structs.replace(state, passes=passes), turn.passive)
+    if state.month >= _scenario(state).end_month:  # RB 17.0: the last Month is over
+        return msgspec.structs.replace(state, phase="final", stage="reveal-all", side=turn.passive, passes=passes,
+                                       reinforced=())
+    return _begin_buildup(msgspec.structs.replace(state, passes=0))
 
 
 # -- orders -------------------------------------------------------------------------------------
@@ -1421,6 +1992,8 @@ def _unit_name(state: State, token: str) -> str:
 
 def _parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv.Move:
     """'group Msus -> Mechili 21Pz/5 3Rec [; -> Charruba 8Pz]' and the like."""
+    if turn.movement is None:
+        raise ValueError(f"not an order now: '{text}' (now: {_PROMPTS.get(turn.step, turn.step)})")
     rommel = bool(re.search(r"\s+rommel$", text, re.IGNORECASE))
     text = re.sub(r"\s+rommel$", "", text, flags=re.IGNORECASE)
     withdrawal = {"withdraw": "pass", "refuse-battle": "refuse", "rout": "rout"}.get(kind, "")
@@ -1480,7 +2053,8 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
     low = words.lower()
     if state.phase == "deploy":
         if low in ("end deployment", "deployment done", "done"):
-            return Order(action=EndDeployment())
+            labels = _card_labels(state, role, _initial_cards(state, role))
+            return Order(action=EndDeployment(cards=labels), secrets={lbl: ctx.fresh() for lbl in labels})
         m = _DEPLOY.match(words)
         if m:
             try:
@@ -1493,15 +2067,23 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
                          secrets={hidden.identity_label(token): hidden.encode_identity(unit.name, unit.max_cv)})
         raise ValueError(f"not an order now: '{text}' (while deploying: 'deploy <unit> at <place>', "
                          "'end deployment')")
+    if state.phase != "turn":
+        return _parse_month_order(state, role, words, ctx)
     turn = _current(state)
     verb = low.split(None, 1)[0] if low else ""
     if low.startswith("supply check"):
         return Order(action=_parse_supply(state, role, words[len("supply check"):]))
-    if low in OPTION_COST:
+    cards = _OPTION.match(low)
+    if cards:
         if low == "pass":
             return Order(action=PlayCards(count=0))
+        if cards.group("option") == "blitz":
+            raise ValueError("RB 4.4: Blitz Turns (a second Movement and Combat phase) are not adjudicated by "
+                             "this version yet: play basic, offensive or assault (with dummies if you like)")
+        real = OPTION_COST.get(cards.group("option") or "", 0)
+        count = real + int(cards.group("dummies") or cards.group("bluff") or 0)
         label = option_label(turn.number)
-        return Order(action=PlayCards(count=OPTION_COST[low], label=label), secrets={label: low.encode()})
+        return Order(action=PlayCards(count=count, label=label), secrets={label: str(real).encode()})
     if verb == "refuse-battle" and "->" not in words:
         m = re.match(r"^refuse-battle\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
         if not m:
@@ -1535,6 +2117,124 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
     if verb == "losses":
         return Order(action=_parse_combat_losses(state, role, turn, words))
     raise ValueError(f"not an order now: '{text}' (now: {_PROMPTS.get(turn.step, turn.step)})")
+
+
+#: RB 3.42: "basic", "offensive", "assault", "blitz", each "+ N dummies"; "bluff N"; "pass".
+_OPTION = re.compile(r"^(?:pass|(?P<option>basic|offensive|assault|blitz)"
+                     r"(?:\s*\+\s*(?P<dummies>\d+)\s+dumm(?:y|ies))?|bluff\s+(?P<bluff>\d+))$")
+_END_BUILDUP = re.compile(r"^end buildup(?:\s+discard\s+(?P<n>\d+)(?:\s+dumm(?:y|ies))?)?$")
+
+
+def _parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
+    """Orders outside the Player-Turns: hands, Initiative, Buildup, the end."""
+    low = " ".join(words.lower().split())
+    if low in ("keep hand", "keep"):
+        return Order(action=KeepHand())
+    if low == "redraw":
+        labels = _card_labels(state, role, _initial_cards(state, role))
+        return Order(action=Redraw(cards=labels), secrets={lbl: ctx.fresh() for lbl in labels})
+    if low in ("challenge", "challenge with real", "challenge with dummy", "answer", "answer with real",
+               "answer with dummy"):
+        label = _challenge_label(state, role)
+        value = b"0" if low.endswith("dummy") else b"1"
+        if low.startswith("challenge"):
+            return Order(action=Challenge(label=label), secrets={label: value})
+        return Order(action=Answer(label=label), secrets={label: value}, reveal=(label,))
+    if low == "no challenge":
+        return Order(action=Challenge())
+    if low == "decline":
+        return Order(action=Answer())
+    if low == "open challenge":
+        return Order(action=OpenChallenge(), reveal=(state.challenge,) if state.challenge else ())
+    if low == "reveal all":
+        return Order(action=RevealAll(), reveal=tuple(lbl for lbl in _final_labels(state, role)
+                                                      if not ctx.opened(lbl)))
+    if low == "reinforce":
+        secrets, tokens = {}, []
+        for u in _due(state, role):
+            token = hidden.new_token(role, ctx.fresh())
+            tokens.append(token)
+            secrets[hidden.identity_label(token)] = hidden.encode_identity(u.name, u.max_cv)
+        return Order(action=Reinforce(tokens=tuple(tokens)), secrets=secrets)
+    m = _END_BUILDUP.match(low)
+    if m:
+        discard = int(m.group("n") or 0)
+        labels = _card_labels(state, role, _resupply_cards(state, role, discard) if state.ledgers else 0)
+        return Order(action=EndBuildup(discard=discard, cards=labels), secrets={lbl: ctx.fresh() for lbl in labels})
+    m = re.match(r"^buy supply(?:\s+(?P<n>\d+))?$", low)
+    if m:
+        return Order(action=bu.BuySupply(cards=int(m.group("n") or 1)))
+    verb, _, rest = words.strip().partition(" ")
+    verb = verb.lower()
+    if verb == "rebuild":
+        m = re.match(r"^(?P<unit>.+?)(?:\s+(?P<n>\d+)(?:\s+steps?)?)?$", rest.strip())
+        if not m:
+            raise ValueError("RB 16.54: write 'rebuild <unit> [steps]'")
+        token = _own_token(state, role, m.group("unit"))
+        b = state.position.block(token)
+        u = _scenarios().roster.get(b.unit)
+        steps = int(m.group("n") or 1)
+        label = hidden.identity_label(token, state.versions.get(token, 0) + 1)
+        return Order(action=Rebuild(token=token, steps=steps, bp=bu.replacement_cost(u, steps)),
+                     secrets={label: hidden.encode_identity(u.name, b.cv + steps * u.cv_per_step)})
+    if verb in ("redeploy", "refit", "sea"):
+        unit, *points = _ARROW.split(rest.strip())
+        token = _own_token(state, role, unit)
+        start = state.position.block(token).hex
+        places = [_place(p) for p in points if p.strip()]
+        if verb == "sea":
+            if len(places) != 1:
+                raise ValueError("RB 16.53: write 'sea <unit> -> <port>'")
+            return Order(action=bu.SeaRedeploy(token=token, to=places[0]))
+        if verb == "refit":
+            base = _map().base(role)
+            if not places or places[-1] != base:
+                places.append(base)
+            return Order(action=bu.ReturnForRefit(token=token, path=_buildup_path(state, role, start, places)))
+        if not places:
+            raise ValueError("RB 16.51: write 'redeploy <unit> -> <hex> [-> <hex> ...]'")
+        return Order(action=bu.Redeploy(token=token, path=_buildup_path(state, role, start, places)))
+    raise ValueError(f"not an order now: '{words}' ({_STAGE_PROMPTS.get(state.stage, state.stage)})")
+
+
+def _buildup_path(state: State, side: Side, start: str, points: list[str]) -> tuple[str, ...]:
+    """The Redeployment route through ``points``: between them the cheapest
+    route inside the Network fixed for the Buildup, roads preferred (RB 16.51)."""
+    m, pos = _map(), state.position
+    mine, theirs = set(state.networks.get(side, ())), set(state.networks.get(enemy_of(side), ()))
+    allowed = {h for h in mine - theirs
+               if pos.battle(h) is None and not pos.blocks_in(h, enemy_of(side))}
+    weight = {"highway": 1, "track": 2, "trail": 3}
+    path = [start]
+    for goal in points:
+        here = path[-1]
+        if goal == here:
+            continue
+        if goal not in allowed:
+            raise ValueError(f"RB 16.51: {m.name(goal)} is not a hex a unit may Redeploy to now (outside the "
+                             f"{side} Supply Network fixed for the Buildup, in the enemy one, or a battle or "
+                             "enemy hex)")
+        import heapq
+        dist, back, heap = {here: 0}, {}, [(0, here)]
+        while heap:
+            d, h = heapq.heappop(heap)
+            if h == goal or d > dist[h]:
+                continue
+            for n in m.passable_neighbours(h):
+                if n not in allowed:
+                    continue
+                nd = d + weight.get(m.road(h, n) or "", 6)
+                if nd < dist.get(n, 1 << 30):
+                    dist[n], back[n] = nd, h
+                    heapq.heappush(heap, (nd, n))
+        if goal not in dist:
+            raise ValueError(f"RB 16.51: no route from {m.name(here)} to {m.name(goal)} inside the {side} "
+                             "Supply Network fixed for the Buildup")
+        leg = [goal]
+        while leg[-1] != here:
+            leg.append(back[leg[-1]])
+        path += list(reversed(leg))[1:]
+    return tuple(path)
 
 
 def _parse_battles(text: str) -> cb.BattleSelection:
@@ -1761,12 +2461,14 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
     decision = pending(state)
     if decision is None or decision.role != role or decision.kind == DICE:
         return []
+    if state.phase != "turn":
+        return _month_orders(state, role, ctx)
     turn = _current(state)
     match turn.step:
         case "initial-supply" | "final-supply":
             return ["supply check"]
         case "option":
-            return list(OPTION_COST)
+            return _option_orders(_hand(state, role))
         case "movement":
             return _movement_orders(state, role, turn) + ["end movement"]
         case "refuse":
@@ -1789,7 +2491,7 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
                                         fortress_hexes=cb.fortress_hexes(m))
             names = ", ".join(m.name(h) for h in must) or "none"
             orders = [f"battles {names}"]
-            if turn.option == "assault" and must:
+            if turn.real >= 2 and (turn.movement.moves_made if turn.movement else 0) <= 1 and must:
                 orders.append(f"battles {names} assault {names}")
             return orders
         case "defensive-fire" | "offensive-fire":
@@ -1823,6 +2525,61 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
                 common = dests if common is None else common & dests
             return [f"rout {m.name(r.hex)} -> {m.name(d)}" for d in sorted(common or (), key=m.name) if d != r.hex]
     return []
+
+
+def _option_orders(hand: Hand) -> list[str]:
+    """RB 3.42: the options the hand pays for (with up to two dummies added)."""
+    real = hand.real if hand.real is not None else hand.count
+    dummies = hand.dummy if hand.dummy is not None else hand.count
+    orders = ["pass"]
+    for option, cost in OPTION_COST.items():
+        if cost == 0 or cost > real or option == "blitz":
+            continue
+        orders.append(option)
+        orders += [f"{option} + {n} dumm{'y' if n == 1 else 'ies'}" for n in (1, 2) if n <= dummies]
+    orders += [f"bluff {n}" for n in (1, 2) if n <= dummies]
+    return orders
+
+
+def _month_orders(state: State, role: Side, ctx) -> list[str]:
+    hand = _hand(state, role)
+    stage = state.stage
+    if stage == "redraw":
+        return ["keep hand", "redraw"]
+    if stage in ("challenge", "answer"):
+        verb = "challenge" if stage == "challenge" else "answer"
+        orders = ["no challenge" if stage == "challenge" else "decline"]
+        if hand.count and (hand.real is None or hand.real):
+            orders.append(verb)
+        if hand.count and (hand.dummy is None or hand.dummy):
+            orders.append(f"{verb} with dummy")
+        return orders
+    if stage == "open-challenge":
+        return ["open challenge"]
+    if stage == "reveal-all":
+        return ["reveal all"]
+    if stage != "buildup":
+        return []
+    if _due(state, role):
+        return ["reinforce"]
+    ledger = state.ledgers[role]
+    orders = ["end buildup"]
+    if hand.dummy:
+        orders += [f"end buildup discard {n} dummies" for n in range(1, hand.dummy + 1)]
+    if ledger.available >= bu.SUPPLY_CARD_BP:
+        orders.append("buy supply 1")
+    m, pos, bctx = _map(), state.position, _bctx(state)
+    for b in pos.blocks_of(role):
+        if not b.unit:
+            continue
+        u = _scenarios().roster.get(b.unit)
+        if b.hex == m.base(role) and b.cv < u.max_cv and bu.replacement_cost(u, 1) <= ledger.available:
+            orders.append(f"rebuild {b.unit} 1")
+        for n in m.passable_neighbours(b.hex):
+            action = bu.Redeploy(token=b.token, path=(b.hex, n))
+            if not bu.check_spend(bctx, pos, ledger, action):
+                orders.append(f"redeploy {b.unit} -> {m.name(n)}")
+    return orders
 
 
 def _movement_orders(state: State, role: Side, turn: Turn) -> list[str]:
@@ -1891,8 +2648,35 @@ def format_action(action: object) -> str:
     match action:
         case Deploy(token=token, hex=hex_):
             return f"deploy block {token} at {m.name(hex_)}"
-        case EndDeployment():
-            return "end deployment"
+        case EndDeployment(cards=cards):
+            return "end deployment" + (f", {len(cards)} cards drawn" if cards else "")
+        case KeepHand():
+            return "keep hand"
+        case Redraw(cards=cards):
+            return f"redraw: {len(cards)} new cards"
+        case Challenge(label=label):
+            return "challenge (one card face down)" if label else "no challenge"
+        case Answer(label=label):
+            return "answer (one card)" if label else "decline"
+        case OpenChallenge():
+            return "open challenge"
+        case Reinforce(tokens=tokens):
+            return f"reinforce: {len(tokens)} blocks in Base ({', '.join(tokens)})"
+        case Rebuild(token=token, steps=steps, bp=bp):
+            return f"rebuild {token} {steps} step{'s' if steps > 1 else ''} ({bp} BP)"
+        case bu.Redeploy(token=token, path=path):
+            return f"redeploy {token} {m.name(path[0])} -> {m.name(path[-1])} ({bu.redeployment_cost(m, path)} BP)"
+        case bu.SeaRedeploy(token=token, to=to):
+            return f"sea {token} -> {m.name(to)}"
+        case bu.ReturnForRefit(token=token, path=path):
+            return f"refit {token} {m.name(path[0])} -> {m.name(path[-1])}"
+        case bu.BuySupply(cards=n):
+            return f"buy supply {n} ({n * bu.SUPPLY_CARD_BP} BP)"
+        case EndBuildup(discard=discard, cards=cards):
+            return "end buildup" + (f", {discard} dummies handed back" if discard else "") + \
+                (f", {len(cards)} cards drawn" if cards else "")
+        case RevealAll():
+            return "reveal all"
         case SupplyCheck():
             return "supply check"
         case PlayCards(count=count):
@@ -1983,6 +2767,17 @@ class View(msgspec.Struct, frozen=True):
     option: str = ""
     battles: list[str] = []
     last_rolls: list[int] = []
+    stage: str = ""
+    #: Supply Cards: every hand's size; real cards only in the viewer's own hand.
+    hand_counts: dict[str, int] = {}
+    own_real: int | None = None
+    #: Buildup: the BP dice, Player 1, each side's BPs (own ledger in full,
+    #: the opponent's divulged figures, RB 16.5 sidebar), Saved BPs.
+    bp_dice: list[int] = []
+    player1: str = ""
+    bp: dict[str, list[str]] = {}
+    passes: int = 0
+    outcome: list[str] = []
 
 
 def view(state: State, role: Side | None) -> View:
@@ -1994,20 +2789,48 @@ def view(state: State, role: Side | None) -> View:
         blocks.append(BlockView(token=b.token, side=b.side, hex=b.hex, where=m.name(b.hex),
                                 unit=b.unit if shown else "", cv=b.cv if shown else 0,
                                 disrupted=b.disrupted, revealed=b.revealed))
-    turn = state.turn
+    turn = state.turn if state.phase in ("turn", "final", "over") else None
+    own = state.hands.get(role) if role in SIDES else None
+    bp: dict[str, list[str]] = {}
+    for side, ledger in state.ledgers.items():
+        d = bu.divulge(ledger)
+        bp[side] = [f"BPs: {ledger.received} new + {ledger.saved_before} Saved; {ledger.available} left",
+                    (f"Redeployments: {d.redeployments} ({d.redeployment_bp} BP); steps rebuilt: "
+                     f"{d.steps_rebuilt} ({d.replacement_bp} BP); Extra Supply: {d.extra_supply_bp} BP")]
+        if side == role:
+            bp[side] += [f"{e.text} ({e.bp} BP)" for e in ledger.entries if e.kind != "minefield"]
     return View(role=role or "", scenario=state.scenario, month=state.month, phase=state.phase,
                 side=state.side, blocks=blocks, step=turn.step if turn else "", turn=turn.number if turn else 0,
-                # the turn option is secret until Supply Revealed, except to its owner (RB 3.42)
-                cards=turn.cards if turn else 0, option=turn.option if turn and turn.active == role else "",
-                battles=[m.name(b.hex) for b in state.position.battles], last_rolls=list(state.last_rolls))
+                # the cards' real count is secret until Supply Revealed, except to their owner (RB 3.42)
+                cards=turn.cards if turn else 0,
+                option=turn.option if turn and (turn.active == role or turn.step == "supply-revealed"
+                                                or turn.option) else "",
+                battles=[m.name(b.hex) for b in state.position.battles], last_rolls=list(state.last_rolls),
+                stage=state.stage, hand_counts={s: h.count for s, h in sorted(state.hands.items())},
+                own_real=own.real if own is not None else None, bp_dice=list(state.bp_dice),
+                player1=state.player1, bp=bp, passes=state.passes,
+                outcome=list(outcome(state).summary.split("; ")) if outcome(state) else [])
 
 
 def render_text(v: View) -> str:
     s = _scenarios().get(v.scenario)
     where = f"Player-Turn {v.turn} ({v.side}), {v.step}" if v.turn else f"{v.phase}: {v.side} to act"
     lines = [f"{s.name} ({s.rule}), {_scenarios().month_label(s, v.month)} (Month {v.month}); {where}"]
+    if v.outcome:
+        lines += ["GAME OVER: " + v.outcome[0], *(f"  {line}" for line in v.outcome[1:])]
+    elif v.phase != "turn":
+        lines.append(f"{v.phase}: {v.stage}, {v.side} to act")
     if v.turn and v.step not in ("initial-supply", "option"):
         lines.append(f"cards played: {v.cards}" + (f" ({v.option})" if v.option else ""))
+    if v.hand_counts:
+        counts = ", ".join(f"{side} {n}" + (f" ({v.own_real} real)" if side == v.role and v.own_real is not None
+                                            else "") for side, n in v.hand_counts.items())
+        lines.append(f"Supply Cards in hand: {counts} (cards are drawn independently with the deck's real "
+                     "fraction, an approximation of the shared deck)")
+    if v.bp_dice:
+        lines.append(f"Buildup: BP dice {v.bp_dice}; Player 1: {v.player1}")
+    for side, rows in v.bp.items():
+        lines += [f"{side} {row}" for row in rows]
     if v.battles:
         lines.append("battles: " + ", ".join(v.battles))
     if v.last_rolls:
@@ -2029,4 +2852,4 @@ from rules.ritd.report import map_picture, report_sections  # noqa: E402  (optio
 
 __all__ = ["SPEC", "Action", "State", "initial_state", "pending", "legal_actions", "legal_orders", "check",
            "apply", "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action",
-           "render_text", "explain", "report_sections", "map_picture"]
+           "render_text", "explain", "report_sections", "map_picture", "reveal_die", "scenario_info"]

@@ -52,7 +52,42 @@ def situation(v: View) -> list[str]:
             mine = f", option {v.option}" if v.option else ""
             lines.append(f"Turn option: {cards} played face down{mine}")
     else:
-        lines.append(f"Phase: {v.phase}, {side_name(v.side)} to act")
+        lines.append(f"Phase: {PHASE_TEXT.get(v.phase, v.phase)}" + (f", {side_name(v.side)} to act"
+                                                                     if v.phase != "over" else ""))
+    return lines
+
+
+PHASE_TEXT = {
+    "cards": "initial Supply Cards and the one redraw (RB 18.0)",
+    "initiative": "Initiative (RB 3.3)",
+    "buildup": "Buildup (RB 16.0)",
+    "final": "end of the game: blocks turned face up (RB 17.0)",
+    "over": "the game is over (RB 17.0)",
+}
+
+
+def cards(v: View) -> list[str]:
+    """Supply Cards (RB 16.6 sidebar: every hand's size is public; the
+    real/dummy split only in one's own hand)."""
+    lines = []
+    for side, n in v.hand_counts.items():
+        text = f"{side_name(side)}: {n} card{'s' * (n != 1)}"
+        if side == v.role and v.own_real is not None:
+            text += f" ({v.own_real} real, {n - v.own_real} dummy)"
+        lines.append(text)
+    if lines:
+        lines.append("Note: cards are drawn independently, each real with the deck's 2-in-3 odds: an "
+                     "approximation of the shared 42-card deck")
+    return lines
+
+
+def buildup(v: View) -> list[str]:
+    """BP record (RB 16.3, 16.5)."""
+    lines = []
+    if v.bp_dice:
+        lines.append(f"BP dice (RB 16.3): {', '.join(map(str, v.bp_dice))}; Player 1: {side_name(v.player1)}")
+    for side, rows in v.bp.items():
+        lines += [f"{side_name(side)} {row}" for row in rows]
     return lines
 
 
@@ -114,8 +149,14 @@ def report_sections(v: View) -> list[tuple[str, list[str]]]:
         (f"Enemy blocks ({side_name(_other(v.role))})", enemy_blocks(v)),
         ("Battles", battles(v) or ["none"]),
     ]
+    if v.outcome:
+        sections.insert(0, ("Victory (RB 17)", v.outcome))
+    if v.hand_counts:
+        sections.append(("Supply Cards", cards(v)))
+    if v.bp:
+        sections.append(("Buildup Points", buildup(v)))
     if v.last_rolls:
-        sections.append(("Last dice", [f"Forced March dice (RB 6.4): {', '.join(map(str, v.last_rolls))}"]))
+        sections.append(("Last dice", [f"Last dice: {', '.join(map(str, v.last_rolls))}"]))
     return sections
 
 

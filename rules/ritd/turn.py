@@ -87,8 +87,12 @@ class Turn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     cards: int = 0
     #: Commitment label of the secret turn option ("" in a Pass).
     option_label: str = ""
-    #: The option, when this replay knows it (the owner's, or once opened).
+    #: The option, once known ("pass", or named at Supply Revealed, RB 3.48).
     option: str = ""
+    #: Real cards among those played, when this replay knows it (-1: secret).
+    real: int = -1
+    #: Whether Active Battles were fought (a Combat Round needs a real card, RB 4.1).
+    fought: bool = False
     movement: mv.MovementTurn | None = None
     #: Attacked hexes still awaiting the passive player's decision (RB 8.4).
     refusals: tuple[str, ...] = ()

@@ -42,14 +42,29 @@ class RitdTable:
         self.deliver(self.other(role), Path(sent.turn_file).read_bytes())
 
     def deliver(self, to: Side, data: bytes) -> None:
-        result = session.receive(to.seat(), [("turn", data)])
-        if result.auto_reply is not None:
-            back = self.other(to.role)
-            session.receive(back.seat(), [("auto", Path(result.auto_reply.turn_file).read_bytes())])
+        """``to`` receives ``data``; automatic dice answers go back and forth
+        until one side has a decision to make."""
+        while True:
+            result = session.receive(to.seat(), [("turn", data)])
+            if result.auto_reply is None:
+                return
+            data = Path(result.auto_reply.turn_file).read_bytes()
+            to = self.other(to.role)
+
+    def keep_hands(self) -> None:
+        """RB 18.0: both players keep their initial hands, the Axis first."""
+        self.play("axis", "keep hand")
+        self.play("allied", "keep hand")
+
+    def pending(self):
+        return self.axis.seat().replay.pending()
 
 
-def new_game(tmp: Path, scenario: str, axis_setup: list[str], allied_setup: list[str]) -> RitdTable:
-    """A game after both set-ups; key files (passphrase tests.conftest.PASSPHRASE) in ``tmp``."""
+def new_game(tmp: Path, scenario: str, axis_setup: list[str], allied_setup: list[str], *,
+             keep_hands: bool = True) -> RitdTable:
+    """A game after both set-ups and the initial deal (RB 18.0; both hands
+    kept unless ``keep_hands`` is False); key files (passphrase
+    tests.conftest.PASSPHRASE) in ``tmp``."""
     from pbem.identity import save_identity
     from tests.conftest import PASSPHRASE
 
@@ -61,5 +76,8 @@ def new_game(tmp: Path, scenario: str, axis_setup: list[str], allied_setup: list
                             allied.identity.public_text, orders=axis_setup)
     joined, _ = session.join_game(allied.gd.path, Path(sent.turn_file).read_bytes(), allied.identity,
                                   tmp / "allied.key", orders=allied_setup)
-    session.receive(axis.seat(), [("join", Path(joined.turn_file).read_bytes())])
-    return RitdTable(axis, allied)
+    table = RitdTable(axis, allied)
+    table.deliver(axis, Path(joined.turn_file).read_bytes())
+    if keep_hands:
+        table.keep_hands()
+    return table

@@ -130,13 +130,18 @@ def test_t_11_hits_that_leave_disrupted_units_unshielded_hand_over_to_the_rout(b
 
 
 def test_rb_4_3_assault_battles_need_an_assault_option_at_supply_revealed(battle):
-    """Two cards do not tell Offensive from Assault: a replay that cannot see the
-    option accepts Assault Battles and checks them when the option is opened."""
+    """Two cards do not tell a bluff from an Assault: a replay that cannot see
+    the cards accepts Assault Battles and checks them when the cards are
+    opened (RB 3.48): two real cards pay for them, one does not."""
     state = battle.allied.seat().replay.state
-    turn = ritd.msgspec.structs.replace(state.turn, cards=2, option="", assault=(ritd._map().resolve("Sollum"),))
-    problems = ritd._option_problems(state, turn, b"offensive")
-    assert [p.rule for p in problems] == ["RB 4.3"] and "Sollum" in problems[0].message
-    assert ritd._option_problems(state, turn, b"assault") == []
+    turn = ritd.msgspec.structs.replace(state.turn, cards=2, option="", real=-1,
+                                        assault=(ritd._map().resolve("Sollum"),))
+    problems = ritd._option_problems(state, turn, b"1")
+    assert [p.rule for p in problems] == ["RB 4.3"] and "Assault Battles" in problems[0].message
+    assert ritd._option_problems(state, turn, b"2") == []
     unknown = ritd.msgspec.structs.replace(turn, step="battles", assault=())
     sel = ritd.cb.BattleSelection(active=turn.assault, assault=turn.assault)
     assert ritd._check_combat(state, unknown, sel, "axis") == []
+    # The owner, who knows only one of its two cards is real, is refused at once.
+    basic = ritd.msgspec.structs.replace(unknown, real=1)
+    assert [p.rule for p in ritd._check_combat(state, basic, sel, "axis")] == ["RB 4.3"]

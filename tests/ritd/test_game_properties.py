@@ -43,9 +43,9 @@ def _play_turns(table, rng: random.Random, player_turns: int) -> None:
             now = probe.pending()
             if now is None or now.role != role or now.kind == "dice":
                 break
-        before = table.axis.seat().replay.state.turn.number
+        before = len(table.axis.seat().replay.state.turns)
         table.play(role)
-        if table.axis.seat().replay.state.turn.number != before:
+        if len(table.axis.seat().replay.state.turns) != before:
             played += 1
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import re
 import pytest
 
 from pbem import rulesapi, session
@@ -94,12 +95,12 @@ def test_rb_10_5_a_lie_about_the_slowest_speed_is_caught_at_the_audit(demo, monk
         cheat.setattr(routs, "check_slowest_speed", lambda *args: routs.PursuitCheck())
         data = _send(demo, "allied", "refuse-battle Sollum -> Sidi Barrani", open_all=True)
         events = demo.allied.gd.read_events()
-    with pytest.raises(IllegalAction, match="Refused Battle in event 3 announcing slowest speed 4"):
+    with pytest.raises(IllegalAction, match=r"Refused Battle in event \d+ announcing slowest speed 4"):
         demo.deliver(demo.axis, data)
     with pytest.raises(IllegalAction) as err:
         session.audit(events, ritd)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
-    assert "event 3 by allied" in text and "refuse-battle Sollum slowest 4" in text and "RB 10.5" in text
+    assert re.search(r"event \d+ by allied", text) and "refuse-battle Sollum slowest 4" in text and "RB 10.5" in text
 
 
 def test_rb_10_5_a_forged_loss_allocation_is_caught_at_the_audit(demo, monkeypatch):

@@ -50,7 +50,9 @@ def test_rb_18_0_demo_set_up_axis_first_then_allies_identities_hidden(tmp_path):
                                      orders=demo_allied())
     seat = session.load_seat(session.GameDir(tmp_path / "allied"), allied)
     state = seat.replay.state
-    assert state.phase == "turn" and state.side == "axis"  # RB 18.0: the Axis has the first turn
+    # RB 18.0: the initial hands are dealt next: the Allied cards wait for the Axis entropy.
+    assert state.phase == "cards" and ritd.pending(state).role == "axis" and ritd.pending(state).kind == "dice"
+    assert ritd.pending(state).secret == ("allied.card0", "allied.card1", "allied.card2")
     axis_blocks = list(state.position.blocks_of("axis"))
     assert len(axis_blocks) == 8 and all(b.unit == "" for b in axis_blocks)  # hidden from the Allies
     assert all(hidden.is_token_of(b.token, "axis") for b in axis_blocks)
@@ -98,7 +100,7 @@ def test_a_hidden_misplacement_is_caught_when_opened_and_by_the_audit(tmp_path):
         secrets[label] = session.Secret(value=hidden.encode_identity(unit, cv).hex(), salt=(bytes([i]) * 32).hex())
         orders.append(session.DraftOrder(text=f"deploy {unit}", action=codec.raw(ritd.Deploy(token, m.resolve(where))),
                                          secrets={label: secrets[label]}))
-    orders.append(session.DraftOrder(text="end", action=codec.raw(ritd.EndDeployment())))
+    orders.append(_end_deployment("axis", 6, secrets))
     data = session.VaultData(game="", role="axis", secrets=secrets, entropy={"0": bytes(32).hex()})
     body = session._body(Replay(rules), "axis", data, orders, x_next=bytes(32), genesis=genesis)
     stored = session._sign(axis, body)
@@ -113,7 +115,7 @@ def test_a_hidden_misplacement_is_caught_when_opened_and_by_the_audit(tmp_path):
         allied_secrets[label] = session.Secret(value=value.hex(), salt=(bytes([100 + i]) * 32).hex())
         allied_orders.append(session.DraftOrder(text=text, action=codec.raw(order.action),
                                                 secrets={label: allied_secrets[label]}))
-    allied_orders.append(session.DraftOrder(text="end", action=codec.raw(ritd.EndDeployment())))
+    allied_orders.append(_end_deployment("allied", 3, allied_secrets))
     allied_data = session.VaultData(game="", role="allied", secrets=allied_secrets)
     joined = session._sign(allied, session._body(public, "allied", allied_data, allied_orders, x_next=bytes(32)))
     public.apply_stored(joined)
@@ -126,6 +128,15 @@ def test_a_hidden_misplacement_is_caught_when_opened_and_by_the_audit(tmp_path):
     assert msgspec.json.encode(ritd.view(public.state, "allied"))  # the view still renders
     with pytest.raises(IllegalAction, match="Trento may not deploy in Bardia"):
         audit.apply_stored(stored)
+
+
+def _end_deployment(side: str, n: int, secrets: dict) -> session.DraftOrder:
+    """'end deployment' with the initial hand's card seeds (RB 18.0)."""
+    labels = tuple(f"{side}.card{i}" for i in range(n))
+    mine = {lbl: session.Secret(value=bytes([i + 7]).hex() * 32, salt=(bytes([200 + i]) * 32).hex())
+            for i, lbl in enumerate(labels)}
+    secrets.update(mine)
+    return session.DraftOrder(text="end", action=codec.raw(ritd.EndDeployment(cards=labels)), secrets=mine)
 
 
 class _Fresh:

@@ -75,12 +75,13 @@ def test_rb_4_0_a_second_move_in_a_basic_turn_is_refused_at_once(demo):
 
 
 def test_rb_3_48_an_option_that_does_not_pay_for_the_moves_is_caught_at_supply_revealed(demo):
-    """The Axis plays two cards (the Allies cannot tell Offensive from Assault)
-    and moves twice, but committed 'assault' (one Move): its own pbem refuses
+    """The Axis plays two cards, one real and one dummy (the Allies cannot
+    tell a bluff from an Offensive), and moves twice: its own pbem refuses
     the second Move at once; a cheating client's turn is accepted by the
-    Allies until Supply Revealed opens the option and names the rule."""
+    Allies until Supply Revealed opens the cards and names the rule (RB 4.2:
+    two Moves need two real cards)."""
     seat = demo.axis.seat()
-    session.add_orders(seat, ["supply check", "assault", "group Sidi Omar -> Sidi Omar W1 GGFF"])
+    session.add_orders(seat, ["supply check", "basic + 1 dummy", "group Sidi Omar -> Sidi Omar W1 GGFF"])
     with pytest.raises(IllegalAction, match="RB 4.0"):
         session.add_orders(demo.axis.seat(), ["group Ft Capuzzo -> Bardia W1 Brescia"])
     # The cheater signs the same orders without its own checks.
@@ -89,7 +90,7 @@ def test_rb_3_48_an_option_that_does_not_pay_for_the_moves_is_caught_at_supply_r
     for stored in demo.allied.gd.read_events():
         blind.apply_stored(stored)
     token = {b.unit: b.token for b in seat.replay.state.position.blocks_of("axis")}
-    texts = ["supply check", "assault", f"group Sidi Omar -> Sidi Omar W1 {token['GGFF']}",
+    texts = ["supply check", "basic + 1 dummy", f"group Sidi Omar -> Sidi Omar W1 {token['GGFF']}",
              f"group Ft Capuzzo -> Bardia W1 {token['Brescia']}", "end movement", "supply check", "reveal option"]
     orders: list[session.DraftOrder] = []
     for text in texts:
@@ -114,7 +115,8 @@ def test_rb_3_48_an_option_that_does_not_pay_for_the_moves_is_caught_at_supply_r
     with pytest.raises(IllegalAction) as err:
         blind.clone().apply_stored(last)
     text = str(err.value)
-    assert "reveal option" in text and "RB 4.3" in text and "2 Moves were made in an assault turn" in text
+    assert "reveal option" in text and "RB 4.2" in text and "two Moves (an Offensive Turn) needs 2 real cards" in text
+    assert "only 1 of the 2 cards played is real" in text
 
 
 def _quiet_route(state, start: str) -> tuple[str, str]:

@@ -52,7 +52,7 @@ def test_golden_allied_report_at_the_battle_of_sollum(attacked):
     check_html(html)
     assert built.my_turn and "refuse" in built.pending
     titles = [t for t, _ in built.sections]
-    assert titles == ["Situation", "Your units (Allied)", "Enemy blocks (Axis)", "Battles"]
+    assert titles == ["Situation", "Your units (Allied)", "Enemy blocks (Axis)", "Battles", "Supply Cards"]
     assert "Sollum: Axis attacking, Allied defending" in text
     assert "Sollum: 3 blocks" in text and "Sollum: 7/7 Tk CV 4" in text
 

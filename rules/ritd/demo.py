@@ -1,0 +1,171 @@
+"""The rulebook's 19.0 Demo (1940) as a script for ``pbem demo``.
+
+``demo_orders(state, role, ctx)`` answers each decision of the Demo's Month
+1 and Month 2 Buildup and Initiative with the orders the rulebook narrates
+(EX-31 in the rules digest), one decision at a time. The dice are real
+(both players' entropy), so where the book's luck does not come true (a
+Forced March fails, a card is a dummy, a hit falls elsewhere) the script
+takes the next order that is legal in the position reached: the nearest
+thing to what the book's players did. The script ends (None) when Month 2's
+first Player-Turn begins.
+"""
+
+from __future__ import annotations
+
+from pbem.rulesapi import ActingAs
+from rules.ritd import game
+from rules.ritd.position import Side
+
+DEMO_SCENARIO = "demo"
+DEMO_OPTIONS: tuple[str, ...] = ()
+
+#: RB 19.0: the Axis set-up (8 Italian units) and the Allied one (4 units).
+AXIS_SETUP = ("deploy Savona at Bardia", "deploy Brescia at Ft. Capuzzo", "deploy Pavia at Ft. Capuzzo",
+              "deploy Bologna at Ft. Capuzzo", "deploy Sabratha at Ft. Capuzzo", "deploy Trento at Sidi Omar",
+              "deploy Trieste at Sidi Omar", "deploy GGFF at Sidi Omar")
+
+
+def _allied_setup() -> tuple[str, ...]:
+    s = game._scenarios().get(DEMO_SCENARIO)
+    return tuple(f"deploy {u.name} at {group.zones[0].hexes[0]}"
+                 for group in s.allied.setup for u in group.select(game._scenarios().roster, "allied"))
+
+
+def _units_in(state: game.State, role: Side, place: str) -> list[str]:
+    h = game._map().resolve(place)
+    return sorted(b.unit for b in state.position.blocks_in(h, role) if b.unit and not b.disrupted)
+
+
+def _moves(state: game.State) -> int:
+    turn = state.turn
+    return turn.movement.moves_made if turn and turn.movement else 0
+
+
+def _script(state: game.State, role: Side) -> list[str]:
+    """The book's orders for this decision, best first (EX-31, D-1..D-8)."""
+    if state.phase == "cards":
+        return ["keep hand"]
+    if state.phase == "initiative":  # D-8: a dummy challenge, declined
+        return {"challenge": ["challenge with dummy", "no challenge"], "answer": ["decline"],
+                "open-challenge": ["open challenge"]}.get(state.stage, [])
+    if state.phase == "buildup":
+        return _buildup(state, role)
+    turn = state.turn
+    n, step = turn.number, turn.step
+    if step in ("initial-supply", "final-supply"):
+        return ["supply check"]
+    if step == "supply-revealed":
+        return ["reveal option"]
+    if step in ("reveal-passive", "reveal-active"):
+        return ["reveal units"]
+    if step in ("offensive-losses", "defensive-losses"):
+        return [f"losses {game._map().name(turn.battles[0])} auto"]
+    if step == "option":
+        return {1: ["basic"], 3: ["basic"], 5: ["offensive", "basic"]}.get(n, ["pass"])
+    if step == "movement":
+        return _movement(state, n)
+    if step == "refuse":
+        where = game._map().name(turn.refusals[0])
+        if where == "Buq Buq":  # D-3: the Allies accept the battle
+            return [f"accept-battle {where}"]
+        return [f"refuse-battle {where} slowest 3", f"refuse-battle {where} slowest 2",
+                f"accept-battle {where}"]
+    if step == "refuse-pursuit":
+        return [f"pursue {game._map().name(turn.refusing)} with none"]
+    if step == "refuse-withdraw":  # D-1: to Sidi Barrani; D-5: to Mersa Matruh
+        where = game._map().name(turn.refusing)
+        dest = {"Sollum": "Sidi Barrani", "Sidi Barrani": "Mersa Matruh"}.get(where, "")
+        return [f"refuse-battle {where} -> {dest}"] if dest else []
+    if step == "battles":
+        return [f"battles {', '.join(game._map().name(b.hex) for b in state.position.battles)}"]
+    return []
+
+
+def _movement(state: game.State, n: int) -> list[str]:
+    made = _moves(state)
+    done = ["end movement"]
+    if n == 1 and made == 0:  # D-1: a Regroup into Sollum, one unit from each hex
+        return ["regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento", *done]
+    if n == 3 and made == 0:  # D-3: two units Attack Buq Buq, the third joins Sidi Omar
+        fort = _units_in(state, "axis", "Ft Capuzzo")
+        if len(fort) >= 3:
+            return [f"group Ft Capuzzo -> Buq Buq {fort[0]}, {fort[1]}; -> Sidi Omar {fort[2]}", *done]
+    if n == 4 and made == 0:  # D-4: the Pass Turn's free Withdrawal east of Sidi Barrani
+        return ["withdraw Buq Buq -> Sidi Barrani E1 all", *done]
+    if n == 5:  # D-5: Sollum Attacks Sidi Barrani; Sidi Omar moves on Sofafi and Bir Habata
+        sollum, omar = _units_in(state, "axis", "Sollum"), _units_in(state, "axis", "Sidi Omar")
+        if made == 0 and len(sollum) >= 3:
+            return [f"group Sollum -> Sidi Barrani {sollum[0]}, {sollum[1]}; -> Sidi Omar {sollum[2]}",
+                    f"group Sollum -> Sidi Barrani {sollum[0]}, {sollum[1]}", *done]
+        if made == 1 and len(omar) >= 2 and state.turn.movement.moves_allowed >= 2:
+            moved = set(state.turn.movement.moved)
+            fresh = [u for u in omar if game._own_token(state, "axis", u) not in moved]
+            if len(fresh) >= 2:
+                return [f"group Sidi Omar -> Sofafi {fresh[0]}; -> Bir Habata {fresh[1]}", *done]
+    return done
+
+
+def _buildup(state: game.State, role: Side) -> list[str]:
+    """D-8: the Allies bring their two Reinforcements forward and rebuild the
+    damaged infantry; the Axis ships its damaged infantry to Base for
+    Replacements. BPs allowing; then the Buildup ends."""
+    if game._due(state, role):
+        return ["reinforce"]
+    ledger = state.ledgers[role]
+    spent = {e.token for e in ledger.entries}
+    orders = []
+    base = game._map().base(role)
+    for b in state.position.blocks_of(role):
+        if not b.unit or b.token in spent:
+            continue
+        unit = game._scenarios().roster.get(b.unit)
+        if b.hex == base and b.cv < unit.max_cv:
+            orders.append(f"rebuild {b.unit} 1")
+        elif b.hex == base and role == "allied":
+            orders.append(f"redeploy {b.unit} -> Mersa Matruh")
+    return [*orders, "end buildup"]
+
+
+class _Trial:
+    """The replay's ctx for a trial parse: ``fresh`` bytes are placeholders
+    (pbem parses the chosen order again with real ones when it is added)."""
+
+    def __init__(self, ctx) -> None:
+        self._ctx = ctx
+
+    def __getattr__(self, name: str):
+        return getattr(self._ctx, name)
+
+    def fresh(self) -> bytes:
+        return bytes(32)
+
+
+def _works(state: game.State, role: Side, text: str, ctx) -> bool:
+    """Whether ``text`` is a legal order now (orders that commit secrets are
+    checked by pbem itself when they are added)."""
+    try:
+        order = game.parse_order(state, role, text, _Trial(ctx))
+    except (ValueError, KeyError):
+        return False
+    if isinstance(order.action, game.PlayCards) and order.action.count:
+        real = int(next(iter(order.secrets.values())))  # how many of the cards are real
+        return not game.cd.play_problems(game._hand(state, role), order.action.count, real, "RB 3.42")
+    if order.secrets or order.reveal:
+        return True
+    return not game.check(state, order.action, ActingAs(ctx, role))
+
+
+def demo_orders(state: game.State, role: Side, ctx) -> list[str] | None:
+    """The Demo's orders for ``role``'s decision now; None once the Demo is over."""
+    if state.phase == "turn" and state.month >= 2 or game.outcome(state) is not None:
+        return None
+    if state.phase == "deploy":
+        return list(AXIS_SETUP if role == "axis" else _allied_setup()) + ["end deployment"]
+    for text in _script(state, role):
+        if _works(state, role, text, ctx):
+            return [text]
+    legal = game.legal_orders(state, role, _Trial(ctx))
+    for text in legal:  # the book's choice did not fit the dice: the first legal order
+        if _works(state, role, text, ctx):
+            return [text]
+    return legal[:1] or None

@@ -1,0 +1,217 @@
+"""The Month through the engine (RB 3.1-3.3, 16.0-16.6, 17.0, 18.0): the
+initial hands and the one redraw, Supply Cards paying for the turns, the
+Pass-Pass Month end, the Buildup (BP dice, Player 1, Reinforcements,
+Redeployments, Replacements, Resupply), the Initiative challenge and the end
+of the game. Cards: tests/ritd/conftest.py deals every third card a dummy."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from pbem import rulesapi, session
+from pbem.errors import IllegalAction
+from rules.ritd import game as ritd
+from tests.ritd.ritd_table import new_game
+from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
+
+
+@pytest.fixture(autouse=True)
+def registered():
+    rulesapi.register(ritd)
+    yield
+    rulesapi.unregister("ritd")
+
+
+@pytest.fixture
+def demo(tmp_path):
+    return new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
+
+
+def _state(side):
+    return side.seat().replay.state
+
+
+def _now(side):
+    """The state as ``side`` sees it now, its own pending dice rolled (its draft)."""
+    return session.draft_replay(side.seat())[0].state
+
+
+def _hands(side):
+    return {s: (h.count, h.real) for s, h in _state(side).hands.items()}
+
+
+def test_rb_18_0_initial_hands_are_dealt_and_one_redraw_is_allowed(tmp_path):
+    table = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied(), keep_hands=False)
+    # Demo: the Axis holds 6 cards, the Allies 3; each side sees only its own real count.
+    assert _hands(table.axis) == {"axis": (6, 4), "allied": (3, None)}
+    assert _hands(table.allied) == {"axis": (6, None), "allied": (3, 2)}
+    assert table.pending().kind == "redraw" and table.pending().role == "axis"
+    table.play("axis", "redraw")
+    # The new cards are dealt by the Allied player's next event (its entropy, DESIGN 5).
+    assert _hands(table.axis)["axis"] == (0, 0) and _state(table.axis).draws["axis"] == 12
+    assert table.pending().role == "allied" and table.pending().kind == "dice"
+    with pytest.raises(IllegalAction, match="not your decision"):  # the Axis redraws once only
+        session.add_orders(table.axis.seat(), ["redraw"])
+    table.play("allied", "keep hand")
+    assert _hands(table.axis)["axis"] == (6, 4)  # a new hand of 6, drawn with fresh seeds
+    assert _state(table.allied).phase == "turn" and table.pending().role == "axis"  # RB 18.0: the Axis first
+
+
+def test_rb_3_42_the_hand_must_hold_the_real_cards_played(demo):
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    seat = demo.allied.seat()
+    # The Allied hand holds 2 real cards and 1 dummy.
+    with pytest.raises(IllegalAction, match="RB 3.42: 2 dummy cards played, but the hand holds 1 dummies"):
+        session.add_orders(seat, ["supply check", "basic + 2 dummies"])
+    with pytest.raises(IllegalAction, match="RB 4.4: Blitz Turns .* not adjudicated"):
+        session.add_orders(demo.allied.seat(), ["supply check", "blitz"])
+    hand = ritd.Hand(count=3, real=2)
+    assert [str(p) for p in ritd.cd.play_problems(hand, 3, 3, "RB 3.42")] == [
+        "RB 3.42: 3 real cards played, but the hand holds 2 real cards"]
+    assert ritd.cd.play_problems(ritd.Hand(count=3, real=None), 3, 3, "RB 3.42") == []  # secret: the audit decides
+    assert [p.rule for p in ritd.cd.play_problems(hand, 4, 2, "RB 3.42")] == ["RB 3.42"]  # the count is public
+
+
+def test_rb_3_1_two_passes_end_the_month_and_the_buildup_follows(demo):
+    m = ritd._map()
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    assert _state(demo.allied).passes == 1 and _state(demo.allied).phase == "turn"
+    demo.play("allied", "supply check", "pass", "end movement", "supply check")
+    # RB 16.1-16.3: Month 2's Buildup; the BP dice (one each in 1940) are rolled with the
+    # Axis entropy (its next event); both players receive the total of all dice.
+    axis = _now(demo.axis)
+    assert axis.phase == "buildup" and axis.month == 2 and axis.stage == "buildup"
+    assert len(axis.bp_dice) == 2 and all(1 <= d <= 6 for d in axis.bp_dice)
+    bp = sum(axis.bp_dice)
+    assert {s: led.total for s, led in axis.ledgers.items()} == {"axis": bp, "allied": bp}
+    first = "axis" if axis.bp_dice[0] < axis.bp_dice[1] else "allied"  # RB 16.3: ties go to the Allies
+    assert axis.player1 == first and demo.pending().role == first
+    if first == "axis":
+        demo.play("axis", "end buildup")
+    # RB 16.4: the two Allied Reinforcements of Month 2 arrive in Base first.
+    with pytest.raises(IllegalAction, match="RB 16.4: the Reinforcements due this month arrive first"):
+        session.add_orders(demo.allied.seat(), ["end buildup"])
+    base = m.base("allied")
+    demo.play("allied", "reinforce", "redeploy 4 Ind/5 -> Sidi Barrani" if bp >= 7 else "end buildup")
+    allied = _state(demo.allied)
+    assert {b.unit for b in allied.position.blocks_in(base, "allied")} | \
+        {b.unit for b in allied.position.blocks_of("allied") if b.hex == m.resolve("Sidi Barrani")} >= \
+        {"4 Ind/11"}
+    hidden = [b for b in _state(demo.axis).position.blocks_of("allied") if b.token in
+              {t for t in _state(demo.allied).versions if t not in _state(demo.axis).disclosed}]
+    assert all(b.unit == "" for b in hidden)  # the Axis does not see which units arrived
+
+
+def test_rb_16_5_buildup_spending_saving_and_resupply(demo):
+    m = ritd._map()
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    demo.play("allied", "supply check", "pass", "end movement", "supply check")
+    state = _now(demo.axis)
+    if state.player1 == "axis":
+        demo.play("axis", "end buildup")
+    bp = state.ledgers["allied"].total
+    demo.play("allied", "reinforce", "redeploy 4 Ind/11 -> Sidi Barrani")
+    led = _state(demo.allied).ledgers["allied"]
+    route = ritd._buildup_path(_state(demo.allied), "allied", m.base("allied"), [m.resolve("Sidi Barrani")])
+    cost = ritd.bu.redeployment_cost(m, route)
+    assert led.available == bp - cost and led.entries[-1].kind == "redeploy"
+    # The Axis sees the Redeployment and its BP (RB 16.5 sidebar: divulged on request).
+    assert _state(demo.axis).ledgers["allied"].available == bp - cost
+    demo.play("allied", "end buildup discard 1 dummy")
+    if state.player1 == "allied":
+        demo.play("axis", "end buildup")
+    # RB 16.5: at most 20 BP Saved; RB 16.6: the dummy handed back, then 3 cards of Resupply
+    # (dealt with the Axis player's entropy, in its next event).
+    allied = _now(demo.allied)
+    assert allied.saved["allied"] == min(bp - cost, 20)
+    assert allied.hands["allied"].count == 3 - 1 + 3 and allied.hands["allied"].real == 2 + 2
+    assert _state(demo.axis).hands["allied"] == ritd.Hand(count=5, real=None)
+    assert allied.hands["axis"].count == 6 + 2  # Axis Resupply 2 (RB 18.1)
+    assert demo.pending().kind in ("challenge", "dice") and demo.pending().role == "allied"
+
+
+def _to_initiative(demo):
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    demo.play("allied", "supply check", "pass", "end movement", "supply check")
+    if _now(demo.axis).player1 == "axis":
+        demo.play("axis", "end buildup")
+        demo.play("allied", "reinforce", "end buildup")
+    else:
+        demo.play("allied", "reinforce", "end buildup")
+        demo.play("axis", "end buildup")
+
+
+def test_rb_3_3_a_dummy_challenge_leaves_the_initiative_with_the_axis(demo):
+    """19.0 Demo, Month 2: the Allies challenge with one card, the Axis
+    declines, the Allied card is a dummy: the Axis goes first; the card is spent."""
+    _to_initiative(demo)
+    before = _state(demo.allied).hands["allied"].count
+    demo.play("allied", "challenge with dummy")
+    assert demo.pending().kind == "answer" and demo.pending().role == "axis"
+    demo.play("axis", "decline")
+    demo.play("allied", "open challenge")
+    axis = _state(demo.axis)
+    assert axis.phase == "turn" and axis.turn.active == "axis" and axis.hands["allied"].count == before - 1
+
+
+def test_rb_3_3_a_real_challenge_unmatched_gives_the_allies_the_initiative(demo):
+    _to_initiative(demo)
+    demo.play("allied", "challenge")
+    demo.play("axis", "answer with dummy")
+    demo.play("allied", "open challenge")
+    assert _state(demo.axis).turn.active == "allied"
+    assert _state(demo.allied).hands["axis"].count == 8 - 1
+
+
+def test_rb_3_3_the_axis_matches_a_real_challenge_with_a_real_card(demo):
+    _to_initiative(demo)
+    demo.play("allied", "challenge")
+    demo.play("axis", "answer")
+    demo.play("allied", "open challenge")
+    assert _state(demo.axis).turn.active == "axis"
+
+
+def test_rb_3_3_a_challenge_claimed_real_from_a_hand_of_dummies_is_refused(demo):
+    _to_initiative(demo)
+    state = _state(demo.allied)
+    dummies_only = msgspec.structs.replace(state, hands={**state.hands, "allied": ritd.Hand(count=2, real=0)})
+    problems = ritd._one_card_problems(dummies_only, "allied", "month2.initiative.allied",
+                                       _Ctx({"month2.initiative.allied": b"1"}), opened=False)
+    assert [str(p) for p in problems] == ["RB 3.3: 1 real cards played, but the hand holds 0 real cards"]
+
+
+class _Ctx:
+    def __init__(self, values):
+        self.values = values
+
+    def committed(self, label):
+        return label in self.values
+
+    def opened(self, label):
+        return label in self.values
+
+    def value(self, label):
+        return self.values.get(label)
+
+
+def test_rb_17_0_the_last_month_ends_the_game_with_the_blocks_face_up(demo, monkeypatch):
+    """Month 6 is the Demo's last: two Passes end it, both sides turn their
+    blocks up and the level of victory is judged (RB 17.2-17.4)."""
+    state = _state(demo.axis)
+    monkeypatch.setattr(ritd, "_scenario", lambda s: msgspec.structs.replace(
+        ritd._scenarios().get(s.scenario), end_month=1))
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    demo.play("allied", "supply check", "pass", "end movement", "supply check")
+    assert demo.pending().kind == "reveal-all" and demo.pending().role == "axis"
+    demo.play("axis", "reveal all")
+    demo.play("allied", "reveal all")
+    final = demo.axis.seat().replay
+    out = final.outcome()
+    assert out is not None and final.pending() is None
+    assert all(b.unit for b in final.state.position.blocks)  # every block face up
+    # 8 Italian units against 4 Allied: at least twice as many, a Decisive Victory (RB 17.2).
+    assert out.winner == "axis" and "Decisive Victory" in out.summary and "RB 17.2" in out.summary
+    assert state.month == 1
+    with pytest.raises(IllegalAction, match="game is over"):
+        session.add_orders(demo.allied.seat(), ["supply check"])
