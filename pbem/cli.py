@@ -224,12 +224,13 @@ def _print_turn_to_stdout(sent, game: Path) -> None:
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.option("--rules", "rules_id", required=True, help="Rules id (see 'pbem rules list').",
               shell_complete=lambda ctx, param, incomplete: _complete_rules(incomplete))
-@click.option("--scenario", required=True, help="Scenario id of the rules (see 'pbem rules show RULES').",
+@click.option("--scenario", default=None,
+              help="Scenario id of the rules (required; without it pbem lists the scenarios).",
               shell_complete=lambda ctx, param, incomplete: _complete_spec(ctx, "scenarios", incomplete))
-@click.option("--role", required=True, help="The role you play.",
+@click.option("--role", default=None, help="The role you play.  [required]",
               shell_complete=lambda ctx, param, incomplete: _complete_spec(ctx, "roles", incomplete))
-@click.option("--opponent", "opponent_key", required=True,
-              help="Opponent's public key line (pbem-ed25519:...) or a file holding it.")
+@click.option("--opponent", "opponent_key", default=None,
+              help="Opponent's public key line (pbem-ed25519:...) or a file holding it.  [required]")
 @click.option("--option", "options", multiple=True, help="Optional rule to use (repeatable).")
 @click.option("--title", default="", help="A title for the game.")
 @click.option("--order", "orders", multiple=True, help="Set-up order for genesis (repeatable).")
@@ -240,14 +241,21 @@ def _print_turn_to_stdout(sent, game: Path) -> None:
 @identity_option
 @passphrase_option
 @json_option
-def new(directory: Path, rules_id: str, scenario: str, role: str, opponent_key: str, options: tuple[str, ...],
-        title: str, orders: tuple[str, ...], email: str, opponent_email: str, orders_file: Path | None,
-        out: Path | None, identity: Path | None, passphrase_file: Path | None, as_json: bool) -> None:
-    """Create a game in DIRECTORY as the host and write the invitation turn file."""
+def new(directory: Path, rules_id: str, scenario: str | None, role: str | None, opponent_key: str | None,
+        options: tuple[str, ...], title: str, orders: tuple[str, ...], email: str, opponent_email: str,
+        orders_file: Path | None, out: Path | None, identity: Path | None, passphrase_file: Path | None,
+        as_json: bool) -> None:
+    """Create a game in DIRECTORY as the host and write the invitation turn file.
+    Without --scenario (or with an unknown one), list the rules' scenarios and options."""
     from pbem import rulesapi
+    from pbem.errors import UsageProblem
     from pbem.session import new_game
 
-    rulesapi.load(rules_id)  # an unknown or unplayable game is named before any passphrase
+    module = rulesapi.load(rules_id)  # an unknown or unplayable game is named before any passphrase
+    if scenario is None or scenario not in module.SPEC.scenarios:
+        raise UsageProblem(_scenario_listing(module, scenario))
+    _require_options(role=role, opponent_key=opponent_key)
+    assert role is not None and opponent_key is not None
     ident, path = _unlock(identity, passphrase_file)
     sent = new_game(directory, rules_id, scenario, role, ident, path.resolve(), _read_key_arg(opponent_key),
                     options=options, title=title, orders=_orders(orders, orders_file), out=out, email=email,
@@ -255,6 +263,35 @@ def new(directory: Path, rules_id: str, scenario: str, role: str, opponent_key: 
     _print_turn_to_stdout(sent, directory)
     _vault_hint(directory)
     _sent_report(sent, as_json, {"game_dir": str(directory)})
+
+
+def _scenario_listing(module: Any, scenario: str | None) -> str:
+    """The rules' scenarios (with the optional ``scenario_info(id)`` line of each) and options."""
+    spec = module.SPEC
+    head = "no --scenario given" if scenario is None else f"unknown scenario '{scenario}'"
+    lines = [f"{head}; the scenarios of {spec.title} (rules {spec.id}) are:"]
+    info = getattr(module, "scenario_info", None)
+    for sid in spec.scenarios:
+        text = ""
+        if info is not None:
+            try:
+                text = str(info(sid)).strip()
+            except (KeyError, ValueError):
+                text = ""
+            text = text.splitlines()[0] if text else ""
+        lines.append(f"  {sid}" + (f": {text}" if text else ""))
+    lines.append(f"options (--option NAME, repeatable): {', '.join(spec.options) or 'none'}")
+    lines.append(f"usage: pbem new DIRECTORY --rules {spec.id} --scenario SCENARIO "
+                 f"--role {'|'.join(spec.roles)} --opponent KEY [--option NAME ...]")
+    return "\n".join(lines)
+
+
+def _require_options(**values: Any) -> None:
+    """Click's own 'Missing option' error for options checked after --scenario."""
+    ctx = click.get_current_context()
+    for param in ctx.command.params:
+        if param.name in values and values[param.name] is None:
+            raise click.MissingParameter(ctx=ctx, param=param)
 
 
 @cli.command()
@@ -832,6 +869,96 @@ def report(fmt: str, out: Path | None, game: Path, identity: Path | None, passph
     else:
         write_atomic(out, text.encode("utf-8"))
         click.echo(f"report written to {out}", err=True)
+
+
+# -- two local players: demo and self-play --------------------------------------------
+
+@cli.command()
+@click.option("--rules", "rules_id", default=None,
+              help="Rules to demonstrate (default: ritd if it offers a demo, else the first that does).",
+              shell_complete=lambda ctx, param, incomplete: _complete_rules(incomplete))
+@click.option("--dir", "directory", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Where to play and write the reports (default: a new temporary directory).")
+@click.option("--keep", is_flag=True,
+              help="Keep the throwaway private keys, to go on exploring the game with 'pbem show -g DIR/ROLE'.")
+@click.option("--max-events", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Stop a script that does not end after this many events.")
+@json_option
+def demo(rules_id: str | None, directory: Path | None, keep: bool, max_events: int, as_json: bool) -> None:
+    """Play a short scripted game between two local players with throwaway keys, turn file by
+    turn file, then write both players' reports and verify both logs."""
+    import tempfile
+
+    from pbem.table import THROWAWAY_PASSPHRASE, LocalTable, demo_policy, demo_rules
+
+    module = demo_rules(rules_id)
+    spec = module.SPEC
+    if directory is None:
+        directory = Path(tempfile.mkdtemp(prefix="pbem-demo-"))
+    echo = (lambda line: None) if as_json else click.echo
+    table = LocalTable.create(directory, spec.id, module.DEMO_SCENARIO, tuple(getattr(module, "DEMO_OPTIONS", ())),
+                              echo=echo)
+    echo(f"demo: {spec.title}, scenario {table.scenario}, in {table.directory}")
+    echo(f"throwaway identities (passphrase '{THROWAWAY_PASSPHRASE}', not secret): "
+         + ", ".join(str(p.key_path) for p in table.players))
+    result = table.play(demo_policy(module), max_events)
+    summary = (f"game over: {result.outcome.summary}" if result.outcome is not None else
+               f"the demo script stopped after {result.events} events" if result.stopped == "script" else
+               f"stopped at {result.events} events (--max-events)")
+    echo(summary)
+    verified = table.verify()
+    reports = table.reports(table.directory)
+    if not keep:
+        table.remove_private_keys()
+    for line in verified:
+        echo(line)
+    if keep:
+        echo(f"keys kept: e.g. 'pbem show -g {table.players[0].gd.path}' (passphrase above)")
+    else:
+        echo("throwaway private keys deleted (--keep keeps them); 'pbem verify', 'pbem audit' and 'pbem log' "
+             "work on the game directories without them")
+    data = {"rules": spec.id, "scenario": table.scenario, "dir": str(table.directory), "events": result.events,
+            "outcome": result.outcome.summary if result.outcome else None, "stopped": result.stopped,
+            "games": {p.role: str(p.gd.path) for p in table.players}, "turns": table.log,
+            "reports": [str(p) for p in reports]}
+    _emit(data, as_json, "\n".join(f"report: {p}" for p in reports))
+
+
+@cli.command()
+@click.option("--rules", "rules_id", required=True, help="Rules id (see 'pbem rules list').",
+              shell_complete=lambda ctx, param, incomplete: _complete_rules(incomplete))
+@click.option("--scenario", required=True, help="Scenario id of the rules.",
+              shell_complete=lambda ctx, param, incomplete: _complete_spec(ctx, "scenarios", incomplete))
+@click.option("--seed", type=int, required=True, help="Seed of the random policy (same seed, same choices).")
+@click.option("--out", "directory", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Directory for both players' games, throwaway keys and reports.")
+@click.option("--max-events", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Stop (successfully) when the log holds this many events.")
+@click.option("--option", "options", multiple=True, help="Optional rule to use (repeatable).")
+@click.option("-v", "--verbose", is_flag=True, help="Print one line per turn file (on stderr).")
+@json_option
+def selfplay(rules_id: str, scenario: str, seed: int, directory: Path, max_events: int, options: tuple[str, ...],
+             verbose: bool, as_json: bool) -> None:
+    """Play a game between two local players choosing uniformly random legal orders
+    (random.Random(SEED)) until it ends or --max-events; a decision without any legal
+    order is reported as a rules bug (exit 1)."""
+    from pbem.table import THROWAWAY_PASSPHRASE, LocalTable, RandomPolicy
+
+    echo = (lambda line: click.echo(line, err=True)) if verbose else None
+    table = LocalTable.create(directory, rules_id, scenario, options, echo=echo)
+    result = table.play(RandomPolicy(seed), max_events)
+    verified = table.verify()
+    reports = table.reports(table.directory)
+    outcome = result.outcome.summary if result.outcome is not None else None
+    lines = [f"{result.events} events; " + (f"game over: {outcome}" if outcome else
+                                             f"no outcome: stopped at --max-events {max_events}")]
+    lines += verified
+    lines += [f"game: {p.gd.path} (key {p.key_path}, passphrase '{THROWAWAY_PASSPHRASE}')" for p in table.players]
+    lines += [f"report: {p}" for p in reports]
+    data = {"rules": rules_id, "scenario": scenario, "seed": seed, "events": result.events, "outcome": outcome,
+            "stopped": result.stopped, "games": {p.role: str(p.gd.path) for p in table.players},
+            "reports": [str(p) for p in reports], "turns": table.log}
+    _emit(data, as_json, "\n".join(lines))
 
 
 @cli.command("exit-codes")

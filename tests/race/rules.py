@@ -389,3 +389,31 @@ def render_text(v: View) -> str:
     if v.last_roll:
         lines.append(f"  last attack roll: {v.last_roll}")
     return "\n".join(lines)
+
+
+#: ``pbem demo``: the scenario its script plays (see ``demo_orders``).
+DEMO_SCENARIO = "standard"
+
+
+def demo_orders(state: State, role: str, ctx) -> list[str] | None:
+    """The demo script: red sets speed 2 and blue 3, each reveals its speed on its
+    first move, always advances as far as allowed and attacks; a hit is blocked.
+    Every advance gains at least one step, so the race ends whatever the dice.
+    None once the race is won."""
+    if state.winner:
+        return None
+    decision = pending(state)
+    if decision is None or decision.role != role or decision.kind == DICE:
+        return []
+    me = _runner(state, role)
+    match state.phase:
+        case "setup":
+            return [f"setup speed {2 if role == ROLES[0] else 3}"]
+        case "move":
+            steps = 1 if me.blocked else (me.speed or 1)
+            return ([] if me.revealed else ["reveal"]) + [f"advance {steps}"]
+        case "act":
+            return ["attack"]
+        case "defend":
+            return ["defend block"]
+    return []
