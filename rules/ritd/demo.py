@@ -58,8 +58,18 @@ def _script(state: game.State, role: Side) -> list[str]:
         return ["reveal option"]
     if step in ("reveal-passive", "reveal-active"):
         return ["reveal units"]
+    if step in ("defensive-fire", "offensive-fire") and game._map().name(turn.battles[0]) == "Buq Buq":
+        if role == "allied":  # D-3: the armour and the mechanized infantry fire at infantry
+            return ["fire Buq Buq: 7/4 Armd at infantry, 7 SG at infantry"]
+        return [f"fire Buq Buq: {', '.join(u + ' at infantry' for u in _units_in(state, 'axis', 'Buq Buq'))}"]
     if step in ("offensive-losses", "defensive-losses"):
-        return [f"losses {game._map().name(turn.battles[0])} auto"]
+        where = game._map().name(turn.battles[0])
+        hits = sum(h.hits for h in turn.fire_result.hits.values()) if turn.fire_result else 0
+        if where == "Buq Buq" and role == "axis" and hits == 2:  # D-3: one infantry unit -2 CV
+            return [f"losses Buq Buq: {_units_in(state, 'axis', 'Buq Buq')[0]} 2", "losses Buq Buq auto"]
+        if where == "Buq Buq" and role == "allied" and hits == 1:  # D-3: the mech infantry -1 CV
+            return ["losses Buq Buq: 7 SG 1", "losses Buq Buq auto"]
+        return [f"losses {where} auto"]
     if step == "option":
         return {1: ["basic"], 3: ["basic"], 5: ["offensive", "basic"]}.get(n, ["pass"])
     if step == "movement":
@@ -91,38 +101,84 @@ def _movement(state: game.State, n: int) -> list[str]:
         if len(fort) >= 3:
             return [f"group Ft Capuzzo -> Buq Buq {fort[0]}, {fort[1]}; -> Sidi Omar {fort[2]}", *done]
     if n == 4 and made == 0:  # D-4: the Pass Turn's free Withdrawal east of Sidi Barrani
-        return ["withdraw Buq Buq -> Sidi Barrani E1 all", *done]
+        return ["withdraw regroup cp Buq Buq -> Sidi Barrani E1 7/4 Armd, 7 SG, 11H",
+                "withdraw Buq Buq -> Sidi Barrani E1 7/4 Armd, 7 SG", *done]
     if n == 5:  # D-5: Sollum Attacks Sidi Barrani; Sidi Omar moves on Sofafi and Bir Habata
         sollum, omar = _units_in(state, "axis", "Sollum"), _units_in(state, "axis", "Sidi Omar")
         if made == 0 and len(sollum) >= 3:
             return [f"group Sollum -> Sidi Barrani {sollum[0]}, {sollum[1]}; -> Sidi Omar {sollum[2]}",
                     f"group Sollum -> Sidi Barrani {sollum[0]}, {sollum[1]}", *done]
-        if made == 1 and len(omar) >= 2 and state.turn.movement.moves_allowed >= 2:
-            moved = set(state.turn.movement.moved)
-            fresh = [u for u in omar if game._own_token(state, "axis", u) not in moved]
-            if len(fresh) >= 2:
-                return [f"group Sidi Omar -> Sofafi {fresh[0]}; -> Bir Habata {fresh[1]}", *done]
+        movement = state.turn.movement
+        fresh = [u for u in omar if not movement.has_moved(game._own_token(state, "axis", u))]
+        if made == 1 and len(fresh) >= 2 and movement.moves_allowed >= 2:
+            orders = []
+            for a in fresh:
+                for b in fresh:
+                    for c in fresh:
+                        short = _short_of(state, c, "Sofafi") if len({a, b, c}) == 3 else None
+                        if short:
+                            orders.append(f"group Sidi Omar -> Sofafi {a}; -> {short} {c}; -> Bir Habata {b}")
+            return orders + [f"group Sidi Omar -> Sofafi {a}; -> Bir Habata {b}" for a in fresh for b in fresh
+                             if a != b]
+        if made == 2 and not movement.marches_announced:
+            # D-5: the third unit reaches Sofafi by Forced March (RB 6.4)
+            m, sofafi = game._map(), game._map().resolve("Sofafi")
+            near = sorted(b.unit for b in state.position.blocks_of("axis") if b.unit and m.is_adjacent(b.hex, sofafi)
+                          and movement.has_moved(b.token))
+            return [f"forced-march {u} -> Sofafi" for u in near] + done
     return done
 
 
+def _short_of(state: game.State, unit: str, place: str) -> str | None:
+    """A hex next to ``place`` that ``unit`` reaches this Move (from which a
+    Forced March takes it one hex further, RB 6.4), if it cannot reach ``place``."""
+    m = game._map()
+    token = game._own_token(state, "axis", unit)
+    target = m.resolve(place)
+    reach = game.mv.reachable(m, state.position, state.turn.movement, token,
+                              game._speed(state.position.block(token))).paths
+    if target in reach:
+        return None
+    near = sorted(h for h in reach if m.is_adjacent(h, target) and m.is_passable(h, target))
+    return m.name(near[0]) if near else None
+
+
 def _buildup(state: game.State, role: Side) -> list[str]:
-    """D-8: the Allies bring their two Reinforcements forward and rebuild the
-    damaged infantry; the Axis ships its damaged infantry to Base for
-    Replacements. BPs allowing; then the Buildup ends."""
+    """D-8: the Allies bring their two Reinforcements to the front and send
+    the damaged mechanized infantry to Base, rebuild it and bring it back;
+    the Axis takes its damaged infantry to Bardia, ships it to Base, rebuilds
+    it, ships it to Tobruk (Bardia's Port Capacity is used up) and sends it to
+    Sofafi. One order at a time, BPs allowing; then the Buildup ends."""
     if game._due(state, role):
         return ["reinforce"]
-    ledger = state.ledgers[role]
-    spent = {e.token for e in ledger.entries}
+    m = game._map()
+    base = m.base(role)
+    kinds: dict[str, list[str]] = {}
+    for e in state.ledgers[role].entries:
+        kinds.setdefault(e.token, []).append(e.kind)
     orders = []
-    base = game._map().base(role)
-    for b in state.position.blocks_of(role):
-        if not b.unit or b.token in spent:
+    for b in sorted(state.position.blocks_of(role), key=lambda b: b.unit):
+        if not b.unit or b.disrupted:
             continue
         unit = game._scenarios().roster.get(b.unit)
-        if b.hex == base and b.cv < unit.max_cv:
-            orders.append(f"rebuild {b.unit} 1")
-        elif b.hex == base and role == "allied":
-            orders.append(f"redeploy {b.unit} -> Mersa Matruh")
+        done, damaged = kinds.get(b.token, []), b.cv < unit.max_cv
+        steps = (unit.max_cv - b.cv) // unit.cv_per_step
+        where = m.name(b.hex)
+        if damaged and b.hex == base:
+            orders.append(f"rebuild {b.unit} {steps}")
+        elif role == "allied":
+            if damaged and not done:
+                orders.append(f"redeploy {b.unit} -> {m.name(base)}")
+            elif b.hex == base and (not done or "replacement" in done) and "redeploy" not in done[1:]:
+                orders.append(f"redeploy {b.unit} -> Mersa Matruh")
+        elif damaged and not done and where != "Bardia":
+            orders.append(f"redeploy {b.unit} -> Bardia")
+        elif damaged and where == "Bardia" and "sea" not in done:
+            orders.append(f"sea {b.unit} -> {m.name(base)}")
+        elif b.hex == base and done and done[-1] == "replacement":
+            orders += [f"sea {b.unit} -> Bardia", f"sea {b.unit} -> Tobruk"]
+        elif where == "Tobruk" and done and done[-1] == "sea":
+            orders.append(f"redeploy {b.unit} -> Sofafi")
     return [*orders, "end buildup"]
 
 

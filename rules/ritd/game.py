@@ -1096,7 +1096,8 @@ def _initial_fortress_control(state: State) -> Position:
     from rules.ritd.setup import side_hexes
     m, s, pos = _map(), _scenario(state), state.position
     control = dict(pos.fortresses)
-    areas = {side: side_hexes(m, s, side) for side in SIDES}
+    basis = _scenarios().get(s.special.control_as) if s.special.control_as else s
+    areas = {side: side_hexes(m, basis, side) for side in SIDES}
     for place in m.places:
         if not place.is_fortress:
             continue
@@ -1966,15 +1967,16 @@ def _units(state: State, role: Side, text: str, origin: str) -> list[str]:
 
 
 def _route(state: State, turn: Turn, token: str, dest: str, *, withdrawal: str = "", rommel: bool = False,
-           via: list[str] | None = None) -> tuple[str, ...]:
-    """The unit's path: the explicit hexes given, or the shortest legal one."""
+           via: list[str] | None = None, together: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The unit's path: the explicit hexes given, or the shortest legal one
+    (``together``: the other units of the Move, which do not stay behind)."""
     start = state.position.block(token).hex
     if via:
         return (start, *via, dest) if via[0] != start else (*via, dest)
     network = _refusal_network(state.position, mv.Move(kind="group", origin=start, withdrawal=withdrawal,
                                                        units=(mv.UnitMove(token, (start,)),)))
     reach = mv.reachable(_map(), state.position, turn.movement, token, _speed(state.position.block(token)),
-                         withdrawal=withdrawal, rommel=rommel, network=network)
+                         withdrawal=withdrawal, rommel=rommel, network=network, together=together)
     path = reach.paths.get(dest)
     if path is None:
         explanation = mv.explain_move(_map(), state.position, turn.movement, token,
@@ -1998,6 +2000,8 @@ def _parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> m
     text = re.sub(r"\s+rommel$", "", text, flags=re.IGNORECASE)
     withdrawal = {"withdraw": "pass", "refuse-battle": "refuse", "rout": "rout"}.get(kind, "")
     body = text.split(None, 1)[1] if " " in text else ""
+    if kind == "withdraw" and re.match(r"^regroup\s", body, re.IGNORECASE):  # a Regroup Withdrawal (RB 4.5, 5.3)
+        kind, body = "regroup", body.split(None, 1)[1]
     if kind == "regroup":
         body = re.sub(r"^cp\s+", "", body, flags=re.IGNORECASE)
     parts = [p for p in body.split(";") if p.strip()]
@@ -2023,16 +2027,21 @@ def _parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> m
             [b.token for b in state.position.blocks_of(role) if not b.disrupted and not turn.movement.has_moved(b.token)
              and (b.hex == origin or _map().is_adjacent(b.hex, origin))]
         for t in tokens:
-            moves.append(mv.UnitMove(t, _route(state, turn, t, dest, rommel=rommel, via=via or None)))
-        return mv.Move(kind="regroup", origin=origin, destination=dest, units=tuple(moves), rommel=rommel)
+            moves.append(mv.UnitMove(t, _route(state, turn, t, dest, rommel=rommel, via=via or None,
+                                               withdrawal=withdrawal, together=tuple(tokens))))
+        return mv.Move(kind="regroup", origin=origin, destination=dest, units=tuple(moves), rommel=rommel,
+                       withdrawal=withdrawal)
+    chosen_by_leg = []
     for via, dest, units in legs:
         if kind == "rout" and units.strip().lower() in ("", "all"):
-            chosen = list(turn.routers)  # the Routed units (RB 11.3)
+            chosen_by_leg.append(list(turn.routers))  # the Routed units (RB 11.3)
         else:
-            chosen = _units(state, role, units, origin)
+            chosen_by_leg.append(_units(state, role, units, origin))
+    group = tuple(t for chosen in chosen_by_leg for t in chosen)
+    for (via, dest, _), chosen in zip(legs, chosen_by_leg):
         for t in chosen:
             moves.append(mv.UnitMove(t, _route(state, turn, t, dest, withdrawal=withdrawal, rommel=rommel,
-                                               via=via or None)))
+                                               via=via or None, together=group)))
     return mv.Move(kind="group", origin=origin, units=tuple(moves), withdrawal=withdrawal, rommel=rommel)
 
 
@@ -2448,10 +2457,26 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
         s = _scenario(state)
         placed = _known_units(state.position, role)
         orders = []
-        from rules.ritd.setup import group_hexes
+        from rules.ritd.setup import group_hexes, zone_hexes
+        # Zones with stated limits (e.g. "14 units in El Agheila"): no hex of a
+        # full zone, and only unfilled minimums once the units left are needed there.
+        mine = list(state.position.blocks_of(role))
+        left = sum(1 for g in s.side(role).setup for u in g.select(_scenarios().roster, role)
+                   if u.name not in placed)
+        full, short, need = set(), set(), 0
+        for group in s.side(role).setup:
+            for zone in group.zones:
+                zh = zone_hexes(m, zone)
+                count = sum(1 for b in mine if b.hex in zh)
+                if zone.max_units is not None and count >= zone.max_units:
+                    full |= zh
+                if count < zone.min_units:
+                    short |= zh
+                    need += zone.min_units - count
         for group in s.side(role).setup:
             hexes = sorted(h for h in group_hexes(m, group)
-                           if state.position.control(h, role) in ("friendly", "empty"))
+                           if state.position.control(h, role) in ("friendly", "empty") and h not in full
+                           and (need < left or h in short))
             for unit in group.select(_scenarios().roster, role):
                 if unit.name not in placed:
                     orders += [f"deploy {unit.name} at {m.name(h)}" for h in hexes]

@@ -20,7 +20,7 @@ Decisions on rulebook ambiguities: decisions/movement.md (MV-nn).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Literal
 
 import msgspec
@@ -662,12 +662,14 @@ def check_move(
     *,
     lines: SupplyLines | None = None,
     network: SupplyNetwork | None = None,
+    together: Collection[str] = (),
 ) -> MoveCheck:
     """Every problem with ``move`` (RB 4.0-8.4, 10.1-10.4), and the speed
     obligations of blocks whose speed is not in ``speeds``.
 
     ``lines`` / ``network`` default to rules.ritd.supply (needed only for
-    Withdrawal Moves).
+    Withdrawal Moves). ``together``: other units of the same Move, not in
+    ``move`` (a route planned unit by unit): they do not stay behind.
     """
     probs: list[Problem] = []
     obligations: list[SpeedObligation] = []
@@ -755,7 +757,7 @@ def check_move(
         for h in {b.hex for b in blocks}:
             if _enemy_in(pos, h, mover):
                 staying = [x.token for x in pos.blocks_in(h, mover)
-                           if not x.disrupted and x.token not in tokens]
+                           if not x.disrupted and x.token not in tokens and x.token not in together]
                 if staying and move.withdrawal != "rout":
                     probs.append(Problem("RB 10.4", f"a Partial Retreat cannot be made by Withdrawal Move: "
                                                     f"{', '.join(staying)} would stay in {m.name(h)}"))
@@ -783,6 +785,11 @@ def check_move(
         else:
             def net(mm: HexMap, pp: Position, ss: Side) -> frozenset[str]:
                 return network_from_lines(mm, pp, ss, lines_of)
+        if together and move.units and move.units[-1].path:
+            # A route planned unit by unit: the rest of the Group goes the same way.
+            end = move.units[-1].path[-1]
+            cur_pos = cur_pos.replace_blocks([msgspec.structs.replace(x, hex=end) for x in cur_pos.blocks
+                                              if x.token in together and x.hex == move.origin])
         before, after = net(m, pos, mover), net(m, cur_pos, mover)
         if not (before - after):
             probs.append(Problem("RB 5.3", "condition 3: a Withdrawal Move must reduce the friendly "
@@ -1124,6 +1131,7 @@ def reachable(
     forced: bool = False,
     lines: SupplyLines | None = None,
     network: SupplyNetwork | None = None,
+    together: Collection[str] = (),
 ) -> Reach:
     """Every hex the unit can reach in a Move made by itself alone, with a
     legal route to each (a route ``check_move`` accepts with this turn's
@@ -1154,7 +1162,8 @@ def reachable(
                     out[dest] = path
                     break
                 continue
-            if not check_move(m, pos, turn, mv, {token: spd}, lines=lines, network=network).problems:
+            if not check_move(m, pos, turn, mv, {token: spd}, lines=lines, network=network,
+                              together=together).problems:
                 out[dest] = path
                 break
     return Reach(token, out)

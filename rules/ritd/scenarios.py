@@ -282,6 +282,9 @@ class Special(_Struct):
     minefields: list[Minefield] = msgspec.field(default_factory=list)
     pregame_buildup: PregameBuildup | None = None
     notes: list[Note] = msgspec.field(default_factory=list)
+    #: RB 13.1: initial Fortress control follows the deployment areas of this
+    #: scenario instead (the Demo is the 1940 scenario with a fixed deployment).
+    control_as: str = ""
 
 
 class Scenario(_Struct):
