@@ -149,7 +149,9 @@ def _buildup(state: game.State, role: Side) -> list[str]:
     the Axis takes its damaged infantry to Bardia, ships it to Base, rebuilds
     it, ships it to Tobruk (Bardia's Port Capacity is used up) and sends it to
     Sofafi. One order at a time, BPs allowing; then the Buildup ends."""
-    if game._due(state, role):
+    if game._early_candidates(state, role):  # RB 16.41 (the book does not mention it, G-49)
+        return ["early arrival"]
+    if game._due_count(state, role):
         return ["reinforce"]
     m = game._map()
     base = m.base(role)
@@ -196,19 +198,32 @@ class _Trial:
         return bytes(32)
 
 
+class _Committing(_Trial):
+    """The ctx as it will be once the order's own secrets are committed and
+    its openings made (what pbem's event will carry)."""
+
+    def __init__(self, ctx, secrets: dict[str, bytes], reveal: tuple[str, ...]) -> None:
+        super().__init__(ctx)
+        self._secrets, self._reveal = secrets, reveal
+
+    def committed(self, label: str) -> bool:
+        return label in self._secrets or self._ctx.committed(label)
+
+    def opened(self, label: str) -> bool:
+        return label in self._reveal or self._ctx.opened(label)
+
+    def value(self, label: str) -> bytes | None:
+        return self._secrets.get(label, self._ctx.value(label))
+
+
 def _works(state: game.State, role: Side, text: str, ctx) -> bool:
-    """Whether ``text`` is a legal order now (orders that commit secrets are
-    checked by pbem itself when they are added)."""
+    """Whether ``text`` is a legal order now, its secrets and openings included."""
     try:
         order = game.parse_order(state, role, text, _Trial(ctx))
     except (ValueError, KeyError):
         return False
-    if isinstance(order.action, game.PlayCards) and order.action.count:
-        real = int(next(iter(order.secrets.values())))  # how many of the cards are real
-        return not game.cd.play_problems(game._hand(state, role), order.action.count, real, "RB 3.42")
-    if order.secrets or order.reveal:
-        return True
-    return not game.check(state, order.action, ActingAs(ctx, role))
+    trial = _Committing(ctx, dict(order.secrets), tuple(order.reveal))
+    return not game.check(state, order.action, ActingAs(trial, role))
 
 
 def demo_orders(state: game.State, role: Side, ctx) -> list[str] | None:

@@ -106,11 +106,20 @@ class OpenChallenge(_A, tag="open-challenge"):
     """RB 3.3: the Allied challenge card is turned face up (opened in this event)."""
 
 
+class EarlyArrival(_A, tag="early-arrival"):
+    """RB 16.41: one hidden slot per unit due next month, in the owner's
+    order (each slot commits a unit name); one die per slot follows."""
+
+    slots: tuple[str, ...]
+
+
 class Reinforce(_A, tag="reinforce"):
-    """RB 16.4: the Reinforcements due this month enter Base as new blocks,
-    each identity committed as ``<token>.id0``."""
+    """RB 16.4, 16.41: the Reinforcements due this month, then the units whose
+    slots rolled 1-2 (``early``, in the same order as the last tokens), enter
+    Base as new blocks, each identity committed as ``<token>.id0``."""
 
     tokens: tuple[str, ...]
+    early: tuple[str, ...] = ()
 
 
 class Rebuild(_A, tag="rebuild"):
@@ -207,7 +216,7 @@ class RevealOption(_A, tag="reveal-option"):
 Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMarches | EndMovement
           | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | Rout | RevealUnits | RevealOption
           | cb.BattleSelection | cb.FirePlan | cb.LossAllocation | KeepHand | Redraw | Challenge | Answer
-          | OpenChallenge | Reinforce | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
+          | OpenChallenge | EarlyArrival | Reinforce | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
           | EndBuildup | RevealAll)
 
 
@@ -278,6 +287,17 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: Sides whose Reinforcements arrived in this Buildup (at the end of the
     #: game: the sides that turned their blocks up); Bonus Supply due (RB 13.4).
     reinforced: tuple[str, ...] = ()
+    #: Early Arrival (RB 16.41): slots awaiting their dice, slots that rolled
+    #: 1-2 awaiting placement, sides that rolled this Buildup; per side the
+    #: units (count, and names where known) that arrived early for this
+    #: Month's schedule and for next Month's.
+    early_slots: tuple[str, ...] = ()
+    early_arrived: tuple[str, ...] = ()
+    early_done: tuple[str, ...] = ()
+    early: dict[str, int] = {}
+    early_units: dict[str, tuple[str, ...]] = {}
+    early_next: dict[str, int] = {}
+    early_units_next: dict[str, tuple[str, ...]] = {}
     #: Seeds of the Axis initial hand, committed when it ended its set-up.
     seeds: dict[str, tuple[str, ...]] = {}
     bonus: dict[str, int] = {}
@@ -355,6 +375,9 @@ def pending(state: State) -> Decision | None:
             n = bu.bp_dice_count(_scenario(state))
             return Decision(role=state.side, kind=DICE, dice=(6,) * (2 * n),
                             prompt=f"Buildup Points dice, {n} each (RB 16.3)")
+        if state.stage == "early-dice":
+            return Decision(role=enemy_of(state.side), kind=DICE, dice=(6,) * len(state.early_slots),
+                            prompt=f"Early Arrival dice for the {state.side} player's hidden slots (RB 16.41)")
         return Decision(role=state.side, kind=state.stage, prompt=_STAGE_PROMPTS[state.stage])
     turn = _current(state)
     if turn.step == "forced-march":
@@ -392,7 +415,7 @@ _STAGE_PROMPTS = {
                  "or 'no challenge'",
     "answer": "answer the Initiative challenge (RB 3.3): 'answer' (one card), 'answer with dummy' or 'decline'",
     "open-challenge": "turn the challenge card face up (RB 3.3): 'open challenge'",
-    "buildup": "Buildup (RB 16.4-16.6): 'reinforce' first if units are due, then 'redeploy <unit> <hex> -> "
+    "buildup": "Buildup (RB 16.4-16.6): 'early arrival' and 'reinforce' first if units are due, then 'redeploy <unit> <hex> -> "
                "... -> <hex>', 'sea <unit> -> <port>', 'refit <unit> <hex> -> ... -> <base>', "
                "'rebuild <unit> [steps]', 'buy supply [n]', and 'end buildup [discard <n> dummies]'",
     "reveal-all": "the end of the game (RB 17.0): 'reveal all' turns every block face up",
@@ -534,10 +557,31 @@ def _bctx(state: State) -> bu.BuildupContext:
 
 
 def _due(state: State, side: Side) -> tuple:
-    """RB 16.4: the Reinforcements due in this Buildup (Early Arrival is not adjudicated yet, T-20)."""
+    """RB 16.4: the Reinforcements due in this Buildup that did not arrive
+    early, by name where this replay knows which did (see ``_due_count``)."""
     if side in state.reinforced:
         return ()
-    return bu.on_schedule(_scenarios(), _scenario(state), side, state.month)
+    return bu.on_schedule(_scenarios(), _scenario(state), side, state.month, state.early_units.get(side, ()))
+
+
+def _due_count(state: State, side: Side) -> int:
+    """How many blocks arrive in this Buildup: the schedule less the early
+    arrivals of the last Buildup (a public count), plus this one's."""
+    if side in state.reinforced:
+        return 0
+    scheduled = len(bu.on_schedule(_scenarios(), _scenario(state), side, state.month))
+    return scheduled - state.early.get(side, 0) + len(state.early_arrived)
+
+
+def _early_candidates(state: State, side: Side) -> tuple:
+    """RB 16.41: next month's units, checked once per Buildup (BU-05)."""
+    if side in state.early_done:
+        return ()
+    return bu.early_arrival_candidates(_scenarios(), _scenario(state), side, state.month)
+
+
+def _early_labels(state: State, side: Side, n: int) -> tuple[str, ...]:
+    return tuple(f"month{state.month}.early.{side}.{i}" for i in range(n))
 
 
 def _resupply_cards(state: State, side: Side, discard: int) -> int:
@@ -551,19 +595,40 @@ def _resupply_cards(state: State, side: Side, discard: int) -> int:
 
 def _check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) -> list[Problem]:
     pos, ledger = state.position, state.ledgers[side]
-    due = _due(state, side)
-    if due and not isinstance(action, Reinforce):
-        names = ", ".join(u.name for u in due)
-        return [Problem("RB 16.4", f"the Reinforcements due this month arrive first: 'reinforce' ({names})")]
+    candidates = _early_candidates(state, side)
+    if candidates and not isinstance(action, EarlyArrival):
+        return [Problem("RB 16.41", f"first the Early Arrival check of next month's {len(candidates)} "
+                                    "Reinforcements: 'early arrival'")]
+    count = _due_count(state, side)
+    if count and not isinstance(action, (Reinforce, EarlyArrival)):
+        return [Problem("RB 16.4", f"the {count} Reinforcements due now arrive first: 'reinforce'")]
     match action:
-        case Reinforce(tokens=tokens):
-            if not due:
+        case EarlyArrival(slots=slots):
+            if not candidates:
+                return [Problem("RB 16.41", "no Early Arrival check is due now (never in the first or last "
+                                            "month, BU-05)")]
+            want = _early_labels(state, side, len(candidates))
+            if tuple(slots) != want or any(not ctx.committed(lbl) for lbl in slots):
+                return [Problem("RB 16.41", f"commit one hidden slot per unit due next month: {', '.join(want)}")]
+            values = [ctx.value(lbl) for lbl in slots]
+            if any(v is None for v in values):
+                return []
+            return bu.check_early_arrival_order(candidates, [v.decode("utf-8", "replace") for v in values])
+        case Reinforce(tokens=tokens, early=early):
+            if not count:
                 return [Problem("RB 16.4", "no Reinforcements are due now")]
             probs = []
-            if len(tokens) != len(due) or len(set(tokens)) != len(tokens):
-                probs.append(Problem("RB 16.4", f"{len(due)} Reinforcements are due this month, "
+            if len(tokens) != count or len(set(tokens)) != len(tokens):
+                probs.append(Problem("RB 16.4", f"{count} Reinforcements arrive now, "
                                                 f"{len(tokens)} blocks were placed"))
+            if tuple(early) != state.early_arrived:
+                probs.append(Problem("RB 16.41", "the early arrivals are the slots that rolled 1-2: "
+                                                 f"{', '.join(state.early_arrived) or 'none'}"))
+            if probs:
+                return probs
+            due = _due(state, side)
             want = {(u.name, u.max_cv) for u in due}
+            early_of = dict(zip(tokens[len(tokens) - len(early):], early))
             seen = set()
             for t in tokens:
                 if not hidden.is_token_of(t, side) or pos.has_block(t) or t in state.versions:
@@ -577,11 +642,18 @@ def _check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) ->
                 except ValueError as exc:
                     probs.append(Problem("RB 2.0", str(exc)))
                     continue
-                if ident is not None:
-                    if ident not in want or ident in seen:
-                        probs.append(Problem("RB 16.4", f"{ident[0]} at CV {ident[1]} is not one of the "
-                                                        "Reinforcements due this month at full strength (RB 18.0)"))
-                    seen.add(ident)
+                if ident is None:
+                    continue
+                if t in early_of:
+                    slot = ctx.value(early_of[t])
+                    unit = slot.decode("utf-8", "replace") if slot is not None else ""
+                    if slot is not None and ident != (unit, _max_cv(unit)):
+                        probs.append(Problem("RB 16.41", f"the slot {early_of[t]} holds {unit}, not "
+                                                         f"{ident[0]} at CV {ident[1]}"))
+                elif due_names_known(state, side) and (ident not in want or ident in seen):
+                    probs.append(Problem("RB 16.4", f"{ident[0]} at CV {ident[1]} is not one of the "
+                                                    "Reinforcements due this month at full strength (RB 18.0)"))
+                seen.add(ident)
             return probs
         case bu.Redeploy() | bu.SeaRedeploy() | bu.ReturnForRefit() | bu.BuySupply():
             return bu.check_spend(_bctx(state), pos, ledger, action)
@@ -596,6 +668,18 @@ def _check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) ->
                                                 f"{hand.count - hand.real} dummies, not {discard}"))
             return probs + _seed_problems(state, side, labels, _resupply_cards(state, side, discard), ctx, "RB 16.6")
     return [Problem("RB 16.5", f"not a Buildup action: {format_action(action)}")]
+
+
+def due_names_known(state: State, side: Side) -> bool:
+    """Whether this replay knows which of this month's units arrived early."""
+    return len(state.early_units.get(side, ())) == state.early.get(side, 0)
+
+
+def _max_cv(unit: str) -> int:
+    try:
+        return _scenarios().roster.get(unit).max_cv
+    except UnknownUnit:
+        return -1
 
 
 def _rebuild_problems(state: State, side: Side, ledger: bu.Ledger, token: str, steps: int, bp: int,
@@ -772,7 +856,9 @@ def _begin_buildup(state: State) -> State:
     disrupted = {t: n for t, n in state.disrupted_in.items() if pos.has_block(t) and pos.block(t).disrupted}
     return msgspec.structs.replace(state, phase="buildup", stage="bp-dice", month=month, position=pos,
                                    networks=networks, refitting={}, bonus=bonus, disrupted_in=disrupted,
-                                   side=enemy_of(state.actor), turn=None, reinforced=(), ledgers={})
+                                   side=enemy_of(state.actor), turn=None, reinforced=(), ledgers={},
+                                   early=state.early_next, early_units=state.early_units_next, early_next={},
+                                   early_units_next={}, early_done=(), early_arrived=())
 
 
 def _default_choices(needed) -> dict[str, sp.SupplyChoices]:
@@ -822,14 +908,22 @@ def _apply_month(state: State, action: object, side: Side, ctx) -> State:
             off = {s: [b.unit for b in state.refitting.get(s, ())] for s in SIDES}
             result = judge_victory(m, pos, _scenario(state), _scenarios(), off_board=off)
             return msgspec.structs.replace(state, phase="over", stage="", result=result, reinforced=())
-        case Reinforce(tokens=tokens):
+        case EarlyArrival(slots=slots):
+            return msgspec.structs.replace(state, stage="early-dice", early_slots=tuple(slots),
+                                           early_done=state.early_done + (side,))
+        case Reinforce(tokens=tokens, early=early):
             blocks, obligations = [], state.obligations
             base = m.base(side)
+            early_of = dict(zip(tokens[len(tokens) - len(early):], early))
             for t in tokens:
                 ident = _identity(ctx, t)
                 unit, cv = ident if ident is not None else ("", 0)
                 blocks.append(Block(token=t, side=side, hex=base, unit=unit, cv=cv))
-                if ident is None:
+                if ident is None and t in early_of:  # RB 16.41: the block is its slot's unit
+                    obligations += (Obligation(token=t, seq=ctx.seq, kind="early", rule="RB 16.41",
+                                               labels=(early_of[t], hidden.identity_label(t)), tokens=(t,),
+                                               what=f"arrived early from slot {early_of[t]}"),)
+                elif ident is None:
                     obligations += (Obligation(token=t, seq=ctx.seq, kind="arrival", hex=base, needed=state.month,
                                                rule="RB 16.4", what=f"arrived as a Reinforcement in Month {state.month}"),)
             arrival = bu.arrive(m, pos, side, blocks)
@@ -838,7 +932,7 @@ def _apply_month(state: State, action: object, side: Side, ctx) -> State:
                 if arrival.waiting else state.refitting
             return msgspec.structs.replace(state, position=arrival.pos, obligations=obligations, refitting=refit,
                                            versions={**state.versions, **{t: 0 for t in tokens}},
-                                           reinforced=state.reinforced + (side,))
+                                           reinforced=state.reinforced + (side,), early_arrived=())
         case bu.Redeploy() | bu.SeaRedeploy() | bu.ReturnForRefit() | bu.BuySupply():
             before = state.ledgers[side]
             spent = bu.apply_spend(_bctx(state), pos, before, action)
@@ -886,6 +980,20 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
     if state.drawing:
         hand = cd.add_drawn(_hand(state, state.drawer), tuple(values), _deck())
         return _after_draw(msgspec.structs.replace(state, hands={**state.hands, state.drawer: hand}))
+    if state.phase == "buildup" and state.stage == "early-dice":
+        side = state.side
+        arrived = bu.early_arrivals(state.early_slots, values)
+        names = [ctx.value(lbl) for lbl in arrived]
+        known = tuple(v.decode("utf-8", "replace") for v in names if v is not None)
+        obligation = Obligation(token="", seq=ctx.seq, kind="early-order", rule="RB 16.41",
+                                labels=state.early_slots, needed=state.month, unit=side,
+                                what=f"the Early Arrival slots of Month {state.month}")
+        return msgspec.structs.replace(
+            state, stage="buildup", early_slots=(), early_arrived=arrived, last_rolls=tuple(values),
+            obligations=state.obligations + (obligation,),
+            early_next={**state.early_next, side: len(arrived)},
+            early_units_next={**state.early_units_next, side: known} if len(known) == len(arrived)
+            else state.early_units_next)
     if state.phase == "buildup" and state.stage == "bp-dice":
         n = bu.bp_dice_count(_scenario(state))
         det = bu.determine_bp(_scenario(state), values[:n], values[n:])
@@ -989,6 +1097,25 @@ def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
         values = [ctx.value(lbl) for lbl in ob.labels]
         if not ob.labels or any(v is None for v in values):
             keep.append(ob)
+            continue
+        if ob.kind == "early-order":  # RB 16.41, BU-06: every candidate once
+            side = ob.unit
+            cands = bu.early_arrival_candidates(_scenarios(), _scenario(state), side, ob.needed)
+            names = [v.decode("utf-8", "replace") for v in values]
+            problems += [Problem(p.rule, f"event {ob.seq} by {side}: {ob.what}: {p.message}")
+                         for p in bu.check_early_arrival_order(cands, names)]
+            continue
+        if ob.kind == "early":  # RB 16.41: the early block is its slot's unit at full strength
+            unit = values[0].decode("utf-8", "replace")
+            try:
+                ident = hidden.decode_identity(values[1])
+            except ValueError as exc:
+                problems.append(Problem("RB 2.0", f"event {ob.seq}: {exc}"))
+                continue
+            if ident != (unit, _max_cv(unit)):
+                side = "axis" if hidden.is_token_of(ob.tokens[0], "axis") else "allied"
+                problems.append(Problem(ob.rule, f"event {ob.seq} by {side}: block {ob.tokens[0]} {ob.what}: "
+                                                 f"the slot holds {unit}, the block is {ident[0]} at CV {ident[1]}"))
             continue
         try:
             ids = {lbl: hidden.decode_identity(v) for lbl, v in zip(ob.labels, values)}
@@ -2160,11 +2287,20 @@ def _parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
                                                       if not ctx.opened(lbl)))
     if low == "reinforce":
         secrets, tokens = {}, []
-        for u in _due(state, role):
+        names = [u.name for u in _due(state, role)]
+        names += [(ctx.value(lbl) or b"").decode("utf-8", "replace") for lbl in state.early_arrived]
+        for name in names:
             token = hidden.new_token(role, ctx.fresh())
             tokens.append(token)
-            secrets[hidden.identity_label(token)] = hidden.encode_identity(u.name, u.max_cv)
-        return Order(action=Reinforce(tokens=tuple(tokens)), secrets=secrets)
+            secrets[hidden.identity_label(token)] = hidden.encode_identity(name, _max_cv(name))
+        return Order(action=Reinforce(tokens=tuple(tokens), early=state.early_arrived), secrets=secrets)
+    if low.startswith("early arrival"):
+        cands = [u.name for u in _early_candidates(state, role)]
+        rest = words.strip()[len("early arrival"):].strip(" :")
+        order = [_scenarios().roster.get(n.strip()).name for n in rest.split(",")] if rest else cands
+        labels = _early_labels(state, role, len(order))
+        return Order(action=EarlyArrival(slots=labels),
+                     secrets={lbl: name.encode() for lbl, name in zip(labels, order)})
     m = _END_BUILDUP.match(low)
     if m:
         discard = int(m.group("n") or 0)
@@ -2585,7 +2721,9 @@ def _month_orders(state: State, role: Side, ctx) -> list[str]:
         return ["reveal all"]
     if stage != "buildup":
         return []
-    if _due(state, role):
+    if _early_candidates(state, role):
+        return ["early arrival"]
+    if _due_count(state, role):
         return ["reinforce"]
     ledger = state.ledgers[role]
     orders = ["end buildup"]
@@ -2685,8 +2823,11 @@ def format_action(action: object) -> str:
             return "answer (one card)" if label else "decline"
         case OpenChallenge():
             return "open challenge"
-        case Reinforce(tokens=tokens):
-            return f"reinforce: {len(tokens)} blocks in Base ({', '.join(tokens)})"
+        case EarlyArrival(slots=slots):
+            return f"early arrival: {len(slots)} hidden slots"
+        case Reinforce(tokens=tokens, early=early):
+            return f"reinforce: {len(tokens)} blocks in Base ({', '.join(tokens)})" + \
+                (f", {len(early)} of them early" if early else "")
         case Rebuild(token=token, steps=steps, bp=bp):
             return f"rebuild {token} {steps} step{'s' if steps > 1 else ''} ({bp} BP)"
         case bu.Redeploy(token=token, path=path):

@@ -18,8 +18,10 @@ from rules.ritd import game as ritd
 #: The rulebook's dice, in the order the Demo asks for them (D-3 Defensive Fire:
 #: the armour's six dice at DF score 2 hits, the mechanized infantry's three at
 #: SF miss; D-3 Offensive Fire: 1 hit from six dice at SF; D-5: the Forced March
-#: succeeds on 4-6; D-8: BP dice, Axis 5 and Allied 4).
-BOOK_DICE = [(5, 6, 1, 1, 1, 1, 1, 1, 1), (6, 1, 1, 1, 1, 1), (5,), (5, 4)]
+#: succeeds on 4-6; D-8: BP dice, Axis 5 and Allied 4; then the Axis Early
+#: Arrival die for Ariete, due in Month 3, which the book does not mention (G-49):
+#: a 4, so it does not arrive early).
+BOOK_DICE = [(5, 6, 1, 1, 1, 1, 1, 1, 1), (6, 1, 1, 1, 1, 1), (5,), (5, 4), (4,)]
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+import pbem.game
 from pbem import rulesapi, session
 from pbem.errors import IllegalAction
 from rules.ritd import game as ritd
@@ -35,6 +36,16 @@ def _state(side):
 def _now(side):
     """The state as ``side`` sees it now, its own pending dice rolled (its draft)."""
     return session.draft_replay(side.seat())[0].state
+
+
+def _axis_buildup(demo):
+    """The Axis Buildup of Month 2 in the Demo: the Early Arrival die for
+    Ariete, due in Month 3 (RB 16.41), then the end of spending."""
+    demo.play("axis", "early arrival")
+    if ritd._due_count(_now(demo.axis), "axis"):
+        demo.play("axis", "reinforce", "end buildup")
+    else:
+        demo.play("axis", "end buildup")
 
 
 def _hands(side):
@@ -88,9 +99,9 @@ def test_rb_3_1_two_passes_end_the_month_and_the_buildup_follows(demo):
     first = "axis" if axis.bp_dice[0] < axis.bp_dice[1] else "allied"  # RB 16.3: ties go to the Allies
     assert axis.player1 == first and demo.pending().role == first
     if first == "axis":
-        demo.play("axis", "end buildup")
+        _axis_buildup(demo)
     # RB 16.4: the two Allied Reinforcements of Month 2 arrive in Base first.
-    with pytest.raises(IllegalAction, match="RB 16.4: the Reinforcements due this month arrive first"):
+    with pytest.raises(IllegalAction, match="RB 16.4: the 2 Reinforcements due now arrive first"):
         session.add_orders(demo.allied.seat(), ["end buildup"])
     base = m.base("allied")
     demo.play("allied", "reinforce", "redeploy 4 Ind/5 -> Sidi Barrani" if bp >= 7 else "end buildup")
@@ -109,7 +120,7 @@ def test_rb_16_5_buildup_spending_saving_and_resupply(demo):
     demo.play("allied", "supply check", "pass", "end movement", "supply check")
     state = _now(demo.axis)
     if state.player1 == "axis":
-        demo.play("axis", "end buildup")
+        _axis_buildup(demo)
     bp = state.ledgers["allied"].total
     demo.play("allied", "reinforce", "redeploy 4 Ind/11 -> Sidi Barrani")
     led = _state(demo.allied).ledgers["allied"]
@@ -120,7 +131,7 @@ def test_rb_16_5_buildup_spending_saving_and_resupply(demo):
     assert _state(demo.axis).ledgers["allied"].available == bp - cost
     demo.play("allied", "end buildup discard 1 dummy")
     if state.player1 == "allied":
-        demo.play("axis", "end buildup")
+        _axis_buildup(demo)
     # RB 16.5: at most 20 BP Saved; RB 16.6: the dummy handed back, then 3 cards of Resupply
     # (dealt with the Axis player's entropy, in its next event).
     allied = _now(demo.allied)
@@ -135,11 +146,11 @@ def _to_initiative(demo):
     demo.play("axis", "supply check", "pass", "end movement", "supply check")
     demo.play("allied", "supply check", "pass", "end movement", "supply check")
     if _now(demo.axis).player1 == "axis":
-        demo.play("axis", "end buildup")
+        _axis_buildup(demo)
         demo.play("allied", "reinforce", "end buildup")
     else:
         demo.play("allied", "reinforce", "end buildup")
-        demo.play("axis", "end buildup")
+        _axis_buildup(demo)
 
 
 def test_rb_3_3_a_dummy_challenge_leaves_the_initiative_with_the_axis(demo):
@@ -182,6 +193,10 @@ def test_rb_3_3_a_challenge_claimed_real_from_a_hand_of_dummies_is_refused(demo)
 
 
 class _Ctx:
+    seq = 0
+    role = None
+    author = "axis"
+
     def __init__(self, values):
         self.values = values
 
@@ -215,3 +230,60 @@ def test_rb_17_0_the_last_month_ends_the_game_with_the_blocks_face_up(demo, monk
     assert state.month == 1
     with pytest.raises(IllegalAction, match="game is over"):
         session.add_orders(demo.allied.seat(), ["supply check"])
+
+
+def test_rb_16_41_early_arrival_through_the_engine(demo, monkeypatch):
+    """Every die a 1: the Axis slot for Ariete (due in Month 3) rolls 1 in the
+    Month 2 Buildup, so Ariete arrives now, its identity hidden from the
+    Allies, and is not due again in Month 3 (RB 16.41, BU-06)."""
+    monkeypatch.setattr(pbem.game, "roll", lambda game, eh, xp, xq, sides: (1,) * len(sides))
+    base = ritd._map().base("axis")
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    demo.play("allied", "supply check", "pass", "end movement", "supply check")
+    assert _now(demo.axis).player1 == "allied"  # BP dice 1 and 1: a tie goes to the Allies (RB 16.3)
+    demo.play("allied", "reinforce", "end buildup")
+    demo.play("axis", "early arrival")
+    axis = _now(demo.axis)
+    assert axis.early_arrived == ("month2.early.axis.0",) and ritd._due_count(axis, "axis") == 1
+    demo.play("axis", "reinforce", "end buildup")
+    assert [b.unit for b in _state(demo.axis).position.blocks_in(base, "axis")] == ["Ariete"]
+    assert [b.unit for b in _state(demo.allied).position.blocks_in(base, "axis")] == [""]  # hidden
+    # Month 3: Ariete is not due again; the Allied Month 4 units are rolled for and arrive.
+    demo.play("allied", "no challenge")
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    demo.play("allied", "supply check", "pass", "end movement", "supply check")
+    axis = _now(demo.axis)
+    assert axis.month == 3 and ritd._due_count(axis, "axis") == 0 and axis.player1 == "allied"
+    demo.play("allied", "early arrival")
+    assert ritd._due_count(_now(demo.allied), "allied") == 2
+    demo.play("allied", "reinforce", "end buildup")
+    allied_base = ritd._map().base("allied")
+    assert {b.unit for b in _state(demo.allied).position.blocks_in(allied_base, "allied")} >= {"4 Ind/7 Mot", "32AT/4"}
+    demo.play("axis", "end buildup")
+    assert _now(demo.allied).phase == "initiative"
+
+
+def test_rb_16_41_an_early_block_that_is_not_its_slots_unit_is_caught(demo, monkeypatch):
+    """A tampered client places Littorio (due in Month 5) for the slot that
+    holds Ariete: the Allies cannot see it; opening the identities names it."""
+    monkeypatch.setattr(pbem.game, "roll", lambda game, eh, xp, xq, sides: (1,) * len(sides))
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    demo.play("allied", "supply check", "pass", "end movement", "supply check")
+    demo.play("allied", "reinforce", "end buildup")
+    demo.play("axis", "early arrival")
+    seat = demo.axis.seat()
+    state = _now(demo.axis)
+    token = "A0000e001"
+    label = ritd.hidden.identity_label(token)
+    problems = ritd.check(state, ritd.Reinforce(tokens=(token,), early=state.early_arrived),
+                          ritd.ActingAs(_Ctx({label: ritd.hidden.encode_identity("Littorio", 4),
+                                              "month2.early.axis.0": b"Ariete"}), "axis"))
+    assert [str(p) for p in problems] == ["RB 16.41: the slot month2.early.axis.0 holds Ariete, not Littorio at CV 4"]
+    # The opponent's replay keeps an obligation decided when both are opened.
+    ob = ritd.Obligation(token=token, seq=9, kind="early", rule="RB 16.41", tokens=(token,),
+                         labels=("month2.early.axis.0", label), what="arrived early")
+    lied = msgspec.structs.replace(_state(demo.allied), obligations=(ob,))
+    _, found = ritd._decide_labelled(lied, _Ctx({"month2.early.axis.0": b"Ariete",
+                                                 label: ritd.hidden.encode_identity("Littorio", 4)}))
+    assert [p.rule for p in found] == ["RB 16.41"] and "the slot holds Ariete" in found[0].message
+    assert seat is not None
