@@ -96,9 +96,11 @@ def discard_dummies(hand: Hand, n: int) -> Hand:
     return Hand(count=hand.count - n, real=hand.real)
 
 
-def turn_cost(moves: int, combat: bool, assault: bool) -> tuple[int, str, str]:
+def turn_cost(moves: int, combat: bool, assault: bool, blitz: bool = False) -> tuple[int, str, str]:
     """RB 4.0-4.5 and the "Two Supply Cards Committed" sidebar: the real
     cards a Player-Turn needs for what it did: (cards, rule, what)."""
+    if blitz:
+        return 3, "RB 4.4", "the Blitz Movement and Combat phases (a Blitz Turn)"
     if assault:
         return 2, "RB 4.3", "Assault Battles (an Assault Turn)"
     if moves >= 2:
@@ -108,8 +110,10 @@ def turn_cost(moves: int, combat: bool, assault: bool) -> tuple[int, str, str]:
     return 0, "RB 4.5", "nothing"
 
 
-def option_name(real: int, moves: int, assault: bool) -> str:
+def option_name(real: int, moves: int, assault: bool, blitz: bool = False) -> str:
     """The Turn Option a turn with ``real`` real cards was (RB 4.0 sidebar)."""
+    if blitz and real >= 3:
+        return "blitz"
     if real <= 0:
         return "no real card"
     if real == 1:

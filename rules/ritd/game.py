@@ -205,6 +205,13 @@ class Rout(_A, tag="rout"):
     recommit: tuple[str, ...] = ()
 
 
+class Blitz(_A, tag="blitz"):
+    """RB 3.45, 4.4: after the first Combat phase of a turn with three or more
+    cards, the Blitz Movement and Combat phases (``go``) or not."""
+
+    go: bool
+
+
 class RevealUnits(_A, tag="reveal-units"):
     """RB 7.3, 8.5: my units in battles are revealed (their identities opened in this event)."""
 
@@ -217,7 +224,7 @@ Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMar
           | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | Rout | RevealUnits | RevealOption
           | cb.BattleSelection | cb.FirePlan | cb.LossAllocation | KeepHand | Redraw | Challenge | Answer
           | OpenChallenge | EarlyArrival | Reinforce | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
-          | EndBuildup | RevealAll)
+          | EndBuildup | RevealAll | Blitz)
 
 
 # -- state -------------------------------------------------------------------------
@@ -226,7 +233,7 @@ Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMar
 #: turn: Player-Turns; initiative: RB 3.3; buildup: RB 16.0; final: the
 #: blocks turned face up at the end (RB 17.0); over: the game has ended.
 Phase = Literal["deploy", "cards", "turn", "initiative", "buildup", "final", "over"]
-STEP_OWNER = {"initial-supply": "active", "option": "active", "movement": "active", "forced-march": "passive",
+STEP_OWNER = {"initial-supply": "active", "option": "active", "blitz": "active", "movement": "active", "forced-march": "passive",
               "refuse": "passive", "refuse-pursuit": "active", "refuse-dice": "passive",
               "refuse-losses": "passive", "refuse-withdraw": "passive", "reveal-passive": "passive", "reveal-active": "active",
               "battles": "active", "defensive-fire": "passive", "defensive-dice": "active",
@@ -357,6 +364,7 @@ _PROMPTS = {
                    "...' or 'pursuit losses auto'",
     "rout-withdraw": "the Rout Withdrawal Group Move (RB 11.3): 'rout <hex> -> <destination>'",
     "final-supply": "Final Supply Check (RB 12.7): 'supply check'",
+    "blitz": "Blitz (RB 3.45, 4.4): 'blitz' for the Blitz Movement and Combat phases, or 'no blitz'",
     "supply-revealed": "Supply Revealed (RB 3.48): 'reveal option'",
 }
 
@@ -1366,6 +1374,23 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             return []
         case cb.BattleSelection() | cb.FirePlan() | cb.LossAllocation():
             return _check_combat(state, turn, action, side)
+        case Blitz(go=go):
+            if step != "blitz":
+                return [Problem("RB 3.45", "the Blitz phases follow the first Combat phase of a turn with three "
+                                           "or more cards")]
+            if not go:
+                return []
+            probs = []
+            made = turn.movement.moves_made if turn.movement else 0
+            if made > 1:
+                probs.append(Problem("RB 4.4", f"a Blitz Turn is two Basic Turns: {made} Moves were made in the "
+                                               "first Movement phase, which allows one"))
+            if turn.assault:
+                probs.append(Problem("RB 4.4", "a Blitz Turn is two Basic Turns: no Assault Battles"))
+            if 0 <= turn.real < OPTION_COST["blitz"]:
+                probs.append(Problem("RB 4.4", f"a Blitz Turn needs 3 real cards; {turn.real} of the "
+                                               f"{turn.cards} played are real"))
+            return probs
         case RevealOption():
             if step != "supply-revealed":
                 return [Problem("RB 3.48", "the supply cards are revealed at the end of the Player-Turn")]
@@ -1462,7 +1487,7 @@ def _option_problems(state: State, turn: Turn, value: bytes | None) -> list[Prob
         problems.append(Problem("RB 4.3", f"{made} Moves were made and Assault Battles fought in "
                                           f"{', '.join(map(_map().name, turn.assault))}: an Assault Turn allows "
                                           "one Move, an Offensive Turn no Assault"))
-    needed, rule, what = cd.turn_cost(made, turn.fought, bool(turn.assault))
+    needed, rule, what = cd.turn_cost(made, turn.fought, bool(turn.assault), turn.blitz)
     if real < needed:
         problems.append(Problem(rule, f"{what} needs {needed} real card{'s' if needed > 1 else ''}, but only "
                                       f"{real} of the {turn.cards} cards played {'is' if real == 1 else 'are'} real: "
@@ -1591,11 +1616,17 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             pending_routs = [PendingRout(hex=h, side=owner, tokens=tuple(ts), fired=turn.fire_result.fired)
                              for (h, owner), ts in by_hex.items()]
             return _start_routs(state, turn, pending_routs, turn.step)
+        case Blitz(go=go):
+            if not go:
+                return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="final-supply"))
+            movement = mv.start_blitz_movement(pos, turn.movement)
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(
+                turn, step="movement", blitz=True, movement=movement, battles=(), assault=()))
         case RevealOption():
             real = cd.parse_real(ctx.value(turn.option_label), turn.cards) or 0
             made = turn.movement.moves_made if turn.movement else 0
-            return _end_turn(state, msgspec.structs.replace(turn, real=real,
-                                                            option=cd.option_name(real, made, bool(turn.assault))))
+            return _end_turn(state, msgspec.structs.replace(turn, real=real, option=cd.option_name(
+                real, made, bool(turn.assault), turn.blitz)))
     raise ValueError(f"unchecked action {action!r}")
 
 
@@ -1948,8 +1979,15 @@ def _round(turn: Turn) -> cb.CombatRound:
 def _to_combat(state: State, turn: Turn) -> State:
     """T9: the active player chooses the Active Battles, unless this is a Pass
     Turn or no battle can be fought; else on to the Final Supply Check."""
-    step = "battles" if turn.cards and _fighting(state.position) else "final-supply"
+    step = "battles" if turn.cards and _fighting(state.position) else _after_combat(turn)
     return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
+
+
+def _after_combat(turn: Turn) -> str:
+    """RB 3.45: three or more cards played may pay for the Blitz phases, which
+    the active player takes or not (public: only the card count decides that
+    the question is asked); otherwise the Final Supply Check."""
+    return "blitz" if turn.cards >= OPTION_COST["blitz"] and not turn.blitz else "final-supply"
 
 
 def _next_battle(state: State, turn: Turn) -> State:
@@ -1963,7 +2001,7 @@ def _next_battle(state: State, turn: Turn) -> State:
     keep = [b for b in pos.battles if len({x.side for x in pos.blocks_in(b.hex)}) == 2]
     if len(keep) != len(pos.battles):
         state = msgspec.structs.replace(state, position=pos.with_battles(keep))
-    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="final-supply"))
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=_after_combat(turn)))
 
 
 def _after_losses(state: State, turn: Turn) -> State:
@@ -1998,7 +2036,8 @@ def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> l
             # RB 4.3: two real cards and at most one Move (None: the cards are secret to this replay)
             assault_turn = None if turn.real < 0 else (turn.real >= 2 and made <= 1)
             return cb.check_battle_selection(pos, side, action, new_battles=_new_battles(turn),
-                                             fortress_hexes=cb.fortress_hexes(_map()), assault_turn=assault_turn)
+                                             fortress_hexes=cb.fortress_hexes(_map()), assault_turn=assault_turn,
+                                             blitz=turn.blitz)
         case cb.FirePlan(hex=hex_, side=firer):
             if turn.step not in ("defensive-fire", "offensive-fire"):
                 return [Problem("RB 9.1", "no fire is due now")]
@@ -2210,12 +2249,11 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
     if low.startswith("supply check"):
         return Order(action=_parse_supply(state, role, words[len("supply check"):]))
     cards = _OPTION.match(low)
+    if low in ("blitz", "no blitz") and turn.step == "blitz":
+        return Order(action=Blitz(go=low == "blitz"))
     if cards:
         if low == "pass":
             return Order(action=PlayCards(count=0))
-        if cards.group("option") == "blitz":
-            raise ValueError("RB 4.4: Blitz Turns (a second Movement and Combat phase) are not adjudicated by "
-                             "this version yet: play basic, offensive or assault (with dummies if you like)")
         real = OPTION_COST.get(cards.group("option") or "", 0)
         count = real + int(cards.group("dummies") or cards.group("bluff") or 0)
         label = option_label(turn.number)
@@ -2649,10 +2687,11 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
             return ["reveal units"]
         case "battles":
             must = cb.mandatory_battles(state.position, role, new_battles=_new_battles(turn),
-                                        fortress_hexes=cb.fortress_hexes(m))
+                                        fortress_hexes=cb.fortress_hexes(m), blitz=turn.blitz)
             names = ", ".join(m.name(h) for h in must) or "none"
             orders = [f"battles {names}"]
-            if turn.real >= 2 and (turn.movement.moves_made if turn.movement else 0) <= 1 and must:
+            if turn.real >= 2 and not turn.blitz and (turn.movement.moves_made if turn.movement else 0) <= 1 \
+                    and must:
                 orders.append(f"battles {names} assault {names}")
             return orders
         case "defensive-fire" | "offensive-fire":
@@ -2661,6 +2700,10 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
             return [f"losses {m.name(turn.battles[0])} auto"]
         case "supply-revealed":
             return ["reveal option"]
+        case "blitz":
+            made = turn.movement.moves_made if turn.movement else 0
+            able = made <= 1 and not turn.assault and turn.real >= OPTION_COST["blitz"]
+            return ["no blitz"] + (["blitz"] if able else [])
         case "rout-slowest":
             r = turn.rout_queue[0]
             roster = _scenarios().roster
@@ -2694,7 +2737,7 @@ def _option_orders(hand: Hand) -> list[str]:
     dummies = hand.dummy if hand.dummy is not None else hand.count
     orders = ["pass"]
     for option, cost in OPTION_COST.items():
-        if cost == 0 or cost > real or option == "blitz":
+        if cost == 0 or cost > real:
             continue
         orders.append(option)
         orders += [f"{option} + {n} dumm{'y' if n == 1 else 'ies'}" for n in (1, 2) if n <= dummies]
@@ -2843,6 +2886,8 @@ def format_action(action: object) -> str:
                 (f", {len(cards)} cards drawn" if cards else "")
         case RevealAll():
             return "reveal all"
+        case Blitz(go=go):
+            return "blitz" if go else "no blitz"
         case SupplyCheck():
             return "supply check"
         case PlayCards(count=count):

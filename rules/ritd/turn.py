@@ -33,6 +33,11 @@ Steps, each a decision of one player (the engine hands control over):
                              eliminated); the survivors are Disrupted again
                              (an Overrun, RB 11.4, T-13, Routs the same way in the
                              middle of movement, pursued by the Overrunning units)
+    blitz           active   after the first Combat phase of a turn with 3 or more cards:
+                             the Blitz Movement and Combat phases, or not (RB 3.45, 4.4);
+                             they run as the first ones (one Move, units that moved
+                             may not move again, hexside limits reset, Blitz Combat
+                             with no Assault and no mandatory Fortress combat)
     final-supply    active   T12 Final Supply Check (RB 12.7)
     supply-revealed active   T13 open the turn option and check it paid for the turn (RB 3.48)
 
@@ -55,7 +60,7 @@ from rules.ritd import movement as mv
 from rules.ritd import routs
 from rules.ritd.position import Side
 
-Step = Literal["initial-supply", "option", "movement", "forced-march", "refuse", "refuse-pursuit",
+Step = Literal["initial-supply", "option", "blitz", "movement", "forced-march", "refuse", "refuse-pursuit",
                "refuse-dice", "refuse-losses", "refuse-withdraw", "reveal-passive", "reveal-active",
                "battles", "defensive-fire", "defensive-dice", "offensive-losses", "offensive-fire",
                "offensive-dice", "defensive-losses", "final-supply", "supply-revealed", "rout-slowest",
@@ -63,8 +68,8 @@ Step = Literal["initial-supply", "option", "movement", "forced-march", "refuse",
 
 #: RB 4.0-4.5: supply cards each turn option costs, and Moves it allows in
 #: its (first) Movement phase.
-OPTION_COST = {"pass": 0, "basic": 1, "offensive": 2, "assault": 2}
-OPTION_MOVES = {"pass": 1, "basic": 1, "offensive": 2, "assault": 1}
+OPTION_COST = {"pass": 0, "basic": 1, "offensive": 2, "assault": 2, "blitz": 3}
+OPTION_MOVES = {"pass": 1, "basic": 1, "offensive": 2, "assault": 1, "blitz": 1}
 
 
 class PendingRout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -93,6 +98,8 @@ class Turn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     real: int = -1
     #: Whether Active Battles were fought (a Combat Round needs a real card, RB 4.1).
     fought: bool = False
+    #: Whether the Blitz Movement and Combat phases are under way or done (RB 3.45, 4.4).
+    blitz: bool = False
     movement: mv.MovementTurn | None = None
     #: Attacked hexes still awaiting the passive player's decision (RB 8.4).
     refusals: tuple[str, ...] = ()

@@ -75,7 +75,7 @@ def test_rb_3_42_the_hand_must_hold_the_real_cards_played(demo):
     # The Allied hand holds 2 real cards and 1 dummy.
     with pytest.raises(IllegalAction, match="RB 3.42: 2 dummy cards played, but the hand holds 1 dummies"):
         session.add_orders(seat, ["supply check", "basic + 2 dummies"])
-    with pytest.raises(IllegalAction, match="RB 4.4: Blitz Turns .* not adjudicated"):
+    with pytest.raises(IllegalAction, match="RB 3.42: 3 real cards played, but the hand holds 2 real cards"):
         session.add_orders(demo.allied.seat(), ["supply check", "blitz"])
     hand = ritd.Hand(count=3, real=2)
     assert [str(p) for p in ritd.cd.play_problems(hand, 3, 3, "RB 3.42")] == [
@@ -287,3 +287,41 @@ def test_rb_16_41_an_early_block_that_is_not_its_slots_unit_is_caught(demo, monk
                                                  label: ritd.hidden.encode_identity("Littorio", 4)}))
     assert [p.rule for p in found] == ["RB 16.41"] and "the slot holds Ariete" in found[0].message
     assert seat is not None
+
+
+def test_rb_4_4_a_blitz_turn_is_two_basic_turns(demo):
+    """RB 3.45, 3.46, 4.4: three real cards; after the first Combat phase the
+    Axis takes the Blitz phases: one more Move with units that have not moved,
+    hexside limits reset; Supply Revealed finds the three real cards."""
+    m = ritd._map()
+    demo.play("axis", "supply check", "blitz", "regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento",
+              "end movement")
+    demo.play("allied", "refuse-battle Sollum slowest 3")
+    demo.play("axis", "pursue Sollum with none")
+    demo.play("allied", "refuse-battle Sollum -> Sidi Barrani")
+    assert _state(demo.axis).turn.step == "blitz"
+    assert session.legal_orders(demo.axis.seat()) == ["no blitz", "blitz"]
+    # A unit that moved may not move again (RB 4.4).
+    with pytest.raises(IllegalAction, match="RB"):
+        session.add_orders(demo.axis.seat(), ["blitz", "group Sollum -> Sollum E1 Savona"])
+    demo.play("axis", "blitz", "group Sidi Omar -> Sidi Omar W1 GGFF", "end movement", "supply check",
+              "reveal option")
+    allied = _state(demo.allied)
+    assert {b.unit for b in _state(demo.axis).position.blocks_in(m.resolve("Sidi Omar W1"), "axis")} == {"GGFF"}
+    assert allied.turn.active == "allied" and allied.hands["axis"] == ritd.Hand(count=3, real=None)
+    assert _state(demo.axis).hands["axis"] == ritd.Hand(count=3, real=1)
+
+
+def test_rb_4_4_blitz_phases_paid_with_two_real_cards_are_named_at_supply_revealed(demo):
+    """Two real cards and a dummy: the owner's pbem refuses the Blitz phases;
+    the opponent, who sees three cards, would accept them until Supply
+    Revealed opens the count and names RB 4.4."""
+    demo.play("axis", "supply check", "offensive + 1 dummy", "end movement")
+    state = _now(demo.axis)
+    assert state.turn.step == "blitz"
+    with pytest.raises(IllegalAction, match="RB 4.4: a Blitz Turn needs 3 real cards; 2 of the 3 played are real"):
+        session.add_orders(demo.axis.seat(), ["blitz"])
+    turn = msgspec.structs.replace(state.turn, real=-1, blitz=True)
+    problems = ritd._option_problems(state, turn, b"2")
+    assert [p.rule for p in problems] == ["RB 4.4"] and "needs 3 real cards" in problems[0].message
+    assert ritd._option_problems(state, turn, b"3") == []
