@@ -54,7 +54,10 @@ def _map() -> HexMap:
     return load_map()
 
 
-SPEC = Spec(id="ritd", version="1", title="Rommel in the Desert", roles=SIDES,
+#: The version goes up whenever a log of the previous one would replay
+#: differently (actions, commitments, steps); pbem refuses a game made with
+#: another version (exit code 10). 2: the Month (cards, Buildup, victory).
+SPEC = Spec(id="ritd", version="2", title="Rommel in the Desert", roles=SIDES,
             scenarios=_scenarios().ids, data_package="rules.ritd.data", data_files=DATA_FILES)
 
 
@@ -120,6 +123,13 @@ class Reinforce(_A, tag="reinforce"):
 
     tokens: tuple[str, ...]
     early: tuple[str, ...] = ()
+
+
+class CallMalta(_A, tag="call-malta"):
+    """RB 18.6, 18.8: the Axis calls the Malta Group ("M" units) into Base,
+    once, each identity committed as ``<token>.id0``."""
+
+    tokens: tuple[str, ...]
 
 
 class Rebuild(_A, tag="rebuild"):
@@ -223,7 +233,7 @@ class RevealOption(_A, tag="reveal-option"):
 Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMarches | EndMovement
           | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | Rout | RevealUnits | RevealOption
           | cb.BattleSelection | cb.FirePlan | cb.LossAllocation | KeepHand | Redraw | Challenge | Answer
-          | OpenChallenge | EarlyArrival | Reinforce | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
+          | OpenChallenge | EarlyArrival | Reinforce | CallMalta | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
           | EndBuildup | RevealAll | Blitz)
 
 
@@ -305,6 +315,10 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     early_units: dict[str, tuple[str, ...]] = {}
     early_next: dict[str, int] = {}
     early_units_next: dict[str, tuple[str, ...]] = {}
+    #: RB 18.6, 18.8: the Month the Malta Group was called in (0: not yet).
+    malta: int = 0
+    #: RB 18.7: Gazala's pre-game Buildup under way (before the first cards).
+    pregame: bool = False
     #: Seeds of the Axis initial hand, committed when it ended its set-up.
     seeds: dict[str, tuple[str, ...]] = {}
     bonus: dict[str, int] = {}
@@ -318,9 +332,10 @@ def scenario_info(scenario_id: str) -> str:
     s = _scenarios().get(scenario_id)
     gaps = []
     if s.special.pregame_buildup is not None:
-        gaps.append("its pre-game Buildup (RB 18.7) is not adjudicated yet")
+        gaps.append(f"a pre-game Buildup of {s.special.pregame_buildup.bp} BP each, "
+                    f"the {s.special.pregame_buildup.first} first (RB 18.7)")
     if s.axis.malta_group is not None:
-        gaps.append("the Malta Group (RB 18.6) is not offered yet")
+        gaps.append(f"the Axis may call the Malta Group from Month {s.axis.malta_group.first_month} (RB 18.6)")
     first = "the Allies move first" if s.special.first_player == "allied" else "the Axis moves first"
     return (f"{s.name} ({s.rule}): {s.start_text} to {s.end_text}, {s.length} month"
             f"{'s' * (s.length != 1)}; {first}" + "".join(f"; {g}" for g in gaps))
@@ -425,7 +440,8 @@ _STAGE_PROMPTS = {
     "open-challenge": "turn the challenge card face up (RB 3.3): 'open challenge'",
     "buildup": "Buildup (RB 16.4-16.6): 'early arrival' and 'reinforce' first if units are due, then 'redeploy <unit> <hex> -> "
                "... -> <hex>', 'sea <unit> -> <port>', 'refit <unit> <hex> -> ... -> <base>', "
-               "'rebuild <unit> [steps]', 'buy supply [n]', and 'end buildup [discard <n> dummies]'",
+               "'rebuild <unit> [steps]', 'buy supply [n]', 'call malta group' (RB 18.6), and "
+               "'end buildup [discard <n> dummies]'",
     "reveal-all": "the end of the game (RB 17.0): 'reveal all' turns every block face up",
 }
 
@@ -500,7 +516,11 @@ def check(state: State, action: object, ctx) -> list[Problem]:
 
 
 def _initial_cards(state: State, side: Side) -> int:
-    """RB 18.0: the scenario's initial hand, within the hand limit (RB 16.6)."""
+    """RB 18.0: the scenario's initial hand, within the hand limit (RB 16.6);
+    with a pre-game Buildup (RB 18.7) it is drawn at the end of it, with the
+    Extra Supply Cards bought there."""
+    if _scenario(state).special.pregame_buildup is not None and state.phase == "deploy":
+        return 0
     return min(_scenario(state).side(side).initial_supply, _deck().hand_limit)
 
 
@@ -596,7 +616,11 @@ def _resupply_cards(state: State, side: Side, discard: int) -> int:
     """RB 16.6: Monthly Resupply plus Extra (16.5) and Bonus (13.4) cards,
     within the hand limit after the discards (T-16)."""
     ledger = state.ledgers[side]
-    n = bu.monthly_resupply(_scenario(state), side, state.month) + ledger.extra_cards + state.bonus.get(side, 0)
+    if state.pregame:  # RB 18.7: the initial hand and the Extra Supply Cards bought
+        n = _scenario(state).side(side).initial_supply + ledger.extra_cards
+    else:
+        n = (bu.monthly_resupply(_scenario(state), side, state.month, state.malta or None) + ledger.extra_cards
+             + state.bonus.get(side, 0))
     after = Hand(count=_hand(state, side).count - discard)
     return min(n, cd.room(after, _deck()))
 
@@ -667,6 +691,27 @@ def _check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) ->
             return bu.check_spend(_bctx(state), pos, ledger, action)
         case Rebuild(token=token, steps=steps, bp=bp):
             return _rebuild_problems(state, side, ledger, token, steps, bp, ctx)
+        case CallMalta(tokens=tokens):
+            s = _scenario(state)
+            if side != "axis" or state.pregame:
+                return [Problem("RB 18.6", "only the Axis calls the Malta Group, in a Buildup")]
+            probs = bu.check_malta_group(s, state.month, state.malta or None)
+            units = _scenarios().malta_group(s)
+            if len(tokens) != len(units) or len(set(tokens)) != len(tokens):
+                probs.append(Problem("RB 18.6", f"the Malta Group is {len(units)} blocks, not {len(tokens)}"))
+            want = {(u.name, u.max_cv) for u in units}
+            for t in tokens:
+                if not hidden.is_token_of(t, side) or pos.has_block(t) or t in state.versions:
+                    probs.append(Problem("RB 2.0", f"'{t}' is not a new {side} block token"))
+                elif not ctx.committed(hidden.identity_label(t)):
+                    probs.append(Problem("RB 2.0", f"the block's identity must be committed as "
+                                                   f"'{hidden.identity_label(t)}'"))
+                else:
+                    ident = _identity(ctx, t)
+                    if ident is not None and ident not in want:
+                        probs.append(Problem("RB 18.6", f"{ident[0]} at CV {ident[1]} is not a Malta Group unit "
+                                                        "at full strength"))
+            return probs
         case EndBuildup(discard=discard, cards=labels):
             probs = []
             if discard < 0 or discard > hand.count:
@@ -793,6 +838,13 @@ def apply(state: State, action: object, ctx) -> State:
         case EndDeployment(cards=labels):
             if side == "axis":  # RB 18.0: the Axis deploys first, then the Allies
                 return msgspec.structs.replace(state, side="allied", seeds={**state.seeds, side: labels})
+            pre = _scenario(state).special.pregame_buildup
+            if pre is not None:  # RB 18.7 (BU-20): 30 BP each, no dice, before the first cards
+                state = msgspec.structs.replace(state, position=_initial_fortress_control(state))
+                networks = {s: tuple(sorted(n)) for s, n in bu.buildup_networks(_map(), state.position).items()}
+                return msgspec.structs.replace(state, phase="buildup", stage="buildup", side=pre.first,
+                                               player1=pre.first, pregame=True, networks=networks,
+                                               ledgers={s: bu.open_ledger(s, pre.bp) for s in SIDES})
             # RB 18.0: the initial hands are dealt (the Allies' first: their
             # seeds are committed now), then each may redraw once, Axis first.
             dealt = msgspec.structs.replace(state, phase="cards", stage="deal", side="axis",
@@ -816,8 +868,9 @@ def _after_draw(state: State) -> State:
     state = msgspec.structs.replace(state, drawing=(), drawer="")
     if state.phase == "cards":
         if state.stage == "deal":
-            if drawer == "allied":
-                return _draw(state, "axis", state.seeds.get("axis", ()))
+            other = enemy_of(drawer)
+            if not state.draws.get(other):  # the other initial hand is still to come
+                return _draw(state, other, state.seeds.get(other, ()))
             return msgspec.structs.replace(state, stage="redraw", side="axis")
         return _after_redraw(state, drawer)
     # RB 16.0: Player 2's Buildup follows Player 1's; then the Initiative.
@@ -951,10 +1004,33 @@ def _apply_month(state: State, action: object, side: Side, ctx) -> State:
                                            refitting=refit)
         case Rebuild(token=token, steps=steps, bp=bp):
             return _apply_rebuild(state, side, token, steps, bp, ctx)
+        case CallMalta(tokens=tokens):
+            base = m.base(side)
+            blocks, obligations = [], state.obligations
+            for t in tokens:
+                ident = _identity(ctx, t)
+                unit, cv = ident if ident is not None else ("", 0)
+                blocks.append(Block(token=t, side=side, hex=base, unit=unit, cv=cv))
+                if ident is None:
+                    obligations += (Obligation(token=t, seq=ctx.seq, kind="malta", hex=base, rule="RB 18.6",
+                                               what=f"arrived with the Malta Group in Month {state.month}"),)
+            arrival = bu.arrive(m, pos, side, blocks)
+            refit = {**state.refitting, side: state.refitting.get(side, ()) + arrival.waiting} \
+                if arrival.waiting else state.refitting
+            return msgspec.structs.replace(state, position=arrival.pos, obligations=obligations, refitting=refit,
+                                           versions={**state.versions, **{t: 0 for t in tokens}},
+                                           malta=state.month)
         case EndBuildup(discard=discard, cards=labels):
             closing = bu.close_ledger(state.ledgers[side])
             state = msgspec.structs.replace(state, saved={**state.saved, side: closing.saved},
                                             hands={**state.hands, side: cd.discard_dummies(hand, discard)})
+            if state.pregame:  # RB 18.7: the initial hands are dealt after both have spent
+                state = msgspec.structs.replace(state, seeds={**state.seeds, side: labels})
+                if side == state.player1:
+                    return msgspec.structs.replace(state, side=enemy_of(side))
+                dealt = msgspec.structs.replace(state, phase="cards", stage="deal", pregame=False, ledgers={},
+                                                networks={})
+                return _draw(dealt, side, labels)
             return _draw(state, side, labels)
     raise ValueError(f"unchecked action {action!r}")
 
@@ -1059,7 +1135,13 @@ def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Pr
         if ob.token != token or ob.labels:
             keep.append(ob)
             continue
-        if ob.kind == "arrival":  # RB 16.4: one of this month's Reinforcements, at full CV
+        if ob.kind == "malta":  # RB 18.6: a Malta Group unit at full CV
+            group = {(u.name, u.max_cv) for u in _scenarios().malta_group(_scenario(state))}
+            if (unit, cv) not in group or unit in others:
+                problems.append(Problem(ob.rule, f"event {ob.seq} by {block.side}: block {token} {ob.what}: "
+                                                 f"{unit} at CV {cv} is not a Malta Group unit at full strength, "
+                                                 "or it is already on the map"))
+        elif ob.kind == "arrival":  # RB 16.4: one of this month's Reinforcements, at full CV
             due = {(u.name, u.max_cv) for u in bu.on_schedule(_scenarios(), _scenario(state), block.side, ob.needed)}
             if (unit, cv) not in due or unit in others:
                 problems.append(Problem(ob.rule, f"event {ob.seq} by {block.side}: block {token} {ob.what}: "
@@ -2332,6 +2414,13 @@ def _parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
             tokens.append(token)
             secrets[hidden.identity_label(token)] = hidden.encode_identity(name, _max_cv(name))
         return Order(action=Reinforce(tokens=tuple(tokens), early=state.early_arrived), secrets=secrets)
+    if low in ("call malta group", "call malta", "malta group"):
+        secrets, tokens = {}, []
+        for u in _scenarios().malta_group(_scenario(state)):
+            token = hidden.new_token(role, ctx.fresh())
+            tokens.append(token)
+            secrets[hidden.identity_label(token)] = hidden.encode_identity(u.name, u.max_cv)
+        return Order(action=CallMalta(tokens=tuple(tokens)), secrets=secrets)
     if low.startswith("early arrival"):
         cands = [u.name for u in _early_candidates(state, role)]
         rest = words.strip()[len("early arrival"):].strip(" :")
@@ -2770,6 +2859,10 @@ def _month_orders(state: State, role: Side, ctx) -> list[str]:
         return ["reinforce"]
     ledger = state.ledgers[role]
     orders = ["end buildup"]
+    s = _scenario(state)
+    if role == "axis" and not state.pregame and s.axis.malta_group is not None \
+            and not bu.check_malta_group(s, state.month, state.malta or None):
+        orders.append("call malta group")
     if hand.dummy:
         orders += [f"end buildup discard {n} dummies" for n in range(1, hand.dummy + 1)]
     if ledger.available >= bu.SUPPLY_CARD_BP:
@@ -2873,6 +2966,8 @@ def format_action(action: object) -> str:
                 (f", {len(early)} of them early" if early else "")
         case Rebuild(token=token, steps=steps, bp=bp):
             return f"rebuild {token} {steps} step{'s' if steps > 1 else ''} ({bp} BP)"
+        case CallMalta(tokens=tokens):
+            return f"call the Malta Group: {len(tokens)} blocks in Base ({', '.join(tokens)})"
         case bu.Redeploy(token=token, path=path):
             return f"redeploy {token} {m.name(path[0])} -> {m.name(path[-1])} ({bu.redeployment_cost(m, path)} BP)"
         case bu.SeaRedeploy(token=token, to=to):

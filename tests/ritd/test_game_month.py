@@ -325,3 +325,51 @@ def test_rb_4_4_blitz_phases_paid_with_two_real_cards_are_named_at_supply_reveal
     problems = ritd._option_problems(state, turn, b"2")
     assert [p.rule for p in problems] == ["RB 4.4"] and "needs 3 real cards" in problems[0].message
     assert ritd._option_problems(state, turn, b"3") == []
+
+
+def test_rb_18_7_gazala_pregame_buildup_30_bp_each_allies_first(tmp_path):
+    """RB 18.7 (BU-20): after both deployments and before the first cards, the
+    Allies then the Axis spend 30 BP (no dice, no Resupply); Extra Supply
+    Cards bought there join the initial hands."""
+    sc = ritd._scenarios()
+    s = sc.get("gazala")
+    axis_setup = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
+    allied_setup = [f"deploy {u.name} at Alexandria" for u in sc.starting_units(s, "allied")] + ["end deployment"]
+    table = new_game(tmp_path, "gazala", axis_setup, allied_setup, keep_hands=False)
+    state = _state(table.axis)
+    assert state.phase == "buildup" and state.pregame and table.pending().role == "allied"
+    assert {side: led.total for side, led in state.ledgers.items()} == {"axis": 30, "allied": 30}
+    table.play("allied", "buy supply 2", "end buildup")
+    assert _state(table.axis).saved["allied"] == 10 and table.pending().role == "axis"
+    table.play("axis", "end buildup")
+    table.keep_hands()
+    axis = _state(table.axis)
+    assert axis.phase == "turn" and axis.month == 14 and axis.turn.active == "axis"
+    assert axis.hands["allied"].count == s.allied.initial_supply + 2
+    assert axis.hands["axis"].count == s.axis.initial_supply
+
+
+def test_rb_18_6_the_malta_group_is_called_once_and_axis_resupply_drops_to_2(tmp_path, monkeypatch):
+    """Pursuit to Alamein (RB 18.8): from Month 16 the Axis may call the three
+    "M" units into Base, once; from that Buildup on its Resupply is 2 cards."""
+    monkeypatch.setattr(pbem.game, "roll", lambda game, eh, xp, xq, sides: (6,) * len(sides))  # nothing early
+    sc = ritd._scenarios()
+    s = sc.get("pursuit")
+    axis_setup = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
+    allied_setup = [f"deploy {u.name} at Alexandria" for u in sc.starting_units(s, "allied")] + ["end deployment"]
+    table = new_game(tmp_path, "pursuit", axis_setup, allied_setup)
+    table.play("axis", "supply check", "pass", "end movement", "supply check")
+    table.play("allied", "supply check", "pass", "end movement", "supply check")
+    state = _now(table.axis)
+    assert state.month == 16 and state.player1 == "allied"  # BP dice all 6: a tie, the Allies first
+    table.play("allied", "reinforce", "end buildup")
+    hand = _now(table.axis).hands["axis"].count
+    table.play("axis", "early arrival")
+    assert "call malta group" in session.legal_orders(table.axis.seat())
+    table.play("axis", "call malta group", "end buildup")
+    axis = _state(table.axis)
+    base = ritd._map().base("axis")
+    assert {"Folgore", "Ramcke", "La Spezia"} <= {b.unit for b in axis.position.blocks_in(base, "axis")}
+    assert axis.malta == 16
+    assert _now(table.allied).hands["axis"].count == hand + 2  # RB 18.8: Resupply 2 from this Buildup
+    assert ritd.bu.check_malta_group(s, 18, axis.malta)[0].message == "the Malta Group already arrived in Month 16"

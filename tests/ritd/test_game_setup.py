@@ -85,7 +85,7 @@ def test_a_hidden_misplacement_is_caught_when_opened_and_by_the_audit(tmp_path):
     axis, allied = Identity.generate(), Identity.generate()
     rules = ritd
     nonce = bytes(range(32))
-    genesis = codec.Genesis(rules="ritd", rules_version="1", data_hash=rulesapi.data_hash(rules.SPEC).hex(),
+    genesis = codec.Genesis(rules="ritd", rules_version=rules.SPEC.version, data_hash=rulesapi.data_hash(rules.SPEC).hex(),
                             scenario="demo", nonce=nonce.hex(),
                             players=[codec.Player(role="allied", key=allied.public_text),
                                      codec.Player(role="axis", key=axis.public_text)])
