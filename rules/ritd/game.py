@@ -3140,7 +3140,7 @@ def render_text(v: View) -> str:
     if v.battles:
         lines.append("battles: " + ", ".join(v.battles))
     if v.last_rolls:
-        lines.append(f"last Forced March dice: {v.last_rolls}")
+        lines.append(f"last dice: {v.last_rolls}")
     for side in SIDES:
         mine = [b for b in v.blocks if b.side == side]
         lines.append(f"{side}: {len(mine)} blocks")

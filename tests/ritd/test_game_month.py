@@ -6,6 +6,8 @@ of the game. Cards: tests/ritd/conftest.py deals every third card a dummy."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgspec
 import pytest
 
@@ -373,3 +375,24 @@ def test_rb_18_6_the_malta_group_is_called_once_and_axis_resupply_drops_to_2(tmp
     assert axis.malta == 16
     assert _now(table.allied).hands["axis"].count == hand + 2  # RB 18.8: Resupply 2 from this Buildup
     assert ritd.bu.check_malta_group(s, 18, axis.malta)[0].message == "the Malta Group already arrived in Month 16"
+
+
+def test_rb_3_42_real_cards_the_hand_never_held_are_named_by_the_audit(demo, monkeypatch):
+    """A tampered Allied client plays three cards claimed real from a hand of
+    two real and a dummy, for an Offensive. The Axis cannot see the hand, and
+    Supply Revealed finds enough real cards; the audit, which knows every
+    card drawn, names the event and its signer (T-15)."""
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    with monkeypatch.context() as cheat:  # the Allied client skips its own hand check
+        cheat.setattr(ritd.cd, "play_problems", lambda *args: [])
+        seat = demo.allied.seat()
+        session.add_orders(seat, ["supply check", "blitz", "end movement", "no blitz", "supply check",
+                                  "reveal option"])
+        data = Path(session.send(seat, open_all=True).turn_file).read_bytes()
+    demo.deliver(demo.axis, data)  # accepted: the Axis cannot know the Allied hand
+    assert _state(demo.axis).turn.active == "axis"
+    events = demo.allied.gd.read_events()
+    with pytest.raises(IllegalAction) as err:
+        session.audit(events, ritd)
+    text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
+    assert "by allied" in text and "RB 3.42: 3 real cards played, but the hand holds 2 real cards" in text
