@@ -222,7 +222,7 @@ def _print_turn_to_stdout(sent, game: Path) -> None:
 
 @cli.command()
 @click.argument("directory", type=click.Path(path_type=Path))
-@click.option("--rules", "rules_id", required=True, help="Rules id (see 'pbem rules list').",
+@click.option("--rules", "--game", "rules_id", required=True, help="Rules id, e.g. ritd (see 'pbem rules list').",
               shell_complete=lambda ctx, param, incomplete: _complete_rules(incomplete))
 @click.option("--scenario", default=None,
               help="Scenario id of the rules (required; without it pbem lists the scenarios).",

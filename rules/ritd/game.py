@@ -3030,7 +3030,8 @@ def format_action(action: object) -> str:
 
 
 def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
-    """``pbem explain supply <hex or unit>`` / ``pbem explain move <unit>``."""
+    """``pbem explain supply <hex or unit>`` / ``pbem explain move <unit>`` /
+    ``pbem explain bp [axis|allied]`` (RB 16.5 sidebar)."""
     m, pos = _map(), state.position
     if topic == "supply":
         try:
@@ -3044,7 +3045,36 @@ def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
         movement = turn.movement if turn is not None and turn.movement is not None and turn.active == role \
             else mv.start_movement(pos, role, moves_allowed=2, rommel_bonus=_scenario(state).special.rommel_bonus)
         return [_named(state, line) for line in mv.explain_move(m, pos, movement, token, _speed(pos.block(token)))]
-    raise ValueError(f"nothing to explain about '{topic}' (topics: supply, move)")
+    if topic in ("bp", "buildup"):
+        return _divulged(state, role, args.strip().lower())
+    raise ValueError(f"nothing to explain about '{topic}' (topics: supply, move, bp)")
+
+
+def _divulged(state: State, role: Side, who: str) -> list[str]:
+    """RB 16.5 sidebar "Divulging BP Expenditures": what a player must tell
+    the opponent on request, for the Buildup under way or just ended (``who``:
+    axis, allied or both; T-21: pbem answers from the log, where every
+    expenditure is public except Minefield locations)."""
+    sides = [s for s in SIDES if who in ("", "both", s)]
+    if not sides:
+        raise ValueError(f"'bp {who}': name axis, allied or both")
+    if not state.ledgers and not state.saved:
+        return ["no Buildup yet: BPs are determined in the Buildup (RB 16.3), not in Month 1"]
+    lines = []
+    for side in sides:
+        ledger = state.ledgers.get(side)
+        if ledger is None:
+            lines.append(f"{side}: {state.saved.get(side, 0)} BP Saved (RB 16.5)")
+            continue
+        d = bu.divulge(ledger)
+        lines += [f"{side} (RB 16.5 sidebar):", f"  BP Saved from earlier Months: {d.saved_before}",
+                  f"  Redeployments: {d.redeployments}, {d.redeployment_bp} BP",
+                  f"  steps rebuilt: {d.steps_rebuilt}, {d.replacement_bp} BP",
+                  f"  Extra Supply: {d.extra_supply_bp} BP", f"  Minefields: {d.minefield_bp} BP",
+                  f"  left to spend now: {ledger.available} BP"]
+        if side == role:
+            lines += [f"  {e.text}: {e.bp} BP" for e in ledger.entries]
+    return lines
 
 
 # -- views ------------------------------------------------------------------------------------------

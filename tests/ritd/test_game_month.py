@@ -131,6 +131,9 @@ def test_rb_16_5_buildup_spending_saving_and_resupply(demo):
     assert led.available == bp - cost and led.entries[-1].kind == "redeploy"
     # The Axis sees the Redeployment and its BP (RB 16.5 sidebar: divulged on request).
     assert _state(demo.axis).ledgers["allied"].available == bp - cost
+    # RB 16.5 sidebar: the Axis asks what the Allies spent ('pbem explain bp allied').
+    told = ritd.explain(_state(demo.axis), "axis", "bp", "allied", None)
+    assert f"  Redeployments: {cost}, {cost} BP" in told and "  steps rebuilt: 0, 0 BP" in told
     demo.play("allied", "end buildup discard 1 dummy")
     if state.player1 == "allied":
         _axis_buildup(demo)
