@@ -15,6 +15,7 @@ floats are fine here.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Literal
 
 import msgspec
@@ -24,6 +25,15 @@ PAGE_H_MM = 210.0
 MARGIN_MM = 7.0
 TITLE_MM = 11.0
 LEGEND_ROW_MM = 6.0
+#: Hex captions sit this far (in hex sizes) above the centre, near the top corner.
+CAPTION_DY = 0.7
+#: Piece layout, in hex sizes: a piece's side, the gap between things in a
+#: row, an invisible piece's width, and the widest row before pieces shrink.
+PIECE_SIDE = 0.55
+PIECE_GAP = 0.08
+PIECE_SPACER = 0.06
+ROW_MAX = 1.6
+MIN_PIECE_SCALE = 0.7
 
 SymbolShape = Literal["circle", "square", "star", "triangle", "diamond"]
 LegendShape = Literal["hex", "edge", "road", "symbol", "piece"]
@@ -85,17 +95,28 @@ class Symbol(msgspec.Struct, frozen=True):
 
 
 class Label(msgspec.Struct, frozen=True):
-    """Text placed at a hex centre, shifted by (dx, dy) hex sizes."""
+    """Text placed at a hex centre, shifted by (dx, dy) hex sizes.
+
+    With ``piece`` >= 0 the label belongs to that piece of the hex (its index
+    among the hex's pieces, in order) and is shifted from the piece's centre
+    instead, so it follows the piece wherever the layout puts it.
+    """
 
     hex: str
     text: str
     kind: str
     dx: float = 0.0
     dy: float = 0.0
+    piece: int = -1
 
 
 class Piece(msgspec.Struct, frozen=True):
-    """A playing piece or marker shown in a hex (stacked in order)."""
+    """A playing piece or marker shown in a hex.
+
+    The pieces of a hex stand side by side in a row, in order, after the
+    hex's symbols (which move aside so the pieces do not hide them); a piece
+    whose style draws nothing (no fill, no stroke, no text) is a narrow gap.
+    """
 
     hex: str
     kind: str
@@ -152,6 +173,76 @@ def _symbol_points(shape: str, cx: float, cy: float, s: float) -> str:
     else:
         raise PictureError(f"not a polygon shape: {shape!r}")
     return _points(pts)
+
+
+def _invisible(st: Style, text: str) -> bool:
+    return st.fill in ("none", "") and st.stroke in ("none", "") and not text
+
+
+def _symbol_half_width(st: Style) -> float:
+    return st.size * {"triangle": 1.1, "star": 1.25}.get(st.shape, 1.0)
+
+
+class _HexLayout(msgspec.Struct):
+    """Offsets (mm) from a hex centre: of its symbols by index, of its pieces with their side."""
+
+    symbols: dict[int, tuple[float, float]]
+    pieces: list[tuple[float, float, float]]
+
+
+def _layout_pieces(picture: Picture, size: float, style: Callable[[str], Style]) -> dict[str, _HexLayout]:
+    """Where the symbols and pieces of every hex holding pieces go: one row
+    (symbols first, then the pieces in order) centred on the hex centre,
+    pieces shrunk to fit ROW_MAX, wrapped into more rows if they still do not."""
+    by_hex: dict[str, list[Piece]] = {}
+    for piece in picture.pieces:
+        by_hex.setdefault(piece.hex, []).append(piece)
+    syms: dict[str, list[float]] = {}
+    for sym in picture.symbols:
+        if sym.hex in by_hex:
+            syms.setdefault(sym.hex, []).append(2 * _symbol_half_width(style(sym.kind)))
+    out: dict[str, _HexLayout] = {}
+    for hex_, ps in by_hex.items():
+        sym_w = syms.get(hex_, [])
+        widths = [PIECE_SPACER if _invisible(style(p.kind), p.text) else PIECE_SIDE for p in ps]
+
+        def row_scale(lo: int, hi: int, with_syms: bool) -> float:
+            fixed = sum(sym_w) if with_syms else 0.0
+            n_items = (len(sym_w) if with_syms else 0) + hi - lo
+            scalable = (sum(widths[lo:hi]) + PIECE_GAP * (n_items - 1)) * size
+            room = ROW_MAX * size - fixed
+            return 1.0 if scalable <= room else max(room, 0.0) / scalable
+
+        # Greedy rows: as many pieces as fit at the smallest allowed scale.
+        rows: list[tuple[int, int]] = []
+        lo = 0
+        while lo < len(ps):
+            hi = lo + 1
+            while hi < len(ps) and row_scale(lo, hi + 1, not rows) >= MIN_PIECE_SCALE:
+                hi += 1
+            rows.append((lo, hi))
+            lo = hi
+        scale = max(min(min(row_scale(a, b, i == 0) for i, (a, b) in enumerate(rows)), 1.0), 0.3)
+        side = PIECE_SIDE * size * scale
+        pitch = side + PIECE_GAP * size * scale
+        layout = _HexLayout(symbols={}, pieces=[])
+        for i, (a, b) in enumerate(rows):
+            y = (i - (len(rows) - 1) / 2) * pitch
+            items: list[tuple[str, int, float]] = []
+            if i == 0:
+                items += [("s", k, w) for k, w in enumerate(sym_w)]
+            items += [("p", j, widths[j] * size * scale) for j in range(a, b)]
+            gap = PIECE_GAP * size * scale
+            total = sum(w for _, _, w in items) + gap * (len(items) - 1)
+            x = -total / 2
+            for what, k, w in items:
+                if what == "s":
+                    layout.symbols[k] = (x + w / 2, y)
+                else:
+                    layout.pieces.append((x + w / 2, y, side))
+                x += w + gap
+        out[hex_] = layout
+    return out
 
 
 def render_svg(picture: Picture) -> str:
@@ -212,7 +303,7 @@ def render_svg(picture: Picture) -> str:
                 "style": st,
                 "caption": h.caption,
                 "cx": _fmt(cx),
-                "cap_y": _fmt(cy - size * 0.62),
+                "cap_y": _fmt(cy - size * CAPTION_DY),
             }
         )
 
@@ -256,9 +347,19 @@ def render_svg(picture: Picture) -> str:
         pts = [centre(h) for h in road.hexes]
         roads.append({"style": style(road.kind), "points": _points(pts)})
 
+    # Pieces stand side by side in one row per hex (more rows if many), after
+    # the hex's symbols, which leave the centre so that no piece hides them.
+    layout = _layout_pieces(picture, size, style)
+    sym_seen: dict[str, int] = {}
+
     symbols = []
     for sym in picture.symbols:
         cx, cy = centre(sym.hex)
+        k = sym_seen.get(sym.hex, 0)
+        sym_seen[sym.hex] = k + 1
+        if sym.hex in layout:
+            ddx, ddy = layout[sym.hex].symbols.get(k, (0.0, 0.0))
+            cx, cy = cx + ddx, cy + ddy
         st = style(sym.kind)
         symbols.append(
             {
@@ -273,37 +374,46 @@ def render_svg(picture: Picture) -> str:
             }
         )
 
-    labels = []
-    for lab in picture.labels:
-        cx, cy = centre(lab.hex)
-        labels.append(
-            {
-                "style": style(lab.kind),
-                "x": _fmt(cx + lab.dx * size),
-                "y": _fmt(cy + lab.dy * size),
-                "text": lab.text,
-            }
-        )
-
     pieces = []
-    stack_count: dict[str, int] = {}
+    piece_centres: dict[str, list[tuple[float, float]]] = {}
+    piece_seen: dict[str, int] = {}
     for piece in picture.pieces:
         cx, cy = centre(piece.hex)
-        n = stack_count.get(piece.hex, 0)
-        stack_count[piece.hex] = n + 1
+        n = piece_seen.get(piece.hex, 0)
+        piece_seen[piece.hex] = n + 1
         st = style(piece.kind)
-        side = size * 0.55
-        x = cx - side / 2 + (n % 3 - 1) * side * 0.35
-        y = cy - side / 2 + (n // 3) * side * 0.35 - size * 0.1
+        ddx, ddy, side = layout[piece.hex].pieces[n]
+        px, py = cx + ddx, cy + ddy
+        piece_centres.setdefault(piece.hex, []).append((px, py))
+        if _invisible(st, piece.text):
+            continue
+        x, y = px - side / 2, py - side / 2
         pieces.append(
             {
                 "style": st,
                 "x": _fmt(x),
                 "y": _fmt(y),
                 "w": _fmt(side),
-                "tx": _fmt(x + side / 2),
-                "ty": _fmt(y + side / 2 + st.font_size * 0.35),
+                "tx": _fmt(px),
+                "ty": _fmt(py + st.font_size * 0.35),
                 "text": piece.text,
+            }
+        )
+
+    labels = []
+    for lab in picture.labels:
+        cx, cy = centre(lab.hex)
+        if lab.piece >= 0:
+            at = piece_centres.get(lab.hex, [])
+            if lab.piece >= len(at):
+                raise PictureError(f"label {lab.text!r}: no piece {lab.piece} in hex {lab.hex!r}")
+            cx, cy = at[lab.piece]
+        labels.append(
+            {
+                "style": style(lab.kind),
+                "x": _fmt(cx + lab.dx * size),
+                "y": _fmt(cy + lab.dy * size),
+                "text": lab.text,
             }
         )
 

@@ -42,13 +42,16 @@ STYLES: dict[str, Style] = {
     # Text.
     "place": Style(fill="#111111", font_size=2.0, bold=True),
     "sea_label": Style(fill="#3d6f92", font_size=4.2, italic=True, halo="none"),
-    "region": Style(fill="#6b5a3a", font_size=3.2, italic=True, halo="none"),
-    "country": Style(fill="#8c1d8c", font_size=5.0, bold=True, halo="none", opacity=0.7),
+    # Area names get a white halo too: roads and hex edges run through them.
+    "region": Style(fill="#6b5a3a", font_size=3.2, italic=True),
+    "country": Style(fill="#8c1d8c", font_size=5.0, bold=True, opacity=0.7),
     # Pieces of a player's view: one block per side in each hex, with the
     # number of blocks on it (the halo is the text colour). A disrupted block
     # lies face down (RB 7.2): a stack of them is drawn pale, a mixed stack
     # says "upright+disrupted" in smaller type. "spacer" keeps a hex's two
-    # stacks apart, so neither count is covered.
+    # stacks apart, so neither count is covered. pbem.board sets the pieces
+    # of a hex side by side after its symbol (town dot, fortress ports), so
+    # none is hidden.
     "axis": Style(fill="#3b4a5c", stroke="#111111", width=0.25, font_size=2.3, halo="#ffffff"),
     "allied": Style(fill="#b5651d", stroke="#4a2608", width=0.25, font_size=2.3, halo="#ffffff"),
     "axis_disrupted": Style(fill="#dfe5ee", stroke="#3b4a5c", width=0.45, font_size=2.3, halo="#3b4a5c"),
@@ -58,8 +61,13 @@ STYLES: dict[str, Style] = {
     "spacer": Style(fill="none", stroke="none", width=0),
     "strength": Style(fill="#111111", font_size=1.2, bold=True),
     "battle": Style(stroke="#e0007a", width=1.1),
-    "battle_label": Style(fill="#e0007a", font_size=1.4, bold=True),
+    "battle_label": Style(fill="#e0007a", font_size=1.35, bold=True),
 }
+
+#: Place names above or below the symbol, in hex sizes (hex ids are at -0.7).
+NAME_ABOVE = -0.4
+NAME_BELOW = 0.62
+NAME_SHIFT = 0.3
 
 _LABEL_KIND = {"sea": "sea_label", "region": "region", "country": "country"}
 
@@ -114,7 +122,9 @@ def map_picture(view: View | None = None, hexmap: HexMap | None = None) -> Pictu
 
     symbols: list[Symbol] = []
     labels: list[Label] = []
-    above = _labels_above(m)
+    battles = frozenset(m.resolve(w) for w in view.battles) if view is not None else frozenset()
+    above = _labels_above(m, battles)
+    shifts = _name_shifts(m, above, battles)
     for place in m.places:
         if place.is_fortress:
             symbols.append(Symbol(place.hex, "fortress", f"{place.port_axis}/{place.port_allied}"))
@@ -124,7 +134,8 @@ def map_picture(view: View | None = None, hexmap: HexMap | None = None) -> Pictu
             symbols.append(Symbol(place.hex, f"base_{place.side}"))
         else:
             symbols.append(Symbol(place.hex, "town"))
-        labels.append(Label(place.hex, place.name, "place", dy=-0.42 if place.hex in above else 0.62))
+        labels.append(Label(place.hex, place.name, "place", dx=shifts.get(place.hex, 0.0),
+                            dy=NAME_ABOVE if place.hex in above else NAME_BELOW))
     for lab in m.labels:
         labels.append(Label(lab.hex, lab.text, _LABEL_KIND.get(lab.kind, "region")))
 
@@ -192,6 +203,8 @@ def view_pieces(m: HexMap, v: View) -> tuple[list[Piece], list[Label], list[Hexs
     by_hex: dict[str, list[str]] = {}
     for hex_, side in stacks:
         by_hex.setdefault(hex_, []).append(side)
+    named = {p.hex for p in m.places}
+    above = _labels_above(m, frozenset(m.resolve(w) for w in v.battles))
     for hex_, sides in sorted(by_hex.items()):
         # Own stack on the left; two stacks sit apart so both counts show.
         for i, side in enumerate(sorted(sides, key=lambda s: s != v.role)):
@@ -206,18 +219,19 @@ def view_pieces(m: HexMap, v: View) -> tuple[list[Piece], list[Label], list[Hexs
             else:
                 pieces.append(Piece(hex_, f"{side}_mixed", f"{len(bs) - down}+{down}"))
         if v.role in sides:
+            # Under the own piece (always the hex's first), or over it when
+            # the place name is below.
             cv = sum(b.cv for b in stacks[(hex_, v.role)])
-            dx = -0.19 if len(sides) > 1 else 0.0
-            labels.append(Label(hex_, f"CV {cv}", "strength", dx=dx, dy=0.36))
+            named_below = hex_ in named and hex_ not in above
+            labels.append(Label(hex_, f"CV {cv}", "strength", dy=-0.35 if named_below else 0.47, piece=0))
     outlines: list[HexsideFeature] = []
     battle_labels: list[Label] = []
-    above = _labels_above(m)
     for where in v.battles:
         hex_ = m.resolve(where)
         outlines += [HexsideFeature(hex_, n, "battle") for _, n in m.neighbours(hex_)]
-        # Opposite the place name, which goes above the symbol in some hexes.
-        dy = 0.64 if hex_ in above else -0.5
-        battle_labels.append(Label(hex_, f"{_side_name(v.side)} attacks", "battle_label", dy=dy))
+        # At the foot of the hex: its place name is above (see _labels_above),
+        # the CV of the own blocks under them.
+        battle_labels.append(Label(hex_, f"{_side_name(v.side)} attacks", "battle_label", dy=0.66))
     return pieces, labels, outlines, battle_labels
 
 
@@ -232,13 +246,29 @@ def _view_legend(v: View) -> tuple[LegendEntry, ...]:
     )
 
 
-def _labels_above(m: HexMap) -> frozenset[str]:
+def _labels_above(m: HexMap, battles: frozenset[str] = frozenset()) -> frozenset[str]:
     """Place hexes whose name goes above the symbol: every second one of a
-    run of named hexes side by side in a row, so names do not collide."""
+    run of named hexes side by side in a row, so names do not collide; and
+    the battle hexes of a view (the battle label goes at their foot)."""
     named = {p.hex for p in m.places}
     above: set[str] = set()
     for h in sorted(named, key=lambda x: (m.hex(x).r, m.hex(x).q)):
         west = m.neighbour(h, "W")
         if west in named and west not in above:
             above.add(h)
-    return frozenset(above)
+    return frozenset(above | (battles & named))
+
+
+def _name_shifts(m: HexMap, above: frozenset[str], battles: frozenset[str]) -> dict[str, float]:
+    """Sideways shifts (hex sizes) that keep place names off battle outlines:
+    a name above the symbol in a hex south-east or south-west of a battle,
+    or below it north-east or north-west of one, moves away from the battle."""
+    named = {p.hex for p in m.places}
+    shifts: dict[str, float] = {}
+    for b in sorted(battles):
+        for d, n in m.neighbours(b):
+            if n not in named or n in battles:
+                continue
+            if (d in ("SE", "SW") and n in above) or (d in ("NE", "NW") and n not in above):
+                shifts[n] = NAME_SHIFT if d in ("SE", "NE") else -NAME_SHIFT
+    return shifts

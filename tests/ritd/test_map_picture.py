@@ -120,3 +120,68 @@ def test_ritd_map_renders_with_readable_fonts() -> None:
     assert min(sizes) >= 1.6  # mm; place names 2 mm (about 6 pt) on A4
     names = {t.text for t in root.iter(f"{SVG}text")}
     assert {"Tobruk", "Sollum", "El Alamein", "Jalo"} <= names
+
+
+def _rects(root: ET.Element) -> list[tuple[float, float, float]]:
+    return [(float(r.get("x")), float(r.get("y")), float(r.get("width")))
+            for r in root.find(f".//{SVG}g[@id='pieces']").findall(f"{SVG}rect")]
+
+
+def test_pieces_stand_side_by_side_after_the_symbol_and_labels_follow_them() -> None:
+    styles = dict(tiny().styles, gap=Style())
+    pic = tiny(pieces=(Piece("a", "unit", "1"), Piece("a", "gap"), Piece("a", "unit", "3")),
+               labels=(Label("a", "CV 4", "name", dy=0.5, piece=0),), styles=styles)
+    root = parse(render_svg(pic))
+    (x1, y1, w1), (x2, y2, w2) = _rects(root)  # the invisible gap draws nothing
+    assert y1 == y2 and x1 + w1 < x2  # side by side, not overlapping
+    square = root.find(f".//{SVG}g[@id='symbols']").find(f"{SVG}polygon")
+    xs = [float(pt.split(",")[0]) for pt in square.get("points").split()]
+    assert max(xs) < x1  # the town symbol moved left of the pieces, not under them
+    cv = next(t for t in root.iter(f"{SVG}text") if t.text == "CV 4")
+    assert abs(float(cv.get("x")) - (x1 + w1 / 2)) < 0.02  # under the first piece
+    with pytest.raises(PictureError, match="no piece 3"):
+        render_svg(tiny(labels=(Label("b", "X", "name", piece=3),)))
+
+
+def test_many_pieces_wrap_into_rows_inside_the_hex() -> None:
+    root = parse(render_svg(tiny(pieces=tuple(Piece("b", "unit", str(i)) for i in range(7)))))
+    rects = _rects(root)
+    assert len(rects) == 7 and len({y for _, y, _ in rects}) >= 2
+    for i, a in enumerate(rects):
+        for b in rects[i + 1:]:
+            assert not (abs(a[0] - b[0]) < a[2] and abs(a[1] - b[1]) < a[2])  # no two overlap
+
+
+def test_ritd_view_keeps_fortress_town_and_names_readable() -> None:
+    from rules.ritd.game import BlockView, View
+
+    m = load_map()
+    tobruk, sollum, matruh = m.resolve("Tobruk"), m.resolve("Sollum"), m.resolve("Mersa Matruh")
+
+    def block(token: str, side: str, hex_: str) -> BlockView:
+        return BlockView(token=token, side=side, hex=hex_, where=m.name(hex_), unit="X" if side == "allied" else "",
+                         cv=3 if side == "allied" else 0, disrupted=False, revealed=False)
+
+    v = View(role="allied", scenario="demo", month=1, phase="turn", side="axis", battles=["Sollum"],
+             blocks=[block("L1", "allied", tobruk), block("L2", "allied", sollum), block("A1", "axis", sollum),
+                     block("L3", "allied", matruh)])
+    pic = map_picture(v)
+    cv = {lab.hex: lab for lab in pic.labels if lab.kind == "strength"}
+    names = {lab.hex: lab for lab in pic.labels if lab.kind == "place"}
+    assert cv[matruh].piece == 0 and names[matruh].dy > 0 > cv[matruh].dy  # CV over the block, name below
+    assert names[sollum].dy < 0 < cv[sollum].dy  # in the battle hex: name above, CV and battle label below
+    assert pic.styles["region"].halo != "none"  # area names stay readable over roads and hex edges
+    root = parse(render_svg(pic))
+    rects = _rects(root)
+    # No block covers a symbol (town dot, fortress with its ports): no symbol's centre lies in a block.
+    group = root.find(f".//{SVG}g[@id='symbols']")
+    marks = [(float(c.get("cx")), float(c.get("cy"))) for c in group.findall(f"{SVG}circle")]
+    for poly in group.findall(f"{SVG}polygon"):
+        pts = [tuple(map(float, pt.split(","))) for pt in poly.get("points").split()]
+        marks.append((sum(x for x, _ in pts) / len(pts), sum(y for _, y in pts) / len(pts)))
+    assert marks and not any(x <= cx <= x + w and y <= cy <= y + w for cx, cy in marks for x, y, w in rects)
+    # The two sides' blocks at Sollum do not overlap.
+    assert len(rects) == 4
+    for i, a in enumerate(rects):
+        for b in rects[i + 1:]:
+            assert not (abs(a[0] - b[0]) < a[2] and abs(a[1] - b[1]) < a[2])
