@@ -26,6 +26,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey 
 from rules.ritd.hexmap import HexMap, load_map  # noqa: E402
 from rules.ritd.position import Block, Position  # noqa: E402
 from rules.ritd.scenarios import HexZone, load_scenarios  # noqa: E402
+import msgspec  # noqa: E402
+
 from rules.ritd.supply import SupplyChoices, initial_supply_check  # noqa: E402
 
 
@@ -79,7 +81,8 @@ def main() -> None:
 
     def both() -> None:
         for side in ("axis", "allied"):
-            _, report = initial_supply_check(m, pos, side, choices)  # type: ignore[arg-type]
+            # a fresh Position each time: rules.ritd.supply keeps results per Position object
+            _, report = initial_supply_check(m, msgspec.structs.replace(pos), side, choices)  # type: ignore[arg-type]
             assert report.ok
 
     key = Ed25519PrivateKey.generate()

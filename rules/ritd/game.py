@@ -1132,7 +1132,8 @@ def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Pr
     keep = []
     others = _known_units(state.position, block.side) - {block.unit}
     for ob in state.obligations:
-        if ob.token != token or ob.labels:
+        if ob.token != token or ob.labels or (ob.kind in ("placement", "arrival", "malta") and version != 0):
+            # a later identity version has lost CV since: arrival checks wait for version 0
             keep.append(ob)
             continue
         if ob.kind == "malta":  # RB 18.6: a Malta Group unit at full CV
@@ -2360,10 +2361,9 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
         return Order(action=EndMovement())
     if verb == "accept-battle":
         return Order(action=AcceptBattle(hex=_place(words.split(None, 1)[1])))
-    if low == "reveal units":
-        side_blocks = _to_reveal(state, role)
-        return Order(action=RevealUnits(), reveal=tuple(
-            hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in side_blocks))
+    if low == "reveal units":  # identities opened in an earlier battle stay opened (RB 8.5)
+        labels = [hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in _to_reveal(state, role)]
+        return Order(action=RevealUnits(), reveal=tuple(lbl for lbl in labels if not ctx.opened(lbl)))
     if low == "reveal option":
         return Order(action=RevealOption(), reveal=(turn.option_label,) if turn.option_label else ())
     if verb == "battles":

@@ -348,11 +348,7 @@ def _default_network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
     Supply Line of every friendly unit."""
     from rules.ritd import supply
 
-    out: set[str] = set()
-    for h in sorted({b.hex for b in pos.blocks_of(side)}):
-        for line in supply.supply_lines(m, pos, side, h):
-            out.update(line.hexes)
-    return frozenset(out)
+    return supply.lines_network(m, pos, side)
 
 
 def network_from_lines(m: HexMap, pos: Position, side: Side, lines: SupplyLines) -> frozenset[str]:

@@ -373,7 +373,30 @@ def _fortresses_of(m: HexMap, pos: Position, side: Side) -> list[str]:
     return sorted(f for f, owner in pos.fortresses.items() if owner == side and m.fortress(f) is not None)
 
 
+#: Results of the whole-side computations for the last few positions, by
+#: identity: the state machine checks and then applies one action on the
+#: same Position object, and both ask the same questions. Positions are
+#: immutable and each entry holds its Position, so an identity match is the
+#: same value; results are never mutated by callers.
+_MEMO: list[tuple[HexMap, Position, str, str, object]] = []
+_MEMO_SIZE = 24
+
+
+def _memo(m: HexMap, pos: Position, side: str, what: str, make):
+    for m_, p, s_, w, value in reversed(_MEMO):
+        if m_ is m and p is pos and s_ == side and w == what:
+            return value
+    value = make()
+    _MEMO.append((m, pos, side, what, value))
+    del _MEMO[:-_MEMO_SIZE]
+    return value
+
+
 def _side_supply(m: HexMap, pos: Position, side: Side) -> _SideSupply:
+    return _memo(m, pos, side, "side-supply", lambda: _side_supply_now(m, pos, side))
+
+
+def _side_supply_now(m: HexMap, pos: Position, side: Side) -> _SideSupply:
     view = _View(m, pos, side)
     base = _trace(view, m.base(side))
     forts: dict[str, _Trace] = {}
@@ -535,12 +558,48 @@ def supply_lines(
     return tuple(lines)
 
 
+def lines_network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
+    """Every hex of every current Supply Line of every ``side`` unit: the
+    union of ``supply_lines(m, pos, side, h)`` over the hexes of its units,
+    tracing each Source once (MV-06, Withdrawal condition 3)."""
+    return _memo(m, pos, side, "lines-network", lambda: _lines_network_now(m, pos, side))
+
+
+def _lines_network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
+    view = _View(m, pos, side)
+    traces: dict[str, _Trace] = {}
+
+    def trace(source: str) -> _Trace:
+        if source not in traces:
+            traces[source] = _trace(view, source)
+        return traces[source]
+
+    out: set[str] = set()
+    for h in sorted({b.hex for b in pos.blocks_of(side)}):
+        here = pos.blocks_in(h, side)
+        if here and all(b.token in view.raiders for b in here):
+            continue  # RB 12.5: Raiders are isolated from friendly Supply
+        lines = _lines_to(view, trace(m.base(side)), h, "base")
+        for f in sorted({b.fortress_supply for b in here if b.fortress_supply}):
+            if pos.fortresses.get(f) == side:
+                lines += _lines_to(view, trace(f), h, "fortress")
+        for line in lines:
+            out.update(line.hexes)
+        if any(b.oasis_supply == h for b in here) and view.is_friendly_oasis(h):
+            out.add(h)
+    return frozenset(out)
+
+
 def network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
     """The Supply Network (RB 12.6): every hex on a current Supply Line of
     ``side`` to its Base or to a Fortress its units are assigned to (RB 13.3),
     plus Oases giving Oasis Supply (RB 15.1), and the Supplied Highway
     (RB 12.3). A chain link counts only if the unit it supplies has a line
     through it that does not loop back to that unit (RB 12.4)."""
+    return _memo(m, pos, side, "network", lambda: _network_now(m, pos, side))
+
+
+def _network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
     view = _View(m, pos, side)
     base_hex = m.base(side)
     traces = [_trace(view, base_hex)]

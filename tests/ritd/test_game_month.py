@@ -399,3 +399,18 @@ def test_rb_3_42_real_cards_the_hand_never_held_are_named_by_the_audit(demo, mon
         session.audit(events, ritd)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     assert "by allied" in text and "RB 3.42: 3 real cards played, but the hand holds 2 real cards" in text
+
+
+def test_opening_a_later_identity_version_leaves_the_set_up_check_to_version_0(demo):
+    """A block that lost a step has identity version 1 at a lower CV; turning it
+    up at the end (RB 17.0) must not be judged against the set-up rule that
+    it began at full CV (RB 18.0): that check waits for version 0 (found by
+    random self-play)."""
+    state = _state(demo.allied)
+    savona = next(b for b in state.position.blocks_of("axis"))
+    ob = ritd.Obligation(token=savona.token, seq=0, kind="placement", hex=savona.hex, rule="RB 18.0",
+                         what="deployed")
+    st = msgspec.structs.replace(state, obligations=(ob,), versions={**state.versions, savona.token: 1})
+    label = ritd.hidden.identity_label(savona.token, 1)
+    after, problems = ritd.on_open(st, label, ritd.hidden.encode_identity("Savona", 3), _Ctx({}))
+    assert problems == [] and after.obligations == (ob,)

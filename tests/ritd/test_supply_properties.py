@@ -125,3 +125,29 @@ def test_rb_12_6_network_holds_supplied_highway_and_chain_hexes() -> None:
     # Withdrawing the Mechili unit to Msus shrinks the Network (RB 5.3 condition 3).
     back = pos.replace_blocks([Block("recon", "axis", AT("Msus"))])
     assert network(M, back, "axis") < net
+
+
+def test_lines_network_is_the_union_of_every_units_supply_lines():
+    """supply.lines_network traces each Source once; it must equal the union
+    of supply_lines over the hexes of the side's units (MV-06)."""
+    from rules.ritd import game as ritd
+    from rules.ritd import supply
+
+    m = ritd._map()
+    sc = ritd._scenarios()
+    from rules.ritd.position import Block, Position
+
+    for scenario, west, east in (("1941", ("El Agheila", "Agedabia", "Msus"), ("Tobruk", "Bardia", "Mersa Matruh")),
+                                 ("1942", ("Mersa Brega", "Benghazi", "Mechili"), ("Gazala", "Sidi Barrani", "Siwa"))):
+        s = sc.get(scenario)
+        blocks = tuple(Block(token=f"{'A' if side == 'axis' else 'L'}{i:08x}", side=side,
+                             hex=m.resolve(where[i % 3]), unit=u.name, cv=u.max_cv)
+                       for side, where in (("axis", west), ("allied", east))
+                       for i, u in enumerate(list(sc.starting_units(s, side))[:6]))
+        pos = Position(blocks=blocks)
+        for side in ("axis", "allied"):
+            union: set[str] = set()
+            for h in {b.hex for b in pos.blocks_of(side)}:
+                for line in supply.supply_lines(m, pos, side, h):
+                    union.update(line.hexes)
+            assert supply.lines_network(m, pos, side) == frozenset(union)
