@@ -1,114 +1,278 @@
-"""Write the example RitD turn report and map of examples/ from a short game.
+"""Regenerate everything in examples/ with the project's own tools (see examples/README.md).
 
-The game: the 19.0 Demo set-up (RB 18.0, 19.0) and the first Axis
-Player-Turn up to the Allied decision (the Axis Regroups into Sollum and
-attacks; the Allies must accept or refuse battle, RB 8.4), played through
-pbem.session by two local players in a temporary directory. The report and
-map are the Allied player's: what the email with the Axis turn brings.
-RitD is not yet offered by `pbem new`, so its rules are registered here.
+    /work/venv/bin/python examples/make_examples.py [--tries N]
 
-THROWAWAY KEYS: both identities are generated afresh on every run, saved
-in the temporary directory with the passphrase below and deleted with it.
-They are test keys, worth nothing; never use them (or this passphrase)
-for a real game.
+1. examples/game/: the rulebook's 19.0 Demo of Rommel in the Desert (Month 1 and
+   the Month 2 Buildup and Initiative), played exactly as ``pbem demo --keep``
+   plays it (pbem.table.LocalTable with the rules' own demo script): every turn
+   file both players sent (``axis-outbox/``, ``allied-outbox/``), both players'
+   final reports (HTML and text) and their maps as PNG, the public keys, the
+   orders each side gave (``axis-orders.txt``, ``allied-orders.txt``, blocks for
+   ``pbem new/join -f`` and ``pbem do -f``), the turn-by-turn transcript and
+   ``pbem log``.
+2. examples/ritd-report.{html,txt,png} and ritd-map-view.{svg,png}: the Allied
+   player's report and map in the middle of the same Demo, when the first Axis
+   Player-Turn (a Regroup into Sollum) has come in and the Allies must accept
+   or refuse battle (RB 8.4). The README's ``examples/ritd-report.png``.
+3. examples/ritd-map.{svg,png}: the empty map (``pbem map ritd``).
 
-    python examples/make_examples.py            # writes examples/ritd-report.{html,txt} and
-                                                # examples/ritd-map-view.svg; with rsvg-convert and
-                                                # chromium installed also the two PNGs
+Dice come from both players' entropy, so each run plays a different (equally
+legal) game. Everything is built in a temporary directory and copied into
+examples/ only when the whole run succeeded (examples/game/ is replaced as a
+whole). THROWAWAY KEYS: both identities are generated afresh on every run with
+pbem.table.THROWAWAY_PASSPHRASE; only the public keys are kept.
+
+PNGs need rsvg-convert (librsvg) for the maps and chromium
+for the screenshot of the report page; without them the PNGs are left as they are.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from pbem import report, rulesapi, session  # noqa: E402
-from pbem.board import render_svg  # noqa: E402
-from pbem.identity import Identity, save_identity  # noqa: E402
-from pbem.store import GameDir  # noqa: E402
-from rules.ritd import game as ritd  # noqa: E402
+from pbem.errors import PbemError
+from pbem.table import (
+    THROWAWAY_PASSPHRASE,
+    LocalTable,
+    Policy,
+    Turn,
+    demo_policy,
+    demo_rules,
+)
 
-THROWAWAY_PASSPHRASE = "throwaway example key, not secret"
-
-DEMO_AXIS = ["deploy Savona at Bardia", "deploy Brescia at Ft. Capuzzo", "deploy Pavia at Ft. Capuzzo",
-             "deploy Bologna at Ft. Capuzzo", "deploy Sabratha at Ft. Capuzzo", "deploy Trento at Sidi Omar",
-             "deploy Trieste at Sidi Omar", "deploy GGFF at Sidi Omar", "end deployment"]
-
-
-def demo_allied() -> list[str]:
-    """The Allied set-up of RB 19.0: each group in the first hex of its zone."""
-    s = ritd._scenarios().get("demo")
-    orders = []
-    for group in s.allied.setup:
-        where = group.zones[0].hexes[0]
-        orders += [f"deploy {u.name} at {where}" for u in group.select(ritd._scenarios().roster, "allied")]
-    return orders + ["end deployment"]
+RULES = "ritd"
+GAME_MAP_DPI = 120  # the two maps of game/ (A4 landscape: 1403 x 993 px); the others 150 dpi, to stay small
+MAX_EVENTS = 200  # as 'pbem demo' (its default --max-events); the Demo script stops long before
+_ANNOUNCE = re.compile(r"^(\d+)(?:-(\d+))? (\S+): ")
 
 
-class Player:
-    def __init__(self, tmp: Path, role: str) -> None:
-        self.role, self.identity, self.gd = role, Identity.generate(), GameDir(tmp / role)
-        self.key_path = tmp / f"{role}.key"
-        save_identity(self.identity, self.key_path, THROWAWAY_PASSPHRASE)
+# -- the project's CLI ---------------------------------------------------------------
 
-    def seat(self) -> session.Seat:
-        return session.load_seat(self.gd, self.identity)
-
-
-def play(me: Player, other: Player, *orders: str, note: str = "") -> None:
-    """``me`` orders and sends; ``other`` receives (and any automatic dice answer goes back)."""
-    seat = me.seat()
-    if orders:
-        session.add_orders(seat, list(orders))
-    sent = session.send(seat, note=note)
-    got = session.receive(other.seat(), [("turn", Path(sent.turn_file).read_bytes())])
-    if got.auto_reply is not None:
-        session.receive(me.seat(), [("auto", Path(got.auto_reply.turn_file).read_bytes())])
+def pbem(*args: str, passphrase: bool = False) -> str:
+    """Run ``python -m pbem ARGS`` (the ``pbem`` command of this checkout); its stdout."""
+    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    if passphrase:
+        env["PBEM_PASSPHRASE"] = THROWAWAY_PASSPHRASE
+    done = subprocess.run([sys.executable, "-m", "pbem", *args], env=env, capture_output=True, text=True,
+                          check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"pbem {' '.join(args)} failed (exit {done.returncode}):\n{done.stdout}{done.stderr}")
+    return done.stdout
 
 
-def demo_game(tmp: Path) -> tuple[Player, Player]:
-    """Both players after the 19.0 Demo set-up and the first Axis Player-Turn's
-    Moves, the Allies to accept or refuse the battle at Sollum."""
-    axis, allied = Player(tmp, "axis"), Player(tmp, "allied")
-    sent = session.new_game(axis.gd.path, "ritd", "demo", "axis", axis.identity, axis.key_path,
-                            allied.identity.public_text, orders=DEMO_AXIS, title="Desert demo")
-    joined, _ = session.join_game(allied.gd.path, Path(sent.turn_file).read_bytes(), allied.identity,
-                                  allied.key_path, orders=demo_allied())
-    session.receive(axis.seat(), [("join", Path(joined.turn_file).read_bytes())])
-    play(axis, allied, "supply check", "basic", "regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento",
-         "end movement", note="Avanti! <b>Sollum</b> & the wire.")
-    return axis, allied
+# -- pictures ----------------------------------------------------------------------------
+
+def svg_to_png(svg: Path, png: Path, dpi: int = 150) -> bool:
+    """Convert with rsvg-convert (librsvg); False (and a warning) if it is missing."""
+    if not shutil.which("rsvg-convert"):
+        print(f"warning: no rsvg-convert: {png.name} not written", file=sys.stderr)
+        return False
+    subprocess.run(["rsvg-convert", "-d", str(dpi), "-p", str(dpi), "-o", str(png), str(svg)], check=True)
+    return True
 
 
-def main(out: Path = HERE) -> None:
-    rulesapi.register(ritd)
-    with tempfile.TemporaryDirectory() as tmp:
-        _, allied = demo_game(Path(tmp))
-        replay = allied.seat().replay
-        rep = report.build(replay, "allied")
-        html = out / "ritd-report.html"
-        html.write_text(report.render(rep, "html"), encoding="utf-8")
-        (out / "ritd-report.txt").write_text(report.render(rep, "text"), encoding="utf-8")
-        svg = out / "ritd-map-view.svg"
-        svg.write_text(render_svg(ritd.map_picture(ritd.view(replay.state, "allied"))), encoding="utf-8")
-    if shutil.which("rsvg-convert"):
-        subprocess.run(["rsvg-convert", "-d", "150", "-p", "150", "-o", str(out / "ritd-map-view.png"), str(svg)],
-                       check=True)
+def report_map_svg(html: Path, svg: Path) -> None:
+    """The map of an HTML report: its one inline, self-contained <svg> element."""
+    text = html.read_text(encoding="utf-8")
+    start, end = text.find("<svg"), text.rfind("</svg>")
+    if start < 0 or end < start:
+        raise SystemExit(f"{html} holds no map (no <svg> element)")
+    svg.write_text('<?xml version="1.0" encoding="UTF-8"?>\n' + text[start:end + len("</svg>")] + "\n",
+                   encoding="utf-8")
+
+
+def screenshot(html: Path, png: Path) -> bool:
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser:
-        with tempfile.TemporaryDirectory() as profile:
-            subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                            "--no-first-run", "--disable-component-update", "--disable-sync",
-                            f"--user-data-dir={profile}", f"--screenshot={out / 'ritd-report.png'}",
-                            "--window-size=1240,1754", html.as_uri()], check=True, capture_output=True)
-    print(f"examples written to {out}")
+    if not browser:
+        print(f"warning: no chromium: {png.name} not written", file=sys.stderr)
+        return False
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                        "--no-first-run", "--disable-component-update", "--disable-sync",
+                        f"--user-data-dir={profile}", f"--screenshot={png}", "--window-size=1240,1754",
+                        html.as_uri()], check=True, capture_output=True)
+    return True
+
+
+# -- playing -----------------------------------------------------------------------------
+
+class Recorder:
+    """Wraps a policy and the table's echo: which orders went into which event.
+
+    The table asks the policy (possibly several times) for a role's orders, signs
+    them into one event, sends the turn file and echoes one line
+    ``SEQ[-SEQ] ROLE: ...``; at that line the role's orders so far belong to it."""
+
+    def __init__(self, policy: Policy, stop: Callable[[Turn], bool] | None = None) -> None:
+        self.policy, self.stop = policy, stop
+        self.pending: dict[str, list[str]] = {}
+        self.events: list[tuple[str, str, list[str]]] = []  # (span, role, orders)
+        self.lines: list[str] = []
+
+    def __call__(self, turn: Turn) -> list[str] | None:
+        if self.stop is not None and self.stop(turn):
+            orders = None
+        else:
+            orders = self.policy(turn)
+        if orders is None:
+            self.pending[turn.role] = []  # the table drops unsent orders
+        else:
+            self.pending.setdefault(turn.role, []).extend(orders)
+        return orders
+
+    def echo(self, line: str) -> None:
+        self.lines.append(line)
+        m = _ANNOUNCE.match(line)
+        if m is None:
+            return
+        span = m.group(1) if m.group(2) is None else f"{m.group(1)}-{m.group(2)}"
+        role = m.group(3)
+        self.events.append((span, role, self.pending.pop(role, [])))
+
+
+def play_demo(directory: Path, stop: Callable[[Turn], bool] | None = None) -> tuple[LocalTable, Recorder, str]:
+    """``pbem demo --keep`` in ``directory``: the table, what was ordered, and the summary line."""
+    module = demo_rules(RULES)
+    recorder = Recorder(demo_policy(module), stop)
+    table = LocalTable.create(directory, RULES, module.DEMO_SCENARIO,
+                              tuple(getattr(module, "DEMO_OPTIONS", ())), echo=recorder.echo)
+    result = table.play(recorder, MAX_EVENTS)
+    summary = (f"game over: {result.outcome.summary}" if result.outcome is not None else
+               f"the demo script stopped after {result.events} events" if result.stopped == "script" else
+               f"stopped at {result.events} events (max {MAX_EVENTS})")
+    table.verify()
+    table.reports(table.directory)
+    return table, recorder, summary
+
+
+def allied_must_answer_battle(turn: Turn) -> bool:
+    """Stop at the Allies' first accept-or-refuse decision (RB 8.4)."""
+    return turn.role == "allied" and any(o.startswith("refuse-battle") for o in turn.legal())
+
+
+# -- writing -----------------------------------------------------------------------------
+
+def orders_file(role: str, game_id: str, recorder: Recorder) -> str:
+    other = next(r for _, r, _ in recorder.events if r != role)
+    example = next((span for span, who, orders in recorder.events if who == role and orders and span not in ("0", "1")
+                    and len(orders) > 1), "6")
+    lines = [f"# The {role.capitalize()} orders of the 19.0 Demo game in examples/game/ (game {game_id}),",
+             "# one order per line; '#' starts a comment. Each block is one event (one turn file",
+             "# sent); give one block at a time, with the command in its header. To cut out a block:",
+             f"#   awk '/^# event {example}:/{{p=1;next}} /^# event/{{p=0}} p' {role}-orders.txt | pbem do -f -",
+             "# The dice were this game's: in another game, blocks after the first dice may not be legal.",
+             "# Events with no orders (entropy for the dice) are left out; see transcript.txt.", ""]
+    for span, who, orders in recorder.events:
+        if who != role or not orders:
+            continue
+        if span == "0":
+            how = (f"pbem new GAME --rules {RULES} --scenario demo --role {role} "
+                   f"--opponent {other}.pub -f FILE (the invitation)")
+        elif span == "1":
+            how = "pbem join INVITATION GAME --host-fingerprint XXXX -f FILE"
+        else:
+            how = "pbem do -f FILE, then pbem send"
+        lines.append(f"# event {span}: {how}")
+        lines += orders
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_game(stage: Path, table: LocalTable, recorder: Recorder, summary: str) -> None:
+    game_id = table.replay.game_hex
+    for player in table.players:
+        role = player.role
+        outbox = stage / f"{role}-outbox"
+        outbox.mkdir(parents=True)
+        for f in sorted(player.gd.outbox_dir.glob("*.pbem")):
+            shutil.copy2(f, outbox / f.name)
+        for suffix in ("html", "txt"):
+            shutil.copy2(table.directory / f"{role}-report.{suffix}", stage / f"{role}-report.{suffix}")
+        shutil.copy2(player.key_path.with_name(player.key_path.name + ".pub"), stage / f"{role}.pub")
+        (stage / f"{role}-orders.txt").write_text(orders_file(role, game_id, recorder), encoding="utf-8")
+        with tempfile.TemporaryDirectory() as tmp:
+            svg = Path(tmp) / "map.svg"
+            report_map_svg(stage / f"{role}-report.html", svg)
+            svg_to_png(svg, stage / f"{role}-map.png", dpi=GAME_MAP_DPI)
+    verify = pbem("verify", "-g", str(table.player("axis").gd.path))
+    pbem("verify", "-g", str(table.player("allied").gd.path))
+    (stage / "log.txt").write_text(pbem("log", "-g", str(table.player("axis").gd.path)), encoding="utf-8")
+    transcript = [f"# pbem demo (Rommel in the Desert, scenario demo), game {game_id}",
+                  "# one line per turn file: event number(s), sender, orders, dice revealed by it",
+                  "# ('?' = dice of a hidden roll, e.g. Supply Cards drawn face down)", ""]
+    transcript += recorder.lines + ["", summary, "", "# pbem verify -g axis (the allied log verifies the same):",
+                                    verify.rstrip()]
+    (stage / "transcript.txt").write_text("\n".join(transcript) + "\n", encoding="utf-8")
+
+
+def make_game(tmp: Path, stage: Path) -> None:
+    table, recorder, summary = play_demo(tmp / "game")
+    write_game(stage / "game", table, recorder, summary)
+    print(summary)
+
+
+def make_first_turn(tmp: Path, stage: Path) -> None:
+    table, _, _ = play_demo(tmp / "first-turn", stop=allied_must_answer_battle)
+    for suffix in ("html", "txt"):
+        shutil.copy2(table.directory / f"allied-report.{suffix}", stage / f"ritd-report.{suffix}")
+    allied = table.player("allied")
+    pbem("map", "-g", str(allied.gd.path), "-i", str(allied.key_path), "-o", str(stage / "ritd-map-view.svg"),
+         passphrase=True)
+    svg_to_png(stage / "ritd-map-view.svg", stage / "ritd-map-view.png")
+    screenshot(stage / "ritd-report.html", stage / "ritd-report.png")
+
+
+def make_empty_map(stage: Path) -> None:
+    pbem("map", RULES, "-o", str(stage / "ritd-map.svg"))
+    svg_to_png(stage / "ritd-map.svg", stage / "ritd-map.png")
+
+
+def install(stage: Path, out: Path) -> None:
+    """Copy the staged files into ``out``; ``out/game`` is replaced as a whole."""
+    if (out / "game").exists():
+        shutil.rmtree(out / "game")
+    shutil.copytree(stage / "game", out / "game")
+    for f in stage.iterdir():
+        if f.is_file():
+            shutil.copy2(f, out / f.name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=HERE, help="where to write (default: examples/)")
+    parser.add_argument("--tries", type=int, default=1,
+                        help="play the Demo again (new dice) if a run fails, up to this many times")
+    args = parser.parse_args(argv)
+    for attempt in range(1, args.tries + 1):
+        with tempfile.TemporaryDirectory(prefix="pbem-examples-") as tmp_name:
+            tmp = Path(tmp_name)
+            stage = tmp / "stage"
+            stage.mkdir()
+            try:
+                make_game(tmp, stage)
+                make_first_turn(tmp, stage)
+            except PbemError as exc:
+                details = "".join(f"\n  - {d}" for d in exc.details)
+                print(f"run {attempt} of {args.tries} failed: {exc.message}{details}", file=sys.stderr)
+                continue
+            make_empty_map(stage)
+            install(stage, args.out)
+        print(f"examples written to {args.out}")
+        return 0
+    print("examples/ left unchanged", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
