@@ -2754,7 +2754,7 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
     turn = _current(state)
     match turn.step:
         case "initial-supply" | "final-supply":
-            return ["supply check"]
+            return _supply_orders(state, role, turn)
         case "option":
             return _option_orders(_hand(state, role))
         case "movement":
@@ -2818,6 +2818,33 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
                 common = dests if common is None else common & dests
             return [f"rout {m.name(r.hex)} -> {m.name(d)}" for d in sorted(common or (), key=m.name) if d != r.hex]
     return []
+
+
+def _supply_orders(state: State, role: Side, turn: Turn) -> list[str]:
+    """'supply check', with the Fortress and Oasis choices the check needs
+    (RB 13.3, 15.1): every choice for each, the others at their first."""
+    import itertools
+
+    m = _map()
+    check = sp.initial_supply_check if turn.step == "initial-supply" else sp.final_supply_check
+    kwargs = {"recoverable": _recoverable(state, role)} if turn.step == "initial-supply" else {}
+    _, report = check(m, state.position, role, sp.SupplyChoices(), **kwargs)
+    if not report.needed:
+        return ["supply check"]
+    options = [list(itertools.islice(itertools.combinations(sorted(n.candidates), n.count), 12))
+               for n in report.needed]
+    orders = []
+    for i, choices in enumerate(options):
+        for pick in choices:
+            parts = []
+            for j, n in enumerate(report.needed):
+                chosen = pick if j == i else options[j][0]
+                names = ", ".join(_unit_name(state, t) for t in chosen)
+                parts.append(f"{n.kind} {m.name(n.hex)}: {names}")
+            order = "supply check " + "; ".join(parts)
+            if order not in orders:
+                orders.append(order)
+    return orders
 
 
 def _option_orders(hand: Hand) -> list[str]:

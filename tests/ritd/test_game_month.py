@@ -414,3 +414,21 @@ def test_opening_a_later_identity_version_leaves_the_set_up_check_to_version_0(d
     label = ritd.hidden.identity_label(savona.token, 1)
     after, problems = ritd.on_open(st, label, ritd.hidden.encode_identity("Savona", 3), _Ctx({}))
     assert problems == [] and after.obligations == (ob,)
+
+
+def test_rb_15_1_the_supply_check_orders_offer_each_oasis_choice(demo):
+    """Two Allied units at Siwa, beyond any Supply Line: the Oasis supplies
+    one (RB 15.1) and 'pbem options' lists both choices (found by random
+    self-play, where only a bare 'supply check' was offered)."""
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    state = _state(demo.allied)
+    siwa = ritd._map().resolve("Siwa")
+    movers = [b for b in state.position.blocks_of("allied")][:2]
+    pos = state.position.replace_blocks([msgspec.structs.replace(b, hex=siwa) for b in movers])
+    st = msgspec.structs.replace(state, position=pos)
+    orders = ritd.legal_orders(st, "allied", None)
+    names = sorted(b.unit for b in movers)
+    assert sorted(orders) == sorted(f"supply check oasis Siwa: {n}" for n in names)
+    for order in orders:
+        action = ritd.parse_order(st, "allied", order, None).action
+        assert ritd._check_turn(st, st.turn, action, "allied", _Ctx({})) == []
