@@ -11,7 +11,17 @@ from __future__ import annotations
 import pytest
 
 import pbem.game
+from pbem import rulesapi
 from rules.ritd import game as ritd
+
+
+@pytest.fixture
+def registered_ritd():
+    """The rules module registered in-process as 'ritd' (the installed entry
+    point is the package rules.ritd, which serves the same functions)."""
+    rulesapi.register(ritd)
+    yield
+    rulesapi.unregister("ritd")
 
 
 @pytest.fixture(autouse=True)

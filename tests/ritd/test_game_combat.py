@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem import rulesapi, session
+from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import game as ritd
 from tests.ritd.ritd_table import new_game
@@ -16,11 +16,7 @@ from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 REGROUP = ["supply check", "basic", "regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento", "end movement"]
 
 
-@pytest.fixture(autouse=True)
-def registered():
-    rulesapi.register(ritd)
-    yield
-    rulesapi.unregister("ritd")
+pytestmark = pytest.mark.usefixtures("registered_ritd")
 
 
 @pytest.fixture

@@ -12,18 +12,13 @@ import msgspec
 import pytest
 
 import pbem.game
-from pbem import rulesapi, session
+from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import game as ritd
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
-
-@pytest.fixture(autouse=True)
-def registered():
-    rulesapi.register(ritd)
-    yield
-    rulesapi.unregister("ritd")
+pytestmark = pytest.mark.usefixtures("registered_ritd")
 
 
 @pytest.fixture

@@ -6,19 +6,14 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from pbem import rulesapi, session
+from pbem import session
 from rules.ritd import game as ritd
 from rules.ritd import supply as sp
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_refusal import _send
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
-
-@pytest.fixture(autouse=True)
-def registered():
-    rulesapi.register(ritd)
-    yield
-    rulesapi.unregister("ritd")
+pytestmark = pytest.mark.usefixtures("registered_ritd")
 
 
 def _token(table, side, unit):

@@ -5,12 +5,12 @@ decided when identities are opened or by the audit."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-import re
 import pytest
 
-from pbem import rulesapi, session
+from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import game as ritd
 from rules.ritd import routs
@@ -20,11 +20,7 @@ from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 REGROUP = ["supply check", "basic", "regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento", "end movement"]
 
 
-@pytest.fixture(autouse=True)
-def registered():
-    rulesapi.register(ritd)
-    yield
-    rulesapi.unregister("ritd")
+pytestmark = pytest.mark.usefixtures("registered_ritd")
 
 
 @pytest.fixture

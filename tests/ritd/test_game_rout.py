@@ -8,7 +8,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from pbem import rulesapi, session
+from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import game as ritd
 from rules.ritd import routs
@@ -16,12 +16,7 @@ from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_refusal import REGROUP, _send
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
-
-@pytest.fixture(autouse=True)
-def registered():
-    rulesapi.register(ritd)
-    yield
-    rulesapi.unregister("ritd")
+pytestmark = pytest.mark.usefixtures("registered_ritd")
 
 
 #: The token of the 7/4 Armd (random per game), set once the Allies have deployed.

@@ -20,11 +20,7 @@ DEMO_AXIS = ["deploy Savona at Bardia", "deploy Brescia at Ft. Capuzzo", "deploy
              "deploy Trieste at Sidi Omar", "deploy GGFF at Sidi Omar", "end deployment"]
 
 
-@pytest.fixture(autouse=True)
-def registered():
-    rulesapi.register(ritd)
-    yield
-    rulesapi.unregister("ritd")
+pytestmark = pytest.mark.usefixtures("registered_ritd")
 
 
 def demo_allied() -> list[str]:

@@ -6,19 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from pbem import codec, rulesapi, session
+from pbem import codec, session
 from pbem.errors import IllegalAction
 from pbem.game import Replay
 from rules.ritd import game as ritd
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
-
-@pytest.fixture(autouse=True)
-def registered():
-    rulesapi.register(ritd)
-    yield
-    rulesapi.unregister("ritd")
+pytestmark = pytest.mark.usefixtures("registered_ritd")
 
 
 @pytest.fixture

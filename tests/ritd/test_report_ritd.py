@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from click.testing import CliRunner
 
-from pbem import report, rulesapi
+from pbem import report
 from pbem.board import render_svg
 from pbem.cli import cli
 from rules.ritd import game as ritd
@@ -19,12 +19,7 @@ from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 from tests.test_report import SCRIPT_NOTE, assert_golden, check_html, normalise
 
-
-@pytest.fixture(autouse=True)
-def registered():
-    rulesapi.register(ritd)
-    yield
-    rulesapi.unregister("ritd")
+pytestmark = pytest.mark.usefixtures("registered_ritd")
 
 
 @pytest.fixture
