@@ -3115,6 +3115,9 @@ class BlockView(msgspec.Struct, frozen=True):
     cv: int
     disrupted: bool
     revealed: bool
+    #: Public markers (RB 12.7, 13.3, 15.1): Unsupplied; supplied by a Fortress or an Oasis.
+    unsupplied: bool = False
+    supplied_by: str = ""
 
 
 class View(msgspec.Struct, frozen=True):
@@ -3149,9 +3152,11 @@ def view(state: State, role: Side | None) -> View:
     blocks = []
     for b in sorted(state.position.blocks, key=lambda b: (b.side, b.hex, b.token)):
         shown = b.side == role or b.token in state.disclosed
+        by = b.fortress_supply or b.oasis_supply
         blocks.append(BlockView(token=b.token, side=b.side, hex=b.hex, where=m.name(b.hex),
                                 unit=b.unit if shown else "", cv=b.cv if shown else 0,
-                                disrupted=b.disrupted, revealed=b.revealed))
+                                disrupted=b.disrupted, revealed=b.revealed, unsupplied=b.unsupplied,
+                                supplied_by=m.name(by) if by else ""))
     turn = state.turn if state.phase in ("turn", "final", "over") else None
     own = state.hands.get(role) if role in SIDES else None
     bp: dict[str, list[str]] = {}

@@ -118,6 +118,28 @@ def own_units(v: View) -> list[str]:
     return lines
 
 
+def supply_status(v: View) -> list[str]:
+    """Supply markers (public, RB 12.7, 13.3, 15.1) and what they put at risk."""
+    lines = []
+    mine = [b for b in v.blocks if b.side == v.role]
+    out = [b for b in mine if b.unsupplied]
+    if out:
+        lines.append("At risk (Unsupplied: Disrupted at your Final Supply Check if still cut off, RB 12.7; "
+                     "eliminated if Unsupplied at the Buildup Supply Check, RB 16.2):")
+        lines += [f"  {b.where}: {b.unit or 'block ' + b.token} CV {b.cv}" for b in out]
+    for b in mine:
+        if b.supplied_by:
+            lines.append(f"{b.where}: {b.unit or 'block ' + b.token} supplied by {b.supplied_by} "
+                         "(RB 13.3, 15.1)")
+    enemy = {}
+    for b in v.blocks:
+        if b.side != v.role and b.unsupplied:
+            enemy[b.where] = enemy.get(b.where, 0) + 1
+    if enemy:
+        lines.append("Enemy Unsupplied blocks: " + ", ".join(f"{where} {n}" for where, n in sorted(enemy.items())))
+    return lines or ["all your units are Supplied; no Unsupplied markers on the map"]
+
+
 def enemy_blocks(v: View) -> list[str]:
     """Enemy blocks per place as counts; identities only where the view shows them."""
     theirs = [b for b in v.blocks if b.side != v.role]
@@ -148,6 +170,7 @@ def report_sections(v: View) -> list[tuple[str, list[str]]]:
         (f"Your units ({side_name(v.role)})", own_units(v)),
         (f"Enemy blocks ({side_name(_other(v.role))})", enemy_blocks(v)),
         ("Battles", battles(v) or ["none"]),
+        ("Supply", supply_status(v)),
     ]
     if v.outcome:
         sections.insert(0, ("Victory (RB 17)", v.outcome))

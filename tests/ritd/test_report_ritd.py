@@ -47,7 +47,7 @@ def test_golden_allied_report_at_the_battle_of_sollum(attacked):
     check_html(html)
     assert built.my_turn and "refuse" in built.pending
     titles = [t for t, _ in built.sections]
-    assert titles == ["Situation", "Your units (Allied)", "Enemy blocks (Axis)", "Battles", "Supply Cards"]
+    assert titles == ["Situation", "Your units (Allied)", "Enemy blocks (Axis)", "Battles", "Supply", "Supply Cards"]
     assert "Sollum: Axis attacking, Allied defending" in text
     assert "Sollum: 3 blocks" in text and "Sollum: 7/7 Tk CV 4" in text
 
@@ -134,3 +134,23 @@ def test_cli_map_of_a_game_and_report(attacked, tmp_path):
     rep = runner.invoke(cli, ["report", "-g", g])
     assert rep.exit_code == 0 and "<svg" in rep.output
     check_html(rep.output)
+
+
+def test_the_supply_section_names_units_at_risk_from_the_public_markers():
+    """RB 12.7, 16.2: an own Unsupplied unit is named with what it risks; the
+    enemy's Unsupplied markers are counted by place (they are public)."""
+    from rules.ritd.game import BlockView, View
+    from rules.ritd.report import supply_status
+
+    blocks = [BlockView(token="L00000001", side="allied", hex="1605", where="Sidi Barrani", unit="7/7 Tk", cv=4,
+                        disrupted=False, revealed=False, unsupplied=True),
+              BlockView(token="L00000002", side="allied", hex="1103", where="Tobruk", unit="9 Aus", cv=4,
+                        disrupted=False, revealed=False, supplied_by="Tobruk"),
+              BlockView(token="A00000001", side="axis", hex="1505", where="Buq Buq", unit="", cv=0,
+                        disrupted=False, revealed=False, unsupplied=True)]
+    v = View(role="allied", scenario="demo", month=1, phase="turn", side="axis", blocks=blocks)
+    lines = supply_status(v)
+    assert lines[0].startswith("At risk (Unsupplied") and "RB 16.2" in lines[0]
+    assert lines[1] == "  Sidi Barrani: 7/7 Tk CV 4"
+    assert "Tobruk: 9 Aus supplied by Tobruk (RB 13.3, 15.1)" in lines
+    assert lines[-1] == "Enemy Unsupplied blocks: Buq Buq 1"
