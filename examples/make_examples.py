@@ -46,6 +46,7 @@ from pbem.table import (
     THROWAWAY_PASSPHRASE,
     LocalTable,
     Policy,
+    RandomPolicy,
     Turn,
     demo_policy,
     demo_rules,
@@ -156,6 +157,23 @@ def play_demo(directory: Path, stop: Callable[[Turn], bool] | None = None) -> tu
     return table, recorder, summary
 
 
+#: The complete game: Gazala (RB 18.7), the one 2-month scenario, played to its
+#: level of victory by pbem selfplay's random players.
+COMPLETE_SCENARIO, COMPLETE_SEED, COMPLETE_MAX_EVENTS = "gazala", 1, 3000
+
+
+def play_selfplay(directory: Path) -> tuple[LocalTable, Recorder, str]:
+    """``pbem selfplay --scenario gazala --seed 1`` in ``directory``."""
+    recorder = Recorder(RandomPolicy(COMPLETE_SEED))
+    table = LocalTable.create(directory, RULES, COMPLETE_SCENARIO, echo=recorder.echo)
+    result = table.play(recorder, COMPLETE_MAX_EVENTS)
+    if result.outcome is None:
+        raise SystemExit(f"the self-played {COMPLETE_SCENARIO} game did not end ({result.stopped})")
+    table.verify()
+    table.reports(table.directory)
+    return table, recorder, f"game over: {result.outcome.summary}"
+
+
 def allied_must_answer_battle(turn: Turn) -> bool:
     """Stop at the Allies' first accept-or-refuse decision (RB 8.4)."""
     return turn.role == "allied" and any(o.startswith("refuse-battle") for o in turn.legal())
@@ -163,11 +181,12 @@ def allied_must_answer_battle(turn: Turn) -> bool:
 
 # -- writing -----------------------------------------------------------------------------
 
-def orders_file(role: str, game_id: str, recorder: Recorder) -> str:
+def orders_file(role: str, game_id: str, recorder: Recorder, what: str = "19.0 Demo game in examples/game/",
+                scenario: str = "demo") -> str:
     other = next(r for _, r, _ in recorder.events if r != role)
     example = next((span for span, who, orders in recorder.events if who == role and orders and span not in ("0", "1")
                     and len(orders) > 1), "6")
-    lines = [f"# The {role.capitalize()} orders of the 19.0 Demo game in examples/game/ (game {game_id}),",
+    lines = [f"# The {role.capitalize()} orders of the {what} (game {game_id}),",
              "# one order per line; '#' starts a comment. Each block is one event (one turn file",
              "# sent); give one block at a time, with the command in its header. To cut out a block:",
              f"#   awk '/^# event {example}:/{{p=1;next}} /^# event/{{p=0}} p' {role}-orders.txt | pbem do -f -",
@@ -177,7 +196,7 @@ def orders_file(role: str, game_id: str, recorder: Recorder) -> str:
         if who != role or not orders:
             continue
         if span == "0":
-            how = (f"pbem new GAME --rules {RULES} --scenario demo --role {role} "
+            how = (f"pbem new GAME --rules {RULES} --scenario {scenario} --role {role} "
                    f"--opponent {other}.pub -f FILE (the invitation)")
         elif span == "1":
             how = "pbem join INVITATION GAME --host-fingerprint XXXX -f FILE"
@@ -189,7 +208,8 @@ def orders_file(role: str, game_id: str, recorder: Recorder) -> str:
     return "\n".join(lines)
 
 
-def write_game(stage: Path, table: LocalTable, recorder: Recorder, summary: str) -> None:
+def write_game(stage: Path, table: LocalTable, recorder: Recorder, summary: str,
+               what: str = "19.0 Demo game in examples/game/", title: str = "pbem demo") -> None:
     game_id = table.replay.game_hex
     for player in table.players:
         role = player.role
@@ -200,7 +220,8 @@ def write_game(stage: Path, table: LocalTable, recorder: Recorder, summary: str)
         for suffix in ("html", "txt"):
             shutil.copy2(table.directory / f"{role}-report.{suffix}", stage / f"{role}-report.{suffix}")
         shutil.copy2(player.key_path.with_name(player.key_path.name + ".pub"), stage / f"{role}.pub")
-        (stage / f"{role}-orders.txt").write_text(orders_file(role, game_id, recorder), encoding="utf-8")
+        (stage / f"{role}-orders.txt").write_text(orders_file(role, game_id, recorder, what, table.scenario),
+                                                  encoding="utf-8")
         with tempfile.TemporaryDirectory() as tmp:
             svg = Path(tmp) / "map.svg"
             report_map_svg(stage / f"{role}-report.html", svg)
@@ -208,7 +229,7 @@ def write_game(stage: Path, table: LocalTable, recorder: Recorder, summary: str)
     verify = pbem("verify", "-g", str(table.player("axis").gd.path))
     pbem("verify", "-g", str(table.player("allied").gd.path))
     (stage / "log.txt").write_text(pbem("log", "-g", str(table.player("axis").gd.path)), encoding="utf-8")
-    transcript = [f"# pbem demo (Rommel in the Desert, scenario demo), game {game_id}",
+    transcript = [f"# {title} (Rommel in the Desert, scenario {table.scenario}), game {game_id}",
                   "# one line per turn file: event number(s), sender, orders, dice revealed by it",
                   "# ('?' = dice of a hidden roll, e.g. Supply Cards drawn face down)", ""]
     transcript += recorder.lines + ["", summary, "", "# pbem verify -g axis (the allied log verifies the same):",
@@ -220,6 +241,14 @@ def make_game(tmp: Path, stage: Path) -> None:
     table, recorder, summary = play_demo(tmp / "game")
     write_game(stage / "game", table, recorder, summary)
     print(summary)
+
+
+def make_complete_game(tmp: Path, stage: Path) -> None:
+    table, recorder, summary = play_selfplay(tmp / "complete-game")
+    write_game(stage / "complete-game", table, recorder, summary,
+               what=f"self-played {COMPLETE_SCENARIO} game in examples/complete-game/",
+               title=f"pbem selfplay --scenario {COMPLETE_SCENARIO} --seed {COMPLETE_SEED}")
+    print(summary[:200])
 
 
 def make_first_turn(tmp: Path, stage: Path) -> None:
@@ -240,9 +269,10 @@ def make_empty_map(stage: Path) -> None:
 
 def install(stage: Path, out: Path) -> None:
     """Copy the staged files into ``out``; ``out/game`` is replaced as a whole."""
-    if (out / "game").exists():
-        shutil.rmtree(out / "game")
-    shutil.copytree(stage / "game", out / "game")
+    for name in ("game", "complete-game"):
+        if (out / name).exists():
+            shutil.rmtree(out / name)
+        shutil.copytree(stage / name, out / name)
     for f in stage.iterdir():
         if f.is_file():
             shutil.copy2(f, out / f.name)
@@ -261,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
             stage.mkdir()
             try:
                 make_game(tmp, stage)
+                make_complete_game(tmp, stage)
                 make_first_turn(tmp, stage)
             except PbemError as exc:
                 details = "".join(f"\n  - {d}" for d in exc.details)
