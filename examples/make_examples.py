@@ -248,6 +248,8 @@ def make_complete_game(tmp: Path, stage: Path) -> None:
     write_game(stage / "complete-game", table, recorder, summary,
                what=f"self-played {COMPLETE_SCENARIO} game in examples/complete-game/",
                title=f"pbem selfplay --scenario {COMPLETE_SCENARIO} --seed {COMPLETE_SEED}")
+    for role in ("axis", "allied"):  # the first page of each report, as printed
+        screenshot(stage / "complete-game" / f"{role}-report.html", stage / "complete-game" / f"{role}-report.png")
     print(summary[:200])
 
 

@@ -3144,6 +3144,8 @@ class View(msgspec.Struct, frozen=True):
     bp: dict[str, list[str]] = {}
     passes: int = 0
     outcome: list[str] = []
+    #: Fortress control (public, RB 13.1, 13.4): place name -> side.
+    fortresses: dict[str, str] = {}
 
 
 def view(state: State, role: Side | None) -> View:
@@ -3177,7 +3179,8 @@ def view(state: State, role: Side | None) -> View:
                 stage=state.stage, hand_counts={s: h.count for s, h in sorted(state.hands.items())},
                 own_real=own.real if own is not None else None, bp_dice=list(state.bp_dice),
                 player1=state.player1, bp=bp, passes=state.passes,
-                outcome=list(outcome(state).summary.split("; ")) if outcome(state) else [])
+                fortresses={m.name(h): side for h, side in sorted(state.position.fortresses.items())},
+                outcome=[outcome(state).summary.split("; ")[0], *state.result.explanation] if outcome(state) else [])
 
 
 def render_text(v: View) -> str:

@@ -118,15 +118,37 @@ def own_units(v: View) -> list[str]:
     return lines
 
 
+def victory_standing(v: View) -> list[str]:
+    """Where the game stands against RB 17 while it goes on, from the public
+    facts: Fortress control (RB 17.3 needs Tobruk held and not besieged) and
+    blocks in play (RB 17.2, 17.4 count units at the end, Germans 1.5; the
+    enemy's nationalities stay hidden until then)."""
+    from rules.ritd.game import _scenarios
+
+    s = _scenarios().get(v.scenario)
+    counts = {side: sum(1 for b in v.blocks if b.side == side) for side in ("axis", "allied")}
+    lines = [f"The game ends after Month {s.end_month} ({s.end_text}); this is Month {v.month}",
+             f"Blocks on the map: Axis {counts['axis']}, Allied {counts['allied']} (at the end German units "
+             "count 1.5, RB 17.2)"]
+    tobruk = v.fortresses.get("Tobruk")
+    battle = "Tobruk" in v.battles
+    lines.append("Tobruk (RB 17.3): " + (f"held by the {side_name(tobruk)} player" if tobruk else "held by nobody")
+                 + (", under attack" if battle else ""))
+    others = [f"{where}: {side_name(side)}" for where, side in v.fortresses.items() if where != "Tobruk"]
+    if others:
+        lines.append("Other Fortresses: " + ", ".join(others))
+    return lines
+
+
 def supply_status(v: View) -> list[str]:
     """Supply markers (public, RB 12.7, 13.3, 15.1) and what they put at risk."""
     lines = []
     mine = [b for b in v.blocks if b.side == v.role]
-    out = [b for b in mine if b.unsupplied]
-    if out:
-        lines.append("At risk (Unsupplied: Disrupted at your Final Supply Check if still cut off, RB 12.7; "
-                     "eliminated if Unsupplied at the Buildup Supply Check, RB 16.2):")
-        lines += [f"  {b.where}: {b.unit or 'block ' + b.token} CV {b.cv}" for b in out]
+    for b in mine:
+        if b.unsupplied:
+            lines.append(f"{b.where}: {b.unit or 'block ' + b.token} CV {b.cv} is Unsupplied, at risk: Disrupted at "
+                         "your Final Supply Check if still cut off (RB 12.7), eliminated if Unsupplied at the "
+                         "Buildup Supply Check (RB 16.2)")
     for b in mine:
         if b.supplied_by:
             lines.append(f"{b.where}: {b.unit or 'block ' + b.token} supplied by {b.supplied_by} "
@@ -174,6 +196,8 @@ def report_sections(v: View) -> list[tuple[str, list[str]]]:
     ]
     if v.outcome:
         sections.insert(0, ("Victory (RB 17)", v.outcome))
+    elif v.phase not in ("deploy",):
+        sections.append(("Victory standing (RB 17)", victory_standing(v)))
     if v.hand_counts:
         sections.append(("Supply Cards", cards(v)))
     if v.bp:

@@ -47,7 +47,8 @@ def test_golden_allied_report_at_the_battle_of_sollum(attacked):
     check_html(html)
     assert built.my_turn and "refuse" in built.pending
     titles = [t for t, _ in built.sections]
-    assert titles == ["Situation", "Your units (Allied)", "Enemy blocks (Axis)", "Battles", "Supply", "Supply Cards"]
+    assert titles == ["Situation", "Your units (Allied)", "Enemy blocks (Axis)", "Battles", "Supply",
+                      "Victory standing (RB 17)", "Supply Cards"]
     assert "Sollum: Axis attacking, Allied defending" in text
     assert "Sollum: 3 blocks" in text and "Sollum: 7/7 Tk CV 4" in text
 
@@ -150,7 +151,6 @@ def test_the_supply_section_names_units_at_risk_from_the_public_markers():
                         disrupted=False, revealed=False, unsupplied=True)]
     v = View(role="allied", scenario="demo", month=1, phase="turn", side="axis", blocks=blocks)
     lines = supply_status(v)
-    assert lines[0].startswith("At risk (Unsupplied") and "RB 16.2" in lines[0]
-    assert lines[1] == "  Sidi Barrani: 7/7 Tk CV 4"
+    assert lines[0].startswith("Sidi Barrani: 7/7 Tk CV 4 is Unsupplied, at risk") and "RB 16.2" in lines[0]
     assert "Tobruk: 9 Aus supplied by Tobruk (RB 13.3, 15.1)" in lines
     assert lines[-1] == "Enemy Unsupplied blocks: Buq Buq 1"
