@@ -313,8 +313,12 @@ class Replay:
             if problems:
                 raise IllegalAction(f"{where}, action {index} ({self.rules.format_action(action)}) "
                                     "is illegal:", details=[str(p) for p in problems])
+            describe = getattr(self.rules, "describe_action", None)
+            # Worded before it is applied, with what this replay knows (its own secrets).
+            label = describe(self.state, action, self.role) if describe is not None else \
+                self.rules.format_action(action)
             self.state = self.rules.apply(self.state, action, ctx)
-            labels.append(self.rules.format_action(action))
+            labels.append(label)
 
         after = self.pending()
         if after is not None and after.kind == DICE:

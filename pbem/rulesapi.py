@@ -182,6 +182,10 @@ REQUIRED: tuple[str, ...] = (
 #: ``map_picture(view=None) -> pbem.board.Picture``: the map with the pieces
 #: the view shows (the empty map without a view), for ``pbem report`` and
 #: ``pbem map -g``; without it the report has no map.
+#: ``describe_action(state, action, role) -> str``: the action in words for
+#: the history of a replay of ``role`` (None: the public replay; the audit's
+#: role sees everything), e.g. naming the units that replay knows; without it
+#: ``format_action``;
 #: ``scenario_info(scenario_id) -> str``: one line describing a scenario, for
 #: ``pbem new``'s scenario list;
 #: ``DEMO_SCENARIO`` (str), ``DEMO_OPTIONS`` (tuple of str) and
@@ -189,7 +193,7 @@ REQUIRED: tuple[str, ...] = (
 #: ``pbem demo`` (pbem/table.py): the orders ``role`` gives at its decision
 #: now, None when the script is over.
 OPTIONAL: tuple[str, ...] = ("legal_orders", "explain", "reveal_die", "report_sections", "map_picture",
-                             "scenario_info", "DEMO_SCENARIO", "DEMO_OPTIONS", "demo_orders")
+                             "describe_action", "scenario_info", "DEMO_SCENARIO", "DEMO_OPTIONS", "demo_orders")
 
 _registered: dict[str, Any] = {}
 

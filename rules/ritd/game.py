@@ -2969,6 +2969,13 @@ def legal_actions(state: State, role: Side, ctx) -> list[object]:
     return [a for a in candidates if not check(state, a, ActingAs(ctx, role))]
 
 
+def describe_action(state: State, action: object, role: str | None) -> str:
+    """``format_action`` with the blocks this replay can identify named
+    ("Unit (token)"): a player's own units, and enemy units once revealed;
+    nothing hidden from ``role`` is shown (the state holds only what it knows)."""
+    return _named(state, format_action(action))
+
+
 def format_action(action: object) -> str:
     m = _map()
     match action:
@@ -3223,4 +3230,5 @@ from rules.ritd.report import map_picture, report_sections  # noqa: E402  (optio
 
 __all__ = ["SPEC", "Action", "State", "initial_state", "pending", "legal_actions", "legal_orders", "check",
            "apply", "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action",
-           "render_text", "explain", "report_sections", "map_picture", "reveal_die", "scenario_info"]
+           "render_text", "explain", "report_sections", "map_picture", "reveal_die", "scenario_info",
+           "describe_action"]
