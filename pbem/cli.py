@@ -380,7 +380,8 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
     lines = [f"game {seat.replay.game_hex[:16]} ({seat.rules.SPEC.title}), you are {seat.role}, "
              f"log at event {seat.replay.seq}", seat.rules.render_text(v)]
     if last is not None:
-        lines.append(f"dice asked in event {last.asked_seq} by {last.asker}: {dice_text(last.values)}")
+        lines.append(f"dice asked in event {last.asked_seq} by {last.asker}: "
+                     f"{dice_text(last.values, last.sides, seat.rules)}")
     if draft.orders:
         lines.append("draft (not sent): " + "; ".join(o.text for o in draft.orders))
     lines.append(f"next decision: {pending_text(probe.pending())}")
@@ -574,7 +575,7 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
     for info in seat.replay.history:
         if info.seq in result.appended and info.rolls is not None:
             lines.append(f"dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
-                         f"{dice_text(info.rolls.values)}")
+                         f"{dice_text(info.rolls.values, info.rolls.sides, seat.rules)}")
     if result.auto_reply is not None:
         lines.append(f"answered the dice automatically: turn file {result.auto_reply.turn_file}")
     elif result.waiting_for_dice:

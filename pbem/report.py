@@ -66,7 +66,7 @@ class Report:
     state_text: str = ""
 
 
-def happenings(history: Sequence[EventInfo], role: str) -> tuple[int | None, tuple[Happening, ...]]:
+def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tuple[int | None, tuple[Happening, ...]]:
     """The events after ``role``'s last one (all of them if it has none), in words."""
     from pbem.session import dice_text
 
@@ -78,7 +78,7 @@ def happenings(history: Sequence[EventInfo], role: str) -> tuple[int | None, tup
             continue
         dice = dice_for = ""
         if info.rolls is not None:
-            dice = dice_text(info.rolls.values)
+            dice = dice_text(info.rolls.values, info.rolls.sides, rules)
             asked = history[info.rolls.asked_seq] if info.rolls.asked_seq < len(history) else None
             what = "; ".join(asked.actions) if asked is not None and asked.actions else ""
             dice_for = f"event {info.rolls.asked_seq} by {info.rolls.asker}" + (f" ({what})" if what else "")
@@ -109,7 +109,7 @@ def build(replay: Any, role: str, *, with_map: bool = True) -> Report:
         svg = inline_svg(render_svg(rules.map_picture(view)))
     decision = replay.pending()
     outcome = replay.outcome()
-    since, events = happenings(replay.history, role)
+    since, events = happenings(replay.history, role, replay.rules)
     genesis = replay.genesis
     return Report(
         rules_title=rules.SPEC.title, game_title=genesis.title, game_id=replay.game_hex[:16],

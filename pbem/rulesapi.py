@@ -186,6 +186,8 @@ REQUIRED: tuple[str, ...] = (
 #: the history of a replay of ``role`` (None: the public replay; the audit's
 #: role sees everything), e.g. naming the units that replay knows; without it
 #: ``format_action``;
+#: ``describe_dice(sides, values) -> str | None``: the rules' own words for a
+#: roll (e.g. cards drawn as secret dice; None: shown as numbers);
 #: ``scenario_info(scenario_id) -> str``: one line describing a scenario, for
 #: ``pbem new``'s scenario list;
 #: ``DEMO_SCENARIO`` (str), ``DEMO_OPTIONS`` (tuple of str) and
@@ -193,7 +195,7 @@ REQUIRED: tuple[str, ...] = (
 #: ``pbem demo`` (pbem/table.py): the orders ``role`` gives at its decision
 #: now, None when the script is over.
 OPTIONAL: tuple[str, ...] = ("legal_orders", "explain", "reveal_die", "report_sections", "map_picture",
-                             "describe_action", "scenario_info", "DEMO_SCENARIO", "DEMO_OPTIONS", "demo_orders")
+                             "describe_action", "describe_dice", "scenario_info", "DEMO_SCENARIO", "DEMO_OPTIONS", "demo_orders")
 
 _registered: dict[str, Any] = {}
 

@@ -649,7 +649,7 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
         lines.append(f"Event {seq} by {info.author}: " + ("; ".join(info.actions) or "no actions"))
         if info.rolls is not None:
             lines.append(f"  dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
-                         f"{dice_text(info.rolls.values)}")
+                         f"{dice_text(info.rolls.values, info.rolls.sides, replay.rules)}")
         if info.reveals:
             lines.append(f"  opens {len(info.reveals)} commitment(s)")
         if info.note:
@@ -705,8 +705,15 @@ def check_evidence(gd: GameDir, replay: Replay) -> list[str]:
     return found
 
 
-def dice_text(values: Sequence[int | None]) -> str:
-    """Dice for people: a secret die this side cannot see shows as '?'."""
+def dice_text(values: Sequence[int | None], sides: Sequence[int] = (), rules: Any = None) -> str:
+    """Dice for people: a secret die this side cannot see shows as '?'; the
+    rules may word their own dice (optional ``describe_dice`` hook, e.g. cards
+    drawn as dice)."""
+    describe = getattr(rules, "describe_dice", None)
+    if describe is not None and sides:
+        text = describe(tuple(sides), tuple(values))
+        if text:
+            return text
     return "[" + ", ".join("?" if v is None else str(v) for v in values) + "]"
 
 

@@ -406,7 +406,7 @@ class LocalTable:
         rolls = [history[s].rolls for s in seqs if s < len(history) and history[s].rolls is not None]
         for r in rolls:
             assert r is not None
-            line += f" - dice of event {r.asked_seq}: {session.dice_text(r.values)}"
+            line += f" - dice of event {r.asked_seq}: {session.dice_text(r.values, r.sides, self.rules)}"
         self.log.append(line)
         self.echo(line)
 

@@ -2969,6 +2969,21 @@ def legal_actions(state: State, role: Side, ctx) -> list[object]:
     return [a for a in candidates if not check(state, a, ActingAs(ctx, role))]
 
 
+def describe_dice(sides: tuple[int, ...], values: tuple[int | None, ...]) -> str | None:
+    """Supply Cards drawn as dice (rules.ritd.cards) in words: how many real
+    and dummy where this replay sees them; other dice as numbers (None)."""
+    deck = _deck()
+    if not sides or any(n != deck.total for n in sides):
+        return None
+    n = len(values)
+    cards = f"{n} Supply Card{'s' * (n != 1)} drawn"
+    seen = [v for v in values if v is not None]
+    if not seen:
+        return f"{cards} face down"
+    real = sum(cd.is_real(v, deck) for v in seen)
+    return f"{cards}: {real} real, {len(seen) - real} dummy" + (" (the rest unseen)" if len(seen) < n else "")
+
+
 def describe_action(state: State, action: object, role: str | None) -> str:
     """``format_action`` with the blocks this replay can identify named
     ("Unit (token)"): a player's own units, and enemy units once revealed;
@@ -3231,4 +3246,4 @@ from rules.ritd.report import map_picture, report_sections  # noqa: E402  (optio
 __all__ = ["SPEC", "Action", "State", "initial_state", "pending", "legal_actions", "legal_orders", "check",
            "apply", "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action",
            "render_text", "explain", "report_sections", "map_picture", "reveal_die", "scenario_info",
-           "describe_action"]
+           "describe_action", "describe_dice"]

@@ -427,3 +427,13 @@ def test_rb_15_1_the_supply_check_orders_offer_each_oasis_choice(demo):
     for order in orders:
         action = ritd.parse_order(st, "allied", order, None).action
         assert ritd._check_turn(st, st.turn, action, "allied", _Ctx({})) == []
+
+
+def test_card_draws_are_worded_as_cards_for_their_owner_and_face_down_for_the_other(tmp_path):
+    """The dice behind Supply Cards show as cards: real and dummy to the
+    drawer, face down to the opponent (DESIGN 4)."""
+    assert ritd.describe_dice((42, 42, 42), (1, 42, 5)) == "3 Supply Cards drawn: 2 real, 1 dummy"
+    assert ritd.describe_dice((42, 42), (None, None)) == "2 Supply Cards drawn face down"
+    assert ritd.describe_dice((6, 6), (3, 4)) is None
+    assert session.dice_text((None, None), (42, 42), ritd) == "2 Supply Cards drawn face down"
+    assert session.dice_text((3, 4), (6, 6), ritd) == "[3, 4]"
