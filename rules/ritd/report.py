@@ -128,8 +128,8 @@ def victory_standing(v: View) -> list[str]:
     s = _scenarios().get(v.scenario)
     counts = {side: sum(1 for b in v.blocks if b.side == side) for side in ("axis", "allied")}
     lines = [f"The game ends after Month {s.end_month} ({s.end_text}); this is Month {v.month}",
-             f"Blocks on the map: Axis {counts['axis']}, Allied {counts['allied']} (at the end German units "
-             "count 1.5, RB 17.2)"]
+             (f"Blocks on the map: Axis {counts['axis']}, Allied {counts['allied']} (at the end German units "
+              "count 1.5, RB 17.2)")]
     tobruk = v.fortresses.get("Tobruk")
     battle = "Tobruk" in v.battles
     lines.append("Tobruk (RB 17.3): " + (f"held by the {side_name(tobruk)} player" if tobruk else "held by nobody")
