@@ -273,6 +273,8 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     disrupted_in: dict[str, int] = {}
     #: The last Forced March dice and what they decided (for reports).
     last_rolls: tuple[int, ...] = ()
+    #: The last fire in words: each unit's dice and what they scored (RB 9.2-9.4), for reports.
+    last_fire: tuple[str, ...] = ()
     #: Supply Cards in hand (rules.ritd.cards): counts public, real counts per replay.
     hands: dict[str, Hand] = {}
     #: Cards being drawn: their owner and seed labels, awaiting the dice (DESIGN 5).
@@ -1087,7 +1089,7 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
     turn = _current(state)
     if turn.step in ("defensive-dice", "offensive-dice"):
         result = cb.score(state.position, _round(turn), turn.fire, values)
-        state = msgspec.structs.replace(state, last_rolls=tuple(values))
+        state = msgspec.structs.replace(state, last_rolls=tuple(values), last_fire=_fire_lines(state, result))
         turn = msgspec.structs.replace(turn, fire=None, fire_result=result)
         if result.hits:
             step = "offensive-losses" if turn.step == "defensive-dice" else "defensive-losses"
@@ -2969,6 +2971,20 @@ def legal_actions(state: State, role: Side, ctx) -> list[object]:
     return [a for a in candidates if not check(state, a, ActingAs(ctx, role))]
 
 
+def _fire_lines(state: State, result: cb.FireResult) -> tuple[str, ...]:
+    """RB 9.2-9.4: each firing unit (named where this replay knows it: fire
+    happens face up, RB 8.5), its target class, fire rating, dice and hits."""
+    where = _map().name(result.hex)
+    lines = []
+    for shot in result.shots:
+        if shot.target is None:
+            continue
+        hits = f"{shot.hits} hit{'s' * (shot.hits != 1)}" + (" (halved: Minefield)" if shot.half else "")
+        lines.append(_named(state, f"{where}: {shot.token} at {shot.target} ({shot.fire}): "
+                                   f"{' '.join(map(str, shot.dice))} -> {hits}"))
+    return tuple(lines)
+
+
 def describe_dice(sides: tuple[int, ...], values: tuple[int | None, ...]) -> str | None:
     """Supply Cards drawn as dice (rules.ritd.cards) in words: how many real
     and dummy where this replay sees them; other dice as numbers (None)."""
@@ -3168,6 +3184,8 @@ class View(msgspec.Struct, frozen=True):
     outcome: list[str] = []
     #: Fortress control (public, RB 13.1, 13.4): place name -> side.
     fortresses: dict[str, str] = {}
+    #: The last fire: each unit's dice and what they scored (public).
+    last_fire: list[str] = []
 
 
 def view(state: State, role: Side | None) -> View:
@@ -3202,6 +3220,7 @@ def view(state: State, role: Side | None) -> View:
                 own_real=own.real if own is not None else None, bp_dice=list(state.bp_dice),
                 player1=state.player1, bp=bp, passes=state.passes,
                 fortresses={m.name(h): side for h, side in sorted(state.position.fortresses.items())},
+                last_fire=list(state.last_fire),
                 outcome=[outcome(state).summary.split("; ")[0], *state.result.explanation] if outcome(state) else [])
 
 

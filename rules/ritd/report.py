@@ -202,6 +202,8 @@ def report_sections(v: View) -> list[tuple[str, list[str]]]:
         sections.append(("Supply Cards", cards(v)))
     if v.bp:
         sections.append(("Buildup Points", buildup(v)))
+    if v.last_fire:
+        sections.append(("Last fire (RB 9.2-9.4)", list(v.last_fire)))
     if v.last_rolls:
         sections.append(("Last dice", [f"Last dice: {', '.join(map(str, v.last_rolls))}"]))
     return sections

@@ -69,6 +69,9 @@ def test_rb_9_1_defensive_fire_first_dice_from_the_plans_hits_placed_by_the_owne
     axis, _ = session.draft_replay(battle.axis.seat())
     assert axis.pending().kind == "offensive-losses" and axis.state.last_rolls == (6, 6, 6, 6)
     assert axis.state.turn.fire_result.hits["infantry"].hits == 4
+    # The report says what the dice decided: the 7/7 Tk's four dice at infantry and their hits.
+    assert [line.split(" (L")[0] for line in axis.state.last_fire] == ["Sollum: 7/7 Tk"]
+    assert axis.state.last_fire[0].endswith("at infantry (DF): 6 6 6 6 -> 4 hits")
     # RB 9.5: hits that can remove CV must: one hit on Savona wastes three.
     with pytest.raises(IllegalAction) as err:
         _add(battle, "axis", "losses Sollum: Savona 1")
