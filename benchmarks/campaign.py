@@ -71,6 +71,11 @@ from pbem.identity import load_identity, save_identity
 from pbem.store import GameDir
 from pbem.table import THROWAWAY_PASSPHRASE
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from replay import (
+    bare_verify_seconds,  # the same signature floor as benchmarks/replay.py
+)
+
 CHEAP_PASSPHRASE = "benchmark passphrase (throwaway keys)"
 PHASES = ("verify", "audit", "receive", "report")
 
@@ -113,17 +118,6 @@ def timed(fn: Callable[[], object]) -> float:
 
 
 # -- the measurements -------------------------------------------------------------------
-
-def bare_verify_seconds(events: list[bytes], keys: dict) -> float:
-    items = []
-    for stored in events:
-        u = codec.unwrap(stored)
-        items.append((keys[u.author], u.sig, codec.signing_input(u.body)))
-    start = time.perf_counter()
-    for key, sig, data in items:
-        key.verify(sig, data)
-    return time.perf_counter() - start
-
 
 def cli_seconds(argv: list[str]) -> float:
     start = time.perf_counter()

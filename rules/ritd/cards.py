@@ -24,6 +24,9 @@ import msgspec
 from pbem.rulesapi import Problem
 from rules.ritd.scenarios import SupplyDeck
 
+#: RB 4.0-4.5: the real Supply Cards each Turn Option costs.
+OPTION_COST = {"pass": 0, "basic": 1, "offensive": 2, "assault": 2, "blitz": 3}
+
 
 class Hand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A player's Supply Cards: ``count`` is public (RB 16.6 sidebar);
@@ -100,14 +103,14 @@ def turn_cost(moves: int, combat: bool, assault: bool, blitz: bool = False) -> t
     """RB 4.0-4.5 and the "Two Supply Cards Committed" sidebar: the real
     cards a Player-Turn needs for what it did: (cards, rule, what)."""
     if blitz:
-        return 3, "RB 4.4", "the Blitz Movement and Combat phases (a Blitz Turn)"
+        return OPTION_COST["blitz"], "RB 4.4", "the Blitz Movement and Combat phases (a Blitz Turn)"
     if assault:
-        return 2, "RB 4.3", "Assault Battles (an Assault Turn)"
+        return OPTION_COST["assault"], "RB 4.3", "Assault Battles (an Assault Turn)"
     if moves >= 2:
-        return 2, "RB 4.2", "two Moves (an Offensive Turn)"
+        return OPTION_COST["offensive"], "RB 4.2", "two Moves (an Offensive Turn)"
     if moves or combat:
-        return 1, "RB 4.1", ("a Move" if moves else "a Combat Round") + " (a Basic Turn)"
-    return 0, "RB 4.5", "nothing"
+        return OPTION_COST["basic"], "RB 4.1", ("a Move" if moves else "a Combat Round") + " (a Basic Turn)"
+    return OPTION_COST["pass"], "RB 4.5", "nothing"
 
 
 def option_name(real: int, moves: int, assault: bool, blitz: bool = False) -> str:

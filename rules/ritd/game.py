@@ -6,18 +6,23 @@ only once opened (DESIGN 4). Checks that need a hidden value the replaying
 side lacks become ``Obligation``s, decided in ``on_open`` or by the audit.
 
 Implemented: the scenario set-up (RB 18.0: the Axis deploys first, then
-the Allies, hidden identities committed block by block) and the Player-Turn
-steps of rules.ritd.turn: supply checks, the secret turn option, Moves,
-Forced Marches with engine dice, Refusing Battle, revealing battle units,
-the Combat phase (Active Battles, fire with engine dice, losses), and the
-Routs that Refusals and combat losses cause (RB 11.3, T-12), Overruns (RB
-11.4) and Final Supply Check Routs (RB 12.7, CB-11; T-13).
+the Allies, hidden identities committed block by block; Gazala's pre-game
+Buildup, RB 18.7), the initial hands and the one redraw; the Player-Turn
+steps of rules.ritd.turn: supply checks, Supply Cards played face down
+(rules.ritd.cards), Moves, Forced Marches with engine dice, Refusing Battle,
+revealing battle units, the Combat phase, Blitz phases, Routs (RB 11.3,
+T-12), Overruns (RB 11.4) and Final Supply Check Routs (RB 12.7, CB-11;
+T-13); the Month (two Passes end it, RB 3.1), the Initiative (RB 3.3), the
+Buildup (RB 16, rules.ritd.buildup) and victory (RB 17, rules.ritd.victory).
+Not yet: Retreats and Probes of the active player (RB 10.3-10.4), Minefields
+(RB 14, 16.55), the optional I-Tanks rule.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from typing import Literal
 
 import msgspec
@@ -26,19 +31,22 @@ from pbem.rulesapi import DICE, ActingAs, Decision, Order, Outcome, Problem, Spe
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
 from rules.ritd import combat as cb
-from rules.ritd import hidden
+from rules.ritd import hidden, routs
 from rules.ritd import movement as mv
-from rules.ritd import routs
 from rules.ritd import supply as sp
-from rules.ritd.turn import OPTION_COST, PendingRout, Turn, option_label
+from rules.ritd.cards import OPTION_COST, Hand
 from rules.ritd.datafiles import DATA_FILES
 from rules.ritd.hexmap import HexMap, load_map
 from rules.ritd.hidden import Obligation
 from rules.ritd.names import UnknownLocation
 from rules.ritd.position import SIDES, Block, Position, Side, enemy_of
 from rules.ritd.scenarios import Scenario, Scenarios, load_scenarios
-from rules.ritd.setup import check_deployment_complete, check_hidden_placement, check_public_placement
-from rules.ritd.cards import Hand
+from rules.ritd.setup import (
+    check_deployment_complete,
+    check_hidden_placement,
+    check_public_placement,
+)
+from rules.ritd.turn import PendingRout, Turn, option_label
 from rules.ritd.units import UnknownUnit
 from rules.ritd.victory import VictoryResult, strategic_victory
 from rules.ritd.victory import victory as judge_victory
@@ -300,12 +308,13 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     bp_dice: tuple[int, ...] = ()
     networks: dict[str, tuple[str, ...]] = {}
     refitting: dict[str, tuple[Block, ...]] = {}
-    #: Initiative (RB 3.3): challenge labels and the cards' real/dummy when known.
+    #: Initiative (RB 3.3): the commitment labels of the challenge and answer cards.
     challenge: str = ""
     answer: str = ""
-    #: Sides whose Reinforcements arrived in this Buildup (at the end of the
-    #: game: the sides that turned their blocks up); Bonus Supply due (RB 13.4).
+    #: Sides whose Reinforcements arrived in this Buildup.
     reinforced: tuple[str, ...] = ()
+    #: Sides that turned their blocks up at the end of the game (RB 17.0).
+    turned_up: tuple[str, ...] = ()
     #: Early Arrival (RB 16.41): slots awaiting their dice, slots that rolled
     #: 1-2 awaiting placement, sides that rolled this Buildup; per side the
     #: units (count, and names where known) that arrived early for this
@@ -323,6 +332,7 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     pregame: bool = False
     #: Seeds of the Axis initial hand, committed when it ended its set-up.
     seeds: dict[str, tuple[str, ...]] = {}
+    #: Bonus Supply Cards due at this Buildup's Resupply (RB 13.4).
     bonus: dict[str, int] = {}
     #: The end of the game (RB 17).
     result: VictoryResult | None = None
@@ -660,31 +670,18 @@ def _check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) ->
                                                  f"{', '.join(state.early_arrived) or 'none'}"))
             if probs:
                 return probs
-            due = _due(state, side)
-            want = {(u.name, u.max_cv) for u in due}
+            want = {(u.name, u.max_cv) for u in _due(state, side)}
             early_of = dict(zip(tokens[len(tokens) - len(early):], early))
+            probs, idents = _new_block_problems(state, side, tokens, ctx)
             seen = set()
-            for t in tokens:
-                if not hidden.is_token_of(t, side) or pos.has_block(t) or t in state.versions:
-                    probs.append(Problem("RB 2.0", f"'{t}' is not a new {side} block token"))
-                label = hidden.identity_label(t)
-                if not ctx.committed(label):
-                    probs.append(Problem("RB 2.0", f"the block's identity must be committed as '{label}'"))
-                    continue
-                try:
-                    ident = _identity(ctx, t)
-                except ValueError as exc:
-                    probs.append(Problem("RB 2.0", str(exc)))
-                    continue
-                if ident is None:
-                    continue
+            for t, ident in idents.items():
                 if t in early_of:
                     slot = ctx.value(early_of[t])
                     unit = slot.decode("utf-8", "replace") if slot is not None else ""
                     if slot is not None and ident != (unit, _max_cv(unit)):
                         probs.append(Problem("RB 16.41", f"the slot {early_of[t]} holds {unit}, not "
                                                          f"{ident[0]} at CV {ident[1]}"))
-                elif due_names_known(state, side) and (ident not in want or ident in seen):
+                elif _due_names_known(state, side) and (ident not in want or ident in seen):
                     probs.append(Problem("RB 16.4", f"{ident[0]} at CV {ident[1]} is not one of the "
                                                     "Reinforcements due this month at full strength (RB 18.0)"))
                 seen.add(ident)
@@ -702,17 +699,10 @@ def _check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) ->
             if len(tokens) != len(units) or len(set(tokens)) != len(tokens):
                 probs.append(Problem("RB 18.6", f"the Malta Group is {len(units)} blocks, not {len(tokens)}"))
             want = {(u.name, u.max_cv) for u in units}
-            for t in tokens:
-                if not hidden.is_token_of(t, side) or pos.has_block(t) or t in state.versions:
-                    probs.append(Problem("RB 2.0", f"'{t}' is not a new {side} block token"))
-                elif not ctx.committed(hidden.identity_label(t)):
-                    probs.append(Problem("RB 2.0", f"the block's identity must be committed as "
-                                                   f"'{hidden.identity_label(t)}'"))
-                else:
-                    ident = _identity(ctx, t)
-                    if ident is not None and ident not in want:
-                        probs.append(Problem("RB 18.6", f"{ident[0]} at CV {ident[1]} is not a Malta Group unit "
-                                                        "at full strength"))
+            more, idents = _new_block_problems(state, side, tokens, ctx)
+            probs += more
+            probs += [Problem("RB 18.6", f"{ident[0]} at CV {ident[1]} is not a Malta Group unit at full strength")
+                      for ident in idents.values() if ident not in want]
             return probs
         case EndBuildup(discard=discard, cards=labels):
             probs = []
@@ -725,7 +715,56 @@ def _check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) ->
     return [Problem("RB 16.5", f"not a Buildup action: {format_action(action)}")]
 
 
-def due_names_known(state: State, side: Side) -> bool:
+def _new_block_problems(state: State, side: Side, tokens: tuple[str, ...],
+                        ctx) -> tuple[list[Problem], dict[str, tuple[str, int]]]:
+    """New blocks entering play (RB 16.4, 18.6): fresh tokens of ``side``, each
+    identity committed as ``<token>.id0``; and the identities this replay sees."""
+    probs: list[Problem] = []
+    idents: dict[str, tuple[str, int]] = {}
+    for t in tokens:
+        if not hidden.is_token_of(t, side) or state.position.has_block(t) or t in state.versions:
+            probs.append(Problem("RB 2.0", f"'{t}' is not a new {side} block token"))
+        label = hidden.identity_label(t)
+        if not ctx.committed(label):
+            probs.append(Problem("RB 2.0", f"the block's identity must be committed as '{label}'"))
+            continue
+        try:
+            ident = _identity(ctx, t)
+        except ValueError as exc:
+            probs.append(Problem("RB 2.0", str(exc)))
+            continue
+        if ident is not None:
+            idents[t] = ident
+    return probs, idents
+
+
+def _new_blocks_order(role: Side, names: list[str], ctx) -> tuple[tuple[str, ...], dict[str, bytes]]:
+    """Fresh tokens for ``names`` at full strength (RB 18.0), identities to commit."""
+    tokens = tuple(hidden.new_token(role, ctx.fresh()) for _ in names)
+    return tokens, {hidden.identity_label(t): hidden.encode_identity(n, _max_cv(n)) for t, n in zip(tokens, names)}
+
+
+def _enter_base(state: State, side: Side, tokens: tuple[str, ...], ctx,
+                obligation: Callable[[str, str], Obligation]) -> State:
+    """New blocks into Base (RB 16.4; off-board next to an engaged Base, T-20);
+    ``obligation(token, base)`` for each identity this replay cannot see."""
+    m = _map()
+    base = m.base(side)
+    blocks, obligations = [], state.obligations
+    for t in tokens:
+        ident = _identity(ctx, t)
+        unit, cv = ident if ident is not None else ("", 0)
+        blocks.append(Block(token=t, side=side, hex=base, unit=unit, cv=cv))
+        if ident is None:
+            obligations += (obligation(t, base),)
+    arrival = bu.arrive(m, state.position, side, blocks)
+    refit = {**state.refitting, side: state.refitting.get(side, ()) + arrival.waiting} \
+        if arrival.waiting else state.refitting
+    return msgspec.structs.replace(state, position=arrival.pos, obligations=obligations, refitting=refit,
+                                   versions={**state.versions, **{t: 0 for t in tokens}})
+
+
+def _due_names_known(state: State, side: Side) -> bool:
     """Whether this replay knows which of this month's units arrived early."""
     return len(state.early_units.get(side, ())) == state.early.get(side, 0)
 
@@ -965,37 +1004,27 @@ def _apply_month(state: State, action: object, side: Side, ctx) -> State:
             axis = (ctx.value(state.answer) == b"1") if state.answer else None
             return _begin_month(state, cd.initiative(allied, axis))
         case RevealAll():
-            done = state.reinforced + (side,)
-            if len(set(done)) < 2:
-                return msgspec.structs.replace(state, reinforced=done, side=enemy_of(side))
+            if not state.turned_up:  # the other side turns its blocks up next
+                return msgspec.structs.replace(state, turned_up=(side,), side=enemy_of(side))
             off = {s: [b.unit for b in state.refitting.get(s, ())] for s in SIDES}
             result = judge_victory(m, pos, _scenario(state), _scenarios(), off_board=off)
-            return msgspec.structs.replace(state, phase="over", stage="", result=result, reinforced=())
+            return msgspec.structs.replace(state, phase="over", stage="", result=result, turned_up=(*state.turned_up, side))
         case EarlyArrival(slots=slots):
             return msgspec.structs.replace(state, stage="early-dice", early_slots=tuple(slots),
                                            early_done=state.early_done + (side,))
         case Reinforce(tokens=tokens, early=early):
-            blocks, obligations = [], state.obligations
-            base = m.base(side)
             early_of = dict(zip(tokens[len(tokens) - len(early):], early))
-            for t in tokens:
-                ident = _identity(ctx, t)
-                unit, cv = ident if ident is not None else ("", 0)
-                blocks.append(Block(token=t, side=side, hex=base, unit=unit, cv=cv))
-                if ident is None and t in early_of:  # RB 16.41: the block is its slot's unit
-                    obligations += (Obligation(token=t, seq=ctx.seq, kind="early", rule="RB 16.41",
-                                               labels=(early_of[t], hidden.identity_label(t)), tokens=(t,),
-                                               what=f"arrived early from slot {early_of[t]}"),)
-                elif ident is None:
-                    obligations += (Obligation(token=t, seq=ctx.seq, kind="arrival", hex=base, needed=state.month,
-                                               rule="RB 16.4", what=f"arrived as a Reinforcement in Month {state.month}"),)
-            arrival = bu.arrive(m, pos, side, blocks)
-            # RB 16.4 sidebar: with the Base engaged they wait off-board (T-20).
-            refit = {**state.refitting, side: state.refitting.get(side, ()) + arrival.waiting} \
-                if arrival.waiting else state.refitting
-            return msgspec.structs.replace(state, position=arrival.pos, obligations=obligations, refitting=refit,
-                                           versions={**state.versions, **{t: 0 for t in tokens}},
-                                           reinforced=state.reinforced + (side,), early_arrived=())
+
+            def reinforcement(t: str, base: str) -> Obligation:
+                if t in early_of:  # RB 16.41: the block is its slot's unit
+                    return Obligation(token=t, seq=ctx.seq, kind="early", rule="RB 16.41",
+                                      labels=(early_of[t], hidden.identity_label(t)), tokens=(t,),
+                                      what=f"arrived early from slot {early_of[t]}")
+                return Obligation(token=t, seq=ctx.seq, kind="arrival", hex=base, needed=state.month,
+                                  rule="RB 16.4", what=f"arrived as a Reinforcement in Month {state.month}")
+
+            state = _enter_base(state, side, tokens, ctx, reinforcement)
+            return msgspec.structs.replace(state, reinforced=state.reinforced + (side,), early_arrived=())
         case bu.Redeploy() | bu.SeaRedeploy() | bu.ReturnForRefit() | bu.BuySupply():
             before = state.ledgers[side]
             spent = bu.apply_spend(_bctx(state), pos, before, action)
@@ -1007,21 +1036,10 @@ def _apply_month(state: State, action: object, side: Side, ctx) -> State:
         case Rebuild(token=token, steps=steps, bp=bp):
             return _apply_rebuild(state, side, token, steps, bp, ctx)
         case CallMalta(tokens=tokens):
-            base = m.base(side)
-            blocks, obligations = [], state.obligations
-            for t in tokens:
-                ident = _identity(ctx, t)
-                unit, cv = ident if ident is not None else ("", 0)
-                blocks.append(Block(token=t, side=side, hex=base, unit=unit, cv=cv))
-                if ident is None:
-                    obligations += (Obligation(token=t, seq=ctx.seq, kind="malta", hex=base, rule="RB 18.6",
-                                               what=f"arrived with the Malta Group in Month {state.month}"),)
-            arrival = bu.arrive(m, pos, side, blocks)
-            refit = {**state.refitting, side: state.refitting.get(side, ()) + arrival.waiting} \
-                if arrival.waiting else state.refitting
-            return msgspec.structs.replace(state, position=arrival.pos, obligations=obligations, refitting=refit,
-                                           versions={**state.versions, **{t: 0 for t in tokens}},
-                                           malta=state.month)
+            state = _enter_base(state, side, tokens, ctx, lambda t, base: Obligation(
+                token=t, seq=ctx.seq, kind="malta", hex=base, rule="RB 18.6",
+                what=f"arrived with the Malta Group in Month {state.month}"))
+            return msgspec.structs.replace(state, malta=state.month)
         case EndBuildup(discard=discard, cards=labels):
             closing = bu.close_ledger(state.ledgers[side])
             state = msgspec.structs.replace(state, saved={**state.saved, side: closing.saved},
@@ -1616,8 +1634,7 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             real = 0 if count == 0 else cd.parse_real(ctx.value(label), count)
             # RB 4.0-4.2: one Move, two with two real cards; a replay that cannot
             # see the cards allows what the count could pay for (checked at 3.48).
-            known = real if real is not None else min(count, 2)
-            allowed = 1 if count == 0 else min(known, 2)
+            allowed = 1 if count == 0 else min(count if real is None else real, 2)
             movement = mv.start_movement(pos, side, moves_allowed=allowed, withdrawal_only=count == 0,
                                          rommel_bonus=_scenario(state).special.rommel_bonus)
             hands = {**state.hands, side: cd.spend(_hand(state, side), count, real)}
@@ -2119,7 +2136,7 @@ def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> l
                 return [Problem("RB 8.6", "the Active Battles are chosen at the start of the Combat phase")]
             made = turn.movement.moves_made if turn.movement else 0
             # RB 4.3: two real cards and at most one Move (None: the cards are secret to this replay)
-            assault_turn = None if turn.real < 0 else (turn.real >= 2 and made <= 1)
+            assault_turn = None if turn.real < 0 else (turn.real >= OPTION_COST["assault"] and made <= 1)
             return cb.check_battle_selection(pos, side, action, new_battles=_new_battles(turn),
                                              fortress_hexes=cb.fortress_hexes(_map()), assault_turn=assault_turn,
                                              blitz=turn.blitz)
@@ -2160,8 +2177,7 @@ def _end_turn(state: State, turn: Turn) -> State:
     if passes < 2:
         return _begin_turn(msgspec.structs.replace(state, passes=passes), turn.passive)
     if state.month >= _scenario(state).end_month:  # RB 17.0: the last Month is over
-        return msgspec.structs.replace(state, phase="final", stage="reveal-all", side=turn.passive, passes=passes,
-                                       reinforced=())
+        return msgspec.structs.replace(state, phase="final", stage="reveal-all", side=turn.passive, passes=passes)
     return _begin_buildup(msgspec.structs.replace(state, passes=0))
 
 
@@ -2408,21 +2424,13 @@ def _parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
         return Order(action=RevealAll(), reveal=tuple(lbl for lbl in _final_labels(state, role)
                                                       if not ctx.opened(lbl)))
     if low == "reinforce":
-        secrets, tokens = {}, []
         names = [u.name for u in _due(state, role)]
         names += [(ctx.value(lbl) or b"").decode("utf-8", "replace") for lbl in state.early_arrived]
-        for name in names:
-            token = hidden.new_token(role, ctx.fresh())
-            tokens.append(token)
-            secrets[hidden.identity_label(token)] = hidden.encode_identity(name, _max_cv(name))
-        return Order(action=Reinforce(tokens=tuple(tokens), early=state.early_arrived), secrets=secrets)
+        tokens, secrets = _new_blocks_order(role, names, ctx)
+        return Order(action=Reinforce(tokens=tokens, early=state.early_arrived), secrets=secrets)
     if low in ("call malta group", "call malta", "malta group"):
-        secrets, tokens = {}, []
-        for u in _scenarios().malta_group(_scenario(state)):
-            token = hidden.new_token(role, ctx.fresh())
-            tokens.append(token)
-            secrets[hidden.identity_label(token)] = hidden.encode_identity(u.name, u.max_cv)
-        return Order(action=CallMalta(tokens=tuple(tokens)), secrets=secrets)
+        tokens, secrets = _new_blocks_order(role, [u.name for u in _scenarios().malta_group(_scenario(state))], ctx)
+        return Order(action=CallMalta(tokens=tokens), secrets=secrets)
     if low.startswith("early arrival"):
         cands = [u.name for u in _early_candidates(state, role)]
         rest = words.strip()[len("early arrival"):].strip(" :")
@@ -2781,7 +2789,7 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
                                         fortress_hexes=cb.fortress_hexes(m), blitz=turn.blitz)
             names = ", ".join(m.name(h) for h in must) or "none"
             orders = [f"battles {names}"]
-            if turn.real >= 2 and not turn.blitz and (turn.movement.moves_made if turn.movement else 0) <= 1 \
+            if turn.real >= OPTION_COST["assault"] and not turn.blitz and (turn.movement.moves_made if turn.movement else 0) <= 1 \
                     and must:
                 orders.append(f"battles {names} assault {names}")
             return orders
@@ -3200,6 +3208,7 @@ def view(state: State, role: Side | None) -> View:
                                 disrupted=b.disrupted, revealed=b.revealed, unsupplied=b.unsupplied,
                                 supplied_by=m.name(by) if by else ""))
     turn = state.turn if state.phase in ("turn", "final", "over") else None
+    done = outcome(state)
     own = state.hands.get(role) if role in SIDES else None
     bp: dict[str, list[str]] = {}
     for side, ledger in state.ledgers.items():
@@ -3221,7 +3230,7 @@ def view(state: State, role: Side | None) -> View:
                 player1=state.player1, bp=bp, passes=state.passes,
                 fortresses={m.name(h): side for h, side in sorted(state.position.fortresses.items())},
                 last_fire=list(state.last_fire),
-                outcome=[outcome(state).summary.split("; ")[0], *state.result.explanation] if outcome(state) else [])
+                outcome=[done.summary.split("; ")[0], *state.result.explanation] if done else [])
 
 
 def render_text(v: View) -> str:

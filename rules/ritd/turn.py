@@ -46,7 +46,8 @@ return to where it was (the refusal, the combat, the movement after an
 Overrun, or the end of the Final Supply Check; T-12, T-13). Final Supply
 Check Routs eliminate the unshielded engaged units newly Disrupted (CB-11);
 Disrupted units they shielded Rout. Not here yet: Retreats and Probes (RB
-10.3-10.4), supply cards in hand and the month (RB 3.1-3.3, 16-17).
+10.3-10.4). The month around the Player-Turns (cards, Initiative, Buildup,
+victory) is in rules.ritd.game (decisions T-14..T-23).
 """
 
 from __future__ import annotations
@@ -66,10 +67,6 @@ Step = Literal["initial-supply", "option", "blitz", "movement", "forced-march", 
                "offensive-dice", "defensive-losses", "final-supply", "supply-revealed", "rout-slowest",
                "rout-pursuit", "rout-dice", "rout-losses", "rout-withdraw"]
 
-#: RB 4.0-4.5: supply cards each turn option costs, and Moves it allows in
-#: its (first) Movement phase.
-OPTION_COST = {"pass": 0, "basic": 1, "offensive": 2, "assault": 2, "blitz": 3}
-OPTION_MOVES = {"pass": 1, "basic": 1, "offensive": 2, "assault": 1, "blitz": 1}
 
 
 class PendingRout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
