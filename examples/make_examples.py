@@ -181,8 +181,8 @@ def allied_must_answer_battle(turn: Turn) -> bool:
 
 # -- writing -----------------------------------------------------------------------------
 
-def orders_file(role: str, game_id: str, recorder: Recorder, what: str = "19.0 Demo game in examples/game/",
-                scenario: str = "demo") -> str:
+def orders_file(role: str, game_id: str, recorder: Recorder, host_fingerprint: str,
+                what: str = "19.0 Demo game in examples/game/", scenario: str = "demo") -> str:
     other = next(r for _, r, _ in recorder.events if r != role)
     example = next((span for span, who, orders in recorder.events if who == role and orders and span not in ("0", "1")
                     and len(orders) > 1), "6")
@@ -199,7 +199,7 @@ def orders_file(role: str, game_id: str, recorder: Recorder, what: str = "19.0 D
             how = (f"pbem new GAME --rules {RULES} --scenario {scenario} --role {role} "
                    f"--opponent {other}.pub -f FILE (the invitation)")
         elif span == "1":
-            how = "pbem join INVITATION GAME --host-fingerprint XXXX -f FILE"
+            how = f"pbem join INVITATION GAME --host-fingerprint {host_fingerprint} -f FILE"
         else:
             how = "pbem do -f FILE, then pbem send"
         lines.append(f"# event {span}: {how}")
@@ -220,7 +220,8 @@ def write_game(stage: Path, table: LocalTable, recorder: Recorder, summary: str,
         for suffix in ("html", "txt"):
             shutil.copy2(table.directory / f"{role}-report.{suffix}", stage / f"{role}-report.{suffix}")
         shutil.copy2(player.key_path.with_name(player.key_path.name + ".pub"), stage / f"{role}.pub")
-        (stage / f"{role}-orders.txt").write_text(orders_file(role, game_id, recorder, what, table.scenario),
+        host = table.players[0].identity.fingerprint  # the host signs event 0
+        (stage / f"{role}-orders.txt").write_text(orders_file(role, game_id, recorder, host, what, table.scenario),
                                                   encoding="utf-8")
         with tempfile.TemporaryDirectory() as tmp:
             svg = Path(tmp) / "map.svg"
