@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -48,10 +48,26 @@ class Entropy(_Strict):
 
 
 class Commitment(_Strict):
-    """A new salted commitment published by the event's author."""
+    """A new salted commitment published by the event's author. ``kind``
+    "set": ``digest`` is the root of a Merkle set (pbem.commit), whose leaves
+    are opened one by one (``LeafOpening``) and the whole at the audit."""
 
     label: Label
     digest: Hex32
+    kind: Literal["", "set"] = ""
+
+
+class LeafOpening(_Strict):
+    """Opening of one leaf of a committed Merkle set: the value of ``key``,
+    the leaf's salt and the sibling path to the root (pbem.commit.verify_leaf)."""
+
+    label: Label
+    key: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_.:/+-]{1,64}$")]
+    value: Annotated[str, msgspec.Meta(pattern="^([0-9a-f]{2}){0,64}$")]
+    salt: Hex32
+    index: Annotated[int, msgspec.Meta(ge=0, lt=1 << 20)]
+    size: Annotated[int, msgspec.Meta(ge=1, le=1 << 20)]
+    path: Annotated[list[tuple[Hex32, bool]], msgspec.Meta(max_length=20)]
 
 
 class Opening(_Strict):
@@ -92,6 +108,7 @@ class Body(_Strict):
     actions: list[msgspec.Raw] = []
     commits: list[Commitment] = []
     reveals: list[Opening] = []
+    leaves: list[LeafOpening] = []
     note: Note = ""
     genesis: Genesis | None = None
 

@@ -12,6 +12,11 @@ part lists hash alike (no ambiguity between "ab"+"c" and "a"+"bc").
   a leaf proves the committed value for that key: presence ("a minefield is
   here": value b"1") or absence (value b"0"). Keys not in the set cannot be
   opened, so the committer must include every key of the domain.
+
+In a game a Merkle set is committed from one 32-byte seed (``from_seed``):
+each leaf's salt is derived from it, so opening one leaf shows that leaf's
+salt only (the seed stays secret behind a hash), while opening the whole set
+at the audit is just the seed and the mapping (``encode_leaves``).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ _COMMIT = b"pbem/v1/commit"
 _LEAF = b"pbem/v1/leaf"
 _NODE = b"pbem/v1/node"
 _EMPTY = b"pbem/v1/empty"
+_LEAF_SALT = b"pbem/v1/leafsalt"
 
 
 def hash_parts(*parts: bytes) -> bytes:
@@ -117,6 +123,48 @@ class MerkleSet:
             i //= 2
         return LeafOpening(key=key, value=self.values[key].hex(), salt=self.salts[key].hex(),
                            index=index, size=len(self.keys), path=path)
+
+
+def leaf_salt(seed: bytes, key: str) -> bytes:
+    """The salt of leaf ``key`` in a set committed from ``seed``."""
+    return hash_parts(_LEAF_SALT, seed, key.encode("utf-8"))
+
+
+def set_from_seed(leaves: Mapping[str, bytes], seed: bytes) -> MerkleSet:
+    """The Merkle set of ``leaves`` with every salt derived from ``seed`` (32 bytes)."""
+    if len(seed) != 32:
+        raise ValueError("a set seed must be 32 bytes")
+    return MerkleSet(leaves, {k: leaf_salt(seed, k) for k in leaves})
+
+
+def encode_leaves(leaves: Mapping[str, bytes]) -> bytes:
+    """Canonical bytes of a whole set (key -> value hex, keys sorted): what
+    opening the set at the audit publishes, and what a vault keeps."""
+    return msgspec.json.encode({k: leaves[k].hex() for k in sorted(leaves)})
+
+
+_LEAVES = msgspec.json.Decoder(dict[str, str])
+
+
+def decode_leaves(data: bytes) -> dict[str, bytes]:
+    """Inverse of encode_leaves; ValueError unless ``data`` is exactly its canonical form."""
+    try:
+        raw = _LEAVES.decode(data)
+        leaves = {k: bytes.fromhex(v) for k, v in raw.items()}
+    except (msgspec.DecodeError, ValueError):
+        raise ValueError("not an encoded set of leaves") from None
+    if not leaves or encode_leaves(leaves) != data:
+        raise ValueError("not an encoded set of leaves (empty or not canonical)")
+    return leaves
+
+
+def set_opens(root: bytes, seed: bytes, data: bytes) -> bool:
+    """True when seed + encoded leaves ``data`` rebuild the set committed by ``root``."""
+    try:
+        built = set_from_seed(decode_leaves(data), seed)
+    except ValueError:
+        return False
+    return hmac.compare_digest(built.root, root)
 
 
 def verify_leaf(root: bytes, proof: LeafOpening) -> bool:

@@ -25,9 +25,16 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from pbem import codec
 from pbem.codec import Body, CodecError, Unwrapped
-from pbem.commit import opens
+from pbem.commit import LeafOpening as LeafProof
+from pbem.commit import decode_leaves, opens, set_opens, verify_leaf
 from pbem.dice import entropy_commitment, roll, roll_one
-from pbem.errors import BadFile, IllegalAction, UsageProblem, VerifyError, VersionMismatch
+from pbem.errors import (
+    BadFile,
+    IllegalAction,
+    UsageProblem,
+    VerifyError,
+    VersionMismatch,
+)
 from pbem.identity import parse_public, verify_signature
 from pbem.rulesapi import DICE, Decision, Outcome, RulesModule, data_hash
 
@@ -39,6 +46,7 @@ class CommitRecord:
     digest: bytes
     seq: int
     author: str
+    kind: str = ""  # "set": a Merkle set root (pbem.commit)
 
 
 @dataclass(frozen=True)
@@ -110,6 +118,9 @@ class _Ctx:
     def opened(self, label: str) -> bool:
         return label in self._replay.opened
 
+    def leaf(self, label: str, key: str) -> bytes | None:
+        return self._replay.leaf(label, key)
+
 
 @dataclass
 class Replay:
@@ -132,7 +143,10 @@ class Replay:
     entropy_seq: dict[str, int] = field(default_factory=dict)
     dice_origin: DiceOrigin | None = None
     secret_dice: dict[str, SecretDie] = field(default_factory=dict)
+    #: (set label, key) -> value of every leaf opened in the log.
+    leaves: dict[tuple[str, str], bytes] = field(default_factory=dict)
     history: list[EventInfo] = field(default_factory=list)
+    _sets: dict[str, dict[str, bytes]] = field(default_factory=dict, repr=False)
 
     # -- public queries -------------------------------------------------
 
@@ -162,6 +176,24 @@ class Replay:
     def outcome(self) -> Outcome | None:
         return None if self.state is None else self.rules.outcome(self.state)
 
+    def leaf(self, label: str, key: str) -> bytes | None:
+        """The value of leaf ``key`` of the Merkle set ``label`` if this replay
+        knows it (the leaf was opened, or the whole set is known), else None."""
+        opened = self.leaves.get((label, key))
+        if opened is not None:
+            return opened
+        leaves = self._sets.get(label)
+        if leaves is None:
+            record = self.commitments.get(label)
+            whole = self.opened.get(label, self.known.get(label))
+            if record is None or record.kind != "set" or whole is None:
+                return None
+            try:
+                leaves = self._sets[label] = decode_leaves(whole)
+            except ValueError:
+                return None
+        return leaves.get(key)
+
     def ctx(self, author: str, seq: int | None = None) -> _Ctx:
         return _Ctx(self, self.seq + 1 if seq is None else seq, author)
 
@@ -174,6 +206,8 @@ class Replay:
         twin.entropy_commit = dict(self.entropy_commit)
         twin.entropy_seq = dict(self.entropy_seq)
         twin.secret_dice = dict(self.secret_dice)
+        twin.leaves = dict(self.leaves)
+        twin._sets = {}
         twin.history = list(self.history)
         return twin
 
@@ -286,8 +320,9 @@ class Replay:
         for c in body.commits:
             if c.label in self.commitments:
                 raise VerifyError(f"{where}: commitment label '{c.label}' is already in use")
-            self.commitments[c.label] = CommitRecord(bytes.fromhex(c.digest), seq, author)
+            self.commitments[c.label] = CommitRecord(bytes.fromhex(c.digest), seq, author, c.kind)
         self._open(body, where, ctx)
+        self._open_leaves(body, where, ctx)
 
         rolled = None
         if self.dice_origin is not None and self.dice_origin.author != author and decision is not None \
@@ -334,7 +369,8 @@ class Replay:
         self.seq = seq
         self.head = event_hash
         info = EventInfo(seq, author, event_hash, tuple(labels), len(body.commits),
-                         tuple(o.label for o in body.reveals), body.note, rolled)
+                         tuple(o.label for o in body.reveals) + tuple(f"{o.label}[{o.key}]" for o in body.leaves),
+                         body.note, rolled)
         self.history.append(info)
         return info
 
@@ -390,7 +426,7 @@ class Replay:
             if opening.label in self.opened:
                 raise VerifyError(f"{where}: opens '{opening.label}' a second time")
             value = bytes.fromhex(opening.value)
-            if not opens(record.digest, self.commit_domain, opening.label, bytes.fromhex(opening.salt), value):
+            if not opening_matches(record, self.commit_domain, opening.label, bytes.fromhex(opening.salt), value):
                 raise VerifyError(f"{where}: the opening of '{opening.label}' does not match its "
                                   f"commitment from event {record.seq}")
             self.opened[opening.label] = value
@@ -403,6 +439,31 @@ class Replay:
                 raise IllegalAction(f"{where}: opening '{opening.label}' shows an earlier illegal "
                                     "action:", details=[str(p) for p in problems])
 
+    def _open_leaves(self, body: Body, where: str, ctx: _Ctx) -> None:
+        """Leaf openings of Merkle sets (DESIGN 4): each proves one key's value."""
+        hook = getattr(self.rules, "on_open_leaf", None)
+        for leaf in body.leaves:
+            what = f"{where}: opens '{leaf.label}' at '{leaf.key}'"
+            record = self.commitments.get(leaf.label)
+            if record is None or record.kind != "set":
+                raise VerifyError(f"{what}, which is not a committed set")
+            if record.author != body.author:
+                raise VerifyError(f"{what}, a set committed by {record.author}")
+            if (leaf.label, leaf.key) in self.leaves:
+                raise VerifyError(f"{what} a second time")
+            proof = LeafProof(key=leaf.key, value=leaf.value, salt=leaf.salt, index=leaf.index, size=leaf.size,
+                              path=[(h, right) for h, right in leaf.path])
+            if not verify_leaf(record.digest, proof):
+                raise VerifyError(f"{what}: the proof does not match the set's root from event {record.seq}")
+            if hook is None:
+                raise IllegalAction(f"{what}: these rules open no set leaves")
+            value = bytes.fromhex(leaf.value)
+            self.leaves[(leaf.label, leaf.key)] = value
+            self.state, problems = hook(self.state, leaf.label, leaf.key, value, ctx)
+            if problems:
+                raise IllegalAction(f"{what}: the opening shows an illegal action:",
+                                    details=[str(p) for p in problems])
+
     def _decode_action(self, raw: msgspec.Raw, where: str) -> Any:
         data = bytes(raw)
         try:
@@ -414,6 +475,14 @@ class Replay:
         if codec.canonical(action) != data:
             raise BadFile(f"{where}: action is not in canonical form")
         return action
+
+
+def opening_matches(record: CommitRecord, domain: bytes, label: str, salt: bytes, value: bytes) -> bool:
+    """Whether (value, salt) opens ``record``: a plain commitment, or a whole
+    Merkle set (salt = the set's seed, value = its encoded leaves)."""
+    if record.kind == "set":
+        return set_opens(record.digest, salt, value)
+    return opens(record.digest, domain, label, salt, value)
 
 
 def replay(rules: RulesModule, events: Iterable[bytes], *, role: str | None = None,
@@ -432,7 +501,7 @@ def audit_openings(events: Iterable[bytes]) -> dict[str, bytes]:
     judges an early action by a value its owner could not open.
     """
     game = b""
-    digests: dict[str, bytes] = {}
+    digests: dict[str, CommitRecord] = {}
     found: dict[str, bytes] = {}
     for stored in events:
         try:
@@ -443,10 +512,10 @@ def audit_openings(events: Iterable[bytes]) -> dict[str, bytes]:
         if body.genesis is not None:
             game = bytes.fromhex(body.genesis.nonce)
         for c in body.commits:
-            digests.setdefault(c.label, bytes.fromhex(c.digest))
+            digests.setdefault(c.label, CommitRecord(bytes.fromhex(c.digest), body.seq, body.author, c.kind))
         for o in body.reveals:
-            digest = digests.get(o.label)
+            record = digests.get(o.label)
             value = bytes.fromhex(o.value)
-            if digest is not None and opens(digest, game, o.label, bytes.fromhex(o.salt), value):
+            if record is not None and opening_matches(record, game, o.label, bytes.fromhex(o.salt), value):
                 found.setdefault(o.label, value)
     return found

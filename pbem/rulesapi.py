@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 import msgspec
 
+from pbem.commit import decode_leaves as decode_set  # noqa: F401  (for rules: a whole set's opening)
 from pbem.errors import NotFound
 
 ENTRY_POINT_GROUP = "pbem.rules"
@@ -88,11 +89,19 @@ class Outcome(msgspec.Struct, frozen=True):
 
 class Order(msgspec.Struct, frozen=True):
     """A parsed order: the public action, the new secrets it commits
-    (label -> value bytes) and the labels of my commitments it opens."""
+    (label -> value bytes) and the labels of my commitments it opens.
+
+    ``sets``: new Merkle set commitments (label -> every key of the domain ->
+    value bytes; DESIGN 4 hidden board facts): one root is published, single
+    keys are opened later by ``open_leaves`` ((label, key) pairs of my sets),
+    the whole set at the audit. The rules see a leaf through ``ctx.leaf`` and
+    its opening through the optional ``on_open_leaf`` hook."""
 
     action: Any
     secrets: dict[str, bytes] = {}
     reveal: tuple[str, ...] = ()
+    sets: dict[str, dict[str, bytes]] = {}
+    open_leaves: tuple[tuple[str, str], ...] = ()
 
 
 class Ctx(Protocol):
@@ -116,6 +125,10 @@ class Ctx(Protocol):
     def opened(self, label: str) -> bool:
         """True once the commitment has been opened in the log."""
 
+    def leaf(self, label: str, key: str) -> bytes | None:
+        """Value of ``key`` in the Merkle set ``label`` if the replaying side
+        knows it (its own set, a leaf opened in the log, the audit), else None."""
+
 
 class ActingAs:
     """``ctx`` seen as if ``role`` were acting now: for a rules module's
@@ -132,6 +145,9 @@ class ActingAs:
 
     def opened(self, label: str) -> bool:
         return self._ctx.opened(label)
+
+    def leaf(self, label: str, key: str) -> bytes | None:
+        return self._ctx.leaf(label, key)
 
 
 class ComposeCtx(Ctx, Protocol):
@@ -193,9 +209,13 @@ REQUIRED: tuple[str, ...] = (
 #: ``DEMO_SCENARIO`` (str), ``DEMO_OPTIONS`` (tuple of str) and
 #: ``demo_orders(state, role, ctx) -> list[str] | None``: a scripted game for
 #: ``pbem demo`` (pbem/table.py): the orders ``role`` gives at its decision
-#: now, None when the script is over.
+#: now, None when the script is over;
+#: ``on_open_leaf(state, label, key, value, ctx) -> (state, problems)``: one
+#: leaf of the Merkle set ``label`` was opened (needed by any rules module
+#: whose orders commit ``sets``); the whole set's opening at the audit comes
+#: to ``on_open`` as usual, its value readable with ``decode_set``.
 OPTIONAL: tuple[str, ...] = ("legal_orders", "explain", "reveal_die", "report_sections", "map_picture",
-                             "describe_action", "describe_dice", "scenario_info", "DEMO_SCENARIO", "DEMO_OPTIONS", "demo_orders")
+                             "describe_action", "describe_dice", "scenario_info", "DEMO_SCENARIO", "DEMO_OPTIONS", "demo_orders", "on_open_leaf")
 
 _registered: dict[str, Any] = {}
 

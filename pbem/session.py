@@ -13,21 +13,27 @@ from typing import Any
 
 import msgspec
 
-from pbem import codec, snapshot, vault as vaultmod
-from pbem.codec import Body, Commitment, Entropy, Genesis, Opening, Player
-from pbem.commit import commit
+from pbem import codec, rulesapi, snapshot
+from pbem import vault as vaultmod
+from pbem.codec import Body, Commitment, Entropy, Genesis, LeafOpening, Opening, Player
+from pbem.commit import MerkleSet, commit, decode_leaves, encode_leaves, set_from_seed
 from pbem.dice import entropy_commitment, new_secret
-from pbem.errors import (BadFile, Equivocation, IllegalAction, NotFound, PbemError, UsageProblem,
-                         VerifyError)
+from pbem.errors import (
+    BadFile,
+    Equivocation,
+    IllegalAction,
+    NotFound,
+    PbemError,
+    UsageProblem,
+    VerifyError,
+)
 from pbem.fileio import write_atomic
 from pbem.game import AUDIT, EventInfo, Replay, audit_openings
 from pbem.identity import Identity, fingerprint, parse_public, verify_signature
 from pbem.rulesapi import DICE, Decision, Order, RulesModule, data_hash
-from pbem import rulesapi
 from pbem.store import GameDir, LocalConfig
 from pbem.turnfile import format_turn, parse_turn
 from pbem.vault import Secret, VaultData
-
 
 # -- drafts ---------------------------------------------------------------
 
@@ -36,6 +42,8 @@ class DraftOrder(msgspec.Struct, forbid_unknown_fields=True):
     action: msgspec.Raw
     secrets: dict[str, Secret] = {}
     reveal: list[str] = []
+    #: (set label, key): leaves of my Merkle sets this order opens.
+    leaves: list[tuple[str, str]] = []
 
 
 class Draft(msgspec.Struct, forbid_unknown_fields=True):
@@ -176,6 +184,9 @@ def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrde
     domain = bytes.fromhex(genesis.nonce) if genesis is not None else replay.commit_domain
     for o in orders:
         for label, secret in o.secrets.items():
+            if secret.kind == "set":
+                commits.append(Commitment(label=label, digest=_merkle_set(secret).root.hex(), kind="set"))
+                continue
             digest, _ = commit(domain, label, bytes.fromhex(secret.value), bytes.fromhex(secret.salt))
             commits.append(Commitment(label=label, digest=digest.hex()))
     x_prev = b"" if genesis is not None else _my_reveal(role, replay, data)
@@ -189,9 +200,34 @@ def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrde
         actions=[o.action for o in orders],
         commits=commits,
         reveals=reveals,
+        leaves=_leaf_openings(data, orders),
         note=note,
         genesis=genesis,
     )
+
+
+def _merkle_set(secret: Secret) -> MerkleSet:
+    return set_from_seed(decode_leaves(bytes.fromhex(secret.value)), bytes.fromhex(secret.salt))
+
+
+def _leaf_openings(data: VaultData, orders: Sequence[DraftOrder]) -> list[LeafOpening]:
+    """The proofs of every leaf my orders open, from the sets in my vault."""
+    wanted = list(dict.fromkeys((label, key) for o in orders for label, key in o.leaves))
+    built: dict[str, MerkleSet] = {}
+    openings = []
+    for label, key in wanted:
+        secret = data.secrets.get(label)
+        if secret is None or secret.kind != "set":
+            raise NotFound(f"cannot open '{label}' at '{key}': it is not a set in your vault")
+        if label not in built:
+            built[label] = _merkle_set(secret)
+        try:
+            proof = built[label].open(key)
+        except KeyError:
+            raise NotFound(f"cannot open '{label}' at '{key}': the set has no such key") from None
+        openings.append(LeafOpening(label=label, key=key, value=proof.value, salt=proof.salt, index=proof.index,
+                                    size=proof.size, path=[(h, right) for h, right in proof.path]))
+    return openings
 
 
 def simulate(replay: Replay, body: Body) -> Replay:
@@ -213,8 +249,11 @@ def _sign(identity: Identity, body: Body) -> bytes:
 
 
 def _secret_map(order: Order) -> dict[str, Secret]:
-    return {label: Secret(value=value.hex(), salt=os.urandom(32).hex())
-            for label, value in order.secrets.items()}
+    secrets = {label: Secret(value=value.hex(), salt=os.urandom(32).hex())
+               for label, value in order.secrets.items()}
+    for label, leaves in order.sets.items():
+        secrets[label] = Secret(value=encode_leaves(leaves).hex(), salt=os.urandom(32).hex(), kind="set")
+    return secrets
 
 
 def _parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
@@ -236,11 +275,11 @@ def _parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData
         except ValueError as exc:
             problems.append(f"'{text}': {exc}")
             continue
-        for label in order.secrets:
+        for label in [*order.secrets, *order.sets]:
             if label in probe.commitments or any(label in o.secrets for o in orders):
                 problems.append(f"'{text}': commitment label '{label}' is already in use")
         candidate = DraftOrder(text=text, action=codec.raw(order.action), secrets=_secret_map(order),
-                               reveal=list(order.reveal))
+                               reveal=list(order.reveal), leaves=[tuple(p) for p in order.open_leaves])
         trial_data = _with_secrets(data, orders + [candidate])
         try:
             _simulate_draft(replay, role, trial_data, orders + [candidate], genesis)

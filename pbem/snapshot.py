@@ -32,6 +32,7 @@ class _Commit(msgspec.Struct, frozen=True):
     digest: str
     seq: int
     author: str
+    kind: str = ""
 
 
 class _Origin(msgspec.Struct, frozen=True):
@@ -67,6 +68,8 @@ class Snapshot(msgspec.Struct, frozen=True):
     history: list[EventInfo]
     dice_origin: _Origin | None = None
     secret_dice: dict[str, _SecretDie] = {}
+    #: Opened leaves of Merkle sets: [label, key, value hex].
+    leaves: list[tuple[str, str, str]] = []
 
 
 def _path(gd: GameDir, role: str):
@@ -84,7 +87,7 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
         pbem=__version__, rules=replay.rules.SPEC.id, rules_version=replay.rules.SPEC.version,
         data_hash=replay.genesis.data_hash, game=replay.game_hex, role=replay.role, seq=replay.seq,
         head=replay.head.hex(), state=msgspec.Raw(msgspec.json.encode(replay.state)),
-        commitments=[_Commit(k, v.digest.hex(), v.seq, v.author) for k, v in replay.commitments.items()],
+        commitments=[_Commit(k, v.digest.hex(), v.seq, v.author, v.kind) for k, v in replay.commitments.items()],
         opened={k: v.hex() for k, v in replay.opened.items()},
         entropy_commit={k: v.hex() for k, v in replay.entropy_commit.items()},
         entropy_seq=dict(replay.entropy_seq),
@@ -93,6 +96,7 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
                                                    o.secret),
         secret_dice={k: _SecretDie(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
                      for k, d in replay.secret_dice.items()},
+        leaves=[(label, key, value.hex()) for (label, key), value in replay.leaves.items()],
     )
     path = _path(gd, replay.role)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -129,7 +133,8 @@ def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> 
     r.state = state
     r.seq = snap.seq
     r.head = bytes.fromhex(snap.head)
-    r.commitments = {c.label: CommitRecord(bytes.fromhex(c.digest), c.seq, c.author) for c in snap.commitments}
+    r.commitments = {c.label: CommitRecord(bytes.fromhex(c.digest), c.seq, c.author, c.kind)
+                     for c in snap.commitments}
     r.opened = {k: bytes.fromhex(v) for k, v in snap.opened.items()}
     r.entropy_commit = {k: bytes.fromhex(v) for k, v in snap.entropy_commit.items()}
     r.entropy_seq = dict(snap.entropy_seq)
@@ -138,6 +143,7 @@ def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> 
                                                       bytes.fromhex(o.x), tuple(o.sides), tuple(o.secret))
     r.secret_dice = {k: SecretDie(bytes.fromhex(d.event_hash), d.index, bytes.fromhex(d.x), d.sides)
                      for k, d in snap.secret_dice.items()}
+    r.leaves = {(label, key): bytes.fromhex(value) for label, key, value in snap.leaves}
     r.history = list(snap.history)
     return r
 

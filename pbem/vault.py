@@ -26,11 +26,13 @@ from pbem.identity import Identity
 _MAGIC = b"PBEMVLT1"
 
 
-class Secret(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Opening of one of my commitments: value and salt (hex)."""
+class Secret(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """Opening of one of my commitments: value and salt (hex). ``kind`` "set":
+    a Merkle set, value = its encoded leaves, salt = the seed of its leaf salts."""
 
     value: str
     salt: str
+    kind: str = ""
 
 
 class VaultData(msgspec.Struct, forbid_unknown_fields=True):

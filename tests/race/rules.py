@@ -66,7 +66,18 @@ class Defend(_A, tag="defend"):
     choice: str
 
 
-Action = Setup | Advance | Dash | Attack | Pass | Reveal | Defend | Scout | OpenScout
+class LayTraps(_A, tag="lay-traps"):
+    label: str
+
+
+class OpenTrap(_A, tag="open-trap"):
+    square: int
+
+
+Action = Setup | Advance | Dash | Attack | Pass | Reveal | Defend | Scout | OpenScout | LayTraps | OpenTrap
+
+#: RACE 7: squares a trap set covers (its key domain).
+TRAP_SQUARES = 12
 
 
 class Obligation(msgspec.Struct, frozen=True):
@@ -85,13 +96,16 @@ class Runner(msgspec.Struct, frozen=True):
     blocked: bool = False
     scouts: tuple[str, ...] = ()  # seed labels of this runner's secret dice
     scout_values: tuple[int, ...] = ()  # the ones this replay can see, in order
+    traps: str = ""  # label of this runner's trap set (RACE 7)
+    opened: dict[str, str] = {}  # square -> "trap"/"none": leaves of it opened in the log
 
 
 class State(msgspec.Struct, frozen=True):
     goal: int
     short_dodge: bool
     turn: str = "red"
-    phase: str = "setup"  # setup | move | act | dashing | rolling | defend | scouting
+    phase: str = "setup"  # setup | move | act | dashing | rolling | defend | scouting | trap
+    trap_square: int = 0  # RACE 7: the square the trap layer must open
     runners: dict[str, Runner] = {}
     last_roll: int = 0
     obligations: tuple[Obligation, ...] = ()
@@ -128,6 +142,8 @@ def pending(state: State) -> Decision | None:
                         secret=(_runner(state, state.turn).scouts[-1],))
     if state.phase == "defend":
         return Decision(role=_other(state.turn), kind="defend", prompt="hit: dodge or block")
+    if state.phase == "trap":
+        return Decision(role=_other(state.turn), kind="trap", prompt=f"open your trap square {state.trap_square}")
     return Decision(role=state.turn, kind=state.phase)
 
 
@@ -195,9 +211,53 @@ def check(state: State, action: object, ctx) -> list[Problem]:
                 problems.append(Problem("RACE 4", "no hit to defend against"))
             if choice not in ("dodge", "block"):
                 problems.append(Problem("RACE 4", f"defend with dodge or block, not '{choice}'"))
+        case LayTraps(label=label):
+            if state.phase != "move" or me.traps:
+                problems.append(Problem("RACE 7", "traps are laid once, at the start of your turn"))
+            if label != f"{role}.traps" or not ctx.committed(label):
+                problems.append(Problem("RACE 7", f"the traps must be committed as the set '{role}.traps'"))
+            else:
+                problems += _trap_set_problems(role, label, ctx)
+        case OpenTrap(square=square):
+            if state.phase != "trap" or square != state.trap_square:
+                problems.append(Problem("RACE 7", f"no trap square {square} to open now"))
+            elif str(square) not in me.opened:
+                problems.append(Problem("RACE 7", f"square {square} of {me.traps} must be opened in this event"))
         case _:
             problems.append(Problem("RACE 3", f"unknown action {action!r}"))
     return problems
+
+
+def _trap_value(value: bytes | None) -> str | None:
+    return {b"1": "trap", b"0": "none"}.get(value) if value is not None else None
+
+
+def _trap_set_problems(role: str, label: str, ctx) -> list[Problem]:
+    """RACE 7: every square 1..TRAP_SQUARES holds 1 or 0 (checked where known)."""
+    values = [ctx.leaf(label, str(n)) for n in range(1, TRAP_SQUARES + 1)]
+    if any(v is None for v in values):
+        return []
+    bad = [n for n, v in enumerate(values, 1) if _trap_value(v) is None]
+    return [Problem("RACE 7", f"{role}'s traps hold no value 1 or 0 at squares {bad}")] if bad else []
+
+
+def _after_advance(state: State, role: str, runner: Runner, **changes: object) -> State:
+    """RACE 7: an advance onto a square of the other's trap set not yet opened waits for it."""
+    other = _runner(state, _other(role))
+    if other.traps and 1 <= runner.pos <= TRAP_SQUARES and str(runner.pos) not in other.opened:
+        return _set(state, role, runner, **{**changes, "phase": "trap", "trap_square": runner.pos})
+    return _set(state, role, runner, **changes)
+
+
+def on_open_leaf(state: State, label: str, key: str, value: bytes, ctx) -> tuple[State, list[Problem]]:
+    role = label.partition(".")[0]
+    me = _runner(state, role)
+    if label != me.traps:
+        return state, [Problem("RACE 7", f"'{label}' is not {role}'s trap set")]
+    found = _trap_value(value)
+    if found is None:
+        return state, [Problem("RACE 7", f"{role}'s trap square {key} holds {value!r}, not 1 or 0")]
+    return _set(state, role, msgspec.structs.replace(me, opened={**me.opened, key: found})), []
 
 
 def apply(state: State, action: object, ctx) -> State:
@@ -221,13 +281,20 @@ def apply(state: State, action: object, ctx) -> State:
                 obligations += (Obligation(role, ctx.seq, steps),)
             if pos >= state.goal:
                 return _set(state, role, runner, obligations=obligations, winner=role)
-            return _set(state, role, runner, obligations=obligations, phase="act")
+            return _after_advance(state, role, runner, obligations=obligations, phase="act")
         case Dash():
             return msgspec.structs.replace(state, phase="dashing")
         case Scout(label=label):
             return _set(state, role, msgspec.structs.replace(me, scouts=me.scouts + (label,)), phase="scouting")
         case OpenScout():
             return state
+        case LayTraps(label=label):
+            return _set(state, role, msgspec.structs.replace(me, traps=label))
+        case OpenTrap(square=square):
+            mover = _runner(state, state.turn)
+            if me.opened[str(square)] == "trap":  # RACE 7: one step back
+                mover = msgspec.structs.replace(mover, pos=mover.pos - 1)
+            return _set(state, state.turn, mover, phase="act", trap_square=0)
         case Attack():
             return msgspec.structs.replace(state, phase="rolling")
         case Pass():
@@ -253,7 +320,7 @@ def resolve_dice(state: State, values: tuple[int | None, ...], ctx) -> State:
         runner = msgspec.structs.replace(me, pos=me.pos + (1 if roll <= 3 else 2), blocked=False)
         if runner.pos >= state.goal:
             return _set(state, state.turn, runner, last_roll=roll, winner=state.turn)
-        return _set(state, state.turn, runner, last_roll=roll, phase="act")
+        return _after_advance(state, state.turn, runner, last_roll=roll, phase="act")
     if roll >= 4:  # RACE 4: 4-6 hits
         return msgspec.structs.replace(state, phase="defend", last_roll=roll)
     return msgspec.structs.replace(state, phase="move", turn=_other(state.turn), last_roll=roll)
@@ -301,12 +368,14 @@ def legal_actions(state: State, role: str, ctx) -> list[object]:
         candidates = [Attack(), Pass()]
     elif state.phase == "defend":
         candidates = [Defend(choice="dodge"), Defend(choice="block")]
+    elif state.phase == "trap":
+        candidates = [OpenTrap(square=state.trap_square)]
     else:
         candidates = []
     # Setup and Reveal need this event's commitment/opening, which the engine adds
     # with the order; every other candidate must pass check as it stands.
     return [a for a in candidates
-            if isinstance(a, (Setup, Reveal)) or not check(state, a, ActingAs(ctx, role))]
+            if isinstance(a, (Setup, Reveal, OpenTrap)) or not check(state, a, ActingAs(ctx, role))]
 
 
 def parse_order(state: State, role: str, text: str, ctx) -> Order:
@@ -335,6 +404,13 @@ def parse_order(state: State, role: str, text: str, ctx) -> Order:
             return Order(action=Reveal(), reveal=(_speed_label(role),))
         case ["defend", choice]:
             return Order(action=Defend(choice=choice))
+        case ["traps", *squares] if all(q.isdigit() for q in squares):
+            label = f"{role}.traps"
+            laid = {int(q) for q in squares}
+            return Order(action=LayTraps(label=label),
+                         sets={label: {str(n): b"1" if n in laid else b"0" for n in range(1, TRAP_SQUARES + 1)}})
+        case ["open", "trap", n] if n.isdigit():
+            return Order(action=OpenTrap(square=int(n)), open_leaves=((f"{role}.traps", n),))
     raise ValueError(f"not an order of the race game: '{text}' "
                      "(orders: setup speed N, reveal, advance N, dash, attack, pass, defend dodge|block)")
 
