@@ -769,32 +769,43 @@ def check_minefield(ctx: BuildupContext, pos: Position, ledger: Ledger, action: 
 
     ``minefields``: the builder's own Minefield hexes (hidden, DESIGN 4).
     """
+    side = ledger.side
+    engaged = {b.hex for b in pos.blocks if b.side == enemy_of(side)}
+    probs = check_minefield_site(ctx.m, side, ctx.networks[side], engaged, action.hex, action.dismantle, minefields)
+    if not action.dismantle and MINEFIELD_BP > ledger.available:
+        probs.append(Problem("RB 16.5", f"a Minefield costs {MINEFIELD_BP} BP; {ledger.available} BP left"))
+    return probs
+
+
+def check_minefield_site(m: HexMap, side: Side, network: Collection[str], engaged: Collection[str], hex_: str,
+                         dismantle: Sequence[str], minefields: Collection[str]) -> list[Problem]:
+    """RB 16.55, 14.0: where a Minefield may be built and which two may be
+    dismantled for it: ``network`` is the friendly Supply Network fixed at the
+    start of the Buildup, ``engaged`` the hexes holding enemy units,
+    ``minefields`` the builder's Minefields before (hidden, DESIGN 4)."""
     rule = "RB 16.55"
-    m, side = ctx.m, ledger.side
-    if action.hex not in m.hexes:
-        return [Problem(rule, f"no such hex: {action.hex}")]
+    if hex_ not in m.hexes:
+        return [Problem(rule, f"no such hex: {hex_}")]
     probs: list[Problem] = []
-    name = m.name(action.hex)
-    if action.hex not in ctx.networks[side]:
+    name = m.name(hex_)
+    if hex_ not in network:
         probs.append(Problem(rule, f"{name} is outside the {side} Supply Network fixed at the start of Buildup"))
-    if pos.blocks_in(action.hex, enemy_of(side)):
+    if hex_ in engaged:
         probs.append(Problem(rule, f"{name} is engaged (a battle or enemy hex): Minefields are built in "
                                    f"unengaged hexes only (RB 14.0)"))
-    dismantled = set(action.dismantle)
-    if action.hex in minefields and action.hex not in dismantled:
+    dismantled = set(dismantle)
+    if hex_ in minefields and hex_ not in dismantled:
         probs.append(Problem(rule, f"{name} already has a {side} Minefield"))
-    if action.dismantle:
-        if len(dismantled) != MINEFIELDS_DISMANTLED_FOR_FREE or len(action.dismantle) != len(dismantled):
+    if dismantle:
+        if len(dismantled) != MINEFIELDS_DISMANTLED_FOR_FREE or len(dismantle) != len(dismantled):
             probs.append(Problem(rule, "a free Minefield needs exactly two different Minefields dismantled"))
-        for h in action.dismantle:
+        for h in dismantle:
             if h not in minefields:
                 probs.append(Problem(rule, f"there is no {side} Minefield at {m.name(h) if h in m.hexes else h} "
                                            f"to dismantle"))
-            elif h not in ctx.networks[side]:
+            elif h not in network:
                 probs.append(Problem(rule, f"the Minefield at {m.name(h)} is outside the friendly Supply "
                                            f"Network and cannot be dismantled"))
-    elif MINEFIELD_BP > ledger.available:
-        probs.append(Problem("RB 16.5", f"a Minefield costs {MINEFIELD_BP} BP; {ledger.available} BP left"))
     return probs
 
 

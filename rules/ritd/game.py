@@ -13,9 +13,10 @@ steps of rules.ritd.turn: supply checks, Supply Cards played face down
 revealing battle units, the Combat phase, Blitz phases, Routs (RB 11.3,
 T-12), Overruns (RB 11.4) and Final Supply Check Routs (RB 12.7, CB-11;
 T-13); the Month (two Passes end it, RB 3.1), the Initiative (RB 3.3), the
-Buildup (RB 16, rules.ritd.buildup) and victory (RB 17, rules.ritd.victory).
-Not yet: Retreats and Probes of the active player (RB 10.3-10.4), Minefields
-(RB 14, 16.55), the optional I-Tanks rule.
+Buildup (RB 16, rules.ritd.buildup), Minefields (RB 14, 16.55, as Merkle
+sets: rules.ritd.mines, T-30..T-33) and victory (RB 17, rules.ritd.victory).
+Not yet: Retreats and Probes of the active player (RB 10.3-10.4), the
+optional I-Tanks rule.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pbem.rulesapi import DICE, ActingAs, Decision, Order, Outcome, Problem, Spe
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
 from rules.ritd import combat as cb
-from rules.ritd import hidden, routs
+from rules.ritd import hidden, mines, routs
 from rules.ritd import movement as mv
 from rules.ritd import supply as sp
 from rules.ritd.cards import OPTION_COST, Hand
@@ -158,6 +159,23 @@ class EndBuildup(_A, tag="end-buildup"):
     cards: tuple[str, ...] = ()
 
 
+class BuildMinefield(_A, tag="build-minefield"):
+    """RB 16.55: a hidden Minefield, committed as the new Merkle set ``label``
+    (rules.ritd.mines); ``free``: two Minefields dismantled instead of 15 BP;
+    ``dismantled_shown``: the revealed ones among them (public, T-31)."""
+
+    label: str
+    free: bool = False
+    dismantled_shown: tuple[str, ...] = ()
+
+
+class OpenMinefields(_A, tag="open-minefields"):
+    """RB 14.2: the hexes entered by enemy units, opened in this event from the
+    owner's Minefield set at the end of the Movement phase (T-30)."""
+
+    hexes: tuple[str, ...]
+
+
 class RevealAll(_A, tag="reveal-all"):
     """RB 17.0: at the end of the game every block is turned face up (all
     current identities opened in this event) to count the units in play."""
@@ -242,7 +260,7 @@ Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMar
           | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | Rout | RevealUnits | RevealOption
           | cb.BattleSelection | cb.FirePlan | cb.LossAllocation | KeepHand | Redraw | Challenge | Answer
           | OpenChallenge | EarlyArrival | Reinforce | CallMalta | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
-          | EndBuildup | RevealAll | Blitz)
+          | EndBuildup | RevealAll | Blitz | BuildMinefield | OpenMinefields)
 
 
 # -- state -------------------------------------------------------------------------
@@ -257,6 +275,7 @@ STEP_OWNER = {"initial-supply": "active", "option": "active", "blitz": "active",
               "battles": "active", "defensive-fire": "passive", "defensive-dice": "active",
               "offensive-losses": "active", "offensive-fire": "active", "offensive-dice": "passive",
               "defensive-losses": "passive", "final-supply": "active", "supply-revealed": "active",
+              "mines-passive": "passive", "mines-active": "active",
               # Rout steps belong to the Routing side or its enemy (T-12), see pending()
               "rout-slowest": "", "rout-pursuit": "", "rout-dice": "", "rout-losses": "", "rout-withdraw": ""}
 
@@ -328,6 +347,9 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     early_units_next: dict[str, tuple[str, ...]] = {}
     #: RB 18.6, 18.8: the Month the Malta Group was called in (0: not yet).
     malta: int = 0
+    #: Minefields (RB 14, 16.55; rules.ritd.mines): per side, and every construction.
+    minefields: dict[str, mines.SideMines] = {}
+    mine_builds: tuple[mines.MineBuild, ...] = ()
     #: RB 18.7: Gazala's pre-game Buildup under way (before the first cards).
     pregame: bool = False
     #: Seeds of the Axis initial hand, committed when it ended its set-up.
@@ -359,7 +381,12 @@ def _scenario(state: State) -> Scenario:
 
 def initial_state(scenario: str, options: tuple[str, ...]) -> State:
     s = _scenarios().get(scenario)
-    return State(scenario=scenario, month=s.start_month, phase="deploy", side="axis")
+    placed: dict[str, list[str]] = {}
+    for mine in s.special.minefields:  # RB 18.4 special rule 2: public from the start
+        placed.setdefault(mine.side, []).append(_map().resolve(mine.hex))
+    minefields = {side: mines.SideMines(count=len(hexes), known=tuple(sorted(hexes)), shown=tuple(sorted(hexes)))
+                  for side, hexes in placed.items()}
+    return State(scenario=scenario, month=s.start_month, phase="deploy", side="axis", minefields=minefields)
 
 
 _PROMPTS = {
@@ -373,6 +400,8 @@ _PROMPTS = {
                      "'pursuit losses auto'",
     "refuse-withdraw": "the Withdrawal Group Move of the Group Refusing Battle (RB 10.2): "
                        "'refuse-battle <hex> -> <destination>'",
+    "mines-passive": "open your Minefield hexes that enemy units entered (RB 14.2): 'open minefields'",
+    "mines-active": "open your Minefield hexes that enemy units entered (RB 14.2): 'open minefields'",
     "reveal-passive": "reveal your units in battles (RB 7.3): 'reveal units'",
     "reveal-active": "reveal your units in battles (RB 7.3): 'reveal units'",
     "battles": "choose the Active Battles (RB 8.6): 'battles <hex>, ...' or 'battles none', "
@@ -431,7 +460,7 @@ def pending(state: State) -> Decision | None:
         return Decision(role=role, kind=turn.step, prompt=f"{_PROMPTS[turn.step]}: {where}")
     role = turn.active if STEP_OWNER[turn.step] == "active" else turn.passive
     if turn.step in ("defensive-dice", "offensive-dice"):
-        return Decision(role=role, kind=DICE, dice=cb.dice_needed(state.position, _round(turn), turn.fire),
+        return Decision(role=role, kind=DICE, dice=cb.dice_needed(state.position, _round(state, turn), turn.fire),
                         prompt=f"{turn.step.split('-')[0].capitalize()} Fire dice in "
                                f"{_map().name(turn.battles[0])} (RB 9.4)")
     prompt = _PROMPTS[turn.step]
@@ -490,6 +519,173 @@ def outcome(state: State) -> Outcome | None:
     head = (f"{r.winner.capitalize()} {r.level.capitalize()} Victory ({r.vp} VP, {r.rule})" if r.winner
             else "a draw: no level of victory (RB 17.0)")
     return Outcome(winner=r.winner, summary="; ".join((head, *r.explanation)))
+
+
+# -- Minefields (RB 14, 16.55; rules.ritd.mines, T-30..T-33) ---------------------------------
+
+def _mines(state: State, side: Side) -> mines.SideMines:
+    return state.minefields.get(side, mines.SideMines())
+
+
+def _with_mines(state: State, side: Side, **changes) -> State:
+    now = msgspec.structs.replace(_mines(state, side), **changes)
+    return msgspec.structs.replace(state, minefields={**state.minefields, side: now})
+
+
+def _mine_set(state: State, side: Side, number: int, ctx) -> dict[str, int] | None:
+    """hex -> building set of ``side``'s Minefields in its set ``number`` (0: the
+    scenario ones, public), if this replay knows the whole set."""
+    if number == 0:
+        return {h: mines.SCENARIO_BUILD for h in _scenario_mines(state, side)}
+    label = mines.set_label(side, number)
+    return mines.read_set(_map(), lambda h: ctx.leaf(label, h))
+
+
+def _scenario_mines(state: State, side: Side) -> tuple[str, ...]:
+    return tuple(_map().resolve(x.hex) for x in _scenario(state).special.minefields if x.side == side)
+
+
+def _next_build(state: State, side: Side, action: BuildMinefield) -> mines.MineBuild:
+    """The public record of the construction ``action`` (RB 16.55): the Network
+    fixed at the start of this Buildup and the hexes enemy units hold now."""
+    engaged = tuple(sorted({b.hex for b in state.position.blocks if b.side != side}))
+    return mines.MineBuild(side=side, number=_mines(state, side).number + 1, month=state.month, free=action.free,
+                           network=state.networks.get(side, ()), engaged=engaged,
+                           shown=_mines(state, side).shown, dismantled_shown=tuple(action.dismantled_shown))
+
+
+def _minefield_problems(state: State, side: Side, ledger: bu.Ledger, action: BuildMinefield, ctx) -> list[Problem]:
+    """RB 16.55: what both players can check at once (the cost, the count, the
+    label), and, where the set is known (its owner, the audit), the whole set."""
+    own = _mines(state, side)
+    build = _next_build(state, side, action)
+    probs = []
+    if action.label != mines.set_label(side, build.number) or not ctx.committed(action.label):
+        probs.append(Problem("RB 16.55", f"the Minefields must be committed as the set "
+                                         f"'{mines.set_label(side, build.number)}'"))
+    if action.free:
+        if own.count < bu.MINEFIELDS_DISMANTLED_FOR_FREE:
+            probs.append(Problem("RB 16.55", f"a free Minefield dismantles two; the {side} player has {own.count}"))
+    elif bu.MINEFIELD_BP > ledger.available:
+        probs.append(Problem("RB 16.5", f"a Minefield costs {bu.MINEFIELD_BP} BP; {ledger.available} BP left"))
+    shown = set(action.dismantled_shown)
+    if not shown <= set(own.shown) or len(shown) != len(action.dismantled_shown) or \
+            len(shown) > (bu.MINEFIELDS_DISMANTLED_FOR_FREE if action.free else 0):
+        probs.append(Problem("RB 16.55", "only revealed Minefields of your own, two at most and only for a free "
+                                         "one, are announced as dismantled"))
+    if probs:
+        return probs
+    before = _mine_set(state, side, own.number, ctx)
+    try:
+        after = _mine_set(state, side, build.number, ctx)
+    except ValueError as exc:
+        return [Problem("RB 14.1", f"{action.label}: {exc}")]
+    if before is None or after is None:
+        return []  # the opponent: decided when the sets are opened (T-32)
+    return mines.check_set(_map(), build, before, after)
+
+
+def _apply_minefield(state: State, side: Side, action: BuildMinefield, ctx) -> State:
+    own = _mines(state, side)
+    build = _next_build(state, side, action)
+    entry = bu.Entry("minefield", 0 if action.free else bu.MINEFIELD_BP, free=action.free,
+                     text="Minefield (dismantled two)" if action.free else "Minefield")
+    ledger = bu._add(state.ledgers[side], entry)
+    after = _mine_set(state, side, build.number, ctx)
+    gone = set(action.dismantled_shown)
+    known = tuple(sorted(after)) if after is not None else tuple(h for h in own.known if h not in gone)
+    count = own.count + 1 - (bu.MINEFIELDS_DISMANTLED_FOR_FREE if action.free else 0)
+    # Hexes enemy units hold now cannot receive the new Minefield (RB 14.0), and
+    # an older one there was opened when they entered: nothing to open for them.
+    state = _with_mines(state, side, number=build.number, count=count, known=known,
+                        shown=tuple(h for h in own.shown if h not in gone), opened=(), due=(), fresh=(),
+                        watch=build.engaged)
+    return msgspec.structs.replace(state, ledgers={**state.ledgers, side: ledger},
+                                   mine_builds=state.mine_builds + (build,))
+
+
+def on_open_leaf(state: State, label: str, key: str, value: bytes, ctx) -> tuple[State, list[Problem]]:
+    """RB 14.2: one hex of a Minefield set opened (T-30): a Minefield there is
+    revealed to both players; it must have been legal where it was built."""
+    parsed = mines.parse_label(label)
+    m = _map()
+    if parsed is None or parsed[0] != ctx.author:
+        return state, [Problem("RB 14.2", f"'{label}' is not a Minefield set of the {ctx.author} player")]
+    side, number = parsed
+    own = _mines(state, side)
+    if number != own.number or key not in m.hexes:
+        return state, [Problem("RB 14.2", f"only hexes of the current {side} Minefield set "
+                                          f"({mines.set_label(side, own.number)}) are opened, not {label} at {key}")]
+    probs = mines.check_leaf(m, side, key, value, number, state.mine_builds, _scenario_mines(state, side),
+                             own.shown)
+    if probs:
+        return state, probs
+    found = mines.decode(value) is not None
+    add = (key,) if found else ()
+    return _with_mines(state, side, opened=own.opened + (key,), fresh=own.fresh + (key,),
+                       shown=tuple(sorted(set(own.shown) | set(add))),
+                       known=tuple(sorted(set(own.known) | set(add)))), []
+
+
+def _open_whole_set(state: State, label: str, value: bytes, ctx) -> list[Problem]:
+    """A whole Minefield set opened (the end of the game, the audit; T-32):
+    the construction it records, against the set before it."""
+    side, number = mines.parse_label(label)
+    build = next((b for b in state.mine_builds if b.side == side and b.number == number), None)
+    if build is None:
+        return [Problem("RB 16.55", f"{label} was committed without a Minefield construction")]
+    try:
+        after = _mine_set(state, side, number, ctx)
+        before = _mine_set(state, side, number - 1, ctx)
+    except ValueError as exc:
+        return [Problem("RB 14.1", f"{label}: {exc}")]
+    if after is None or before is None:
+        return []
+    return [Problem(p.rule, f"{side} Minefield construction in Month {build.month}: {p.message}")
+            for p in mines.check_set(_map(), build, before, after)]
+
+
+def _open_minefields_problems(state: State, turn: Turn, action: object, side: Side) -> list[Problem]:
+    """RB 14.2 (T-30): the owner opens every hex enemy units entered, in this event."""
+    own = _mines(state, side)
+    if turn.step not in ("mines-passive", "mines-active") or not isinstance(action, OpenMinefields):
+        return [Problem("RB 14.2", "Minefields are revealed at the end of the Movement phase, "
+                                   "now: 'open minefields'" if own.due else "no Minefield hexes to open now")]
+    names = ", ".join(_map().name(h) for h in own.due)
+    if tuple(action.hexes) != own.due:
+        return [Problem("RB 14.2", f"open exactly the hexes enemy units entered: {names}")]
+    missing = [h for h in own.due if h not in own.opened]
+    if missing:
+        return [Problem("RB 14.2", f"the hexes {', '.join(_map().name(h) for h in missing)} of "
+                                   f"{mines.set_label(side, own.number)} must be opened in this event")]
+    return []
+
+
+def _after_mines(state: State, turn: Turn) -> State:
+    """The Minefield openings owed (T-30), passive player first, then the reveals (RB 7.3)."""
+    for side, step in ((turn.passive, "mines-passive"), (turn.active, "mines-active")):
+        if _mines(state, side).due:
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
+    return _reveals(state, turn)
+
+
+def _mine_checkpoint(state: State, turn: Turn) -> State:
+    """RB 14.2 (T-30): at the end of a Movement phase each side owes the
+    openings of its Minefield set in the hexes enemy units entered since the
+    last one; both sides' occupied hexes are remembered for the next."""
+    movement = turn.movement
+    for owner in SIDES:
+        enemy = enemy_of(owner)
+        own = _mines(state, owner)
+        occupied = tuple(sorted({b.hex for b in state.position.blocks_of(enemy)}))
+        due: tuple[str, ...] = ()
+        if own.number:
+            paths = [u.path for u in movement.moved if u.phase == movement.phase] \
+                if movement is not None and movement.side == enemy else []
+            known = (set(own.opened) | set(own.shown)) - set(own.fresh)
+            due = tuple(sorted(mines.entered(paths, occupied, own.watch) - known))
+        state = _with_mines(state, owner, watch=occupied, due=due)
+    return state
 
 
 # -- hidden identities ------------------------------------------------------------------
@@ -690,6 +886,8 @@ def _check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) ->
             return bu.check_spend(_bctx(state), pos, ledger, action)
         case Rebuild(token=token, steps=steps, bp=bp):
             return _rebuild_problems(state, side, ledger, token, steps, bp, ctx)
+        case BuildMinefield():
+            return _minefield_problems(state, side, ledger, action, ctx)
         case CallMalta(tokens=tokens):
             s = _scenario(state)
             if side != "axis" or state.pregame:
@@ -1035,6 +1233,8 @@ def _apply_month(state: State, action: object, side: Side, ctx) -> State:
                                            refitting=refit)
         case Rebuild(token=token, steps=steps, bp=bp):
             return _apply_rebuild(state, side, token, steps, bp, ctx)
+        case BuildMinefield():
+            return _apply_minefield(state, side, action, ctx)
         case CallMalta(tokens=tokens):
             state = _enter_base(state, side, tokens, ctx, lambda t, base: Obligation(
                 token=t, seq=ctx.seq, kind="malta", hex=base, rule="RB 18.6",
@@ -1106,7 +1306,7 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
                                        bp_dice=tuple(values), ledgers=ledgers, last_rolls=tuple(values))
     turn = _current(state)
     if turn.step in ("defensive-dice", "offensive-dice"):
-        result = cb.score(state.position, _round(turn), turn.fire, values)
+        result = cb.score(state.position, _round(state, turn), turn.fire, values)
         state = msgspec.structs.replace(state, last_rolls=tuple(values), last_fire=_fire_lines(state, result))
         turn = msgspec.structs.replace(turn, fire=None, fire_result=result)
         if result.hits:
@@ -1140,6 +1340,8 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
 def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Problem]]:
     """An identity is opened: fill it in and decide the token's deferred checks."""
     state, problems = _decide_labelled(state, ctx)
+    if mines.parse_label(label) is not None:
+        return state, problems + _open_whole_set(state, label, value, ctx)
     parsed = hidden.token_of_label(label)
     if parsed is None or not state.position.has_block(parsed[0]):
         return state, problems
@@ -1412,6 +1614,8 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
     step = turn.step
     if step.startswith("rout-"):
         return _check_rout(state, turn, action, side, ctx)
+    if step in ("mines-passive", "mines-active") or isinstance(action, OpenMinefields):
+        return _open_minefields_problems(state, turn, action, side)
     match action:
         case SupplyCheck(fortress=fortress, oasis=oasis):
             if step not in ("initial-supply", "final-supply"):
@@ -1692,6 +1896,8 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             if not recommit:
                 return _after_refusal(state, turn, hex_)
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse-withdraw"))
+        case OpenMinefields():
+            return _after_mines(_with_mines(state, side, due=(), fresh=()), turn)
         case RevealUnits():
             show = {b.token for b in _to_reveal(state, side)}
             pos = pos.replace_blocks([msgspec.structs.replace(b, revealed=True) for b in pos.blocks
@@ -2047,6 +2253,12 @@ def _decided(state: State, turn: Turn, hex_: str) -> State:
 
 
 def _to_reveals(state: State, turn: Turn) -> State:
+    """All Movement is complete: Minefields entered by enemy units are opened
+    (RB 14.2, T-30), then the units in battles are revealed (RB 7.3)."""
+    return _after_mines(_mine_checkpoint(state, turn), turn)
+
+
+def _reveals(state: State, turn: Turn) -> State:
     """RB 7.3: when all Movement is complete, both players reveal their units in
     battles, the passive player first (his decisions came last)."""
     if _to_reveal(state, turn.passive):
@@ -2071,11 +2283,13 @@ def _new_battles(turn: Turn) -> tuple[str, ...]:
     return tuple(h for h in mvt.attacked if h not in mvt.battles_at_start) if mvt is not None else ()
 
 
-def _round(turn: Turn) -> cb.CombatRound:
-    """The Combat Round under way, in the first of ``turn.battles`` (RB 9.1, 13.2)."""
+def _round(state: State, turn: Turn) -> cb.CombatRound:
+    """The Combat Round under way, in the first of ``turn.battles`` (RB 9.1, 13.2);
+    a revealed Minefield there is the Defender's, whoever built it (RB 14.0, 14.2)."""
     hex_ = turn.battles[0]
     return cb.CombatRound(hex=hex_, active=turn.active, assault=hex_ in turn.assault,
-                          fortress=hex_ in cb.fortress_hexes(_map()))
+                          fortress=hex_ in cb.fortress_hexes(_map()),
+                          minefield=any(hex_ in _mines(state, s).shown for s in SIDES))
 
 
 def _to_combat(state: State, turn: Turn) -> State:
@@ -2143,7 +2357,7 @@ def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> l
         case cb.FirePlan(hex=hex_, side=firer):
             if turn.step not in ("defensive-fire", "offensive-fire"):
                 return [Problem("RB 9.1", "no fire is due now")]
-            rnd = _round(turn)
+            rnd = _round(state, turn)
             due = rnd.defensive_side if turn.step == "defensive-fire" else rnd.offensive_side
             if hex_ != rnd.hex or firer != due:
                 return [Problem("RB 9.1", f"now {due} fires in {rnd.hex} ({turn.step.split('-')[0]} fire)")]
@@ -2379,6 +2593,10 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
         return Order(action=EndMovement())
     if verb == "accept-battle":
         return Order(action=AcceptBattle(hex=_place(words.split(None, 1)[1])))
+    if low == "open minefields":
+        own = _mines(state, role)
+        return Order(action=OpenMinefields(hexes=own.due),
+                     open_leaves=tuple((mines.set_label(role, own.number), h) for h in own.due if h not in own.opened))
     if low == "reveal units":  # identities opened in an earlier battle stay opened (RB 8.5)
         labels = [hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in _to_reveal(state, role)]
         return Order(action=RevealUnits(), reveal=tuple(lbl for lbl in labels if not ctx.opened(lbl)))
@@ -2446,6 +2664,8 @@ def _parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
     m = re.match(r"^buy supply(?:\s+(?P<n>\d+))?$", low)
     if m:
         return Order(action=bu.BuySupply(cards=int(m.group("n") or 1)))
+    if low.startswith("minefield "):
+        return _parse_minefield(state, role, words.strip()[len("minefield "):], ctx)
     verb, _, rest = words.strip().partition(" ")
     verb = verb.lower()
     if verb == "rebuild":
@@ -2477,6 +2697,26 @@ def _parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
             raise ValueError("RB 16.51: write 'redeploy <unit> -> <hex> [-> <hex> ...]'")
         return Order(action=bu.Redeploy(token=token, path=_buildup_path(state, role, start, places)))
     raise ValueError(f"not an order now: '{words}' ({_STAGE_PROMPTS.get(state.stage, state.stage)})")
+
+
+def _parse_minefield(state: State, role: Side, text: str, ctx) -> Order:
+    """RB 14.1, 16.55: 'minefield <place>' (15 BP) or 'minefield <place> dismantle
+    <place>, <place>' (free): the new set is the current one with the change."""
+    parts = re.split(r"\s+dismantle\s+", text.strip(), maxsplit=1, flags=re.IGNORECASE)
+    hex_ = _place(parts[0])
+    dismantle = [_place(p) for p in re.split(r"\s*,\s*|\s+and\s+", parts[1]) if p.strip()] \
+        if len(parts) > 1 else []
+    own = _mines(state, role)
+    current = _mine_set(state, role, own.number, ctx)
+    if current is None:
+        raise ValueError("RB 16.55: your Minefield set is not in your vault")
+    number = own.number + 1
+    after = {h: n for h, n in current.items() if h not in dismantle}
+    after[hex_] = number
+    label = mines.set_label(role, number)
+    shown = tuple(h for h in dismantle if h in own.shown)
+    return Order(action=BuildMinefield(label=label, free=bool(dismantle), dismantled_shown=shown),
+                 sets={label: mines.leaves(_map(), after)})
 
 
 def _buildup_path(state: State, side: Side, start: str, points: list[str]) -> tuple[str, ...]:
@@ -2799,6 +3039,8 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
             return [f"losses {m.name(turn.battles[0])} auto"]
         case "supply-revealed":
             return ["reveal option"]
+        case "mines-passive" | "mines-active":
+            return ["open minefields"]
         case "blitz":
             made = turn.movement.moves_made if turn.movement else 0
             able = made <= 1 and not turn.assault and turn.real >= OPTION_COST["blitz"]
@@ -2905,6 +3147,7 @@ def _month_orders(state: State, role: Side, ctx) -> list[str]:
     if ledger.available >= bu.SUPPLY_CARD_BP:
         orders.append("buy supply 1")
     m, pos, bctx = _map(), state.position, _bctx(state)
+    orders += _minefield_orders(state, role, ledger)
     for b in pos.blocks_of(role):
         if not b.unit:
             continue
@@ -2915,6 +3158,21 @@ def _month_orders(state: State, role: Side, ctx) -> list[str]:
             action = bu.Redeploy(token=b.token, path=(b.hex, n))
             if not bu.check_spend(bctx, pos, ledger, action):
                 orders.append(f"redeploy {b.unit} -> {m.name(n)}")
+    return orders
+
+
+def _minefield_orders(state: State, role: Side, ledger: bu.Ledger) -> list[str]:
+    """RB 16.55: a Minefield under each own unengaged stack in the Network fixed
+    for this Buildup (15 BP), or free by dismantling two known ones there."""
+    own = _mines(state, role)
+    network = set(state.networks.get(role, ()))
+    enemy = {b.hex for b in state.position.blocks_of(enemy_of(role))}
+    known = [h for h in own.known if h in network]
+    sites = sorted({b.hex for b in state.position.blocks_of(role)} & network - enemy - set(own.known))
+    m = _map()
+    orders = [f"minefield {m.name(h)}" for h in sites] if ledger.available >= bu.MINEFIELD_BP else []
+    if len(known) >= bu.MINEFIELDS_DISMANTLED_FOR_FREE and sites:
+        orders.append(f"minefield {m.name(sites[0])} dismantle {m.name(known[0])}, {m.name(known[1])}")
     return orders
 
 
@@ -3054,6 +3312,11 @@ def format_action(action: object) -> str:
                 (f", {len(cards)} cards drawn" if cards else "")
         case RevealAll():
             return "reveal all"
+        case BuildMinefield(free=free, dismantled_shown=shown):
+            return ("build a hidden Minefield" + (" by dismantling two" if free else f" ({bu.MINEFIELD_BP} BP)")
+                    + (f", the revealed one at {', '.join(m.name(h) for h in shown)} dismantled" if shown else ""))
+        case OpenMinefields(hexes=hexes):
+            return "open minefields " + ", ".join(m.name(h) for h in hexes)
         case Blitz(go=go):
             return "blitz" if go else "no blitz"
         case SupplyCheck():
@@ -3274,4 +3537,4 @@ from rules.ritd.report import map_picture, report_sections  # noqa: E402  (optio
 __all__ = ["SPEC", "Action", "State", "initial_state", "pending", "legal_actions", "legal_orders", "check",
            "apply", "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action",
            "render_text", "explain", "report_sections", "map_picture", "reveal_die", "scenario_info",
-           "describe_action", "describe_dice"]
+           "describe_action", "describe_dice", "on_open_leaf"]

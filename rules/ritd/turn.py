@@ -12,6 +12,9 @@ Steps, each a decision of one player (the engine hands control over):
     refuse-dice     passive  the Pursuit dice: the engine rolls (RB 10.5)
     refuse-losses   passive  Pursuit hits placed; new identity versions committed (RB 9.5, 10.5)
     refuse-withdraw passive  the refusing Group's Withdrawal Group Move (RB 10.2)
+    mines-passive   passive  the end of the Movement phase: open the hexes of the Minefield set
+                             that enemy units entered (RB 14.2, T-30)
+    mines-active    active   the same for the active player (hexes entered by Withdrawals)
     reveal-passive  passive  T8 open the identities of units in battles (RB 7.3, 8.5)
     reveal-active   active   T8 the same for the active player
     battles         active   T9 the Active (and Assault) Battles (RB 8.6); skipped in a Pass
@@ -65,7 +68,7 @@ Step = Literal["initial-supply", "option", "blitz", "movement", "forced-march", 
                "refuse-dice", "refuse-losses", "refuse-withdraw", "reveal-passive", "reveal-active",
                "battles", "defensive-fire", "defensive-dice", "offensive-losses", "offensive-fire",
                "offensive-dice", "defensive-losses", "final-supply", "supply-revealed", "rout-slowest",
-               "rout-pursuit", "rout-dice", "rout-losses", "rout-withdraw"]
+               "rout-pursuit", "rout-dice", "rout-losses", "rout-withdraw", "mines-passive", "mines-active"]
 
 
 

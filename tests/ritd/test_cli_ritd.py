@@ -46,3 +46,15 @@ def test_rommel_in_the_desert_is_offered_for_hosting(tmp_path):
                                       "--role", "axis", "--opponent", "pbem-ed25519:" + "11" * 32,
                                       "-i", str(tmp_path / "nokey")])
     assert "cannot host games yet" not in result.output and "no identity key" in result.output
+
+
+def test_the_installed_package_serves_every_engine_hook_the_game_defines():
+    """pbem loads the entry point ``rules.ritd`` (lazy); a hook defined in
+    rules.ritd.game but not served there would silently be missing."""
+    import rules.ritd
+    from pbem.rulesapi import OPTIONAL, REQUIRED
+    from rules.ritd import game
+
+    for name in (*REQUIRED, *OPTIONAL):
+        if hasattr(game, name):
+            assert getattr(rules.ritd, name) is not None, name
