@@ -3429,6 +3429,15 @@ class BlockView(msgspec.Struct, frozen=True):
     supplied_by: str = ""
 
 
+class MineView(msgspec.Struct, frozen=True):
+    """A Minefield the viewer knows of: its own (revealed or not), or a revealed enemy one."""
+
+    hex: str
+    where: str
+    side: str
+    revealed: bool
+
+
 class View(msgspec.Struct, frozen=True):
     role: str
     scenario: str
@@ -3457,6 +3466,9 @@ class View(msgspec.Struct, frozen=True):
     fortresses: dict[str, str] = {}
     #: The last fire: each unit's dice and what they scored (public).
     last_fire: list[str] = []
+    #: Minefields (RB 14): own and revealed ones; every side's count (public).
+    mines: list[MineView] = []
+    mine_counts: dict[str, int] = {}
 
 
 def view(state: State, role: Side | None) -> View:
@@ -3492,8 +3504,19 @@ def view(state: State, role: Side | None) -> View:
                 own_real=own.real if own is not None else None, bp_dice=list(state.bp_dice),
                 player1=state.player1, bp=bp, passes=state.passes,
                 fortresses={m.name(h): side for h, side in sorted(state.position.fortresses.items())},
-                last_fire=list(state.last_fire),
+                last_fire=list(state.last_fire), mines=_mine_views(state, role),
+                mine_counts={s: mf.count for s, mf in sorted(state.minefields.items()) if mf.count},
                 outcome=[done.summary.split("; ")[0], *state.result.explanation] if done else [])
+
+
+def _mine_views(state: State, role: Side | None) -> list[MineView]:
+    """Own Minefields in full, the others only where revealed (RB 14.2, DESIGN 4)."""
+    m = _map()
+    out = []
+    for side, mf in sorted(state.minefields.items()):
+        hexes = mf.known if side == role else mf.shown
+        out += [MineView(hex=h, where=m.name(h), side=side, revealed=h in mf.shown) for h in sorted(hexes)]
+    return out
 
 
 def render_text(v: View) -> str:
@@ -3517,6 +3540,9 @@ def render_text(v: View) -> str:
         lines += [f"{side} {row}" for row in rows]
     if v.battles:
         lines.append("battles: " + ", ".join(v.battles))
+    if v.mine_counts:
+        lines.append("Minefields: " + ", ".join(f"{side} {n}" for side, n in v.mine_counts.items())
+                     + "".join(f"; {x.side} at {x.where}" + ("" if x.revealed else " (hidden)") for x in v.mines))
     if v.last_rolls:
         lines.append(f"last dice: {v.last_rolls}")
     for side in SIDES:

@@ -185,6 +185,21 @@ def battles(v: View) -> list[str]:
     return [f"{where}: {side_name(v.side)} attacking, {side_name(_other(v.side))} defending" for where in v.battles]
 
 
+def minefields(v: View) -> list[str]:
+    """RB 14: own Minefields (hidden until enemy units enter them) and the
+    revealed ones; how many each side has is public (RB 16.5 sidebar)."""
+    lines = []
+    for side, count in v.mine_counts.items():
+        known = [x for x in v.mines if x.side == side]
+        if side == v.role:
+            places = "; ".join(f"{x.where} ({'revealed' if x.revealed else 'hidden'})" for x in known)
+            lines.append(f"Yours: {count}" + (f": {places}" if places else ""))
+        else:
+            places = ", ".join(x.where for x in known)
+            lines.append(f"{side_name(side)}: {count}" + (f"; revealed: {places}" if places else "; none revealed"))
+    return lines
+
+
 def report_sections(v: View) -> list[tuple[str, list[str]]]:
     """The rules' sections of the turn report (the ``report_sections`` hook)."""
     sections: list[tuple[str, list[str]]] = [
@@ -202,6 +217,8 @@ def report_sections(v: View) -> list[tuple[str, list[str]]]:
         sections.append(("Supply Cards", cards(v)))
     if v.bp:
         sections.append(("Buildup Points", buildup(v)))
+    if v.mine_counts:
+        sections.append(("Minefields (RB 14)", minefields(v)))
     if v.last_fire:
         sections.append(("Last fire (RB 9.2-9.4)", list(v.last_fire)))
     if v.last_rolls:

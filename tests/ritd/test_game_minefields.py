@@ -223,3 +223,47 @@ def test_rb_14_0_a_revealed_minefield_gives_its_defender_double_defence():
     turn = Turn(number=1, active="axis", battles=(tobruk,))
     assert ritd._round(state, turn).minefield
     assert not ritd._round(state, Turn(number=1, active="axis", battles=(_at("Gazala"),))).minefield
+
+
+def _gazala(tmp_path):
+    sc = ritd._scenarios()
+    s = sc.get("gazala")
+    axis_setup = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
+    allied_setup = [f"deploy {u.name} at Alexandria" for u in sc.starting_units(s, "allied")] + ["end deployment"]
+    return new_game(tmp_path, "gazala", axis_setup, allied_setup, keep_hands=False)
+
+
+def test_leak_the_axis_report_and_map_are_the_same_wherever_the_hidden_minefield_is(tmp_path):
+    """Issue 7 leak test for Minefields: two games that differ only in where
+    the Allies built theirs; the Axis's report (HTML and text, with the map)
+    is byte-identical once the random game id and tokens are normalised,
+    while the Allied reports name the place."""
+    from pbem import report
+    from tests.test_report import normalise
+
+    outputs = []
+    for i, place in enumerate(("Mersa Brega", "Agedabia")):
+        table = _gazala(tmp_path / f"v{i}")
+        table.play("allied", f"minefield {place}", "end buildup")
+        _first_axis_turn(table)
+        replay = table.axis.seat().replay
+        axis = tuple(normalise(report.render(report.build(replay, "axis"), f), replay.game_hex)
+                     for f in ("html", "text"))
+        own = report.render(report.build(table.allied.seat().replay, "allied"), "text")
+        assert f"Yours: 1: {place} (hidden)" in own
+        assert "Allied: 1; none revealed" in axis[1] and place not in axis[1].split("MINEFIELDS (RB 14)")[1].split("\n\n")[0]
+        outputs.append(axis)
+    assert outputs[0] == outputs[1]
+
+
+def test_the_report_shows_a_revealed_enemy_minefield(gazala):
+    from pbem import report
+    gazala.play("allied", "minefield Mersa Brega", "end buildup")
+    _first_axis_turn(gazala)
+    unit = next(b.unit for b in _state(gazala.axis).position.blocks_of("axis") if b.unit.startswith("15Pz"))
+    gazala.play("axis", "supply check", "basic", f"group El Agheila -> Mersa Brega {unit}", "end movement")
+    gazala.play("allied", "open minefields")
+    text = report.render(report.build(gazala.axis.seat().replay, "axis"), "text")
+    assert "Allied: 1; revealed: Mersa Brega" in text
+    view = ritd.view(_state(gazala.axis), "axis")
+    assert view.mines == [ritd.MineView(hex=_at("Mersa Brega"), where="Mersa Brega", side="allied", revealed=True)]
