@@ -411,8 +411,27 @@ def options(game: Path, identity: Path | None, passphrase_file: Path | None, as_
                                          f"{pending_text(probe.pending())}")
 
 
+def _complete_orders(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of an order: what ``pbem options`` lists now, for the
+    game of ``-g`` (or $PBEM_GAME). Needs the identity unlocked without a
+    prompt (``--passphrase-file`` or $PBEM_PASSPHRASE); otherwise nothing."""
+    from pbem.session import legal_orders
+
+    passphrase_file = ctx.params.get("passphrase_file")
+    if passphrase_file is None and os.environ.get(PASSPHRASE_ENV) is None:
+        return []
+    typed = incomplete.lstrip("\"'")
+    try:
+        seat = _seat(Path(ctx.params.get("game") or os.environ.get(GAME_ENV, ".")), ctx.params.get("identity"),
+                     passphrase_file)
+        orders = legal_orders(seat)
+    except Exception:  # noqa: BLE001 - completion must never fail loudly
+        return []
+    return [o for o in orders if o.lower().startswith(typed.lower())]
+
+
 @cli.command("do")
-@click.argument("orders", nargs=-1)
+@click.argument("orders", nargs=-1, shell_complete=_complete_orders)
 @orders_file_option
 @game_option
 @identity_option

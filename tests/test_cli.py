@@ -222,3 +222,23 @@ def test_shell_completion_offers_rules_scenarios_and_roles(monkeypatch):
     assert "race" in complete(["new", "g", "--rules"], "ra")
     assert complete(["new", "g", "--rules", "race", "--scenario"], "s") == ["standard", "sprint"]
     assert complete(["new", "g", "--rules", "race", "--role"], "") == ["red", "blue"]
+
+
+def test_shell_completion_offers_the_legal_orders_of_the_game(tmp_path, monkeypatch):
+    """`pbem do <TAB>` completes what `pbem options` lists, for the game of -g."""
+    from click.shell_completion import ShellComplete
+
+    table = new_table(tmp_path)  # red to move, PBEM_PASSPHRASE set by the fixture
+
+    def complete(args, incomplete):
+        return [c.value for c in ShellComplete(cli, {}, "pbem", "_PBEM_COMPLETE").get_completions(args, incomplete)]
+
+    game = str(table.red.gd.path)
+    assert complete(["do", "-g", game], "adv") == ["advance 1", "advance 2"]
+    assert complete(["do", "-g", game], '"da') == ["dash"]
+    assert "advance 1" in complete(["do", "-g", game], "")
+    # Nothing without a passphrase available, and nothing for a directory that is no game.
+    monkeypatch.delenv("PBEM_PASSPHRASE")
+    assert complete(["do", "-g", game], "adv") == []
+    monkeypatch.setenv("PBEM_PASSPHRASE", PASSPHRASE)
+    assert complete(["do", "-g", str(tmp_path / "nowhere")], "adv") == []
