@@ -3342,9 +3342,9 @@ def render_text(v: View) -> str:
     return "\n".join(lines)
 
 
-from rules.ritd.report import map_picture, report_sections  # noqa: E402  (optional pbem hooks)
+from rules.ritd.report import MAP_OVERLAYS, map_picture, report_sections  # noqa: E402  (optional pbem hooks)
 
 __all__ = ["SPEC", "Action", "State", "initial_state", "pending", "legal_actions", "legal_orders", "check",
            "apply", "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action",
-           "render_text", "explain", "report_sections", "map_picture", "reveal_die", "scenario_info",
+           "render_text", "explain", "report_sections", "map_picture", "MAP_OVERLAYS", "reveal_die", "scenario_info",
            "describe_action", "describe_dice"]

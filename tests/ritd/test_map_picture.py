@@ -15,9 +15,9 @@ from pbem.board import (
     HexsideFeature,
     Label,
     LegendEntry,
-    Piece,
     Picture,
     PictureError,
+    Piece,
     RoadPath,
     Shade,
     Style,
@@ -172,10 +172,13 @@ def test_ritd_view_keeps_fortress_town_and_names_readable() -> None:
              blocks=[block("L1", "allied", tobruk), block("L2", "allied", sollum), block("A1", "axis", sollum),
                      block("L3", "allied", matruh)])
     pic = map_picture(v)
-    cv = {lab.hex: lab for lab in pic.labels if lab.kind == "strength"}
+    calls = {c.hex: c for c in pic.callouts}
+    # Every own stack names its units in a callout tied to its block (the hex's first piece).
+    assert set(calls) == {tobruk, sollum, matruh} and {c.piece for c in calls.values()} == {0}
+    assert calls[sollum].lines == ("X 3",) and calls[sollum].kind == "units_allied"
     names = {lab.hex: lab for lab in pic.labels if lab.kind == "place"}
-    assert cv[matruh].piece == 0 and names[matruh].dy > 0 > cv[matruh].dy  # CV over the block, name below
-    assert names[sollum].dy < 0 < cv[sollum].dy  # in the battle hex: name above, CV and battle label below
+    battle = next(lab for lab in pic.labels if lab.kind == "battle_label")
+    assert names[sollum].dy < 0 < battle.dy  # in the battle hex: name above, battle label below
     assert pic.styles["region"].halo != "none"  # area names stay readable over roads and hex edges
     root = parse(render_svg(pic))
     rects = _rects(root)
@@ -186,6 +189,13 @@ def test_ritd_view_keeps_fortress_town_and_names_readable() -> None:
         pts = [tuple(map(float, pt.split(","))) for pt in poly.get("points").split()]
         marks.append((sum(x for x, _ in pts) / len(pts), sum(y for _, y in pts) / len(pts)))
     assert marks and not any(x <= cx <= x + w and y <= cy <= y + w for cx, cy in marks for x, y, w in rects)
+    # No callout covers a block or a symbol.
+    boxes = [(float(r.get("x")), float(r.get("y")), float(r.get("width")), float(r.get("height")))
+             for r in root.find(f".//{SVG}g[@id='callouts']").iter(f"{SVG}rect")]
+    assert len(boxes) == 3
+    for bx, by, bw, bh in boxes:
+        assert not any(bx < x + w and x < bx + bw and by < y + w and y < by + bh for x, y, w in rects)
+        assert not any(bx <= cx <= bx + bw and by <= cy <= by + bh for cx, cy in marks)
     # The two sides' blocks at Sollum do not overlap.
     assert len(rects) == 4
     for i, a in enumerate(rects):
@@ -280,7 +290,7 @@ def test_callouts_name_a_hexs_pieces_beside_them_without_covering_pieces_or_each
     assert not any(overlap(box, (x, y, w, w)) for box in boxes for x, y, w in rects)
     assert not any(overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
     # Nine lines make two columns: the box is wider than tall enough for nine rows.
-    x, y, w, h = boxes[0]
+    _, _, w, h = boxes[0]
     assert h < 9 * 1.7 and w > 2 * text_width("Unit 0 4", 1.7)
     # Every callout stays on the page, and each leader runs from its piece's edge to its box.
     assert all(0 <= bx and bx + bw <= 297 and 0 <= by and by + bh <= 210 for bx, by, bw, bh in boxes)
