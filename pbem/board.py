@@ -217,7 +217,7 @@ CAPTION_FONT = 1.3
 W_PIECE = 60.0
 W_CALLOUT = 60.0
 W_LABEL = 12.0
-W_ARROW = 3.0
+W_ARROW = 12.0
 W_LINE = 1.0
 W_CAPTION = 0.6
 W_DISTANCE = 0.6
@@ -748,6 +748,8 @@ def render_svg(picture: Picture) -> str:
         st = style(arrow.kind)
         arrows.append({"style": st, "points": _points(pts), "marker": _marker_id(picture, arrow.kind)})
         obstacles += _line_boxes(pts, st.width, W_ARROW)
+        hx, hy = pts[-1]
+        obstacles.append((hx - st.size, hy - st.size, hx + st.size, hy + st.size, W_PIECE))  # the head
 
     shades = []
     for shade in picture.shades:

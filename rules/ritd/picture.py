@@ -83,19 +83,19 @@ STYLES: dict[str, Style] = {
                           opacity=0.93),
     # The last Player-Turn's routes; Withdrawals (RB 5.3) dashed.
     "move_axis": Style(stroke="#2f5f9f", width=0.55, halo="#ffffff", opacity=0.9, size=2.2),
-    "move_allied": Style(stroke="#c0392b", width=0.55, halo="#ffffff", opacity=0.9, size=2.2),
+    "move_allied": Style(stroke="#e06a00", width=0.55, halo="#ffffff", opacity=0.9, size=2.2),
     "withdraw_axis": Style(stroke="#2f5f9f", width=0.55, halo="#ffffff", opacity=0.9, size=2.2, dash="1.2 0.7"),
-    "withdraw_allied": Style(stroke="#c0392b", width=0.55, halo="#ffffff", opacity=0.9, size=2.2, dash="1.2 0.7"),
+    "withdraw_allied": Style(stroke="#e06a00", width=0.55, halo="#ffffff", opacity=0.9, size=2.2, dash="1.2 0.7"),
     # The Supply Network overlay (RB 12.6).
     "supply_axis": Style(fill="#2f5f9f", stroke="#2f5f9f", width=0.25, opacity=0.22),
     "supply_allied": Style(fill="#c0392b", stroke="#c0392b", width=0.25, opacity=0.18),
     # Minefields (RB 14): solid once revealed, pale while only the owner knows.
-    "mine_axis": Style(fill="#3b4a5c", stroke="#ffffff", width=0.25, shape="diamond", size=1.2, font_size=1.3),
-    "mine_allied": Style(fill="#b5651d", stroke="#ffffff", width=0.25, shape="diamond", size=1.2, font_size=1.3),
-    "mine_axis_secret": Style(fill="#dfe5ee", stroke="#3b4a5c", width=0.3, shape="diamond", size=1.2,
-                              font_size=1.3, halo="#3b4a5c"),
-    "mine_allied_secret": Style(fill="#f6e2cc", stroke="#b5651d", width=0.3, shape="diamond", size=1.2,
-                                font_size=1.3, halo="#b5651d"),
+    "mine_axis": Style(fill="#3b4a5c", stroke="#ffffff", width=0.25, shape="diamond", size=1.4, font_size=1.5),
+    "mine_allied": Style(fill="#b5651d", stroke="#ffffff", width=0.25, shape="diamond", size=1.4, font_size=1.5),
+    "mine_axis_secret": Style(fill="#dfe5ee", stroke="#3b4a5c", width=0.3, shape="diamond", size=1.4,
+                              font_size=1.5, halo="#3b4a5c"),
+    "mine_allied_secret": Style(fill="#f6e2cc", stroke="#b5651d", width=0.3, shape="diamond", size=1.4,
+                                font_size=1.5, halo="#b5651d"),
     "battle": Style(stroke="#e0007a", width=1.1),
     "battle_label": Style(fill="#e0007a", font_size=1.35, bold=True),
 }
