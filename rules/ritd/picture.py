@@ -352,9 +352,8 @@ def _view_legend(v: View, arrows: bool, supply: bool) -> tuple[LegendEntry, ...]
         which = f"Player-Turn {turns[-1]}" if len(turns) == 1 else "the last Player-Turn"
         sides = sorted({mv.side for mv in v.last_moves}, key=lambda s: s != own)
         entries += [LegendEntry(f"move_{side}", f"{_side_name(side)} moves, {which}", "arrow") for side in sides]
-        if any(mv.withdrawal for mv in v.last_moves):
-            side = next(mv.side for mv in v.last_moves if mv.withdrawal)
-            entries.append(LegendEntry(f"withdraw_{side}", "Withdrawal (RB 5.3)", "arrow"))
+        for side in sorted({mv.side for mv in v.last_moves if mv.withdrawal}, key=lambda s: s != own):
+            entries.append(LegendEntry(f"withdraw_{side}", f"{_side_name(side)} Withdrawal (RB 5.3)", "arrow"))
     if v.mines:
         if any(m.side == own and not m.revealed for m in v.mines):
             entries.append(LegendEntry(f"mine_{own}_secret", "Your Minefield (secret)", "symbol"))

@@ -246,6 +246,7 @@ def test_last_moves_are_arrows_from_their_start_to_their_end_hex(attacked):
     withdrawn = map_picture(msgspec.structs.replace(v, last_moves=[*v.last_moves, refusal]))
     assert ("withdraw_allied", refusal.path) in {(a.kind, a.hexes) for a in withdrawn.arrows}
     assert withdrawn.styles["withdraw_allied"].dash
+    assert "Allied Withdrawal (RB 5.3)" in {e.text for e in withdrawn.legend}
 
 
 def test_minefields_are_drawn_from_the_view_only():
