@@ -3302,8 +3302,10 @@ def view(state: State, role: Side | None) -> View:
 
 
 def _public_board(pos: Position) -> Position:
-    """``pos`` without any unit or CV: what both players see on the table."""
-    return msgspec.structs.replace(pos, blocks=tuple(msgspec.structs.replace(b, unit="", cv=0) for b in pos.blocks))
+    """``pos`` without any unit or CV: what both players see on the table,
+    the blocks in the order of ``View.blocks`` (side, hex, token)."""
+    blocks = sorted(pos.blocks, key=lambda b: (b.side, b.hex, b.token))
+    return msgspec.structs.replace(pos, blocks=tuple(msgspec.structs.replace(b, unit="", cv=0) for b in blocks))
 
 
 def render_text(v: View) -> str:
