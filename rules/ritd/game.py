@@ -352,9 +352,9 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     bonus: dict[str, int] = {}
     #: The end of the game (RB 17).
     result: VictoryResult | None = None
-    #: Every route of the latest Player-Turn that moved blocks (both sides:
-    #: Moves, Forced Marches, Withdrawals), kept until the next movement
-    #: begins; for the map's arrows.
+    #: Every route of the latest Player-Turn whose Movement has begun (both
+    #: sides: Moves, Forced Marches, Withdrawals), kept until the next
+    #: Player-Turn's Movement begins; for the map's arrows (decisions M-24).
     last_moves: tuple[LastMove, ...] = ()
 
 
