@@ -14,7 +14,9 @@
    player's report and map in the middle of the same Demo, when the first Axis
    Player-Turn (a Regroup into Sollum) has come in and the Allies must accept
    or refuse battle (RB 8.4). The README's ``examples/ritd-report.png``.
-3. examples/ritd-map.{svg,png}: the empty map (``pbem map ritd``).
+3. examples/map-own-units.png: the Axis map later in the same Demo, when the
+   Allies must answer the battle of Player-Turn 5 (``pbem map -g GAME --supply``).
+4. examples/ritd-map.{svg,png}: the empty map (``pbem map ritd``).
 
 Dice come from both players' entropy, so each run plays a different (equally
 legal) game. Everything is built in a temporary directory and copied into
@@ -265,6 +267,26 @@ def make_first_turn(tmp: Path, stage: Path) -> None:
     screenshot(stage / "ritd-report.html", stage / "ritd-report.png")
 
 
+#: The Demo's third Axis Player-Turn, whose Moves and battle make a busy map.
+OWN_UNITS_TURN = 5
+
+
+def allied_must_answer_a_later_battle(turn: Turn) -> bool:
+    """Stop at the Allies' first accept-or-refuse decision from Player-Turn OWN_UNITS_TURN on."""
+    current = turn.state.turn
+    return current is not None and current.number >= OWN_UNITS_TURN and allied_must_answer_battle(turn)
+
+
+def make_own_units_map(tmp: Path, stage: Path) -> None:
+    """The Axis map there, with the Supply Network overlay: own units named with
+    their CVs, the enemy's as counts, the Player-Turn's moves as arrows."""
+    table, _, _ = play_demo(tmp / "own-units", stop=allied_must_answer_a_later_battle)
+    axis = table.player("axis")
+    svg = tmp / "map-own-units.svg"
+    pbem("map", "-g", str(axis.gd.path), "-i", str(axis.key_path), "--supply", "-o", str(svg), passphrase=True)
+    svg_to_png(svg, stage / "map-own-units.png")
+
+
 def make_empty_map(stage: Path) -> None:
     pbem("map", RULES, "-o", str(stage / "ritd-map.svg"))
     svg_to_png(stage / "ritd-map.svg", stage / "ritd-map.png")
@@ -296,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
                 make_game(tmp, stage)
                 make_complete_game(tmp, stage)
                 make_first_turn(tmp, stage)
+                make_own_units_map(tmp, stage)
             except PbemError as exc:
                 details = "".join(f"\n  - {d}" for d in exc.details)
                 print(f"run {attempt} of {args.tries} failed: {exc.message}{details}", file=sys.stderr)

@@ -1,8 +1,9 @@
 """A game-agnostic hex-map picture and its SVG rendering.
 
 A rules package builds a ``Picture`` (hexes with a fill kind, hexside
-features, roads, point symbols, labels, pieces) and supplies the ``styles``
-that say how each kind looks; this module knows no game. ``render_svg``
+features, roads, point symbols, labels, pieces, and optionally tinted hexes,
+arrows and callouts) and supplies the ``styles`` that say how each kind
+looks; this module knows no game. ``render_svg``
 lays the picture out on one landscape A4 page (297 x 210 mm; it also fits
 Letter) and renders it through ``templates/map.svg.j2``. Every string is
 escaped by the template environment, so player-supplied text is safe.
@@ -14,6 +15,7 @@ floats are fine here.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Literal
@@ -35,8 +37,20 @@ PIECE_SPACER = 0.06
 ROW_MAX = 1.6
 MIN_PIECE_SCALE = 0.7
 
+#: Callouts, in mm: the padding inside the box, the line pitch (in font
+#: sizes), the most lines in one column, the gap between columns.
+CALLOUT_PAD = 0.5
+CALLOUT_LEADING = 1.22
+CALLOUT_ROWS = 6
+CALLOUT_COL_GAP = 1.2
+#: An arrow stops this far (hex sizes) short of its last hex's centre, so
+#: that its head shows beside the pieces there instead of under them.
+ARROW_SHORT = 0.32
+#: ... or, where the last hex holds pieces, this far (mm) before them.
+ARROW_GAP = 0.5
+
 SymbolShape = Literal["circle", "square", "star", "triangle", "diamond"]
-LegendShape = Literal["hex", "edge", "road", "symbol", "piece"]
+LegendShape = Literal["hex", "edge", "road", "symbol", "piece", "arrow", "callout"]
 
 
 class Style(msgspec.Struct, frozen=True):
@@ -87,11 +101,21 @@ class RoadPath(msgspec.Struct, frozen=True):
 
 
 class Symbol(msgspec.Struct, frozen=True):
-    """A point symbol in a hex (a fortress, a base ...) with short text."""
+    """A point symbol in a hex (a fortress, a base ...) with short text.
+
+    At the hex centre it moves aside for the hex's pieces (see ``Piece``);
+    shifted by (dx, dy) hex sizes (a marker in a corner) it stays put.
+    """
 
     hex: str
     kind: str
     text: str = ""
+    dx: float = 0.0
+    dy: float = 0.0
+
+    @property
+    def is_fixed(self) -> bool:
+        return bool(self.dx or self.dy)
 
 
 class Label(msgspec.Struct, frozen=True):
@@ -123,6 +147,39 @@ class Piece(msgspec.Struct, frozen=True):
     text: str = ""
 
 
+class Shade(msgspec.Struct, frozen=True):
+    """A tint laid over one hex, under everything but the hex fills (an
+    overlay such as a network of hexes)."""
+
+    hex: str
+    kind: str
+
+
+class Arrow(msgspec.Struct, frozen=True):
+    """A route through the centres of consecutive hexes, drawn under the
+    symbols and pieces with a head at its end; it starts at the first hex's
+    centre and stops ``ARROW_SHORT`` short of the last one's."""
+
+    kind: str
+    hexes: tuple[str, ...]
+
+
+class Callout(msgspec.Struct, frozen=True):
+    """Lines of text in a box set in free space near a hex, tied to it by a
+    leader line: for text too long to fit in a hex (the names of the pieces
+    there). With ``piece`` >= 0 the leader starts at that piece of the hex.
+    ``title``, if any, is a first line in bold. Text is in the style's
+    ``fill``, the box in its ``halo``, edged (and the leader drawn) in its
+    ``stroke``.
+    """
+
+    hex: str
+    kind: str
+    lines: tuple[str, ...]
+    title: str = ""
+    piece: int = -1
+
+
 class LegendEntry(msgspec.Struct, frozen=True):
     kind: str
     text: str
@@ -140,6 +197,9 @@ class Picture(msgspec.Struct, frozen=True):
     labels: tuple[Label, ...] = ()
     pieces: tuple[Piece, ...] = ()
     legend: tuple[LegendEntry, ...] = ()
+    shades: tuple[Shade, ...] = ()
+    arrows: tuple[Arrow, ...] = ()
+    callouts: tuple[Callout, ...] = ()
 
 
 class PictureError(ValueError):
@@ -147,6 +207,237 @@ class PictureError(ValueError):
 
 
 _SQRT3 = math.sqrt(3.0)
+
+#: Hex captions' font size (mm).
+CAPTION_FONT = 1.3
+#: How much covering a mm² of each thing costs a callout: pieces and symbols
+#: must stay visible, text should, roads and arrows preferably, the small
+#: hex captions matter least. A callout pays W_DISTANCE per mm away from its
+#: hex, so it stays close when the space there is free.
+W_PIECE = 60.0
+W_CALLOUT = 60.0
+W_LABEL = 12.0
+W_ARROW = 12.0
+W_LINE = 1.0
+W_CAPTION = 0.6
+W_DISTANCE = 0.6
+#: A leader line crossing a piece or another callout, per mm (text: in proportion to W_LABEL).
+W_LEADER = 25.0
+
+# Advance widths in DejaVu Sans (the SVG's first font), in ems, by character class.
+_NARROW = frozenset("ijlIJ.,:;'|! ")
+_SEMI = frozenset("frt/-()[]")
+_WIDE = {"m": 0.97, "w": 0.82, "M": 0.86, "W": 0.99, "+": 0.84, "=": 0.84, "%": 0.95, "@": 1.0}
+
+
+def text_width(text: str, font_size: float, bold: bool = False) -> float:
+    """The width (mm) that ``text`` takes at ``font_size`` mm, estimated from
+    DejaVu Sans's advance widths and erring on the wide side (fallback fonts
+    are narrower), for laying out boxes around text."""
+    em = 0.0
+    for ch in text:
+        if ch in _NARROW:
+            em += 0.3
+        elif ch in _SEMI:
+            em += 0.4
+        elif ch in _WIDE:
+            em += _WIDE[ch]
+        elif ch.isupper():
+            em += 0.72
+        else:
+            em += 0.64
+    return em * font_size * (1.1 if bold else 1.0)
+
+
+def _line_boxes(pts: list[tuple[float, float]], width: float, weight: float,
+                step: float = 1.5) -> list[tuple[float, float, float, float, float]]:
+    """Small boxes along a polyline, ``step`` mm apart, standing for it as an obstacle."""
+    out = []
+    half = max(width, 0.6) / 2
+    for (x1, y1), (x2, y2) in itertools.pairwise(pts):
+        n = max(1, math.ceil(math.hypot(x2 - x1, y2 - y1) / step))
+        for k in range(n + 1):
+            x, y = x1 + (x2 - x1) * k / n, y1 + (y2 - y1) * k / n
+            out.append((x - half, y - half, x + half, y + half, weight))
+    return out
+
+
+def _entry(a: tuple[float, float], b: tuple[float, float], box: tuple[float, float, float, float]) -> float | None:
+    """Where (0..1) the segment from ``a`` to ``b`` first enters ``box``;
+    None if ``a`` lies inside the box or the segment misses it."""
+    (ax, ay), (bx, by) = a, b
+    if box[0] <= ax <= box[2] and box[1] <= ay <= box[3]:
+        return None
+    lo, hi = 0.0, 1.0
+    for p, q in ((-(bx - ax), ax - box[0]), (bx - ax, box[2] - ax), (-(by - ay), ay - box[1]), (by - ay, box[3] - ay)):
+        if p == 0:
+            if q < 0:
+                return None
+            continue
+        t = q / p
+        if p < 0:
+            lo = max(lo, t)
+        else:
+            hi = min(hi, t)
+    return lo if lo <= hi else None
+
+
+def _marker_id(picture: Picture, kind: str) -> str:
+    """A safe SVG id for the arrowhead of ``kind`` (kinds are free text)."""
+    kinds = list(dict.fromkeys([a.kind for a in picture.arrows] + [e.kind for e in picture.legend]))
+    return f"arrowhead-{kinds.index(kind)}"
+
+
+class _Grid:
+    """Obstacle boxes bucketed in square cells, to find those near a box quickly."""
+
+    def __init__(self, cell: float = 6.0) -> None:
+        self.cell = cell
+        self.cells: dict[tuple[int, int], list[int]] = {}
+        self.boxes: list[tuple[float, float, float, float, float]] = []
+
+    def _keys(self, x0: float, y0: float, x1: float, y1: float) -> list[tuple[int, int]]:
+        c = self.cell
+        return [(i, j) for i in range(math.floor(x0 / c), math.floor(x1 / c) + 1)
+                for j in range(math.floor(y0 / c), math.floor(y1 / c) + 1)]
+
+    def add(self, box: tuple[float, float, float, float, float]) -> None:
+        self.boxes.append(box)
+        for key in self._keys(*box[:4]):
+            self.cells.setdefault(key, []).append(len(self.boxes) - 1)
+
+    def near(self, x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float, float, float, float]]:
+        seen: set[int] = set()
+        for key in self._keys(x0, y0, x1, y1):
+            seen.update(self.cells.get(key, ()))
+        return [self.boxes[i] for i in sorted(seen)]
+
+    def cost(self, x0: float, y0: float, x1: float, y1: float) -> float:
+        total = 0.0
+        for bx0, by0, bx1, by1, weight in self.near(x0, y0, x1, y1):
+            w, h = min(x1, bx1) - max(x0, bx0), min(y1, by1) - max(y0, by0)
+            if w > 0 and h > 0:
+                total += w * h * weight
+        return total
+
+    def hits(self, x: float, y: float, min_weight: float) -> float:
+        """The weight of the heaviest obstacle at point (x, y) of at least ``min_weight``, else 0."""
+        best = 0.0
+        for bx0, by0, bx1, by1, weight in self.near(x, y, x, y):
+            if weight >= min_weight and bx0 <= x <= bx1 and by0 <= y <= by1:
+                best = max(best, weight)
+        return best
+
+
+#: Where a callout may go, as distances from its anchor (hex sizes) and directions (degrees, 0 east, 90 south).
+_CALLOUT_DISTANCES = (0.42, 0.7, 1.0, 1.4, 1.9, 2.5, 3.2, 4.0, 5.0)
+_CALLOUT_ANGLES = tuple(range(0, 360, 20))
+
+
+def _callout_columns(c: Callout) -> list[list[str]]:
+    rows = c.lines
+    ncols = max(1, math.ceil(len(rows) / CALLOUT_ROWS))
+    per = math.ceil(len(rows) / ncols) if rows else 0
+    return [list(rows[i * per:(i + 1) * per]) for i in range(ncols)]
+
+
+def _place_callouts(
+    callouts: tuple[Callout, ...],
+    style: Callable[[str], Style],
+    centre: Callable[[str], tuple[float, float]],
+    piece_centres: dict[str, list[tuple[float, float]]],
+    piece_sides: dict[str, list[float]],
+    obstacles: list[tuple[float, float, float, float, float]],
+    bounds: tuple[float, float, float, float],
+    size: float,
+) -> list[dict[str, object]]:
+    """Lay out the callouts one by one, the biggest first, each where it
+    covers least (weighted by what it covers, see W_*) close to its hex,
+    inside ``bounds``; a placed callout is an obstacle to the next ones.
+    Returns what the template draws, in the order of ``callouts``."""
+    grid = _Grid()
+    for box in obstacles:
+        grid.add(box)
+    sized = []
+    for i, c in enumerate(callouts):
+        st = style(c.kind)
+        fs = st.font_size
+        cols = _callout_columns(c)
+        widths = [max((text_width(t, fs, st.bold) for t in col), default=0.0) for col in cols]
+        title_w = text_width(c.title, fs, True) if c.title else 0.0
+        w = max(sum(widths) + CALLOUT_COL_GAP * (len(cols) - 1), title_w) + 2 * CALLOUT_PAD
+        n_rows = max((len(col) for col in cols), default=0) + (1 if c.title else 0)
+        h = n_rows * fs * CALLOUT_LEADING + 2 * CALLOUT_PAD - (CALLOUT_LEADING - 1) * fs
+        sized.append((i, c, st, cols, widths, w, h))
+    placed: dict[int, dict[str, object]] = {}
+    for i, c, st, cols, widths, w, h in sorted(sized, key=lambda t: -t[5] * t[6]):
+        if c.piece >= 0:
+            ax, ay = piece_centres[c.hex][c.piece]
+            half = piece_sides[c.hex][c.piece] / 2
+        else:
+            (ax, ay), half = centre(c.hex), 0.0
+        best: tuple[float, float, float] | None = None
+        for dist in _CALLOUT_DISTANCES:
+            d = dist * size
+            for deg in _CALLOUT_ANGLES:
+                ux, uy = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+                x0 = ax + ux * (d + w / 2) - w / 2
+                y0 = ay + uy * (d + h / 2) - h / 2
+                if x0 < bounds[0] or y0 < bounds[1] or x0 + w > bounds[2] or y0 + h > bounds[3]:
+                    continue
+                cost = grid.cost(x0, y0, x0 + w, y0 + h) + W_DISTANCE * d
+                if best is not None and cost >= best[0]:
+                    continue
+                cost += _leader_cost(grid, (ax, ay), half, (x0, y0, x0 + w, y0 + h))
+                if best is None or cost < best[0]:
+                    best = (cost, x0, y0)
+        if best is None:  # no room inside the bounds: at the hex, clipped by nothing
+            best = (0.0, ax - w / 2, ay + half)
+        _, x0, y0 = best
+        grid.add((x0 - 0.4, y0 - 0.4, x0 + w + 0.4, y0 + h + 0.4, W_CALLOUT))
+        (sx, sy), (ex, ey) = _leader((ax, ay), half, (x0, y0, x0 + w, y0 + h))
+        fs = st.font_size
+        texts = []
+        y = y0 + CALLOUT_PAD + fs * 0.8
+        if c.title:
+            texts.append({"x": _fmt(x0 + CALLOUT_PAD), "y": _fmt(y), "text": c.title, "bold": True})
+            y += fs * CALLOUT_LEADING
+        x = x0 + CALLOUT_PAD
+        for col, cw in zip(cols, widths):
+            for k, t in enumerate(col):
+                texts.append({"x": _fmt(x), "y": _fmt(y + k * fs * CALLOUT_LEADING), "text": t, "bold": st.bold})
+            x += cw + CALLOUT_COL_GAP
+        placed[i] = {"style": st, "x": _fmt(x0), "y": _fmt(y0), "w": _fmt(w), "h": _fmt(h), "texts": texts,
+                     "x1": _fmt(sx), "y1": _fmt(sy), "x2": _fmt(ex), "y2": _fmt(ey),
+                     "leader": math.hypot(ex - sx, ey - sy) > 0.3}
+    return [placed[i] for i in range(len(callouts))]
+
+
+def _leader(anchor: tuple[float, float], half: float, box: tuple[float, float, float, float]
+            ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The leader line from the edge of the anchor's piece (a square of half
+    side ``half``) to the nearest point of the box."""
+    ax, ay = anchor
+    ex, ey = min(max(ax, box[0]), box[2]), min(max(ay, box[1]), box[3])
+    dx, dy = ex - ax, ey - ay
+    m = max(abs(dx), abs(dy))
+    if m <= half or m == 0:
+        return (ex, ey), (ex, ey)
+    k = half / m
+    return (ax + dx * k, ay + dy * k), (ex, ey)
+
+
+def _leader_cost(grid: _Grid, anchor: tuple[float, float], half: float,
+                 box: tuple[float, float, float, float]) -> float:
+    (sx, sy), (ex, ey) = _leader(anchor, half, box)
+    length = math.hypot(ex - sx, ey - sy)
+    n = math.ceil(length)
+    cost = 0.0
+    for k in range(1, n):
+        x, y = sx + (ex - sx) * k / n, sy + (ey - sy) * k / n
+        # Through a piece or a callout costs most, through text less.
+        cost += W_LEADER * grid.hits(x, y, W_LABEL) / W_PIECE
+    return cost
 
 
 def _fmt(x: float) -> str:
@@ -199,7 +490,7 @@ def _layout_pieces(picture: Picture, size: float, style: Callable[[str], Style])
         by_hex.setdefault(piece.hex, []).append(piece)
     syms: dict[str, list[float]] = {}
     for sym in picture.symbols:
-        if sym.hex in by_hex:
+        if sym.hex in by_hex and not sym.is_fixed:
             syms.setdefault(sym.hex, []).append(2 * _symbol_half_width(style(sym.kind)))
     out: dict[str, _HexLayout] = {}
     for hex_, ps in by_hex.items():
@@ -351,15 +642,21 @@ def render_svg(picture: Picture) -> str:
     # the hex's symbols, which leave the centre so that no piece hides them.
     layout = _layout_pieces(picture, size, style)
     sym_seen: dict[str, int] = {}
+    # The row of symbols and pieces of each hex with pieces, box by box (arrows stop before it).
+    row_boxes: dict[str, list[tuple[float, float, float, float]]] = {}
 
     symbols = []
     for sym in picture.symbols:
         cx, cy = centre(sym.hex)
-        k = sym_seen.get(sym.hex, 0)
-        sym_seen[sym.hex] = k + 1
-        if sym.hex in layout:
+        if sym.is_fixed:
+            cx, cy = cx + sym.dx * size, cy + sym.dy * size
+        elif sym.hex in layout:
+            k = sym_seen.get(sym.hex, 0)
+            sym_seen[sym.hex] = k + 1
             ddx, ddy = layout[sym.hex].symbols.get(k, (0.0, 0.0))
             cx, cy = cx + ddx, cy + ddy
+            half = _symbol_half_width(style(sym.kind))
+            row_boxes.setdefault(sym.hex, []).append((cx - half, cy - half, cx + half, cy + half))
         st = style(sym.kind)
         symbols.append(
             {
@@ -376,6 +673,9 @@ def render_svg(picture: Picture) -> str:
 
     pieces = []
     piece_centres: dict[str, list[tuple[float, float]]] = {}
+    piece_sides: dict[str, list[float]] = {}
+    # What callouts should not cover, as boxes (x0, y0, x1, y1) with a weight per mm² covered.
+    obstacles: list[tuple[float, float, float, float, float]] = []
     piece_seen: dict[str, int] = {}
     for piece in picture.pieces:
         cx, cy = centre(piece.hex)
@@ -385,8 +685,11 @@ def render_svg(picture: Picture) -> str:
         ddx, ddy, side = layout[piece.hex].pieces[n]
         px, py = cx + ddx, cy + ddy
         piece_centres.setdefault(piece.hex, []).append((px, py))
+        piece_sides.setdefault(piece.hex, []).append(side)
         if _invisible(st, piece.text):
             continue
+        obstacles.append((px - side / 2, py - side / 2, px + side / 2, py + side / 2, W_PIECE))
+        row_boxes.setdefault(piece.hex, []).append((px - side / 2, py - side / 2, px + side / 2, py + side / 2))
         x, y = px - side / 2, py - side / 2
         pieces.append(
             {
@@ -408,14 +711,62 @@ def render_svg(picture: Picture) -> str:
             if lab.piece >= len(at):
                 raise PictureError(f"label {lab.text!r}: no piece {lab.piece} in hex {lab.hex!r}")
             cx, cy = at[lab.piece]
-        labels.append(
-            {
-                "style": style(lab.kind),
-                "x": _fmt(cx + lab.dx * size),
-                "y": _fmt(cy + lab.dy * size),
-                "text": lab.text,
-            }
-        )
+        st = style(lab.kind)
+        lx, ly = cx + lab.dx * size, cy + lab.dy * size
+        labels.append({"style": st, "x": _fmt(lx), "y": _fmt(ly), "text": lab.text})
+        half = text_width(lab.text, st.font_size, st.bold) / 2
+        obstacles.append((lx - half, ly - 0.8 * st.font_size, lx + half, ly + 0.25 * st.font_size, W_LABEL))
+
+    for sym in symbols:
+        r = float(sym["r"]) * 1.25
+        x, y = float(sym["cx"]), float(sym["cy"])
+        obstacles.append((x - r, y - r, x + r, y + r, W_PIECE))
+    for h in hexes:
+        if h["caption"]:
+            x, y = float(h["cx"]), float(h["cap_y"])
+            half = text_width(h["caption"], CAPTION_FONT) / 2
+            obstacles.append((x - half, y - CAPTION_FONT, x + half, y + 0.2 * CAPTION_FONT, W_CAPTION))
+    for road in picture.roads:
+        obstacles += _line_boxes([centre(h) for h in road.hexes], style(road.kind).width, W_LINE)
+
+    arrows = []
+    for arrow in picture.arrows:
+        if len(arrow.hexes) < 2:
+            raise PictureError(f"arrow {arrow.kind!r} needs at least two hexes")
+        pts = [centre(h) for h in arrow.hexes]
+        (x1, y1), (x2, y2) = pts[-2], pts[-1]
+        d = math.hypot(x2 - x1, y2 - y1) or 1.0
+        short = min(ARROW_SHORT * size, d * 0.6)
+        boxes = row_boxes.get(arrow.hexes[-1])
+        if boxes:
+            # The head touches the pieces there instead of hiding under them.
+            box = (min(b[0] for b in boxes) - ARROW_GAP, min(b[1] for b in boxes) - ARROW_GAP,
+                   max(b[2] for b in boxes) + ARROW_GAP, max(b[3] for b in boxes) + ARROW_GAP)
+            t = _entry(pts[-2], pts[-1], box)
+            short = (1 - t) * d if t is not None else short
+        pts[-1] = (x2 - (x2 - x1) / d * short, y2 - (y2 - y1) / d * short)
+        st = style(arrow.kind)
+        arrows.append({"style": st, "points": _points(pts), "marker": _marker_id(picture, arrow.kind)})
+        obstacles += _line_boxes(pts, st.width, W_ARROW)
+        hx, hy = pts[-1]
+        obstacles.append((hx - st.size, hy - st.size, hx + st.size, hy + st.size, W_PIECE))  # the head
+
+    shades = []
+    for shade in picture.shades:
+        cx, cy = centre(shade.hex)
+        shades.append({"style": style(shade.kind), "points": _points(corners(cx, cy, size))})
+
+    bottom = oy + (max(ys) * 1.5 + 1.0) * size + 2.0
+    bounds = (MARGIN_MM, MARGIN_MM + TITLE_MM, PAGE_W_MM - MARGIN_MM, bottom)
+    for c in picture.callouts:
+        cell(c.hex)
+        if c.piece >= len(piece_centres.get(c.hex, [])):
+            raise PictureError(f"callout {c.title or c.hex!r}: no piece {c.piece} in hex {c.hex!r}")
+    callouts = _place_callouts(picture.callouts, style, centre, piece_centres, piece_sides, obstacles, bounds, size)
+
+    markers = [{"id": _marker_id(picture, kind), "style": style(kind)}
+               for kind in dict.fromkeys([a.kind for a in picture.arrows]
+                                         + [e.kind for e in picture.legend if e.shape == "arrow"])]
 
     legend = []
     col_w = (PAGE_W_MM - 2 * MARGIN_MM) / 5
@@ -436,6 +787,12 @@ def render_svg(picture: Picture) -> str:
             item["points"] = "" if st.shape == "circle" else _symbol_points(st.shape, x + 4, y, min(st.size, 2.2))
         elif entry.shape == "piece":
             item["px"], item["py"] = _fmt(x + 2), _fmt(y - 2)
+        elif entry.shape == "arrow":
+            item["points"] = _points([(x, y), (x + 7, y)])
+            item["marker"] = _marker_id(picture, entry.kind)
+        elif entry.shape == "callout":
+            item["px"], item["py"] = _fmt(x + 3.2), _fmt(y - 1.6)
+            item["x1"], item["x2"] = _fmt(x), _fmt(x + 3.2)
         else:
             ends = entry.shape == "edge" and st.pattern == "ends"
             item["segments"] = [(_fmt(x), _fmt(x + 2.7)), (_fmt(x + 5.3), _fmt(x + 8))] if ends else [(_fmt(x), _fmt(x + 8))]
@@ -451,11 +808,16 @@ def render_svg(picture: Picture) -> str:
         title_y=_fmt(MARGIN_MM + 5),
         subtitle_y=_fmt(MARGIN_MM + 9.5),
         hexes=hexes,
+        shades=shades,
         sides=sides,
         roads=roads,
+        arrows=arrows,
+        markers=markers,
+        callouts=callouts,
         symbols=symbols,
         labels=labels,
         pieces=pieces,
         legend=legend,
+        caption_font=CAPTION_FONT,
         fmt=_fmt,
     )

@@ -94,6 +94,11 @@ identity_option = click.option("-i", "--identity", type=click.Path(path_type=Pat
 passphrase_option = click.option("--passphrase-file", type=click.Path(path_type=Path), default=None,
                                  help=f"Read the passphrase from this file (else ${PASSPHRASE_ENV}, else prompt).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+#: What the rules draw over a game's map on request (their MAP_OVERLAYS); --supply is short for --overlay supply.
+overlay_option = click.option("--overlay", "overlays", multiple=True, metavar="NAME",
+                              help="Draw this overlay of the rules on the map (repeatable), e.g. 'supply'.")
+supply_option = click.option("--supply", is_flag=True,
+                             help="Shade your side's supply network on the map (same as --overlay supply).")
 
 
 class _Group(click.Group):
@@ -832,30 +837,38 @@ def rules_check(rules_id: str) -> None:
         raise BadFile(f"{rules_id} data does not match its rulebook (see the lines marked above)")
 
 
+def _overlays(overlays: tuple[str, ...], supply: bool) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(overlays + (("supply",) if supply else ())))
+
+
 @cli.command("map")
 @click.argument("rules_id", required=False)
 @click.option("-g", "--game", type=click.Path(path_type=Path), default=None,
               help="Draw this game's map with the pieces your side sees (instead of RULES_ID's empty map).")
 @identity_option
 @passphrase_option
+@overlay_option
+@supply_option
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
               help="Write the SVG here (default: stdout).")
 def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, passphrase_file: Path | None,
-            out: Path | None) -> None:
+            overlays: tuple[str, ...], supply: bool, out: Path | None) -> None:
     """Render the map of RULES_ID, or of a game from your side (-g), as SVG on one landscape page."""
     from pbem import rulesapi
     from pbem.board import render_svg
     from pbem.errors import NotFound, UsageProblem
     from pbem.fileio import write_atomic
+    from pbem.report import map_picture
 
     if (rules_id is None) == (game is None):
         raise UsageProblem("give either RULES_ID (the empty map) or -g GAME (your side's view), not both")
+    wanted = _overlays(overlays, supply)
     if game is not None:
         seat = _seat(game, identity, passphrase_file)
-        if not hasattr(seat.rules, "map_picture"):
-            raise NotFound(f"rules '{seat.rules.SPEC.id}' have no map")
-        picture = seat.rules.map_picture(seat.rules.view(seat.replay.state, seat.role))
+        picture = map_picture(seat.rules, seat.rules.view(seat.replay.state, seat.role), wanted)
     else:
+        if wanted:
+            raise UsageProblem("map overlays show your side's view of a game: give -g GAME")
         module = rulesapi.load_any(rules_id)
         if not hasattr(module, "map_picture"):
             raise NotFound(f"rules '{rules_id}' has no map")
@@ -876,14 +889,18 @@ def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, pass
 @game_option
 @identity_option
 @passphrase_option
-def report(fmt: str, out: Path | None, game: Path, identity: Path | None, passphrase_file: Path | None) -> None:
+@overlay_option
+@supply_option
+def report(fmt: str, out: Path | None, game: Path, identity: Path | None, passphrase_file: Path | None,
+           overlays: tuple[str, ...], supply: bool) -> None:
     """Your printable turn report: the situation from your side, what happened since your last event, the map."""
     from pbem import report as reportmod
     from pbem.fileio import write_atomic
 
     seat = _seat(game, identity, passphrase_file)
+    wanted = _overlays(overlays, supply)
     with seat.gd.lock(exclusive=False):
-        text = reportmod.render(reportmod.build(seat.replay, seat.role), fmt)  # type: ignore[arg-type]
+        text = reportmod.render(reportmod.build(seat.replay, seat.role, overlays=wanted), fmt)  # type: ignore[arg-type]
     if out is None or str(out) == "-":
         click.echo(text, nl=False)
     else:

@@ -86,8 +86,33 @@ def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tu
     return since, tuple(out)
 
 
-def build(replay: Any, role: str, *, with_map: bool = True) -> Report:
-    """The report of ``replay`` (a ``pbem.game.Replay`` of the signed log) for ``role``.
+def map_picture(rules: Any, view: Any = None, overlays: Sequence[str] = ()) -> Any:
+    """``rules.map_picture(view)``, the ``overlays`` named (e.g. "supply")
+    passed only when asked for, so that rules whose hook takes no
+    ``overlays`` keyword keep working. UsageProblem for an overlay the rules
+    do not list in ``MAP_OVERLAYS`` or refuse (their ValueError); NotFound
+    if the rules draw no map."""
+    from pbem.errors import NotFound, UsageProblem
+
+    hook = getattr(rules, "map_picture", None)
+    if hook is None:
+        raise NotFound(f"rules '{rules.SPEC.id}' have no map")
+    if not overlays:
+        return hook(view)
+    offered = tuple(getattr(rules, "MAP_OVERLAYS", ()))
+    missing = [o for o in overlays if o not in offered]
+    if missing:
+        known = ", ".join(offered) if offered else "none"
+        raise UsageProblem(f"rules '{rules.SPEC.id}' draw no map overlay {', '.join(missing)} (they offer: {known})")
+    try:
+        return hook(view, overlays=tuple(overlays))
+    except ValueError as e:
+        raise UsageProblem(str(e)) from None
+
+
+def build(replay: Any, role: str, *, with_map: bool = True, overlays: Sequence[str] = ()) -> Report:
+    """The report of ``replay`` (a ``pbem.game.Replay`` of the signed log) for ``role``,
+    its map with the ``overlays`` named (see ``map_picture``).
 
     The game state enters only through ``rules.view(replay.state, role)``.
     """
@@ -103,10 +128,10 @@ def build(replay: Any, role: str, *, with_map: bool = True) -> Report:
         sections = ()
         state_text = rules.render_text(view)
     svg = ""
-    if with_map and hasattr(rules, "map_picture"):
+    if with_map and (hasattr(rules, "map_picture") or overlays):
         from pbem.board import render_svg
 
-        svg = inline_svg(render_svg(rules.map_picture(view)))
+        svg = inline_svg(render_svg(map_picture(rules, view, overlays)))
     decision = replay.pending()
     outcome = replay.outcome()
     since, events = happenings(replay.history, role, replay.rules)

@@ -197,7 +197,13 @@ REQUIRED: tuple[str, ...] = (
 #: ``render_text(view)``);
 #: ``map_picture(view=None) -> pbem.board.Picture``: the map with the pieces
 #: the view shows (the empty map without a view), for ``pbem report`` and
-#: ``pbem map -g``; without it the report has no map.
+#: ``pbem map -g``; without it the report has no map. Rules that draw
+#: overlays on request (e.g. a supply network) list their names in
+#: ``MAP_OVERLAYS`` (tuple of str) and accept them as
+#: ``map_picture(view, overlays=(...))``, computed from the view alone
+#: (ValueError for one they cannot draw); pbem passes the keyword only when
+#: the player asks (``--overlay``, ``--supply``), so a hook without it works;
+#: ``MAP_OVERLAYS``: see ``map_picture``.
 #: ``describe_action(state, action, role) -> str``: the action in words for
 #: the history of a replay of ``role`` (None: the public replay; the audit's
 #: role sees everything), e.g. naming the units that replay knows; without it
@@ -215,7 +221,8 @@ REQUIRED: tuple[str, ...] = (
 #: whose orders commit ``sets``); the whole set's opening at the audit comes
 #: to ``on_open`` as usual, its value readable with ``decode_set``.
 OPTIONAL: tuple[str, ...] = ("legal_orders", "explain", "reveal_die", "report_sections", "map_picture",
-                             "describe_action", "describe_dice", "scenario_info", "DEMO_SCENARIO", "DEMO_OPTIONS", "demo_orders", "on_open_leaf")
+                             "MAP_OVERLAYS", "describe_action", "describe_dice", "scenario_info", "DEMO_SCENARIO",
+                             "DEMO_OPTIONS", "demo_orders", "on_open_leaf")
 
 _registered: dict[str, Any] = {}
 

@@ -182,3 +182,36 @@ def test_svg_from_render_svg_parses_as_xml_when_inlined():
     svg = report.inline_svg(render_svg(pic))
     root = ET.fromstring(svg)
     assert root.tag.endswith("svg") and "&lt;3&gt;" in svg
+
+
+def test_map_overlays_reach_only_rules_that_offer_them():
+    """The ``overlays`` keyword is passed only when asked for, so a
+    ``map_picture(view)`` hook without it keeps working; an overlay the rules
+    do not list in MAP_OVERLAYS, or refuse, is a usage problem (exit 2)."""
+    from types import SimpleNamespace
+
+    from pbem.errors import NotFound, UsageProblem
+    from pbem.rulesapi import Spec
+
+    spec = Spec(id="toy", version="1", title="Toy", roles=("a", "b"), scenarios=("s",))
+    calls = []
+    old = SimpleNamespace(SPEC=spec, map_picture=lambda view: calls.append(view) or "picture")
+    assert report.map_picture(old, "v") == "picture" and calls == ["v"]
+    with pytest.raises(UsageProblem, match="draw no map overlay supply .they offer: none."):
+        report.map_picture(old, "v", ("supply",))
+
+    def drawn(view, overlays=()):
+        if "fog" in overlays:
+            raise ValueError("fog needs a view")
+        return ("picture", view, overlays)
+
+    new = SimpleNamespace(SPEC=spec, MAP_OVERLAYS=("supply", "fog"), map_picture=drawn)
+    assert report.map_picture(new, "v") == ("picture", "v", ())
+    assert report.map_picture(new, "v", ["supply"]) == ("picture", "v", ("supply",))
+    with pytest.raises(UsageProblem, match="fog needs a view"):
+        report.map_picture(new, "v", ("fog",))
+    with pytest.raises(UsageProblem, match="no map overlay roads .they offer: supply, fog."):
+        report.map_picture(new, "v", ("roads",))
+    with pytest.raises(NotFound, match="have no map"):
+        report.map_picture(SimpleNamespace(SPEC=spec), "v")
+    assert UsageProblem.exit_code == 2

@@ -10,6 +10,7 @@ check ritd`` do not load the whole game.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -34,16 +35,23 @@ def __getattr__(name: str) -> Any:
         from rules.ritd import demo
 
         return getattr(demo, name)
+    if name == "MAP_OVERLAYS":
+        # The overlays map_picture draws on request: "supply", the viewer's Supply Network (RB 12.6).
+        from rules.ritd.picture import OVERLAYS
+
+        return OVERLAYS
     raise AttributeError(f"module 'rules.ritd' has no attribute {name!r}")
 
 
-def map_picture(view: Any = None) -> "Picture":
+def map_picture(view: Any = None, overlays: Sequence[str] = ()) -> Picture:
     """The map as a picture for pbem's SVG renderer: empty (``pbem map
-    ritd``), or with the pieces a player's view shows (reports)."""
-    if view is not None:
+    ritd``), or with what a player's view shows (reports) and the
+    ``overlays`` asked for (``MAP_OVERLAYS``, from rules.ritd.picture.OVERLAYS). ValueError for an unknown
+    overlay, or an overlay without a view."""
+    if view is not None or overlays:
         from rules.ritd.report import map_picture as with_pieces
 
-        return with_pieces(view)
+        return with_pieces(view, overlays=overlays)
     from rules.ritd.picture import map_picture as build
 
     return build()

@@ -280,6 +280,22 @@ STEP_OWNER = {"initial-supply": "active", "option": "active", "blitz": "active",
               "rout-slowest": "", "rout-pursuit": "", "rout-dice": "", "rout-losses": "", "rout-withdraw": ""}
 
 
+class LastMove(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One block's route in the latest Player-Turn's movement, for the map's
+    arrows. Public: it repeats the public Move (or Forced March) it comes from."""
+
+    token: str
+    side: str
+    #: Hex ids from the start hex to where the block went.
+    path: tuple[str, ...]
+    #: The Player-Turn it was made in.
+    turn: int
+    #: The Move's Withdrawal kind (RB 5.3): "", "pass", "refuse" or "rout".
+    withdrawal: str = ""
+    #: Its last hex was a Forced March (RB 6.4).
+    forced: bool = False
+
+
 class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     scenario: str
     month: int
@@ -358,6 +374,10 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     bonus: dict[str, int] = {}
     #: The end of the game (RB 17).
     result: VictoryResult | None = None
+    #: Every route of the latest Player-Turn whose Movement has begun (both
+    #: sides: Moves, Forced Marches, Withdrawals), kept until the next
+    #: Player-Turn's Movement begins; for the map's arrows (decisions M-24).
+    last_moves: tuple[LastMove, ...] = ()
 
 
 def scenario_info(scenario_id: str) -> str:
@@ -1325,12 +1345,16 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
     pos = state.position
     disrupted = dict(state.disrupted_in)
     overruns: list[str] = []
+    marched: list[tuple[str, tuple[str, ...]]] = []
     for march, roll in zip(movement.marches, values):
         out = mv.apply_forced_march(_map(), pos, movement, march.token, roll)
         pos, movement = out.position, out.turn
         overruns += out.overruns
         if not out.succeeded:
             disrupted[march.token] = turn.number
+        else:
+            marched.append((march.token, march.path if march.regroup else march.path[-2:]))
+    state = _note_routes(state, state.position, marched, turn.number, forced=True)
     state = msgspec.structs.replace(state, position=pos, disrupted_in=disrupted, last_rolls=tuple(values))
     turn = msgspec.structs.replace(turn, movement=movement)
     # RB 11.4 (T-13): Overruns by Forced Marches Rout once all marches are made.
@@ -1842,7 +1866,8 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             movement = mv.start_movement(pos, side, moves_allowed=allowed, withdrawal_only=count == 0,
                                          rommel_bonus=_scenario(state).special.rommel_bonus)
             hands = {**state.hands, side: cd.spend(_hand(state, side), count, real)}
-            return msgspec.structs.replace(state, hands=hands, turn=msgspec.structs.replace(
+            # A new Movement begins: the previous Player-Turn's arrows go.
+            return msgspec.structs.replace(state, hands=hands, last_moves=(), turn=msgspec.structs.replace(
                 turn, step="movement", cards=count, option_label=label, real=-1 if real is None else real,
                 option="pass" if count == 0 else "", movement=movement))
         case mv.Move():
@@ -1852,6 +1877,8 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             out = mv.apply_move(m, pos, turn.movement, action)
             state = msgspec.structs.replace(state, position=out.position,
                                             obligations=state.obligations + _speed_obligations(result, ctx.seq, what))
+            state = _note_routes(state, pos, [(u.token, u.path) for u in action.units], turn.number,
+                                 withdrawal=action.withdrawal)
             state = _note_disruptions(state, out.position, turn.number)
             turn = msgspec.structs.replace(turn, movement=out.turn)
             if turn.step == "refuse-withdraw":
@@ -2210,6 +2237,8 @@ def _apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens))
             what = f"moved in event {ctx.seq} ({format_action(action)})"
             out = mv.apply_move(m, pos, turn.movement, action)
+            state = _note_routes(state, pos, [(u.token, u.path) for u in action.units], turn.number,
+                                 withdrawal=action.withdrawal)
             pos = routs.disrupt_again(out.position, tokens)  # RB 11.3: Disrupted again
             state = msgspec.structs.replace(state, position=pos, obligations=state.obligations
                                             + _speed_obligations(result, ctx.seq, what),
@@ -2226,6 +2255,25 @@ def _note_disruptions(state: State, pos: Position, number: int) -> State:
         if b.disrupted and b.token not in since:
             since[b.token] = number
     return msgspec.structs.replace(state, position=pos, disrupted_in=since)
+
+
+def _note_routes(state: State, pos: Position, routes: list[tuple[str, tuple[str, ...]]], number: int, *,
+                 withdrawal: str = "", forced: bool = False) -> State:
+    """Add the routes (token, hexes) just moved along, in Player-Turn
+    ``number``, to ``last_moves`` (``pos``: the position before they moved).
+    A route going on from where the block's last one ended (a Forced March
+    after its Move) extends it: one arrow per block's journey."""
+    moves = list(state.last_moves)
+    for token, path in routes:
+        if len(path) < 2:
+            continue
+        last = next((i for i in reversed(range(len(moves))) if moves[i].token == token), None)
+        if last is not None and moves[last].turn == number and moves[last].path[-1] == path[0]:
+            moves[last] = msgspec.structs.replace(moves[last], path=moves[last].path + tuple(path[1:]), forced=forced)
+        else:
+            moves.append(LastMove(token=token, side=pos.block(token).side, path=tuple(path), turn=number,
+                                  withdrawal=withdrawal, forced=forced))
+    return msgspec.structs.replace(state, last_moves=tuple(moves))
 
 
 def _after_movement(state: State, turn: Turn) -> State:
@@ -3430,7 +3478,8 @@ class BlockView(msgspec.Struct, frozen=True):
 
 
 class MineView(msgspec.Struct, frozen=True):
-    """A Minefield the viewer knows of: its own (revealed or not), or a revealed enemy one."""
+    """A Minefield (RB 14) the viewer may see: its own, hidden from the enemy
+    until revealed (``revealed`` False), or either side's once revealed."""
 
     hex: str
     where: str
@@ -3466,9 +3515,16 @@ class View(msgspec.Struct, frozen=True):
     fortresses: dict[str, str] = {}
     #: The last fire: each unit's dice and what they scored (public).
     last_fire: list[str] = []
+    #: The routes of the latest Player-Turn's movement, both sides' (public).
+    last_moves: list[LastMove] = []
     #: Minefields (RB 14): own and revealed ones; every side's count (public).
     mines: list[MineView] = []
     mine_counts: dict[str, int] = {}
+    #: The public facts of the position: every block's hex, side and markers
+    #: (no unit, no CV), the battles with their hexsides (RB 8.1), Fortress
+    #: control. For what is computed from them only when asked (the Supply
+    #: Network of the map's supply overlay, RB 12.6).
+    board: Position = Position()
 
 
 def view(state: State, role: Side | None) -> View:
@@ -3506,6 +3562,7 @@ def view(state: State, role: Side | None) -> View:
                 fortresses={m.name(h): side for h, side in sorted(state.position.fortresses.items())},
                 last_fire=list(state.last_fire), mines=_mine_views(state, role),
                 mine_counts={s: mf.count for s, mf in sorted(state.minefields.items()) if mf.count},
+                last_moves=list(state.last_moves), board=_public_board(state.position),
                 outcome=[done.summary.split("; ")[0], *state.result.explanation] if done else [])
 
 
@@ -3517,6 +3574,13 @@ def _mine_views(state: State, role: Side | None) -> list[MineView]:
         hexes = mf.known if side == role else mf.shown
         out += [MineView(hex=h, where=m.name(h), side=side, revealed=h in mf.shown) for h in sorted(hexes)]
     return out
+
+
+def _public_board(pos: Position) -> Position:
+    """``pos`` without any unit or CV: what both players see on the table,
+    the blocks in the order of ``View.blocks`` (side, hex, token)."""
+    blocks = sorted(pos.blocks, key=lambda b: (b.side, b.hex, b.token))
+    return msgspec.structs.replace(pos, blocks=tuple(msgspec.structs.replace(b, unit="", cv=0) for b in blocks))
 
 
 def render_text(v: View) -> str:
@@ -3558,9 +3622,9 @@ def render_text(v: View) -> str:
     return "\n".join(lines)
 
 
-from rules.ritd.report import map_picture, report_sections  # noqa: E402  (optional pbem hooks)
+from rules.ritd.report import MAP_OVERLAYS, map_picture, report_sections  # noqa: E402  (optional pbem hooks)
 
 __all__ = ["SPEC", "Action", "State", "initial_state", "pending", "legal_actions", "legal_orders", "check",
            "apply", "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action",
-           "render_text", "explain", "report_sections", "map_picture", "reveal_die", "scenario_info",
+           "render_text", "explain", "report_sections", "map_picture", "MAP_OVERLAYS", "reveal_die", "scenario_info",
            "describe_action", "describe_dice", "on_open_leaf"]

@@ -1,19 +1,36 @@
 """The Rommel in the Desert map as a generic ``pbem.board.Picture``.
 
-Everything drawn comes from the map data (``data/map.toml``); this module
-only chooses how each kind looks (terrain key of RB 1.4, roads of RB 1.5,
-fortress port capacities of RB 13.3 written as Axis/Allied).
+Everything drawn comes from the map data (``data/map.toml``) and, for a
+player's map, from that player's ``View`` alone (DESIGN 4); this module only
+chooses how each kind looks (terrain key of RB 1.4, roads of RB 1.5,
+fortress port capacities of RB 13.3 written as Axis/Allied) and what a view
+puts on the map: blocks, the own units' names and CVs, battles, the last
+Player-Turn's moves, Minefields and, on request, the Supply Network.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pbem.board import HexCell, HexsideFeature, Label, LegendEntry, Picture, Piece, RoadPath, Style, Symbol
+from pbem.board import (
+    Arrow,
+    Callout,
+    HexCell,
+    HexsideFeature,
+    Label,
+    LegendEntry,
+    Picture,
+    Piece,
+    RoadPath,
+    Shade,
+    Style,
+    Symbol,
+)
 from rules.ritd.hexmap import HexMap, load_map
 
 if TYPE_CHECKING:
-    from rules.ritd.game import BlockView, View
+    from rules.ritd.game import BlockView, LastMove, View
 
 STYLES: dict[str, Style] = {
     # Hex fills.
@@ -59,10 +76,36 @@ STYLES: dict[str, Style] = {
     "axis_mixed": Style(fill="#3b4a5c", stroke="#111111", width=0.25, font_size=1.6, halo="#ffffff"),
     "allied_mixed": Style(fill="#b5651d", stroke="#4a2608", width=0.25, font_size=1.6, halo="#ffffff"),
     "spacer": Style(fill="none", stroke="none", width=0),
-    "strength": Style(fill="#111111", font_size=1.2, bold=True),
+    # The units of a stack, in a box beside it: the viewer's own always,
+    # the enemy's only those the view discloses (revealed in battle, RB 8.5).
+    "units_axis": Style(fill="#111111", stroke="#3b4a5c", width=0.25, font_size=1.7, halo="#ffffff", opacity=0.93),
+    "units_allied": Style(fill="#111111", stroke="#b5651d", width=0.25, font_size=1.7, halo="#ffffff",
+                          opacity=0.93),
+    # The last Player-Turn's routes; Withdrawals (RB 5.3) dashed.
+    "move_axis": Style(stroke="#2f5f9f", width=0.55, halo="#ffffff", opacity=0.9, size=2.2),
+    "move_allied": Style(stroke="#e06a00", width=0.55, halo="#ffffff", opacity=0.9, size=2.2),
+    "withdraw_axis": Style(stroke="#2f5f9f", width=0.55, halo="#ffffff", opacity=0.9, size=2.2, dash="1.2 0.7"),
+    "withdraw_allied": Style(stroke="#e06a00", width=0.55, halo="#ffffff", opacity=0.9, size=2.2, dash="1.2 0.7"),
+    # The Supply Network overlay (RB 12.6).
+    "supply_axis": Style(fill="#2f5f9f", stroke="#2f5f9f", width=0.25, opacity=0.22),
+    "supply_allied": Style(fill="#c0392b", stroke="#c0392b", width=0.25, opacity=0.18),
+    # Minefields (RB 14): solid once revealed, pale while only the owner knows.
+    "mine_axis": Style(fill="#3b4a5c", stroke="#ffffff", width=0.25, shape="diamond", size=1.4, font_size=1.5),
+    "mine_allied": Style(fill="#b5651d", stroke="#ffffff", width=0.25, shape="diamond", size=1.4, font_size=1.5),
+    "mine_axis_secret": Style(fill="#dfe5ee", stroke="#3b4a5c", width=0.3, shape="diamond", size=1.4,
+                              font_size=1.5, halo="#3b4a5c"),
+    "mine_allied_secret": Style(fill="#f6e2cc", stroke="#b5651d", width=0.3, shape="diamond", size=1.4,
+                                font_size=1.5, halo="#b5651d"),
     "battle": Style(stroke="#e0007a", width=1.1),
     "battle_label": Style(fill="#e0007a", font_size=1.35, bold=True),
 }
+
+#: Where a Minefield marker sits in its hex (hex sizes): the upper right
+#: corner, clear of the pieces' row, the hex id and most place names.
+MINE_DX = 0.52
+MINE_DY = -0.36
+#: The overlays ``map_picture`` can draw on a view's map.
+OVERLAYS: tuple[str, ...] = ("supply",)
 
 #: Place names above or below the symbol, in hex sizes (hex ids are at -0.7).
 NAME_ABOVE = -0.4
@@ -90,9 +133,16 @@ LEGEND: tuple[LegendEntry, ...] = (
 )
 
 
-def map_picture(view: View | None = None, hexmap: HexMap | None = None) -> Picture:
+def map_picture(view: View | None = None, hexmap: HexMap | None = None, overlays: Sequence[str] = ()) -> Picture:
     """The map as a Picture, from the map data: empty without a view, else
-    with the pieces that ``view`` shows (see ``view_pieces``)."""
+    with what ``view`` shows (see ``view_pieces``, ``view_extras``) and the
+    ``overlays`` asked for (``OVERLAYS``). ValueError for an unknown overlay
+    or an overlay without a view."""
+    unknown = [o for o in overlays if o not in OVERLAYS]
+    if unknown:
+        raise ValueError(f"no map overlay {', '.join(unknown)} (known: {', '.join(OVERLAYS)})")
+    if overlays and view is None:
+        raise ValueError("a map overlay needs a player's view (a game)")
     m = hexmap if hexmap is not None else load_map()
     cells = tuple(HexCell(h.id, h.q, h.r, h.kind, caption=h.id if h.is_playable else "") for h in m.hexes.values())
 
@@ -144,13 +194,22 @@ def map_picture(view: View | None = None, hexmap: HexMap | None = None) -> Pictu
                 "Authored from geography and the rulebook's examples, not the printed map: "
                 "see rules/ritd/data/map.toml.")
     pieces: list[Piece] = []
+    callouts: list[Callout] = []
+    arrows: list[Arrow] = []
+    shades: list[Shade] = []
     legend = LEGEND
     if view is not None:
         title, subtitle = _view_titles(m, view)
-        pieces, unit_labels, battle_sides, battle_labels = view_pieces(m, view)
-        labels += unit_labels + battle_labels
+        pieces, callouts, battle_sides, battle_labels = view_pieces(m, view)
+        labels += battle_labels
         sides += battle_sides
-        legend = LEGEND + _view_legend(view)
+        arrows = move_arrows(view)
+        symbols += mine_symbols(view)
+        if "supply" in overlays:
+            from rules.ritd.report import supply_network
+
+            shades = [Shade(h, f"supply_{view.role}") for h in sorted(supply_network(view))]
+        legend = LEGEND + _view_legend(view, bool(arrows), bool(shades))
 
     return Picture(
         title=title,
@@ -164,6 +223,9 @@ def map_picture(view: View | None = None, hexmap: HexMap | None = None) -> Pictu
         labels=tuple(labels),
         pieces=tuple(pieces),
         legend=legend,
+        shades=tuple(shades),
+        arrows=tuple(arrows),
+        callouts=tuple(callouts),
     )
 
 
@@ -180,31 +242,30 @@ def _view_titles(m: HexMap, v: View) -> tuple[str, str]:
     if v.turn:
         when += f", Player-Turn {v.turn} ({_side_name(v.side)})"
     title = f"{m.title}: {_side_name(v.role)} view, {when}"
-    subtitle = (f"{s.name}. Each block stands for the blocks of one side in the hex: the number on it "
-                "counts them (2+1: two upright, one disrupted); CV under your own. Unit names: pbem report.")
+    subtitle = (f"{s.name}. One block per side and hex, numbered with its blocks (2+1: two upright, one "
+                "disrupted). Boxes: your units and CVs ((D) Disrupted, (U) Unsupplied).")
     return title, subtitle
 
 
-def view_pieces(m: HexMap, v: View) -> tuple[list[Piece], list[Label], list[HexsideFeature], list[Label]]:
-    """Pieces, strength labels, battle outlines and battle labels for ``v``.
+def view_pieces(m: HexMap, v: View) -> tuple[list[Piece], list[Callout], list[HexsideFeature], list[Label]]:
+    """Pieces, unit callouts, battle outlines and battle labels for ``v``.
 
     One piece per side in each hex, with the number of blocks it stands for:
     the hexes are about 12 mm across on the page, too small for a piece per
-    block or for unit names, which the report lists by place. Own stacks get
-    their total CV in small type under the piece; enemy stacks only the
-    count (their CVs are hidden, RB 2.3). The active player attacks in every
-    battle of its Player-Turn (RB 8.1).
+    block or for unit names. The names go into a callout beside the stack:
+    every own unit with its CV, the stack's total CV as its title; of an
+    enemy stack only the units the view names (revealed in battle, RB 8.5),
+    and how many it does not (their identities and CVs are hidden, RB 2.3).
+    The active player attacks in every battle of its Player-Turn (RB 8.1).
     """
     stacks: dict[tuple[str, str], list[BlockView]] = {}
     for b in v.blocks:
         stacks.setdefault((b.hex, b.side), []).append(b)
     pieces: list[Piece] = []
-    labels: list[Label] = []
+    callouts: list[Callout] = []
     by_hex: dict[str, list[str]] = {}
     for hex_, side in stacks:
         by_hex.setdefault(hex_, []).append(side)
-    named = {p.hex for p in m.places}
-    above = _labels_above(m, frozenset(m.resolve(w) for w in v.battles))
     for hex_, sides in sorted(by_hex.items()):
         # Own stack on the left; two stacks sit apart so both counts show.
         for i, side in enumerate(sorted(sides, key=lambda s: s != v.role)):
@@ -218,32 +279,89 @@ def view_pieces(m: HexMap, v: View) -> tuple[list[Piece], list[Label], list[Hexs
                 pieces.append(Piece(hex_, f"{side}_disrupted", str(len(bs))))
             else:
                 pieces.append(Piece(hex_, f"{side}_mixed", f"{len(bs) - down}+{down}"))
-        if v.role in sides:
-            # Under the own piece (always the hex's first), or over it when
-            # the place name is below.
-            cv = sum(b.cv for b in stacks[(hex_, v.role)])
-            named_below = hex_ in named and hex_ not in above
-            labels.append(Label(hex_, f"CV {cv}", "strength", dy=-0.35 if named_below else 0.47, piece=0))
+            callout = _stack_callout(hex_, side, bs, own=side == v.role, piece=2 * i)
+            if callout is not None:
+                callouts.append(callout)
     outlines: list[HexsideFeature] = []
     battle_labels: list[Label] = []
     for where in v.battles:
         hex_ = m.resolve(where)
         outlines += [HexsideFeature(hex_, n, "battle") for _, n in m.neighbours(hex_)]
-        # At the foot of the hex: its place name is above (see _labels_above),
-        # the CV of the own blocks under them.
+        # At the foot of the hex: its place name is above (see _labels_above).
         battle_labels.append(Label(hex_, f"{_side_name(v.side)} attacks", "battle_label", dy=0.66))
-    return pieces, labels, outlines, battle_labels
+    return pieces, callouts, outlines, battle_labels
 
 
-def _view_legend(v: View) -> tuple[LegendEntry, ...]:
+def unit_line(b: BlockView) -> str:
+    """One unit of a callout: name and CV, then (D) Disrupted (RB 11.0), (U) Unsupplied (RB 12.7)."""
+    marks = "".join(f" ({mark})" for mark, on in (("D", b.disrupted), ("U", b.unsupplied)) if on)
+    return f"{b.unit} {b.cv}{marks}"
+
+
+def _stack_callout(hex_: str, side: str, bs: list[BlockView], *, own: bool, piece: int) -> Callout | None:
+    """The callout naming the units of one side's stack: all of them for the
+    viewer's own, only those the view names for the enemy's (None if none)."""
+    named = sorted((b for b in bs if b.unit), key=lambda b: (b.unit, b.cv, b.disrupted))
+    if not named:
+        return None
+    lines = [unit_line(b) for b in named]
+    title = ""
+    if own and len(named) > 1:
+        title = f"CV {sum(b.cv for b in named)}"
+    if len(named) < len(bs):
+        lines.append(f"+{len(bs) - len(named)} unseen")
+    return Callout(hex_, f"units_{side}", tuple(lines), title=title, piece=piece)
+
+
+def move_arrows(v: View) -> list[Arrow]:
+    """One arrow per distinct route of the last Player-Turn's movement (a
+    Group moving together shares one), Withdrawals dashed. Routes are public
+    (the Moves are), so the enemy's are drawn too, without names."""
+    seen: dict[tuple[str, tuple[str, ...]], None] = {}
+    for mv in v.last_moves:
+        seen.setdefault((_arrow_kind(mv), tuple(mv.path)), None)
+    return [Arrow(kind, path) for kind, path in seen]
+
+
+def _arrow_kind(mv: LastMove) -> str:
+    return f"{'withdraw' if mv.withdrawal else 'move'}_{mv.side}"
+
+
+def mine_symbols(v: View) -> list[Symbol]:
+    """A marker in the corner of each Minefield hex the view shows (RB 14):
+    the viewer's own (pale while still secret) and revealed ones of either side."""
+    return [Symbol(mine.hex, f"mine_{mine.side}" + ("" if mine.revealed else "_secret"), "M",
+                   dx=MINE_DX, dy=MINE_DY)
+            for mine in sorted(v.mines, key=lambda x: (x.hex, x.side))]
+
+
+def _view_legend(v: View, arrows: bool, supply: bool) -> tuple[LegendEntry, ...]:
     own, other = v.role, "allied" if v.role == "axis" else "axis"
-    return (
+    entries = [
         LegendEntry(own, f"{_side_name(own)} (yours): blocks", "piece"),
         LegendEntry(f"{own}_disrupted", f"{_side_name(own)}: disrupted", "piece"),
         LegendEntry(other, f"{_side_name(other)}: blocks", "piece"),
         LegendEntry(f"{other}_disrupted", f"{_side_name(other)}: disrupted", "piece"),
         LegendEntry("battle", "Battle: the active side attacks", "edge"),
-    )
+        LegendEntry(f"units_{own}", "Your units: name and CV", "callout"),
+    ]
+    if any(b.unit for b in v.blocks if b.side == other):
+        entries.append(LegendEntry(f"units_{other}", f"{_side_name(other)} units seen (RB 8.5)", "callout"))
+    if arrows:
+        turns = sorted({mv.turn for mv in v.last_moves})
+        which = f"Player-Turn {turns[-1]}" if len(turns) == 1 else "the last Player-Turn"
+        sides = sorted({mv.side for mv in v.last_moves}, key=lambda s: s != own)
+        entries += [LegendEntry(f"move_{side}", f"{_side_name(side)} moves, {which}", "arrow") for side in sides]
+        for side in sorted({mv.side for mv in v.last_moves if mv.withdrawal}, key=lambda s: s != own):
+            entries.append(LegendEntry(f"withdraw_{side}", f"{_side_name(side)} Withdrawal (RB 5.3)", "arrow"))
+    if v.mines:
+        if any(m.side == own and not m.revealed for m in v.mines):
+            entries.append(LegendEntry(f"mine_{own}_secret", "Your Minefield (secret)", "symbol"))
+        for side in sorted({m.side for m in v.mines if m.revealed}, key=lambda s: s != own):
+            entries.append(LegendEntry(f"mine_{side}", f"{_side_name(side)} Minefield, revealed", "symbol"))
+    if supply:
+        entries.append(LegendEntry(f"supply_{own}", "Your Supply Network (RB 12.6)", "hex"))
+    return tuple(entries)
 
 
 def _labels_above(m: HexMap, battles: frozenset[str] = frozenset()) -> frozenset[str]:

@@ -9,7 +9,10 @@ standing (RB 3.1-3.3, 16-17 are not written).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from rules.ritd.picture import OVERLAYS
 
 if TYPE_CHECKING:
     from pbem.board import Picture
@@ -226,8 +229,27 @@ def report_sections(v: View) -> list[tuple[str, list[str]]]:
     return sections
 
 
-def map_picture(v: View | None = None) -> Picture:
-    """The map with the pieces ``v`` shows (the ``map_picture`` hook); the empty map without one."""
+#: The overlays the ``map_picture`` hook draws on request (pbem's MAP_OVERLAYS).
+MAP_OVERLAYS: tuple[str, ...] = OVERLAYS
+
+
+def map_picture(v: View | None = None, overlays: Sequence[str] = ()) -> Picture:
+    """The map with what ``v`` shows and the ``overlays`` asked for (the
+    ``map_picture`` hook; ``rules.ritd.picture.OVERLAYS``); the empty map
+    without a view. ValueError for an unknown overlay."""
     from rules.ritd.picture import map_picture as build
 
-    return build(view=v)
+    return build(view=v, overlays=overlays)
+
+
+def supply_network(v: View) -> frozenset[str]:
+    """The viewer's Supply Network (RB 12.6: every hex of its current Supply
+    Lines, with the Supplied Highway and Oases giving supply), computed from
+    the view's public board only when a map asks for it: about 10 ms, too
+    much to spend on every view."""
+    from rules.ritd import supply
+    from rules.ritd.game import _map
+
+    if v.role not in ("axis", "allied"):
+        return frozenset()
+    return supply.network(_map(), v.board, v.role)

@@ -94,6 +94,9 @@ def test_ex_26_a_refusal_leaves_a_disrupted_unit_behind_which_routs_and_is_pursu
         assert state.versions[token] == 2 and state.disrupted_in[token] == state.turn.number
         assert state.position.battle(sollum) is None and not state.position.blocks_in(sollum, "allied")
         assert state.turn.step == "final-supply" and state.turn.rout_queue == ()
+        # The Rout Withdrawal is among the Player-Turn's routes, for the map's arrows.
+        assert [(mv.path[0], mv.path[-1], mv.withdrawal) for mv in state.last_moves if mv.token == token] == [
+            (sollum, m.resolve("Sidi Barrani"), "rout")]
     assert _block(ex26.allied.seat().replay.state, "7/4 Armd").cv == 2  # 6, one step off, two hits
     # Everything opened: the deferred checks pass, and so does the audit.
     ex26.deliver(ex26.allied, _send(ex26, "axis", "supply check", "reveal option", open_all=True))

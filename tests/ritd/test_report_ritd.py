@@ -5,8 +5,10 @@ map's pieces and `pbem map -g` / `pbem report` through the CLI."""
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 
@@ -82,11 +84,15 @@ def test_the_axis_report_is_byte_identical_whatever_the_allied_hidden_units(tmp_
         replay = table.axis.seat().replay
         built = report.build(replay, "axis")
         outputs.append(tuple(normalise(report.render(built, f), replay.game_hex) for f in ("html", "text")))
+        # the map alone too, with the Supply Network overlay (computed from the view's public board)
+        axis_view = ritd.view(replay.state, "axis")
+        outputs[-1] += (render_svg(map_picture(axis_view, overlays=("supply",))),)
         # the Allied reports do differ: the test can tell the two games apart
         mine = report.render(report.build(table.allied.seat().replay, "allied"), "text")
         outputs[-1] += (normalise(mine, replay.game_hex),)
-    assert outputs[0][:2] == outputs[1][:2]
-    assert outputs[0][2] != outputs[1][2]
+    assert outputs[0][:3] == outputs[1][:3]
+    assert outputs[0][3] != outputs[1][3]
+    assert 'id="shades"' in outputs[0][2]
 
 
 def test_map_pieces_one_per_side_per_hex_with_counts_cv_and_battle(attacked):
@@ -96,7 +102,10 @@ def test_map_pieces_one_per_side_per_hex_with_counts_cv_and_battle(attacked):
     sollum = m.resolve("Sollum")
     here = [p for p in pic.pieces if p.hex == sollum]
     assert [(p.kind, p.text) for p in here] == [("allied", "1"), ("spacer", ""), ("axis", "3")]
-    assert any(lab.hex == sollum and lab.text == "CV 4" for lab in pic.labels)
+    # the own unit by name and CV beside its block; the Axis stack stays blank
+    assert [(c.kind, c.lines, c.piece) for c in pic.callouts if c.hex == sollum] == [
+        ("units_allied", ("7/7 Tk 4",), 0)]
+    assert all(c.kind == "units_allied" for c in pic.callouts)
     assert any(lab.hex == sollum and lab.text == "Axis attacks" for lab in pic.labels)
     assert {f.a for f in pic.hexsides if f.kind == "battle"} == {sollum}
     # no label or piece names a hidden Axis unit; the empty map has no pieces
@@ -154,3 +163,127 @@ def test_the_supply_section_names_units_at_risk_from_the_public_markers():
     assert lines[0].startswith("Sidi Barrani: 7/7 Tk CV 4 is Unsupplied, at risk") and "RB 16.2" in lines[0]
     assert "Tobruk: 9 Aus supplied by Tobruk (RB 13.3, 15.1)" in lines
     assert lines[-1] == "Enemy Unsupplied blocks: Buq Buq 1"
+
+
+def _svg_texts(svg: str) -> set[str]:
+    return {t.text for t in ET.fromstring(svg.encode()).iter("{http://www.w3.org/2000/svg}text") if t.text}
+
+
+def test_the_map_names_own_units_with_their_cv_and_never_hidden_enemy_units(attacked):
+    allied = render_svg(map_picture(ritd.view(attacked.allied.seat().replay.state, "allied")))
+    axis = render_svg(map_picture(ritd.view(attacked.axis.seat().replay.state, "axis")))
+    assert "7/7 Tk 4" in _svg_texts(allied)
+    assert {"Brescia 4", "Savona 4", "Trento 4", "CV 12"} <= _svg_texts(axis)
+    for name in ("Savona", "Brescia", "Trento", "Pavia", "GGFF", "Trieste", "Bologna", "Sabratha"):
+        assert name not in allied
+    for name in ("7/7 Tk", "7/4 Armd", "7 SG", "11H"):
+        assert name not in axis
+
+
+def test_revealed_enemy_units_may_be_named_the_rest_are_counted():
+    """RB 8.5: enemy units revealed in a battle are named in their own box, beside the count of the others."""
+    blocks = [ritd.BlockView(token="A1", side="axis", hex="1405", where="Sollum", unit="Ariete", cv=5,
+                             disrupted=False, revealed=True),
+              ritd.BlockView(token="A2", side="axis", hex="1405", where="Sollum", unit="", cv=0,
+                             disrupted=True, revealed=False),
+              ritd.BlockView(token="L1", side="allied", hex="1405", where="Sollum", unit="7/7 Tk", cv=4,
+                             disrupted=False, revealed=True, unsupplied=True)]
+    v = ritd.View(role="allied", scenario="demo", month=1, phase="turn", side="axis", blocks=blocks,
+                  battles=["Sollum"])
+    pic = map_picture(v)
+    assert [(c.kind, c.lines, c.piece) for c in pic.callouts] == [
+        ("units_allied", ("7/7 Tk 4 (U)",), 0), ("units_axis", ("Ariete 5", "+1 unseen"), 2)]
+    assert "Axis units seen (RB 8.5)" in {e.text for e in pic.legend}
+
+
+def test_the_supply_network_overlay_only_when_asked_and_from_the_view_alone(attacked):
+    from rules.ritd import supply
+    from rules.ritd.report import supply_network
+
+    state = attacked.allied.seat().replay.state
+    v = ritd.view(state, "allied")
+    assert map_picture(v).shades == ()
+    assert "Your Supply Network (RB 12.6)" not in {e.text for e in map_picture(v).legend}
+    pic = map_picture(v, overlays=("supply",))
+    network = supply.network(ritd._map(), state.position, "allied")
+    assert network and {s.hex for s in pic.shades} == network == supply_network(v)
+    assert {s.kind for s in pic.shades} == {"supply_allied"}
+    assert "Your Supply Network (RB 12.6)" in {e.text for e in pic.legend}
+    # The view's public board carries no unit and no CV, of either side.
+    assert v.board.blocks and all(b.unit == "" and b.cv == 0 for b in v.board.blocks)
+    with pytest.raises(ValueError, match="no map overlay fog"):
+        map_picture(v, overlays=("fog",))
+    with pytest.raises(ValueError, match="needs a player's view"):
+        map_picture(None, overlays=("supply",))
+
+
+def test_last_moves_are_arrows_from_their_start_to_their_end_hex(attacked):
+    """The Axis Regroup into Sollum (RB 5.2) as the Allies see it: one arrow per
+    distinct route, in the Axis colour, with no name; placed from hex centre to hex centre."""
+    m = ritd._map()
+    v = ritd.view(attacked.allied.seat().replay.state, "allied")
+    sollum = m.resolve("Sollum")
+    pic = map_picture(v)
+    routes = {tuple(mv.path) for mv in v.last_moves}
+    assert len(v.last_moves) == 3 and {a.hexes for a in pic.arrows} == routes
+    assert {a.kind for a in pic.arrows} == {"move_axis"} and all(a.hexes[-1] == sollum for a in pic.arrows)
+    assert "Axis moves, Player-Turn 1" in {e.text for e in pic.legend}
+    root = ET.fromstring(render_svg(pic).encode())
+    ns = "{http://www.w3.org/2000/svg}"
+    centres = {}
+    for poly in root.find(f".//{ns}g[@id='hexes']").findall(f"{ns}polygon"):
+        pts = [tuple(map(float, p.split(","))) for p in poly.get("points").split()]
+        centres[poly.find(f"{ns}title").text] = (sum(x for x, _ in pts) / 6, sum(y for _, y in pts) / 6)
+    lines = root.find(f".//{ns}g[@id='arrows']").findall(f"{ns}polyline[@class='arrow']")
+    size = math.dist(centres[sollum], centres[m.resolve("Buq Buq")]) / math.sqrt(3)
+    for arrow, line in zip(pic.arrows, lines):
+        pts = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
+        assert pts[0] == pytest.approx(centres[arrow.hexes[0]], abs=0.01)
+        assert 0.2 * size < math.dist(pts[-1], centres[sollum]) < 0.9 * size  # at the pieces, short of the centre
+    # Withdrawals are dashed, in the colour of their side.
+    refusal = ritd.LastMove(token="L1", side="allied", path=(sollum, m.resolve("Buq Buq")), turn=1,
+                            withdrawal="refuse")
+    withdrawn = map_picture(msgspec.structs.replace(v, last_moves=[*v.last_moves, refusal]))
+    assert ("withdraw_allied", refusal.path) in {(a.kind, a.hexes) for a in withdrawn.arrows}
+    assert withdrawn.styles["withdraw_allied"].dash
+    assert "Allied Withdrawal (RB 5.3)" in {e.text for e in withdrawn.legend}
+
+
+def test_minefields_are_drawn_from_the_view_only():
+    """RB 14: the viewer's own Minefields (secret until revealed) and revealed
+    ones of either side, as a marker in the hex corner; none without View.mines."""
+    base = {"role": "axis", "scenario": "demo", "month": 1, "phase": "turn", "side": "axis", "blocks": []}
+    assert not [s for s in map_picture(ritd.View(**base)).symbols if s.kind.startswith("mine")]
+    mines = [ritd.MineView(hex="1405", where="Sollum", side="axis", revealed=False),
+             ritd.MineView(hex="1605", where="Sidi Barrani", side="allied", revealed=True),
+             ritd.MineView(hex="1505", where="Buq Buq", side="axis", revealed=True)]
+    pic = map_picture(ritd.View(mines=mines, **base))
+    marks = sorted((s.hex, s.kind, s.text) for s in pic.symbols if s.kind.startswith("mine"))
+    assert marks == [("1405", "mine_axis_secret", "M"), ("1505", "mine_axis", "M"), ("1605", "mine_allied", "M")]
+    assert all(s.is_fixed for s in pic.symbols if s.kind.startswith("mine"))
+    legend = {e.text for e in pic.legend}
+    assert {"Your Minefield (secret)", "Axis Minefield, revealed", "Allied Minefield, revealed"} <= legend
+    root = ET.fromstring(render_svg(pic).encode())
+    assert sum(1 for t in root.iter("{http://www.w3.org/2000/svg}text") if t.text == "M") == 3
+    # A game's view has none until Minefields are played.
+    assert ritd.View(**base).mines == []
+
+
+def test_cli_map_and_report_draw_the_supply_overlay_only_with_the_flag(attacked, tmp_path):
+    runner = CliRunner()
+    g = str(attacked.allied.gd.path)
+    plain = runner.invoke(cli, ["map", "-g", g])
+    assert plain.exit_code == 0 and 'id="shades"' not in plain.output
+    for flags in (["--supply"], ["--overlay", "supply"], ["--supply", "--overlay", "supply"]):
+        shaded = runner.invoke(cli, ["map", "-g", g, *flags])
+        assert shaded.exit_code == 0, shaded.output
+        assert 'id="shades"' in shaded.output and "Your Supply Network" in shaded.output
+        assert shaded.output.replace(plain.output, "") != ""
+    rep = runner.invoke(cli, ["report", "-g", g, "--supply"])
+    assert rep.exit_code == 0 and 'id="shades"' in rep.output
+    check_html(rep.output)
+    assert 'id="shades"' not in runner.invoke(cli, ["report", "-g", g]).output
+    unknown = runner.invoke(cli, ["map", "-g", g, "--overlay", "fog"])
+    assert unknown.exit_code == 2 and "no map overlay fog" in unknown.output
+    empty = runner.invoke(cli, ["map", "ritd", "--supply"])
+    assert empty.exit_code == 2 and "-g GAME" in empty.output
