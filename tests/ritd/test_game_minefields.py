@@ -26,6 +26,10 @@ def gazala(tmp_path):
     """RB 18.7: Gazala's pre-game Buildup, 30 BP each, the Allies first; the
     Axis deployed at El Agheila, the Allies at Alexandria. Mersa Brega, next
     to El Agheila, is in the Allied Supply Network and unengaged."""
+    return _gazala(tmp_path)
+
+
+def _gazala(tmp_path):
     sc = ritd._scenarios()
     s = sc.get("gazala")
     axis_setup = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
@@ -223,14 +227,6 @@ def test_rb_14_0_a_revealed_minefield_gives_its_defender_double_defence():
     turn = Turn(number=1, active="axis", battles=(tobruk,))
     assert ritd._round(state, turn).minefield
     assert not ritd._round(state, Turn(number=1, active="axis", battles=(_at("Gazala"),))).minefield
-
-
-def _gazala(tmp_path):
-    sc = ritd._scenarios()
-    s = sc.get("gazala")
-    axis_setup = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
-    allied_setup = [f"deploy {u.name} at Alexandria" for u in sc.starting_units(s, "allied")] + ["end deployment"]
-    return new_game(tmp_path, "gazala", axis_setup, allied_setup, keep_hands=False)
 
 
 def test_leak_the_axis_report_and_map_are_the_same_wherever_the_hidden_minefield_is(tmp_path):
