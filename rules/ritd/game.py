@@ -363,6 +363,10 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     early_units_next: dict[str, tuple[str, ...]] = {}
     #: RB 18.6, 18.8: the Month the Malta Group was called in (0: not yet).
     malta: int = 0
+    #: Identity label -> the CV the unit has had since hits placed in the open
+    #: (RB 8.5, 9.5: units in battles are revealed, their losses public, T-34);
+    #: it replaces the CV committed in that identity version.
+    public_cv: dict[str, int] = {}
     #: Minefields (RB 14, 16.55; rules.ritd.mines): per side, and every construction.
     minefields: dict[str, mines.SideMines] = {}
     mine_builds: tuple[mines.MineBuild, ...] = ()
@@ -709,6 +713,14 @@ def _mine_checkpoint(state: State, turn: Turn) -> State:
 
 
 # -- hidden identities ------------------------------------------------------------------
+
+def _decode(state: State, label: str, value: bytes) -> tuple[str, int]:
+    """A committed identity as it stands now: its unit, and its CV unless hits
+    placed in the open have changed it since (T-34). ValueError if ``value`` is
+    not an identity."""
+    unit, cv = hidden.decode_identity(value)
+    return unit, state.public_cv.get(label, cv)
+
 
 def _identity(ctx, token: str, version: int = 0) -> tuple[str, int] | None:
     value = ctx.value(hidden.identity_label(token, version))
@@ -1371,7 +1383,7 @@ def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Pr
         return state, problems
     token, version = parsed
     try:
-        unit, cv = hidden.decode_identity(value)
+        unit, cv = _decode(state, label, value)
     except ValueError as exc:
         return state, [Problem("RB 2.0", f"block {token}: {exc}")]
     block = state.position.block(token)
@@ -1455,7 +1467,7 @@ def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
                                                  f"the slot holds {unit}, the block is {ident[0]} at CV {ident[1]}"))
             continue
         try:
-            ids = {lbl: hidden.decode_identity(v) for lbl, v in zip(ob.labels, values)}
+            ids = {lbl: _decode(state, lbl, v) for lbl, v in zip(ob.labels, values)}
         except ValueError as exc:
             problems.append(Problem("RB 2.0", f"event {ob.seq}: {exc}"))
             continue
@@ -1798,7 +1810,7 @@ def _loss_identities(state: State, tokens: tuple[str, ...], recommit: tuple[str,
     if any(v is None for v in values):
         return None, None
     try:
-        ids = [hidden.decode_identity(v) for v in values]
+        ids = [_decode(state, lbl, v) for lbl, v in zip(labels, values)]
     except ValueError:
         return None, None
     n = len(tokens)
@@ -1941,7 +1953,10 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step, fire=action))
         case cb.LossAllocation():
             out = cb.apply_allocation(pos, turn.fire_result, action)
-            state = msgspec.structs.replace(state, position=out.position)
+            # T-34: the new CVs are public; they stand for the committed ones from now on.
+            hit = {hidden.identity_label(b.token, state.versions.get(b.token, 0)): b.cv
+                   for b in out.position.blocks if pos.has_block(b.token) and pos.block(b.token).cv != b.cv}
+            state = msgspec.structs.replace(state, position=out.position, public_cv={**state.public_cv, **hit})
             # T-11, T-12: unshielded Disrupted units Rout at once (RB 11.3); only
             # enemy units that have not fired in this Combat Round Pursue.
             by_hex: dict[tuple[str, Side], list[str]] = {}
@@ -2108,9 +2123,10 @@ def _known_identity(state: State, token: str, ctx) -> tuple[str, int] | None:
     b = state.position.block(token)
     if b.unit:
         return b.unit, b.cv
-    value = ctx.value(hidden.identity_label(token, state.versions.get(token, 0)))
+    label = hidden.identity_label(token, state.versions.get(token, 0))
+    value = ctx.value(label)
     try:
-        return hidden.decode_identity(value) if value is not None else None
+        return _decode(state, label, value) if value is not None else None
     except ValueError:
         return None
 

@@ -148,3 +148,33 @@ def test_rb_4_3_assault_battles_need_an_assault_option_at_supply_revealed(battle
     # The owner, who knows only one of its two cards is real, is refused at once.
     basic = ritd.msgspec.structs.replace(unknown, real=1)
     assert [p.rule for p in ritd._check_combat(state, basic, sel, "axis")] == ["RB 4.3"]
+
+
+def test_t_34_hits_placed_in_the_open_stand_for_the_committed_cv_in_later_secret_losses(battle):
+    """T-34: Brescia and Trento lose CV in the open in Sollum (4 -> 2, RB 9.5);
+    their committed identities still say 4. A later secret change (Pursuit
+    losses as a new identity version, T-10) is judged from the public CV 2
+    by the opponent and the audit, not from the stale committed 4."""
+    from rules.ritd import hidden
+    battle.play("axis", "battles Sollum")
+    battle.play("allied", "fire Sollum: 7/7 Tk at infantry")
+    battle.play("axis", "losses Sollum: Brescia 2, Trento 2",
+                "fire Sollum: Brescia at armor, Savona at armor, Trento at armor")
+    battle.play("allied", "losses Sollum auto")
+    allied = battle.allied.seat().replay
+    brescia = next(b.token for b in allied.state.position.blocks if b.unit == "Brescia")
+    for side in (battle.axis, battle.allied):
+        assert side.seat().replay.state.public_cv == {hidden.identity_label(brescia, 0): 2,
+                                                     hidden.identity_label(next(
+                                                         b.token for b in allied.state.position.blocks
+                                                         if b.unit == "Trento"), 0): 2}
+
+    class Opened:  # the committed version 0 (CV 4) and a new version 1 at CV 1
+        def value(self, label):
+            return {hidden.identity_label(brescia, 0): hidden.encode_identity("Brescia", 4),
+                    hidden.identity_label(brescia, 1): hidden.encode_identity("Brescia", 1)}.get(label)
+
+    old, new = ritd._loss_identities(allied.state, (brescia,), (brescia,), Opened())
+    assert old == {brescia: ("Brescia", 2)} and new == {brescia: ("Brescia", 1)}
+    hex_ = ritd._map().resolve("Sollum")
+    assert ritd._loss_problems("axis", hex_, (brescia,), old, new, (), 1) == []
