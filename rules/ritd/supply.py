@@ -173,6 +173,8 @@ class _Tables(NamedTuple):
     highway: frozenset[str]
     hw_nbrs: dict[str, tuple[str, ...]]
     links: dict[str, tuple[_Link, ...]]
+    #: ``links`` without the highway ones (the highway step covers them, RB 12.3).
+    chain_links: dict[str, tuple[_Link, ...]]
 
 
 @functools.cache
@@ -206,7 +208,8 @@ def _tables(m: HexMap) -> _Tables:
         walk((start,), "highway")
         found.sort(key=lambda link: (len(link.path), link.path))
         links[start] = tuple(found)
-    return _Tables(highway, hw_nbrs, links)
+    chain_links = {h: tuple(link for link in found if link.kind != "highway") for h, found in links.items()}
+    return _Tables(highway, hw_nbrs, links, chain_links)
 
 
 # ------------------------------------------------- position, seen by a side
@@ -253,6 +256,8 @@ class _View:
             if owner == side and kinds.get(f, _OPEN) != _BLOCKED:
                 receivers.add(f)
         self.kinds = kinds
+        #: Battle hexes whose hexsides a line must check (RB 12.5): not blocked.
+        self.fences = {h: bt for h, k in kinds.items() if k != _BLOCKED and (bt := pos.battle(h)) is not None}
         self.members = frozenset(members)
         self.receivers = frozenset(receivers)
         self.raiders = frozenset(raiders)
@@ -262,25 +267,22 @@ class _View:
 
     def crossing_ok(self, a: str, b: str) -> bool:
         """RB 12.5: a line crosses a battle hexside only if it is friendly."""
-        pos, side = self.pos, self.side
-        if a in self.kinds:
-            battle = pos.battle(a)
-            if battle is not None and self.kinds[a] != _BLOCKED and battle.hexside_owner(b) != side:
-                return False
-        if b in self.kinds:
-            battle = pos.battle(b)
-            if battle is not None and self.kinds[b] != _BLOCKED and battle.hexside_owner(a) != side:
-                return False
+        fences, side = self.fences, self.side
+        if a in fences and fences[a].hexside_owner(b) != side:
+            return False
+        if b in fences and fences[b].hexside_owner(a) != side:
+            return False
         return True
 
     def link_ok(self, link: _Link) -> bool:
-        path = link.path
+        path, kinds = link.path, self.kinds
         for h in path[1:-1]:
-            if self.kinds.get(h, _OPEN) != _OPEN:
+            if h in kinds and kinds[h] != _OPEN:
                 return False
-        for a, b in zip(path, path[1:]):
-            if not self.crossing_ok(a, b):
-                return False
+        if self.fences:
+            for a, b in zip(path, path[1:]):
+                if not self.crossing_ok(a, b):
+                    return False
         return True
 
     def is_friendly_oasis(self, h: str) -> bool:
@@ -316,8 +318,8 @@ def _trace(view: _View, source: str) -> _Trace:
     if view.kind(source) != _OPEN:
         return _Trace(source, dist, pred)
     t = view.tables
-    highway, hw_nbrs, links = t.highway, t.hw_nbrs, t.links
-    kinds, members, receivers = view.kinds, view.members, view.receivers
+    highway, hw_nbrs, links = t.highway, t.hw_nbrs, t.chain_links
+    kinds, members, receivers, fences = view.kinds, view.members, view.receivers, view.fences
     start: State = (source, True)
     dist[start] = 0
     heap: list[tuple[int, str, bool]] = [(0, source, True)]
@@ -333,17 +335,15 @@ def _trace(view: _View, source: str) -> _Trace:
         if hw and h in highway:
             # RB 12.3: unblocked highway carries supply on.
             for n in hw_nbrs[h]:
-                if kinds.get(n, _OPEN) == _BLOCKED or not view.crossing_ok(h, n):
+                if kinds.get(n, _OPEN) == _BLOCKED or (fences and not view.crossing_ok(h, n)):
                     continue
                 key: State = (n, True)
                 if d + 1 < dist.get(key, 1 << 30):
                     dist[key] = d + 1
                     pred[key] = (here, None)
                     heapq.heappush(heap, (d + 1, n, True))
-        for link in links[h]:
+        for link in links[h]:  # not the highway links: the highway step above covers them (RB 12.3)
             u = link.end
-            if link.kind == "highway":
-                continue  # the highway step above covers it (RB 12.3)
             if u not in receivers or kinds.get(u, _OPEN) == _BLOCKED:
                 continue
             if not view.link_ok(link):
