@@ -21,6 +21,7 @@ at the audit is just the seed and the mapping (``encode_leaves``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -37,11 +38,7 @@ _LEAF_SALT = b"pbem/v1/leafsalt"
 
 def hash_parts(*parts: bytes) -> bytes:
     """SHA-256 over length-prefixed parts (8-byte big-endian length each)."""
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(len(part).to_bytes(8, "big"))
-        h.update(part)
-    return h.digest()
+    return hashlib.sha256(b"".join([len(part).to_bytes(8, "big") + part for part in parts])).digest()
 
 
 def commitment_digest(game: bytes, label: str, salt: bytes, value: bytes) -> bytes:
@@ -158,8 +155,12 @@ def decode_leaves(data: bytes) -> dict[str, bytes]:
     return leaves
 
 
+@functools.lru_cache(maxsize=32)
 def set_opens(root: bytes, seed: bytes, data: bytes) -> bool:
-    """True when seed + encoded leaves ``data`` rebuild the set committed by ``root``."""
+    """True when seed + encoded leaves ``data`` rebuild the set committed by ``root``.
+
+    Memoised (a pure function of its bytes, bounded): an audit checks each
+    whole-set opening twice, in ``audit_openings`` and again in the replay."""
     try:
         built = set_from_seed(decode_leaves(data), seed)
     except ValueError:

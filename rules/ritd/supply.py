@@ -173,6 +173,8 @@ class _Tables(NamedTuple):
     highway: frozenset[str]
     hw_nbrs: dict[str, tuple[str, ...]]
     links: dict[str, tuple[_Link, ...]]
+    #: ``links`` without the highway ones (the highway step covers them, RB 12.3).
+    chain_links: dict[str, tuple[_Link, ...]]
 
 
 @functools.cache
@@ -206,7 +208,8 @@ def _tables(m: HexMap) -> _Tables:
         walk((start,), "highway")
         found.sort(key=lambda link: (len(link.path), link.path))
         links[start] = tuple(found)
-    return _Tables(highway, hw_nbrs, links)
+    chain_links = {h: tuple(link for link in found if link.kind != "highway") for h, found in links.items()}
+    return _Tables(highway, hw_nbrs, links, chain_links)
 
 
 # ------------------------------------------------- position, seen by a side
@@ -253,6 +256,8 @@ class _View:
             if owner == side and kinds.get(f, _OPEN) != _BLOCKED:
                 receivers.add(f)
         self.kinds = kinds
+        #: Battle hexes whose hexsides a line must check (RB 12.5): not blocked.
+        self.fences = {h: bt for h, k in kinds.items() if k != _BLOCKED and (bt := pos.battle(h)) is not None}
         self.members = frozenset(members)
         self.receivers = frozenset(receivers)
         self.raiders = frozenset(raiders)
@@ -262,25 +267,22 @@ class _View:
 
     def crossing_ok(self, a: str, b: str) -> bool:
         """RB 12.5: a line crosses a battle hexside only if it is friendly."""
-        pos, side = self.pos, self.side
-        if a in self.kinds:
-            battle = pos.battle(a)
-            if battle is not None and self.kinds[a] != _BLOCKED and battle.hexside_owner(b) != side:
-                return False
-        if b in self.kinds:
-            battle = pos.battle(b)
-            if battle is not None and self.kinds[b] != _BLOCKED and battle.hexside_owner(a) != side:
-                return False
+        fences, side = self.fences, self.side
+        if a in fences and fences[a].hexside_owner(b) != side:
+            return False
+        if b in fences and fences[b].hexside_owner(a) != side:
+            return False
         return True
 
     def link_ok(self, link: _Link) -> bool:
-        path = link.path
+        path, kinds = link.path, self.kinds
         for h in path[1:-1]:
-            if self.kinds.get(h, _OPEN) != _OPEN:
+            if h in kinds and kinds[h] != _OPEN:
                 return False
-        for a, b in zip(path, path[1:]):
-            if not self.crossing_ok(a, b):
-                return False
+        if self.fences:
+            for a, b in zip(path, path[1:]):
+                if not self.crossing_ok(a, b):
+                    return False
         return True
 
     def is_friendly_oasis(self, h: str) -> bool:
@@ -316,8 +318,8 @@ def _trace(view: _View, source: str) -> _Trace:
     if view.kind(source) != _OPEN:
         return _Trace(source, dist, pred)
     t = view.tables
-    highway, hw_nbrs, links = t.highway, t.hw_nbrs, t.links
-    kinds, members, receivers = view.kinds, view.members, view.receivers
+    highway, hw_nbrs, links = t.highway, t.hw_nbrs, t.chain_links
+    kinds, members, receivers, fences = view.kinds, view.members, view.receivers, view.fences
     start: State = (source, True)
     dist[start] = 0
     heap: list[tuple[int, str, bool]] = [(0, source, True)]
@@ -333,17 +335,15 @@ def _trace(view: _View, source: str) -> _Trace:
         if hw and h in highway:
             # RB 12.3: unblocked highway carries supply on.
             for n in hw_nbrs[h]:
-                if kinds.get(n, _OPEN) == _BLOCKED or not view.crossing_ok(h, n):
+                if kinds.get(n, _OPEN) == _BLOCKED or (fences and not view.crossing_ok(h, n)):
                     continue
                 key: State = (n, True)
                 if d + 1 < dist.get(key, 1 << 30):
                     dist[key] = d + 1
                     pred[key] = (here, None)
                     heapq.heappush(heap, (d + 1, n, True))
-        for link in links[h]:
+        for link in links[h]:  # not the highway links: the highway step above covers them (RB 12.3)
             u = link.end
-            if link.kind == "highway":
-                continue  # the highway step above covers it (RB 12.3)
             if u not in receivers or kinds.get(u, _OPEN) == _BLOCKED:
                 continue
             if not view.link_ok(link):
@@ -362,34 +362,87 @@ def _trace(view: _View, source: str) -> _Trace:
 # ----------------------------------------------------------- supply state
 
 
-class _SideSupply(NamedTuple):
-    view: _View
-    base: _Trace
-    fortress: dict[str, _Trace]  # Fortresses controlled by the side
-    isolated: tuple[str, ...]
+class _SideSupply:
+    """One side's supply on one position: its view, the trace from its Base,
+    its Isolated Fortresses (RB 13.3), and traces from other Sources made
+    when first asked (``trace``, ``fortress_trace``)."""
+
+    __slots__ = ("view", "base", "isolated", "_fortresses", "_traces")
+
+    def __init__(self, view: _View, base_hex: str, fortresses: list[str]) -> None:
+        self.view = view
+        self.base = _trace(view, base_hex)
+        self._traces = {base_hex: self.base}
+        self._fortresses = frozenset(fortresses)  # Fortresses controlled by the side
+        # RB 13.3 (S-09): Isolated = the Fortress hex has no land line to Base.
+        self.isolated = tuple(f for f in fortresses if not self.base.reached(f))
+
+    def trace(self, source: str) -> _Trace:
+        """Every hex with a Supply Line to ``source`` (traced once)."""
+        found = self._traces.get(source)
+        if found is None:
+            found = self._traces[source] = _trace(self.view, source)
+        return found
+
+    def fortress_trace(self, fortress: str) -> _Trace | None:
+        """The trace to a Fortress the side controls, else None."""
+        return self.trace(fortress) if fortress in self._fortresses else None
 
 
 def _fortresses_of(m: HexMap, pos: Position, side: Side) -> list[str]:
     return sorted(f for f, owner in pos.fortresses.items() if owner == side and m.fortress(f) is not None)
 
 
-#: Results of the whole-side computations for the last few positions, by
-#: identity: the state machine checks and then applies one action on the
-#: same Position object, and both ask the same questions. Positions are
-#: immutable and each entry holds its Position, so an identity match is the
-#: same value; results are never mutated by callers.
-_MEMO: list[tuple[HexMap, Position, str, str, object]] = []
-_MEMO_SIZE = 24
+def _supply_key(pos: Position) -> tuple:
+    """Everything of ``pos`` that supply depends on: each block's token, side,
+    hex, Disrupted and Raider markers and Fortress/Oasis assignment (not its
+    unit, CV or other markers), the battles with their hexsides, and Fortress
+    control."""
+    return (
+        frozenset((b.token, b.side, b.hex, b.disrupted, b.raider, b.fortress_supply, b.oasis_supply) for b in pos.blocks),
+        tuple((bt.hex, bt.attacker, tuple(sorted(bt.hexsides.items()))) for bt in pos.battles),
+        tuple(sorted(pos.fortresses.items())),
+    )
+
+
+#: A bounded memo of the whole-side computations (``_side_supply``,
+#: ``lines_network``, ``network``), keyed by the map, the side and
+#: ``_supply_key`` of the position: each result is a function of its key
+#: alone, so a hit returns what the computation would. The state machine
+#: checks and then applies one action on the same position, and most actions
+#: (dice, cards, reveals, losses) change nothing supply depends on. Callers
+#: never mutate results (a ``_SideSupply`` only fills in its own lazy
+#: traces). ``_KEYS`` keeps the keys of the last few Position objects (held,
+#: so identities stay unique) to save recomputing them. Not working state:
+#: clearing both changes no result (tests/ritd/test_supply_memo.py).
+_MEMO: dict[tuple, object] = {}
+_MEMO_SIZE = 64
+_KEYS: list[tuple[Position, tuple]] = []
+_KEYS_SIZE = 8
 
 
 def _memo(m: HexMap, pos: Position, side: str, what: str, make):
-    for m_, p, s_, w, value in reversed(_MEMO):
-        if m_ is m and p is pos and s_ == side and w == what:
-            return value
-    value = make()
-    _MEMO.append((m, pos, side, what, value))
-    del _MEMO[:-_MEMO_SIZE]
+    key = None
+    for p, k in reversed(_KEYS):
+        if p is pos:
+            key = k
+            break
+    if key is None:
+        key = _supply_key(pos)
+        _KEYS.append((pos, key))
+        del _KEYS[:-_KEYS_SIZE]
+    full = (m, side, what, key)
+    value = _MEMO.get(full, _MISSING)
+    if value is _MISSING:
+        value = make()
+        if _MEMO_SIZE:
+            _MEMO[full] = value
+            while len(_MEMO) > _MEMO_SIZE:
+                del _MEMO[next(iter(_MEMO))]  # the oldest entry
     return value
+
+
+_MISSING = object()
 
 
 def _side_supply(m: HexMap, pos: Position, side: Side) -> _SideSupply:
@@ -397,16 +450,7 @@ def _side_supply(m: HexMap, pos: Position, side: Side) -> _SideSupply:
 
 
 def _side_supply_now(m: HexMap, pos: Position, side: Side) -> _SideSupply:
-    view = _View(m, pos, side)
-    base = _trace(view, m.base(side))
-    forts: dict[str, _Trace] = {}
-    isolated = []
-    for f in _fortresses_of(m, pos, side):
-        # RB 13.3 (S-09): Isolated = the Fortress hex has no land line to Base.
-        if not base.reached(f):
-            isolated.append(f)
-        forts[f] = _trace(view, f)
-    return _SideSupply(view, base, forts, tuple(isolated))
+    return _SideSupply(_View(m, pos, side), m.base(side), _fortresses_of(m, pos, side))
 
 
 def _capacity(m: HexMap, fortress: str, side: Side) -> int:
@@ -422,7 +466,7 @@ def _has_base_line(s: _SideSupply, b: Block) -> bool:
 
 
 def _has_fortress_line(s: _SideSupply, b: Block, fortress: str) -> bool:
-    trace = s.fortress.get(fortress)
+    trace = s.fortress_trace(fortress)
     return trace is not None and b.token not in s.view.raiders and trace.reached(b.hex)
 
 
@@ -536,25 +580,26 @@ def supply_lines(
     13.3 forbid using them for unassigned units, the caller decides).
     Sorted shortest first. Raises ValueError for an unknown source.
     """
-    view = _View(m, pos, side)
+    s = _side_supply(m, pos, side)
+    view = s.view
     here = pos.blocks_in(hex_, side)
     if here and all(b.token in view.raiders for b in here):
         return ()  # RB 12.5: Raiders are isolated from friendly Supply
     lines: list[SupplyLine] = []
     if source in (None, "base"):
-        lines += _lines_to(view, _trace(view, m.base(side)), hex_, "base")
+        lines += _lines_to(view, s.base, hex_, "base")
     if source is None:
         forts = sorted({b.fortress_supply for b in here if b.fortress_supply})
         for f in forts:
             if pos.fortresses.get(f) == side:
-                lines += _lines_to(view, _trace(view, f), hex_, "fortress")
+                lines += _lines_to(view, s.trace(f), hex_, "fortress")
         if any(b.oasis_supply == hex_ for b in here) and view.is_friendly_oasis(hex_):
             lines.append(SupplyLine("oasis", hex_, (hex_,), ()))
     elif source != "base":
         if m.fortress(source) is None:
             raise ValueError(f"{source!r} is neither 'base' nor a Fortress hex")
         if pos.fortresses.get(source) == side:
-            lines += _lines_to(view, _trace(view, source), hex_, "fortress")
+            lines += _lines_to(view, s.trace(source), hex_, "fortress")
     return tuple(lines)
 
 
@@ -566,14 +611,8 @@ def lines_network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
 
 
 def _lines_network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
-    view = _View(m, pos, side)
-    traces: dict[str, _Trace] = {}
-
-    def trace(source: str) -> _Trace:
-        if source not in traces:
-            traces[source] = _trace(view, source)
-        return traces[source]
-
+    s = _side_supply(m, pos, side)
+    view, trace = s.view, s.trace
     out: set[str] = set()
     for h in sorted({b.hex for b in pos.blocks_of(side)}):
         here = pos.blocks_in(h, side)
@@ -600,13 +639,13 @@ def network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
 
 
 def _network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
-    view = _View(m, pos, side)
-    base_hex = m.base(side)
-    traces = [_trace(view, base_hex)]
+    s = _side_supply(m, pos, side)
+    view = s.view
+    traces = [s.base]
     assigned = {b.fortress_supply for b in pos.blocks_of(side) if b.fortress_supply}
     for f in sorted(assigned):
         if pos.fortresses.get(f) == side:
-            traces.append(_trace(view, f))
+            traces.append(s.trace(f))
     out: set[str] = set()
     for b in pos.blocks_of(side):
         if b.oasis_supply == b.hex and view.is_friendly_oasis(b.hex):
@@ -709,7 +748,8 @@ def _assign_fortresses(
     inside first, then the others that can trace to it, nearest first."""
     side = s.view.side
     for f in s.isolated:
-        trace = s.fortress[f]
+        trace = s.fortress_trace(f)
+        assert trace is not None  # Isolated Fortresses are controlled ones
         if not trace.dist:
             continue
         kept = [b for b in blocks if b.fortress_supply == f] if check == "final" else []
