@@ -141,13 +141,13 @@ def test_cheat_deny_a_minefield_in_a_hex_the_enemy_entered(gazala):
     assert "Mersa Brega" in " ".join(err.value.details)
 
 
-def _forged_set(gazala, where: str):
+def _forged_set(gazala, mined: dict[str, int]):
     """An Allied 'minefield Mersa Brega' order whose committed set really holds
-    its Minefield at ``where`` (a modified client), as a draft order."""
+    the Minefields ``mined`` (place -> building set): a modified client."""
     from pbem.commit import encode_leaves
     seat = gazala.allied.seat()
     label = mines.set_label("allied", 1)
-    leaves = mines.leaves(ritd._map(), {_at(where): 1})
+    leaves = mines.leaves(ritd._map(), {_at(place): n for place, n in mined.items()})
     order = ritd.parse_order(seat.replay.state, "allied", "minefield Mersa Brega", seat.replay.ctx("allied"))
     secret = session.Secret(value=encode_leaves(leaves).hex(), salt=bytes(range(32)).hex(), kind="set")
     return seat, session.DraftOrder(text="minefield", action=codec.raw(order.action), secrets={label: secret})
@@ -161,23 +161,28 @@ def _audit(events, known):
     return r
 
 
-def test_cheat_build_a_minefield_outside_the_supply_network_is_caught_by_the_audit(gazala):
-    """Issue 7 cheat: the set's new Minefield lies outside the Supply Network
-    (Siwa). The builder's own client refuses the order; a modified
-    client's event passes the opponent (it sees only the root) and the audit,
-    with the set opened, names the event, its signer and the rule."""
-    seat, draft = _forged_set(gazala, "Siwa")
+@pytest.mark.parametrize("mined, message", [
+    ({"Siwa": 1}, "Siwa is outside the allied Supply Network"),  # built where it may not be
+    ({"Mersa Brega": 1, "Agedabia": 1}, "must add exactly one Minefield, not 2"),  # one never paid for
+])
+def test_cheat_minefields_built_illegally_are_caught_by_the_audit(gazala, mined, message):
+    """Issue 7 cheats: the set behind 'minefield Mersa Brega' holds a
+    Minefield outside the Supply Network, or one more than was built. The
+    builder's own client refuses the order; a modified client's event passes
+    the opponent (it sees only the root) and the audit, with the set opened,
+    names the event, its signer and the rule."""
+    seat, draft = _forged_set(gazala, mined)
     data = session._with_secrets(seat.vault, [draft])
     with pytest.raises(IllegalAction, match="RB 16.55") as err:
         session._simulate_draft(seat.replay, "allied", data, [draft], None)
-    assert "outside the allied Supply Network" in " ".join(err.value.details)
+    assert message in " ".join(err.value.details)
     body = session._body(seat.replay, "allied", data, [draft], x_next=bytes(32))
     stored = session._sign(seat.identity, body)
     gazala.axis.seat().replay.clone().apply_stored(stored)  # the Axis cannot tell
     events = [*gazala.allied.gd.read_events(), stored]
     with pytest.raises(IllegalAction, match=f"event {body.seq} by allied") as err:
         _audit(events, data.known_values())
-    assert any("RB 16.55" in d and "Siwa" in d for d in err.value.details)
+    assert any("RB 16.55" in d and message in d for d in err.value.details)
 
 
 def test_cheat_reveal_a_minefield_that_was_never_built_is_caught_when_opened(gazala):

@@ -437,3 +437,19 @@ def test_card_draws_are_worded_as_cards_for_their_owner_and_face_down_for_the_ot
     assert ritd.describe_dice((6, 6), (3, 4)) is None
     assert session.dice_text((None, None), (42, 42), ritd) == "2 Supply Cards drawn face down"
     assert session.dice_text((3, 4), (6, 6), ritd) == "[3, 4]"
+
+
+def test_cheat_a_rebuild_beyond_the_bp_spent_is_named_when_the_identities_open():
+    """Issue 7 cheat (RB 16.54, T-21): 'rebuild 7 SG 1' pays 2 BP for one step
+    (mech infantry) but a modified client commits the new identity at CV 4
+    instead of 3. The check the opponent's obligation runs when both
+    versions are opened (the audit at the latest) names the rule; paying too
+    little, or rebuilding past full strength, is named the same way."""
+    unit = ritd._scenarios().roster.get("7 SG")
+    assert ritd._rebuild_identity_problems("7 SG", 2, 1, 2, ("7 SG", 3)) == []
+    lie = ritd._rebuild_identity_problems("7 SG", 2, 1, 2, ("7 SG", 4))
+    assert [p.rule for p in lie] == ["RB 16.54"] and "is 7 SG at CV 3, not 7 SG at CV 4" in lie[0].message
+    cheap = ritd._rebuild_identity_problems("7 SG", 2, 2, 2, ("7 SG", 4))
+    assert any("cost 4 BP, not 2" in p.message for p in cheap)
+    past = ritd._rebuild_identity_problems("7 SG", unit.max_cv, 1, 2, None)
+    assert any("full strength is" in p.message for p in past)

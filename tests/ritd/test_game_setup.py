@@ -74,10 +74,11 @@ def test_rb_19_0_an_axis_unit_outside_its_set_up_hex_is_refused_at_once(tmp_path
     assert not (tmp_path / "g").exists()
 
 
-def test_a_hidden_misplacement_is_caught_when_opened_and_by_the_audit(tmp_path):
-    """The Axis swaps Savona (Bardia) and Trento (Sidi Omar) in secret: the
-    Allies cannot see it (every hex holds the right number of blocks), but
-    opening the identities names the event and the signer."""
+def _forged_axis_setup(placements, cv_of=lambda unit, cv: cv):
+    """The Axis set-up of the Demo made by a modified client: ``placements``
+    (unit, place) in order, each identity committed with ``cv_of(unit, full
+    CV)``; the Allies join honestly. Returns the public replay after both,
+    the Axis identity, vault data, genesis event and secrets."""
     axis, allied = Identity.generate(), Identity.generate()
     rules = ritd
     nonce = bytes(range(32))
@@ -86,12 +87,10 @@ def test_a_hidden_misplacement_is_caught_when_opened_and_by_the_audit(tmp_path):
                             players=[codec.Player(role="allied", key=allied.public_text),
                                      codec.Player(role="axis", key=axis.public_text)])
     m = ritd._map()
-    placements = [("Trento", "Bardia")] + [(o.split(" at ")[0][7:], o.split(" at ")[1]) for o in DEMO_AXIS[1:5]] \
-        + [("Savona", "Sidi Omar"), ("Trieste", "Sidi Omar"), ("GGFF", "Sidi Omar")]
     orders, secrets = [], {}
     for i, (unit, where) in enumerate(placements):
         token = f"A{i:08x}"
-        cv = ritd._scenarios().roster.get(unit).max_cv
+        cv = cv_of(unit, ritd._scenarios().roster.get(unit).max_cv)
         label = hidden.identity_label(token)
         secrets[label] = session.Secret(value=hidden.encode_identity(unit, cv).hex(), salt=(bytes([i]) * 32).hex())
         orders.append(session.DraftOrder(text=f"deploy {unit}", action=codec.raw(ritd.Deploy(token, m.resolve(where))),
@@ -115,14 +114,46 @@ def test_a_hidden_misplacement_is_caught_when_opened_and_by_the_audit(tmp_path):
     allied_data = session.VaultData(game="", role="allied", secrets=allied_secrets)
     joined = session._sign(allied, session._body(public, "allied", allied_data, allied_orders, x_next=bytes(32)))
     public.apply_stored(joined)
+    return public, axis, data, stored, secrets
+
+
+def _demo_placements(first=("Savona", "Bardia"), moved=("Trento", "Sidi Omar")):
+    return [first] + [(o.split(" at ")[0][7:], o.split(" at ")[1]) for o in DEMO_AXIS[1:5]] \
+        + [moved, ("Trieste", "Sidi Omar"), ("GGFF", "Sidi Omar")]
+
+
+def test_a_hidden_misplacement_is_caught_when_opened_and_by_the_audit(tmp_path):
+    """The Axis swaps Savona (Bardia) and Trento (Sidi Omar) in secret: the
+    Allies cannot see it (every hex holds the right number of blocks), but
+    opening the identities names the event and the signer."""
+    public, axis, data, stored, secrets = _forged_axis_setup(_demo_placements(("Trento", "Bardia"),
+                                                                              ("Savona", "Sidi Omar")))
     opening = session._sign(axis, session._body(public, "axis", data, [], x_next=bytes(32),
                                                 extra_reveals=[f"A{0:08x}.id0"]))
     with pytest.raises(IllegalAction) as err:
         public.clone().apply_stored(opening)
     assert "event 0 by axis: block A00000000 deployed in Bardia: Trento may not deploy in Bardia" in str(err.value)
-    audit = Replay(rules, role=AUDIT, known={k: bytes.fromhex(v.value) for k, v in secrets.items()})
+    audit = Replay(ritd, role=AUDIT, known={k: bytes.fromhex(v.value) for k, v in secrets.items()})
     assert msgspec.json.encode(ritd.view(public.state, "allied"))  # the view still renders
     with pytest.raises(IllegalAction, match="Trento may not deploy in Bardia"):
+        audit.apply_stored(stored)
+
+
+def test_cheat_a_wrong_cv_claimed_for_a_hidden_block_is_caught_when_it_is_revealed(tmp_path):
+    """Issue 7 cheat: the Axis commits Savona at CV 6 (its label's top is 4,
+    RB 2.3, 18.0: units set up at full strength). The Allies see only a
+    block; revealing it (a battle, RB 8.5) opens the identity, and the
+    deployment check names the event, the signer and the rule."""
+    public, axis, data, stored, secrets = _forged_axis_setup(
+        _demo_placements(), cv_of=lambda unit, cv: 6 if unit == "Savona" else cv)
+    opening = session._sign(axis, session._body(public, "axis", data, [], x_next=bytes(32),
+                                                extra_reveals=[f"A{0:08x}.id0"]))
+    with pytest.raises(IllegalAction) as err:
+        public.clone().apply_stored(opening)
+    assert ("RB 18.0: event 0 by axis: block A00000000 deployed in Bardia: Savona must begin at its maximum "
+            "CV 4, not 6") in str(err.value)
+    audit = Replay(ritd, role=AUDIT, known={k: bytes.fromhex(v.value) for k, v in secrets.items()})
+    with pytest.raises(IllegalAction, match="Savona must begin at its maximum CV 4, not 6"):
         audit.apply_stored(stored)
 
 
