@@ -28,19 +28,21 @@ _DEMO_NAMES = frozenset({"DEMO_SCENARIO", "DEMO_OPTIONS", "demo_orders"})
 
 def __getattr__(name: str) -> Any:
     if name in _GAME_NAMES:
-        from rules.ritd import game
-
-        return getattr(game, name)
-    if name in _DEMO_NAMES:
-        from rules.ritd import demo
-
-        return getattr(demo, name)
-    if name == "MAP_OVERLAYS":
+        from rules.ritd import game as source
+    elif name in _DEMO_NAMES:
+        from rules.ritd import demo as source
+    elif name == "MAP_OVERLAYS":
         # The overlays map_picture draws on request: "supply", the viewer's Supply Network (RB 12.6).
-        from rules.ritd.picture import OVERLAYS
+        from rules.ritd import picture
 
-        return OVERLAYS
-    raise AttributeError(f"module 'rules.ritd' has no attribute {name!r}")
+        return picture.OVERLAYS
+    else:
+        raise AttributeError(f"module 'rules.ritd' has no attribute {name!r}")
+    value = getattr(source, name)
+    # Bound on the package once loaded: the engine calls these hooks for every
+    # replayed action, and a module attribute is found without __getattr__.
+    globals()[name] = value
+    return value
 
 
 def map_picture(view: Any = None, overlays: Sequence[str] = ()) -> Picture:
