@@ -1294,14 +1294,15 @@ def _apply_rebuild(state: State, side: Side, token: str, steps: int, bp: int, ct
     entry = bu.Entry("replacement", bp, count=steps, token=token,
                      text=f"{b.unit or token} +{steps} step(s)")
     ledger = msgspec.structs.replace(ledger, entries=ledger.entries + (entry,))
-    obligations = state.obligations
+    # The new version is checked against the old one when both are known, also
+    # for a unit the opponent knows (its new CV is public, the commitment is not).
+    obligations = state.obligations + (Obligation(
+        token=token, seq=ctx.seq, kind="rebuild", rule="RB 16.54", tokens=(token,),
+        labels=(hidden.identity_label(token, old_v), hidden.identity_label(token, old_v + 1)),
+        needed=steps, hits=bp, what=f"{steps} Replacement step(s) for {bp} BP"),)
     if b.unit:
         u = _scenarios().roster.get(b.unit)
         b = msgspec.structs.replace(b, cv=b.cv + steps * u.cv_per_step)
-    else:
-        obligations += (Obligation(token=token, seq=ctx.seq, kind="rebuild", rule="RB 16.54", tokens=(token,),
-                                   labels=(hidden.identity_label(token, old_v), hidden.identity_label(token, old_v + 1)),
-                                   needed=steps, hits=bp, what=f"{steps} Replacement step(s) for {bp} BP"),)
     return msgspec.structs.replace(state, position=state.position.replace_blocks([b]), obligations=obligations,
                                    versions={**state.versions, token: old_v + 1},
                                    ledgers={**state.ledgers, side: ledger})

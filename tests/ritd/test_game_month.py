@@ -16,6 +16,7 @@ from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import game as ritd
 from tests.ritd.ritd_table import new_game
+from tests.ritd.test_demo_19_0 import book_dice  # noqa: F401  (fixture: the rulebook's Demo dice)
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
@@ -439,17 +440,58 @@ def test_card_draws_are_worded_as_cards_for_their_owner_and_face_down_for_the_ot
     assert session.dice_text((3, 4), (6, 6), ritd) == "[3, 4]"
 
 
-def test_cheat_a_rebuild_beyond_the_bp_spent_is_named_when_the_identities_open():
-    """Issue 7 cheat (RB 16.54, T-21): 'rebuild 7 SG 1' pays 2 BP for one step
-    (mech infantry) but a modified client commits the new identity at CV 4
-    instead of 3. The check the opponent's obligation runs when both
-    versions are opened (the audit at the latest) names the rule; paying too
-    little, or rebuilding past full strength, is named the same way."""
-    unit = ritd._scenarios().roster.get("7 SG")
-    assert ritd._rebuild_identity_problems("7 SG", 2, 1, 2, ("7 SG", 3)) == []
-    lie = ritd._rebuild_identity_problems("7 SG", 2, 1, 2, ("7 SG", 4))
-    assert [p.rule for p in lie] == ["RB 16.54"] and "is 7 SG at CV 3, not 7 SG at CV 4" in lie[0].message
-    cheap = ritd._rebuild_identity_problems("7 SG", 2, 2, 2, ("7 SG", 4))
-    assert any("cost 4 BP, not 2" in p.message for p in cheap)
-    past = ritd._rebuild_identity_problems("7 SG", unit.max_cv, 1, 2, None)
-    assert any("full strength is" in p.message for p in past)
+def test_cheat_a_rebuild_beyond_the_bp_spent_is_named_when_the_identities_open(tmp_path, book_dice):
+    """Issue 7 cheat (RB 16.54, T-21): in the Demo's Month 2 Buildup the Allies
+    pay 2 BP for one step of the 7 SG (CV 2 -> 3), but a modified client
+    commits the new identity at CV 4. The Axis cannot see the commitment and
+    accepts the event; the audit, with the identities opened, names the
+    event, its signer and the rule; so does the Axis's own replay when the
+    new version is opened."""
+    import rules.ritd
+    from pbem import table as tbl
+    from pbem.game import AUDIT, Replay
+    from rules.ritd import hidden
+
+    t = tbl.LocalTable.create(tmp_path, "ritd", "demo")
+    script = tbl.demo_policy(rules.ritd)  # the Demo's script (rules.ritd.demo)
+    wanted: list[str] = []
+    drafted: dict[tuple, list[str]] = {}  # the orders of the event being composed, by role and base
+
+    def until_rebuild(turn):
+        orders = script(turn)
+        mine = drafted.setdefault((turn.role, turn.seat.replay.seq if turn.seat else -1), [])
+        if orders and any(o.startswith("rebuild") for o in orders):
+            wanted.extend(mine + orders)
+            return None  # the draft is dropped: the test sends the event itself
+        mine.extend(orders or [])
+        return orders
+
+    assert t.play(until_rebuild, 200).stopped == "script" and wanted
+    allied = session.load_seat(t.player("allied").gd, t.player("allied").identity)
+    n = next(i for i, o in enumerate(wanted) if o.startswith("rebuild"))
+    honest = session._parse_orders(ritd, allied.replay, "allied", allied.vault, [], wanted[:n + 1])
+    rebuild = honest[-1]
+    ((label, secret),) = rebuild.secrets.items()
+    unit, cv = hidden.decode_identity(bytes.fromhex(secret.value))
+    forged = msgspec.structs.replace(rebuild, secrets={label: msgspec.structs.replace(
+        secret, value=hidden.encode_identity(unit, cv + 1).hex())})
+    orders = honest[:-1] + [forged]
+    data = session._with_secrets(allied.vault, orders)
+    body = session._body(allied.replay, "allied", data, orders, x_next=bytes(32))
+    stored = session._sign(allied.identity, body)
+    axis = session.load_seat(t.player("axis").gd, t.player("axis").identity)
+    after = axis.replay.clone()
+    after.apply_stored(stored)  # accepted: the Axis sees 2 BP for one step
+    assert any(o.kind == "rebuild" for o in after.state.obligations)
+    data.entropy[str(body.seq)] = bytes(32).hex()
+    opening = session._sign(allied.identity, session._body(after, "allied", data, [], x_next=bytes(32),
+                                                           extra_reveals=[label]))
+    with pytest.raises(IllegalAction, match="RB 16.54") as err:
+        after.clone().apply_stored(opening)
+    assert f"event {body.seq} by allied" in str(err.value)
+    known = {**data.known_values(), **axis.vault.known_values()}
+    with pytest.raises(IllegalAction, match=f"event {body.seq} by allied") as err:
+        audit = Replay(ritd, role=AUDIT, known=known)
+        for event in [*t.player("allied").gd.read_events(), stored]:
+            audit.apply_stored(event)
+    assert any("RB 16.54" in d and f"not {unit} at CV {cv + 1}" in d for d in err.value.details)
