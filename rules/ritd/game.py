@@ -241,6 +241,23 @@ class Rout(_A, tag="rout"):
     recommit: tuple[str, ...] = ()
 
 
+class Probe(_A, tag="probe"):
+    """RB 10.41: the passive player provokes a round of Probe Combat against
+    the Partial Retreat from ``hex`` (``go``), or declines; a Probe opens, in
+    this event, the identities of his units there not yet revealed (RB 8.5)."""
+
+    hex: str
+    go: bool
+
+
+class RetreatSpeed(_A, tag="retreat-speed"):
+    """RB 10.5: the active player announces the speed of the slowest unit
+    Retreating from ``hex`` (RB 10.3 Full Retreat procedure, T-35)."""
+
+    hex: str
+    slowest: int
+
+
 class Blitz(_A, tag="blitz"):
     """RB 3.45, 4.4: after the first Combat phase of a turn with three or more
     cards, the Blitz Movement and Combat phases (``go``) or not."""
@@ -260,7 +277,7 @@ Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMar
           | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | Rout | RevealUnits | RevealOption
           | cb.BattleSelection | cb.FirePlan | cb.LossAllocation | KeepHand | Redraw | Challenge | Answer
           | OpenChallenge | EarlyArrival | Reinforce | CallMalta | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
-          | EndBuildup | RevealAll | Blitz | BuildMinefield | OpenMinefields)
+          | EndBuildup | RevealAll | Blitz | BuildMinefield | OpenMinefields | Probe | RetreatSpeed)
 
 
 # -- state -------------------------------------------------------------------------
@@ -276,6 +293,8 @@ STEP_OWNER = {"initial-supply": "active", "option": "active", "blitz": "active",
               "offensive-losses": "active", "offensive-fire": "active", "offensive-dice": "passive",
               "defensive-losses": "passive", "final-supply": "active", "supply-revealed": "active",
               "mines-passive": "passive", "mines-active": "active",
+              "retreat-probe": "passive", "probe-reveal": "active", "retreat-slowest": "active",
+              "retreat-pursuit": "passive", "retreat-dice": "active", "retreat-losses": "active",
               # Rout steps belong to the Routing side or its enemy (T-12), see pending()
               "rout-slowest": "", "rout-pursuit": "", "rout-dice": "", "rout-losses": "", "rout-withdraw": ""}
 
@@ -424,6 +443,14 @@ _PROMPTS = {
                      "'pursuit losses auto'",
     "refuse-withdraw": "the Withdrawal Group Move of the Group Refusing Battle (RB 10.2): "
                        "'refuse-battle <hex> -> <destination>'",
+    "retreat-probe": "Probe Combat against the Partial Retreat (RB 10.4, 10.41): 'probe <hex>' or "
+                     "'no probe <hex>'",
+    "probe-reveal": "reveal your Rearguard for the Probe Combat (RB 10.41, 8.5): 'reveal units'",
+    "retreat-slowest": "the slowest speed of your Retreating units (RB 10.3, 10.5): 'retreat <hex> slowest <speed>'",
+    "retreat-pursuit": "Pursuit Fire on the Retreating units (RB 10.3, 10.5): 'pursue <hex> with <units>' "
+                       "or 'pursue <hex> with none'",
+    "retreat-losses": "place the Pursuit hits on your Retreating units (RB 10.5, 9.5): 'pursuit losses <unit> "
+                      "<hits>, ...' or 'pursuit losses auto'",
     "mines-passive": "open your Minefield hexes that enemy units entered (RB 14.2): 'open minefields'",
     "mines-active": "open your Minefield hexes that enemy units entered (RB 14.2): 'open minefields'",
     "reveal-passive": "reveal your units in battles (RB 7.3): 'reveal units'",
@@ -474,6 +501,9 @@ def pending(state: State) -> Decision | None:
     if turn.step == "refuse-dice":
         return Decision(role=turn.passive, kind=DICE, dice=routs.pursuit_dice_needed(turn.pursuit),
                         prompt="Pursuit Fire dice (RB 10.5)")
+    if turn.step == "retreat-dice":
+        return Decision(role=turn.active, kind=DICE, dice=routs.pursuit_dice_needed(turn.pursuit),
+                        prompt=f"Pursuit Fire dice on the Retreat from {_map().name(turn.retreating)} (RB 10.5)")
     if turn.step.startswith("rout-"):
         r = turn.rout_queue[0]
         where = _map().name(r.hex)
@@ -483,8 +513,11 @@ def pending(state: State) -> Decision | None:
         role = enemy_of(r.side) if turn.step == "rout-pursuit" else r.side
         return Decision(role=role, kind=turn.step, prompt=f"{_PROMPTS[turn.step]}: {where}")
     role = turn.active if STEP_OWNER[turn.step] == "active" else turn.passive
+    if turn.probing and turn.step in _COMBAT_STEPS:
+        role = enemy_of(role)  # RB 10.41: roles reversed in Probe Combat
     if turn.step in ("defensive-dice", "offensive-dice"):
-        return Decision(role=role, kind=DICE, dice=cb.dice_needed(state.position, _round(state, turn), turn.fire),
+        return Decision(role=role, kind=DICE, dice=cb.dice_needed(_combat_position(state, turn),
+                                                                  _round(state, turn), turn.fire),
                         prompt=f"{turn.step.split('-')[0].capitalize()} Fire dice in "
                                f"{_map().name(turn.battles[0])} (RB 9.4)")
     prompt = _PROMPTS[turn.step]
@@ -494,7 +527,16 @@ def pending(state: State) -> Decision | None:
         prompt += ": " + ", ".join(_map().name(h) for h in turn.refusals)
     elif turn.refusing:
         prompt += f": {_map().name(turn.refusing)}"
+    elif turn.retreating and not turn.battles:
+        prompt += f": {_map().name(turn.retreating)}"
+    if turn.probing:
+        prompt = f"Probe Combat (RB 10.41): {prompt}"
     return Decision(role=role, kind=turn.step, prompt=prompt)
+
+
+#: The Combat Round's steps, reused for Probe Combat with the roles reversed (RB 10.41).
+_COMBAT_STEPS = ("defensive-fire", "defensive-dice", "offensive-losses", "offensive-fire", "offensive-dice",
+                 "defensive-losses")
 
 
 _STAGE_PROMPTS = {
@@ -1339,9 +1381,10 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
                                        bp_dice=tuple(values), ledgers=ledgers, last_rolls=tuple(values))
     turn = _current(state)
     if turn.step in ("defensive-dice", "offensive-dice"):
-        result = cb.score(state.position, _round(state, turn), turn.fire, values)
+        result = cb.score(_combat_position(state, turn), _round(state, turn), turn.fire, values)
         state = msgspec.structs.replace(state, last_rolls=tuple(values), last_fire=_fire_lines(state, result))
-        turn = msgspec.structs.replace(turn, fire=None, fire_result=result)
+        turn = msgspec.structs.replace(turn, fire=None, fire_result=result,
+                                       probe_fired=turn.probe_fired + result.fired if turn.probing else ())
         if result.hits:
             step = "offensive-losses" if turn.step == "defensive-dice" else "defensive-losses"
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
@@ -1350,6 +1393,10 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
         hits = routs.score_pursuit(turn.rout_pursuit, values)
         state = msgspec.structs.replace(state, last_rolls=tuple(values))
         return _rout_after_pursuit(state, turn, hits)
+    if turn.step == "retreat-dice":
+        hits = routs.score_pursuit(turn.pursuit, values)
+        state = msgspec.structs.replace(state, last_rolls=tuple(values))
+        return _after_retreat_pursuit(state, msgspec.structs.replace(turn, hits=hits))
     if turn.step == "refuse-dice":
         hits = routs.score_pursuit(turn.pursuit, values)
         state = msgspec.structs.replace(state, last_rolls=tuple(values))
@@ -1653,6 +1700,8 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
         return _check_rout(state, turn, action, side, ctx)
     if step in ("mines-passive", "mines-active") or isinstance(action, OpenMinefields):
         return _open_minefields_problems(state, turn, action, side)
+    if step in _RETREAT_STEPS or isinstance(action, (Probe, RetreatSpeed)):
+        return _check_retreat(state, turn, action, side, ctx)
     match action:
         case SupplyCheck(fortress=fortress, oasis=oasis):
             if step not in ("initial-supply", "final-supply"):
@@ -1852,6 +1901,8 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
     m, pos = _map(), state.position
     if turn.step.startswith("rout-"):
         return _apply_rout(state, turn, action, side, ctx)
+    if turn.step in _RETREAT_STEPS:
+        return _apply_retreat(state, turn, action, side, ctx)
     match action:
         case SupplyCheck(fortress=fortress, oasis=oasis):
             choices = sp.SupplyChoices(fortress=dict(fortress), oasis=dict(oasis))
@@ -1887,10 +1938,12 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             tokens = [u.token for u in action.units]
             result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens))
             what = f"moved in event {ctx.seq} ({format_action(action)})"
-            out = mv.apply_move(m, pos, turn.movement, action)
+            out = mv.apply_move(m, pos, turn.movement, action, defer_retreats=True)
             state = msgspec.structs.replace(state, position=out.position,
                                             obligations=state.obligations + _speed_obligations(result, ctx.seq, what))
-            state = _note_routes(state, pos, [(u.token, u.path) for u in action.units], turn.number,
+            # Retreating units' routes are drawn when they are taken (T-35).
+            state = _note_routes(state, pos, [(u.token, u.path) for u in action.units
+                                              if out.turn.pending_retreat(u.token) is None], turn.number,
                                  withdrawal=action.withdrawal)
             state = _note_disruptions(state, out.position, turn.number)
             turn = msgspec.structs.replace(turn, movement=out.turn)
@@ -1905,9 +1958,7 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             return msgspec.structs.replace(state, obligations=state.obligations + obligations,
                                            turn=msgspec.structs.replace(turn, movement=movement))
         case EndMovement():
-            if turn.movement.marches:
-                return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="forced-march"))
-            return _after_movement(state, turn)
+            return _next_retreat(state, turn)
         case AcceptBattle(hex=hex_):
             return _decided(state, turn, hex_)
         case RefuseBattle(hex=hex_, slowest=slowest):
@@ -1953,19 +2004,23 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             step = "defensive-dice" if turn.step == "defensive-fire" else "offensive-dice"
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step, fire=action))
         case cb.LossAllocation():
-            out = cb.apply_allocation(pos, turn.fire_result, action)
+            fighting = _combat_position(state, turn)
+            out = cb.apply_allocation(fighting, turn.fire_result, action)
             # T-34: the new CVs are public; they stand for the committed ones from now on.
             hit = {hidden.identity_label(b.token, state.versions.get(b.token, 0)): b.cv
                    for b in out.position.blocks if pos.has_block(b.token) and pos.block(b.token).cv != b.cv}
-            state = msgspec.structs.replace(state, position=out.position, public_cv={**state.public_cv, **hit})
+            after = _with_retreaters(pos, out.position, turn.retreaters) if turn.probing else out.position
+            state = msgspec.structs.replace(state, position=after, public_cv={**state.public_cv, **hit})
             # T-11, T-12: unshielded Disrupted units Rout at once (RB 11.3); only
             # enemy units that have not fired in this Combat Round Pursue.
             by_hex: dict[tuple[str, Side], list[str]] = {}
             for t in out.unshielded:
                 b = out.position.block(t)
                 by_hex.setdefault((b.hex, b.side), []).append(t)
+            # In a Probe the Disengaging units still shield their side until
+            # they leave; what is left behind Routs after them (RB 10.3 step 4).
             pending_routs = [PendingRout(hex=h, side=owner, tokens=tuple(ts), fired=turn.fire_result.fired)
-                             for (h, owner), ts in by_hex.items()]
+                             for (h, owner), ts in by_hex.items() if not (turn.probing and owner == turn.active)]
             return _start_routs(state, turn, pending_routs, turn.step)
         case Blitz(go=go):
             if not go:
@@ -2044,6 +2099,200 @@ def _after_refusal(state: State, turn: Turn, hex_: str) -> State:
     return _start_routs(state, turn, [PendingRout(hex=hex_, side=turn.passive, tokens=left, fired=fired)], "refuse")
 
 
+# -- Retreats and Probes of the active player (RB 10.3, 10.4, 10.41; T-35..T-38) -----------------
+
+#: The steps of a Retreat; a Probe's Combat Round runs in the combat steps (``turn.probing``).
+_RETREAT_STEPS = ("retreat-probe", "probe-reveal", "retreat-slowest", "retreat-pursuit", "retreat-losses")
+
+
+def _combat_position(state: State, turn: Turn) -> Position:
+    """The position a Combat Round is fought in. In Probe Combat the
+    Disengaging units, upright in the hex, take no part: only the Rearguard
+    fights the Probing units (RB 10.41)."""
+    if not turn.probing:
+        return state.position
+    return cb.eliminate(state.position, [t for t in turn.retreaters if state.position.has_block(t)])
+
+
+def _with_retreaters(before: Position, fought: Position, retreaters: tuple[str, ...]) -> Position:
+    """The position after a Probe's losses (``fought``: ``_combat_position``
+    with the hits applied): the Disengaging units and the battle put back."""
+    now = {b.token: b for b in fought.blocks}
+    blocks = tuple(now.get(b.token, b) for b in before.blocks if b.token in now or b.token in retreaters)
+    return mv._prune_battles(msgspec.structs.replace(fought, blocks=blocks, battles=before.battles))
+
+
+def _next_retreat(state: State, turn: Turn) -> State:
+    """After all other Moves (RB 10.3, 10.4 procedures, T-35): each battle hex
+    the active player announced Disengagements from, in hex order, then the
+    Forced March dice, then the Refusals (RB 8.4)."""
+    turn = msgspec.structs.replace(turn, retreating="", retreaters=(), rearguard=(), probing=False, probe_fired=(),
+                                   slowest=0, pursuit=None, hits=0, battles=(), fire=None, fire_result=None)
+    pos = state.position
+    pending_retreats = mv.pending_retreats(pos, turn.movement)
+    if not pending_retreats:
+        if turn.movement.marches:
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="forced-march"))
+        return _after_movement(state, turn)
+    r = pending_retreats[0]
+    turn = msgspec.structs.replace(turn, retreating=r.hex, retreaters=r.units, rearguard=r.rearguard)
+    pursuers = routs.pursuit_eligible(pos, r.hex, turn.passive)
+    if r.kind == "partial":
+        # RB 10.4: no combat in that battle this Player-Turn (CB-03), Probe or not.
+        turn = msgspec.structs.replace(turn, partial=turn.partial + (r.hex,))
+        step = "retreat-probe"
+    else:
+        step = "retreat-slowest"
+    if not pursuers:  # nobody to Probe or Pursue: the units just leave
+        return _complete_retreat(state, turn)
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
+
+
+def _probers_to_reveal(state: State, turn: Turn) -> list[Block]:
+    """The Probing units not yet revealed (RB 8.5: combat is fought face up)."""
+    return [b for b in state.position.blocks_in(turn.retreating, turn.passive) if not b.disrupted and not b.revealed]
+
+
+def _rearguard_to_reveal(state: State, turn: Turn) -> list[Block]:
+    return [b for b in map(state.position.block, turn.rearguard) if not b.revealed]
+
+
+def _turn_up(state: State, blocks: list[Block]) -> State:
+    return msgspec.structs.replace(state, position=state.position.replace_blocks(
+        [msgspec.structs.replace(b, revealed=True) for b in blocks]))
+
+
+def _unopened(state: State, blocks: list[Block], ctx) -> list[str]:
+    return [b.token for b in blocks if not ctx.opened(hidden.identity_label(b.token, state.versions.get(b.token, 0)))]
+
+
+def _start_probe(state: State, turn: Turn) -> State:
+    """RB 10.41: one Combat Round in the Retreat hex, the Rearguard firing first."""
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(
+        turn, probing=True, battles=(turn.retreating,), step="defensive-fire", fire=None, fire_result=None,
+        probe_fired=()))
+
+
+def _after_probe(state: State, turn: Turn) -> State:
+    """RB 10.41: a Rearguard wiped out makes the Partial Retreat a Full one,
+    pursued by the Probing units that did not fire; otherwise the Disengaging
+    units leave without Pursuit Fire."""
+    turn = msgspec.structs.replace(turn, probing=False, battles=(), fire=None, fire_result=None)
+    pos = state.position
+    if any(pos.has_block(t) for t in turn.rearguard) \
+            or not routs.pursuit_eligible(pos, turn.retreating, turn.passive, turn.probe_fired):
+        return _complete_retreat(state, turn)
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="retreat-slowest"))
+
+
+def _after_retreat_pursuit(state: State, turn: Turn) -> State:
+    """RB 10.5: hits to place, else straight to the announced Moves."""
+    if turn.hits:
+        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="retreat-losses"))
+    return _complete_retreat(state, turn)
+
+
+def _complete_retreat(state: State, turn: Turn) -> State:
+    """Step 3 of the Retreat procedures (RB 10.3): the surviving Retreating
+    units make their announced Moves and are Disrupted (RB 7.2); step 4: the
+    Disrupted units left in the hex unshielded Rout, pursued by units that
+    have not fired (T-12, T-36). Then the next Retreat."""
+    m, hex_ = _map(), turn.retreating
+    pos, movement = state.position, turn.movement
+    for r in [x for x in movement.retreating if x.hex == hex_]:
+        pos, movement = mv.complete_retreat(m, pos, movement, r.token)
+        if pos.has_block(r.token) and pos.block(r.token).hex != hex_:
+            state = _note_routes(state, state.position, [(r.token, r.path)], turn.number, withdrawal=r.withdrawal)
+    state = _note_disruptions(msgspec.structs.replace(state, position=pos), pos, turn.number)
+    turn = msgspec.structs.replace(turn, movement=movement)
+    left = cb.unshielded_disrupted(pos, hex_, turn.active)
+    fired = tuple(p.token for p in turn.pursuit.pursuers) if turn.pursuit is not None else ()
+    pending_routs = [PendingRout(hex=hex_, side=turn.active, tokens=left, fired=fired + turn.probe_fired)] \
+        if left else []
+    return _start_routs(state, turn, pending_routs, "retreat-losses")
+
+
+def _check_retreat(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
+    """A Retreat of the active player (RB 10.3, 10.4, 10.41): the Probe, the
+    slowest speed, the Pursuit Fire, the losses, the Rearguard revealed."""
+    m, pos = _map(), state.position
+    hex_, step = turn.retreating, turn.step
+    where = m.name(hex_) if hex_ in m.hexes else "no hex"
+    match action:
+        case Probe(hex=h, go=go):
+            if step != "retreat-probe" or h != hex_:
+                return [Problem("RB 10.41", "Probe Combat is provoked against a Partial Retreat, after all other "
+                                            f"movement (now: {_PROMPTS.get(step, step)})")]
+            missing = _unopened(state, _probers_to_reveal(state, turn), ctx) if go else []
+            if missing:
+                return [Problem("RB 8.5", f"open the identity of every Probing unit: {', '.join(missing)} not opened")]
+            return []
+        case RetreatSpeed(hex=h, slowest=slowest):
+            if step != "retreat-slowest" or h != hex_:
+                return [Problem("RB 10.5", "the slowest speed is announced when a Retreat is pursued "
+                                           f"(now: {_PROMPTS.get(step, step)})")]
+            return list(routs.check_slowest_speed(turn.retreaters, routs.SlowestSpeed(h, slowest),
+                                                  _speeds(pos, turn.retreaters)).problems)
+        case routs.PursuitFire(hex=h):
+            if step != "retreat-pursuit" or h != hex_:
+                return [Problem("RB 10.5", "Pursuit Fire follows the Retreating player's announcement of the "
+                                           "slowest speed")]
+            eligible = routs.pursuit_eligible(pos, h, side, turn.probe_fired)
+            speeds = _speeds(pos, [p.token for p in action.pursuers])
+            return list(routs.check_pursuit(pos, action, turn.slowest, eligible=eligible, speeds=speeds).problems)
+        case PursuitLosses(hex=h):
+            if step != "retreat-losses" or h != hex_:
+                return [Problem("RB 10.5", "Pursuit hits are placed after the Pursuit dice")]
+            return _pursuit_losses_problems(state, turn.retreaters, turn.hits, action, side, ctx)
+        case RevealUnits():
+            if step != "probe-reveal":
+                return [Problem("RB 7.3", "units in battles are revealed when all Movement is complete")]
+            missing = _unopened(state, _rearguard_to_reveal(state, turn), ctx)
+            if missing:
+                return [Problem("RB 8.5", f"open the identity of every Rearguard unit: {', '.join(missing)} not "
+                                          "opened")]
+            return []
+    return [Problem("RB 10.3", f"the Retreat from {where} is under way: {_PROMPTS.get(step, step)}")]
+
+
+def _apply_retreat(state: State, turn: Turn, action: object, side: Side, ctx) -> State:
+    pos = state.position
+    match action:
+        case Probe(go=False):  # RB 10.41: no Probe, no Pursuit Fire
+            return _complete_retreat(state, turn)
+        case Probe():
+            state = _turn_up(state, _probers_to_reveal(state, turn))
+            if _rearguard_to_reveal(state, turn):
+                return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="probe-reveal"))
+            return _start_probe(state, turn)
+        case RevealUnits():
+            return _start_probe(_turn_up(state, _rearguard_to_reveal(state, turn)), turn)
+        case RetreatSpeed(hex=hex_, slowest=slowest):
+            result = routs.check_slowest_speed(turn.retreaters, routs.SlowestSpeed(hex_, slowest),
+                                               _speeds(pos, turn.retreaters))
+            what = f"Retreated in event {ctx.seq} announcing slowest speed {slowest}"
+            obligations = _slowest_obligations(state, result, hex_, turn.retreaters, ctx.seq, what)
+            turn = msgspec.structs.replace(turn, step="retreat-pursuit", slowest=slowest, pursuit=None, hits=0)
+            return msgspec.structs.replace(state, turn=turn, obligations=state.obligations + obligations)
+        case routs.PursuitFire(pursuers=pursuers):
+            speeds = _speeds(pos, [p.token for p in pursuers])
+            result = routs.check_pursuit(pos, action, turn.slowest, eligible=[p.token for p in pursuers],
+                                         speeds=speeds)
+            obligations = tuple(Obligation(token=t, seq=ctx.seq, kind="speed-range", rule=ob.rule,
+                                           what=f"pursued in event {ctx.seq} against slowest speed {turn.slowest}",
+                                           hex=action.hex, needed=ob.min_speed, maximum=ob.max_speed)
+                                for ob in result.obligations for t in ob.tokens)
+            state = msgspec.structs.replace(state, obligations=state.obligations + obligations)
+            turn = msgspec.structs.replace(turn, pursuit=action, hits=0)
+            if not pursuers:  # fire withheld (RB 10.3 sidebar "Pursuit Deception")
+                return _complete_retreat(state, turn)
+            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="retreat-dice"))
+        case PursuitLosses(recommit=recommit):
+            state = _apply_pursuit_losses(state, turn.retreaters, turn.hits, action, ctx)
+            return _complete_retreat(state, msgspec.structs.replace(turn, retreaters=tuple(recommit)))
+    raise ValueError(f"unchecked action {action!r}")
+
+
 # -- Routs (RB 11.3, T-12) ------------------------------------------------------------------------
 
 def _start_routs(state: State, turn: Turn, pending_routs, resume: str) -> State:
@@ -2065,6 +2314,8 @@ def _resume(state: State, turn: Turn) -> State:
         return msgspec.structs.replace(state, turn=turn)
     if turn.step == "forced-march":
         return _after_movement(state, turn)
+    if turn.step == "retreat-losses":  # after the Routs a Retreat left behind (RB 10.3 step 4)
+        return _next_retreat(state, turn)
     if turn.step == "supply-revealed":  # after the Final Supply Check (RB 12.7)
         return _end_turn(state, turn) if turn.cards == 0 else msgspec.structs.replace(state, turn=turn)
     return _after_losses(state, turn)
@@ -2350,9 +2601,11 @@ def _new_battles(turn: Turn) -> tuple[str, ...]:
 
 def _round(state: State, turn: Turn) -> cb.CombatRound:
     """The Combat Round under way, in the first of ``turn.battles`` (RB 9.1, 13.2);
-    a revealed Minefield there is the Defender's, whoever built it (RB 14.0, 14.2)."""
+    a revealed Minefield there is the Defender's, whoever built it (RB 14.0, 14.2).
+    In Probe Combat the Rearguard fires first and keeps, as the battle's
+    Defender, its Fortress and Minefield benefits (RB 10.41 sidebar)."""
     hex_ = turn.battles[0]
-    return cb.CombatRound(hex=hex_, active=turn.active, assault=hex_ in turn.assault,
+    return cb.CombatRound(hex=hex_, active=turn.active, assault=hex_ in turn.assault, probe=turn.probing,
                           fortress=hex_ in cb.fortress_hexes(_map()),
                           minefield=any(hex_ in _mines(state, s).shown for s in SIDES))
 
@@ -2389,8 +2642,11 @@ def _after_losses(state: State, turn: Turn) -> State:
     """After the Defensive Fire losses, Offensive Fire if both sides can still
     fire; after the Offensive Fire losses, the next Active Battle (RB 9.1)."""
     turn = msgspec.structs.replace(turn, fire=None, fire_result=None)
-    if turn.step in ("defensive-dice", "offensive-losses") and cb._both_sides_fight(state.position, turn.battles[0]):
+    if turn.step in ("defensive-dice", "offensive-losses") \
+            and cb._both_sides_fight(_combat_position(state, turn), turn.battles[0]):
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="offensive-fire"))
+    if turn.probing:
+        return _after_probe(state, turn)
     return _next_battle(state, msgspec.structs.replace(turn, battles=turn.battles[1:]))
 
 
@@ -2408,7 +2664,7 @@ def _check_combat(state: State, turn: Turn, action: object, side: Side) -> list[
 
 
 def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> list[Problem]:
-    pos = state.position
+    pos = _combat_position(state, turn)
     match action:
         case cb.BattleSelection():
             if turn.step != "battles":
@@ -2418,7 +2674,7 @@ def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> l
             assault_turn = None if turn.real < 0 else (turn.real >= OPTION_COST["assault"] and made <= 1)
             return cb.check_battle_selection(pos, side, action, new_battles=_new_battles(turn),
                                              fortress_hexes=cb.fortress_hexes(_map()), assault_turn=assault_turn,
-                                             blitz=turn.blitz)
+                                             blitz=turn.blitz, partial_retreats=turn.partial)
         case cb.FirePlan(hex=hex_, side=firer):
             if turn.step not in ("defensive-fire", "offensive-fire"):
                 return [Problem("RB 9.1", "no fire is due now")]
@@ -2645,6 +2901,18 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
         return Order(action=RefuseBattle(hex=_place(m.group("where")), slowest=int(m.group("n"))))
     if verb == "rout" and "->" not in words:
         return _parse_rout(state, role, turn, words)
+    if verb == "retreat":
+        m = re.match(r"^retreat\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
+        if not m:
+            raise ValueError("RB 10.5: write 'retreat <hex> slowest <speed>'")
+        return Order(action=RetreatSpeed(hex=_place(m.group("where")), slowest=int(m.group("n"))))
+    if verb == "probe" or low.startswith("no probe "):
+        go = verb == "probe"
+        hex_ = _place(words.split(None, 1 if go else 2)[-1])
+        probe = msgspec.structs.replace(turn, retreating=hex_)
+        labels = [hidden.identity_label(b.token, state.versions.get(b.token, 0))
+                  for b in _probers_to_reveal(state, probe)] if go else []
+        return Order(action=Probe(hex=hex_, go=go), reveal=tuple(lbl for lbl in labels if not ctx.opened(lbl)))
     if verb == "pursue":
         return Order(action=_parse_pursuit(state, role, turn, words))
     if low.startswith("pursuit losses"):
@@ -2663,7 +2931,8 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
         return Order(action=OpenMinefields(hexes=own.due),
                      open_leaves=tuple((mines.set_label(role, own.number), h) for h in own.due if h not in own.opened))
     if low == "reveal units":  # identities opened in an earlier battle stay opened (RB 8.5)
-        labels = [hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in _to_reveal(state, role)]
+        shown = _rearguard_to_reveal(state, turn) if turn.step == "probe-reveal" else _to_reveal(state, role)
+        labels = [hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in shown]
         return Order(action=RevealUnits(), reveal=tuple(lbl for lbl in labels if not ctx.opened(lbl)))
     if low == "reveal option":
         return Order(action=RevealOption(), reveal=(turn.option_label,) if turn.option_label else ())
@@ -2867,7 +3136,7 @@ def _parse_combat_losses(state: State, role: Side, turn: Turn, text: str) -> cb.
     if m.group("auto"):
         if turn.fire_result is None or turn.fire_result.hex != hex_:
             raise ValueError("RB 9.5: no hits are waiting to be placed there")
-        return cb.default_allocation(state.position, turn.fire_result)
+        return cb.default_allocation(_combat_position(state, turn), turn.fire_result)
     losses = []
     for part in re.split(r"\s*,\s*", (m.group("units") or "").strip()):
         if not part:
@@ -2882,7 +3151,7 @@ def _parse_combat_losses(state: State, role: Side, turn: Turn, text: str) -> cb.
 def _fire_orders(state: State, role: Side, turn: Turn) -> list[str]:
     """One fire plan per target Class: every unit at that Class where it may,
     else at its first legal target; artillery first (RB 9.2, 9.3)."""
-    m, pos = _map(), state.position
+    m, pos = _map(), _combat_position(state, turn)
     hex_ = turn.battles[0]
     roster = _scenarios().roster
     present = cb.present_classes(pos, hex_, enemy_of(role), roster.get)
@@ -2913,7 +3182,7 @@ def _parse_pursuit(state: State, role: Side, turn: Turn, text: str) -> routs.Pur
     pos = state.position
     routing = turn.step == "rout-pursuit"
     slowest = turn.rout_slowest if routing else turn.slowest
-    fired = turn.rout_queue[0].fired if routing else ()
+    fired = turn.rout_queue[0].fired if routing else turn.probe_fired
     if units == "none":
         return routs.PursuitFire(hex=hex_)
     if units == "all":
@@ -2926,7 +3195,7 @@ def _parse_pursuit(state: State, role: Side, turn: Turn, text: str) -> routs.Pur
         dice = routs.pursuit_dice_for(slowest, _speed(pos.block(t)) or 0)
         if not dice:
             raise ValueError(f"RB 10.5: {_unit_name(state, t)} is slower than the "
-                             f"{'Routed units' if routing else 'refusing Group'} "
+                             f"{'Routed units' if routing else 'Retreating units' if turn.retreating else 'refusing Group'} "
                              f"(speed {slowest}) and cannot pursue")
         pursuers.append(routs.Pursuer(t, dice))
     return routs.PursuitFire(hex=hex_, pursuers=tuple(pursuers))
@@ -2938,6 +3207,8 @@ def _parse_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
     pos = state.position
     if turn.step == "rout-losses":
         hex_, group, hits = turn.rout_queue[0].hex, turn.routers, turn.rout_hits
+    elif turn.step == "retreat-losses":
+        hex_, group, hits = turn.retreating, turn.retreaters, turn.hits
     else:
         hex_, group, hits = turn.refusing, turn.refusers, turn.hits
     rest = rest.strip()
@@ -3083,15 +3354,30 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
                     if routs.pursuit_dice_for(turn.slowest, _speed(state.position.block(t)) or 0)]
             return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
                 [f"pursue {name} with {_unit_name(state, t)}" for t in able]
-        case "refuse-losses":
+        case "refuse-losses" | "retreat-losses":
             return ["pursuit losses auto"]
+        case "retreat-probe":
+            name = m.name(turn.retreating)
+            return [f"no probe {name}", f"probe {name}"]
+        case "probe-reveal":
+            return ["reveal units"]
+        case "retreat-slowest":
+            speeds = [_speed(state.position.block(t)) for t in turn.retreaters]
+            return [f"retreat {m.name(turn.retreating)} slowest {min(speeds)}"] if None not in speeds else []
+        case "retreat-pursuit":
+            name = m.name(turn.retreating)
+            able = [t for t in routs.pursuit_eligible(state.position, turn.retreating, role, turn.probe_fired)
+                    if routs.pursuit_dice_for(turn.slowest, _speed(state.position.block(t)) or 0)]
+            return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
+                [f"pursue {name} with {_unit_name(state, t)}" for t in able]
         case "refuse-withdraw":
             return _refusal_orders(state, role, turn, turn.refusing)
         case "reveal-passive" | "reveal-active":
             return ["reveal units"]
         case "battles":
             must = cb.mandatory_battles(state.position, role, new_battles=_new_battles(turn),
-                                        fortress_hexes=cb.fortress_hexes(m), blitz=turn.blitz)
+                                        fortress_hexes=cb.fortress_hexes(m), blitz=turn.blitz,
+                                        partial_retreats=turn.partial)
             names = ", ".join(m.name(h) for h in must) or "none"
             orders = [f"battles {names}"]
             if turn.real >= OPTION_COST["assault"] and not turn.blitz and (turn.movement.moves_made if turn.movement else 0) <= 1 \
@@ -3298,6 +3584,8 @@ def legal_actions(state: State, role: Side, ctx) -> list[object]:
     candidates: list[object] = {
         "initial-supply": [SupplyCheck()], "final-supply": [SupplyCheck()], "option": [PlayCards(count=0)],
         "movement": [EndMovement()], "refuse": [AcceptBattle(hex=h) for h in turn.refusals],
+        "retreat-probe": [Probe(hex=turn.retreating, go=False)],
+        "retreat-pursuit": [routs.PursuitFire(hex=turn.retreating)],
     }.get(turn.step, [])
     return [a for a in candidates if not check(state, a, ActingAs(ctx, role))]
 
@@ -3405,6 +3693,10 @@ def format_action(action: object) -> str:
             return f"accept-battle {m.name(hex_)}"
         case RefuseBattle(hex=hex_, slowest=slowest):
             return f"refuse-battle {m.name(hex_)} slowest {slowest}"
+        case RetreatSpeed(hex=hex_, slowest=slowest):
+            return f"retreat {m.name(hex_)} slowest {slowest}"
+        case Probe(hex=hex_, go=go):
+            return f"{'probe' if go else 'no probe'} {m.name(hex_)}"
         case routs.PursuitFire(hex=hex_, pursuers=pursuers):
             return f"pursue {m.name(hex_)} with " + (", ".join(f"{p.token} ({p.dice} dice)" for p in pursuers)
                                                      or "none")

@@ -108,6 +108,19 @@ class Disengagement(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     hex: str
 
 
+class PendingRetreat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A Disengaging unit of the Active Player whose Move is announced but not
+    yet made: it waits upright in the battle ``hex`` until its Retreat is
+    resolved after all other movement (RB 10.3, 10.4 procedures, T-35)."""
+
+    token: str
+    hex: str
+    path: tuple[str, ...]
+    withdrawal: WithdrawalKind = ""
+    regroup: bool = False
+    rommel: bool = False
+
+
 class MovedUnit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A unit that has moved this Player-Turn (RB 6.0) and the route it took."""
 
@@ -159,6 +172,8 @@ class MovementTurn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     marches: tuple[PendingMarch, ...] = ()  # announced this phase, unrolled
     marches_announced: bool = False  # this phase
     refused: tuple[str, ...] = ()  # hexes whose Group Refused Battle this phase
+    #: Disengaging units waiting in their battle hex for the Retreat procedure (T-35).
+    retreating: tuple[PendingRetreat, ...] = ()
 
     def has_moved(self, token: str) -> bool:
         return any(u.token == token for u in self.moved)
@@ -171,6 +186,9 @@ class MovementTurn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     def has_disengaged(self, token: str) -> bool:
         return any(d.token == token for d in self.disengaged)
+
+    def pending_retreat(self, token: str) -> PendingRetreat | None:
+        return next((r for r in self.retreating if r.token == token), None)
 
 
 class SpeedObligation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -793,15 +811,24 @@ def check_move(
     return MoveCheck(tuple(probs), tuple(obligations))
 
 
-def apply_move(m: HexMap, pos: Position, turn: MovementTurn, move: Move) -> MoveOutcome:
+def apply_move(m: HexMap, pos: Position, turn: MovementTurn, move: Move, *,
+               defer_retreats: bool = False) -> MoveOutcome:
     """Carry out a checked Move: units move in order, Engage and Attack
-    (RB 7.0, 8.1-8.3), Disengage Disrupted (RB 7.2)."""
+    (RB 7.0, 8.1-8.3), Disengage Disrupted (RB 7.2). ``defer_retreats``:
+    the Active Player's Disengaging units only announce their routes and
+    wait in the battle hex for the Retreat procedure (RB 10.3, 10.4; T-35),
+    made by ``complete_retreat``."""
     passive = move.withdrawal in ("refuse", "rout")
     attacked: list[str] = []
     overruns: list[str] = []
     for u in move.units:
         b = pos.block(u.token)
         ctx = _Ctx(withdrawal=move.withdrawal, rommel=move.rommel and not passive, retreat=_is_retreat(pos, b))
+        if defer_retreats and not passive and ctx.retreat:
+            # RB 10.3, 10.4 procedures: the Disengaging unit waits upright in
+            # the battle hex; its route is taken after Pursuit (T-35).
+            turn = _announce_retreat(turn, b, u.path, ctx, regroup=move.kind == "regroup")
+            continue
         pos, turn, a, o = _move_unit(pos, turn, b, u.path, ctx, regroup=move.kind == "regroup",
                                      record=not passive)
         attacked += a
@@ -816,6 +843,60 @@ def apply_move(m: HexMap, pos: Position, turn: MovementTurn, move: Move) -> Move
             turn = msgspec.structs.replace(
                 turn, regroups=turn.regroups + (RegroupRecord(move.origin, move.destination, move.rommel),))
     return MoveOutcome(pos, turn, tuple(attacked), tuple(overruns))
+
+
+def _announce_retreat(turn: MovementTurn, block: Block, path: Sequence[str], ctx: _Ctx, *,
+                      regroup: bool) -> MovementTurn:
+    """Record an announced Disengagement (RB 7.2): the unit has moved this
+    Player-Turn and Disengaged, but stays in ``block.hex`` until
+    ``complete_retreat`` (T-35)."""
+    entry = MovedUnit(block.token, tuple(path), turn.phase, regroup=regroup, rommel=ctx.rommel, retreat=True)
+    return msgspec.structs.replace(
+        turn, moved=turn.moved + (entry,),
+        disengaged=turn.disengaged + (Disengagement(block.token, block.side, block.hex),),
+        retreating=turn.retreating + (PendingRetreat(block.token, block.hex, tuple(path), ctx.withdrawal,
+                                                     regroup, ctx.rommel),))
+
+
+def retreat_blockers(m: HexMap, pos: Position, turn: MovementTurn, token: str) -> list[Problem]:
+    """Why the announced route of Retreating ``token`` can no longer be taken:
+    a hex on it now holds enemy units it may not enter (RB 6.0, 7.2, 10.1;
+    only an Overrun's Rout can have put them there since, T-36)."""
+    r = turn.pending_retreat(token)
+    if r is None or not pos.has_block(token):
+        return []
+    side = pos.block(token).side
+    probs = []
+    for h in r.path[1:]:
+        if _enemy_in(pos, h, side) and not _coexists(pos, h, side, True, r.withdrawal):
+            probs.append(Problem("RB 10.1", f"{token} cannot Retreat through {m.name(h)}: enemy units are there "
+                                            "now"))
+            break
+    return probs
+
+
+def complete_retreat(m: HexMap, pos: Position, turn: MovementTurn, token: str) -> tuple[Position, MovementTurn]:
+    """Step 3 of the Retreat procedures (RB 10.3, 10.41): a surviving
+    Retreating unit makes its announced Move and is Disrupted (RB 7.2, 11.0).
+    A unit whose route is now blocked (``retreat_blockers``) stays in the
+    Retreat hex, Disrupted, and Routs with the others left there (T-36). An
+    eliminated unit is just forgotten. Its pending Forced March goes with it."""
+    r = turn.pending_retreat(token)
+    rest = tuple(x for x in turn.retreating if x.token != token)
+    if r is None:
+        return pos, turn
+    turn = msgspec.structs.replace(turn, retreating=rest)
+    if not pos.has_block(token):
+        return pos, msgspec.structs.replace(turn, marches=tuple(p for p in turn.marches if p.token != token))
+    block = pos.block(token)
+    if retreat_blockers(m, pos, msgspec.structs.replace(turn, retreating=(r,)), token):
+        pos = pos.replace_blocks([msgspec.structs.replace(block, disrupted=True, revealed=False)])
+        return pos, msgspec.structs.replace(turn, marches=tuple(p for p in turn.marches if p.token != token))
+    ctx = _Ctx(withdrawal=r.withdrawal, rommel=r.rommel, retreat=True)
+    before = turn.disengaged
+    pos, turn, _, _ = _move_unit(pos, turn, block, r.path, ctx, regroup=r.regroup, record=False)
+    pos = pos.replace_blocks([msgspec.structs.replace(pos.block(token), disrupted=True, revealed=False)])
+    return pos, msgspec.structs.replace(turn, disengaged=before)
 
 
 # ------------------------------------------------------------ forced marches
@@ -1028,14 +1109,29 @@ def refusable_groups(m: HexMap, pos: Position, turn: MovementTurn, *,
 def retreats(pos: Position, turn: MovementTurn) -> tuple[Retreat, ...]:
     """Retreats of the Active Player this Player-Turn (RB 7.2, 10.3, 10.4):
     Full when no Undisrupted unit of his stays in the hex, else Partial with
-    the Undisrupted stayers as the Rearguard (MV-12)."""
-    out = []
+    the Undisrupted stayers as the Rearguard (MV-12); units still waiting to
+    leave (T-35) are not the Rearguard."""
     by_hex: dict[str, list[str]] = {}
     for d in turn.disengaged:
         if d.side == turn.side:
             by_hex.setdefault(d.hex, []).append(d.token)
+    return _classify(pos, turn, by_hex)
+
+
+def pending_retreats(pos: Position, turn: MovementTurn) -> tuple[Retreat, ...]:
+    """The Retreats still to resolve (T-35): per battle hex, the surviving
+    Disengaging units waiting there, Full or Partial as in ``retreats``."""
+    by_hex: dict[str, list[str]] = {}
+    for r in turn.retreating:
+        if pos.has_block(r.token):
+            by_hex.setdefault(r.hex, []).append(r.token)
+    return _classify(pos, turn, by_hex)
+
+
+def _classify(pos: Position, turn: MovementTurn, by_hex: Mapping[str, list[str]]) -> tuple[Retreat, ...]:
+    out = []
     for h, tokens in sorted(by_hex.items()):
-        rear = tuple(b.token for b in pos.blocks_in(h, turn.side) if not b.disrupted)
+        rear = tuple(b.token for b in pos.blocks_in(h, turn.side) if not b.disrupted and b.token not in tokens)
         out.append(Retreat(h, turn.side, "partial" if rear else "full", tuple(tokens), rear))
     return tuple(out)
 

@@ -12,6 +12,17 @@ Steps, each a decision of one player (the engine hands control over):
     refuse-dice     passive  the Pursuit dice: the engine rolls (RB 10.5)
     refuse-losses   passive  Pursuit hits placed; new identity versions committed (RB 9.5, 10.5)
     refuse-withdraw passive  the refusing Group's Withdrawal Group Move (RB 10.2)
+    retreat-probe   passive  after all other Moves, each Partial Retreat (RB 10.4, 10.41, T-35):
+                             Probe Combat (one Combat Round, roles reversed, in the combat
+                             steps below with the Rearguard firing first) or not
+    probe-reveal    active   the Rearguard's units are revealed for the Probe (RB 8.5)
+    retreat-slowest active   each Full Retreat (RB 10.3), or a Partial one whose Rearguard the
+                             Probe eliminated: the slowest speed of the Retreating units
+    retreat-pursuit passive  Pursuit Fire, or fire withheld (RB 10.3 sidebar, 10.5)
+    retreat-dice    active   the Pursuit dice: the engine rolls
+    retreat-losses  active   Pursuit hits placed; new identity versions committed; then the
+                             survivors complete their announced Moves, Disrupted, and the
+                             Disrupted units left in the hex Rout (RB 10.3 step 4)
     mines-passive   passive  the end of the Movement phase: open the hexes of the Minefield set
                              that enemy units entered (RB 14.2, T-30)
     mines-active    active   the same for the active player (hexes entered by Withdrawals)
@@ -48,8 +59,8 @@ then the other side's Player-Turn begins. Routs interrupt the turn and then
 return to where it was (the refusal, the combat, the movement after an
 Overrun, or the end of the Final Supply Check; T-12, T-13). Final Supply
 Check Routs eliminate the unshielded engaged units newly Disrupted (CB-11);
-Disrupted units they shielded Rout. Not here yet: Retreats and Probes (RB
-10.3-10.4). The month around the Player-Turns (cards, Initiative, Buildup,
+Disrupted units they shielded Rout. The Forced March dice are rolled after
+the Retreats (T-35). The month around the Player-Turns (cards, Initiative, Buildup,
 victory) is in rules.ritd.game (decisions T-14..T-23).
 """
 
@@ -68,7 +79,9 @@ Step = Literal["initial-supply", "option", "blitz", "movement", "forced-march", 
                "refuse-dice", "refuse-losses", "refuse-withdraw", "reveal-passive", "reveal-active",
                "battles", "defensive-fire", "defensive-dice", "offensive-losses", "offensive-fire",
                "offensive-dice", "defensive-losses", "final-supply", "supply-revealed", "rout-slowest",
-               "rout-pursuit", "rout-dice", "rout-losses", "rout-withdraw", "mines-passive", "mines-active"]
+               "rout-pursuit", "rout-dice", "rout-losses", "rout-withdraw", "mines-passive", "mines-active",
+               "retreat-probe", "probe-reveal", "retreat-slowest", "retreat-pursuit", "retreat-dice",
+               "retreat-losses"]
 
 
 
@@ -110,6 +123,18 @@ class Turn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     slowest: int = 0
     pursuit: routs.PursuitFire | None = None
     hits: int = 0
+    #: The Retreat of the active player under way (RB 10.3, 10.4, T-35): its
+    #: hex, the Disengaging units waiting there, the Rearguard of a Partial
+    #: Retreat; whether its Probe Combat round is under way (RB 10.41, then
+    #: ``battles`` holds the hex) and the Probing units that fired in it. A
+    #: Retreat uses ``slowest``, ``pursuit`` and ``hits`` as a refusal does.
+    retreating: str = ""
+    retreaters: tuple[str, ...] = ()
+    rearguard: tuple[str, ...] = ()
+    probing: bool = False
+    probe_fired: tuple[str, ...] = ()
+    #: Battles Partially Retreated from this Player-Turn: no combat there (RB 10.4, CB-03).
+    partial: tuple[str, ...] = ()
     #: The Combat phase (RB 8.6, 9.1): the Active Battles still to fight, in
     #: order (the first is under way), the Assault Battles chosen, the fire
     #: plan awaiting its dice and the scored fire awaiting its loss allocation.
