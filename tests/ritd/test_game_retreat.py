@@ -21,7 +21,7 @@ from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
 
-#: Every engine die shows FACE["die"] (1: every fire misses, 6: every die hits).
+#: Every engine die of a new roll shows FACE["die"] (1: every fire misses, 6: every die hits).
 FACE = {"die": 1}
 
 
@@ -43,7 +43,12 @@ def standoff(tmp_path, monkeypatch):
     speed = ritd._unit_speed
     monkeypatch.setattr(ritd, "_unit_speed", lambda u: 4 if u in ("Trento", "Brescia") else speed(u))
     FACE["die"] = 1
-    monkeypatch.setattr("pbem.game.roll", lambda *args: (FACE["die"],) * len(args[-1]))
+    faces: dict[tuple, int] = {}  # per roll, so that replays and the audit roll the same
+
+    def roll(*args):
+        return (faces.setdefault(args[:-1], FACE["die"]),) * len(args[-1])
+
+    monkeypatch.setattr("pbem.game.roll", roll)
     table = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
     table.play("axis", *REGROUP)
     table.play("allied", "accept-battle Sollum", "reveal units")
@@ -129,3 +134,141 @@ def test_rb_10_0_a_pass_turn_withdrawal_out_of_a_battle_takes_pursuit_fire(stand
     state = standoff.axis.seat().replay.state
     assert not [b for b in state.position.blocks_of("allied") if b.hex == m.resolve("Sollum")]
     assert state.position.battle(m.resolve("Sollum")) is None
+
+
+def _allied_pass(table):
+    table.play("allied", "supply check", "pass", "end movement", "supply check")
+    assert table.axis.seat().replay.state.turn.active == "axis"
+
+
+def test_rb_10_4_partial_retreat_procedure_with_probe(standoff):
+    m = ritd._map()
+    sollum, capuzzo = m.resolve("Sollum"), m.resolve("Ft Capuzzo")
+    _allied_pass(standoff)
+    axis = standoff.axis.seat()
+    session.add_orders(axis, ["supply check", "basic", "group Sollum -> Ft Capuzzo Trento", "end movement"])
+    draft, _ = session.draft_replay(axis)
+    # Step 1: the Partial Retreat is announced; Savona and Brescia are the Rearguard.
+    assert draft.pending().kind == "retreat-probe" and draft.pending().role == "allied"
+    assert draft.state.turn.rearguard and len(draft.state.turn.rearguard) == 2
+    standoff.play("axis")
+    allied = standoff.allied.seat()
+    assert session.legal_orders(allied) == ["no probe Sollum", "probe Sollum"]
+    with pytest.raises(IllegalAction, match="RB 10.5"):  # no Pursuit Fire against a Partial Retreat
+        session.add_orders(allied, ["pursue Sollum with 7/7 Tk"])
+    standoff.play("allied", "probe Sollum")
+    # Step 2, reversed roles (RB 10.41): the Rearguard fires Defensive Fire first.
+    axis = standoff.axis.seat()
+    assert axis.replay.pending().kind == "defensive-fire" and axis.replay.pending().role == "axis"
+    assert "Probe Combat" in axis.replay.pending().prompt
+    assert session.legal_orders(axis) == ["fire Sollum: Brescia at armor, Savona at armor"]
+    standoff.play("axis", "fire Sollum: Brescia at armor, Savona at armor")
+    # Every die misses: then the Probing unit returns Offensive Fire.
+    allied = standoff.allied.seat()
+    draft, _ = session.draft_replay(allied)
+    assert draft.pending().kind == "offensive-fire" and draft.pending().role == "allied"
+    standoff.play("allied", "fire Sollum: 7/7 Tk at infantry")
+    # The Rearguard survives (the Axis rolls the dice with its next event):
+    # Trento leaves unpursued, Disrupted (RB 10.41).
+    axis = standoff.axis.seat()
+    draft, _ = session.draft_replay(axis)
+    state = draft.state
+    trento = next(b for b in state.position.blocks_of("axis") if b.hex == capuzzo and b.disrupted)
+    assert state.versions.get(trento.token, 0) == 0
+    assert len(state.position.blocks_in(sollum, "axis")) == 2
+    assert state.turn.partial == (sollum,) and not state.turn.probing
+    # RB 10.4 (CB-03): no combat in that battle this Player-Turn.
+    assert draft.pending().kind == "battles"
+    assert session.legal_orders(axis) == ["battles none"]
+    with pytest.raises(IllegalAction, match="RB 10.4"):
+        session.add_orders(axis, ["battles Sollum"])
+
+
+def test_rb_10_41_probe_declined_the_disengaging_units_take_no_pursuit_fire(standoff):
+    m = ritd._map()
+    _allied_pass(standoff)
+    standoff.play("axis", "supply check", "basic", "group Sollum -> Ft Capuzzo Trento", "end movement")
+    FACE["die"] = 6
+    standoff.play("allied", "no probe Sollum")
+    state = standoff.axis.seat().replay.state
+    trento = next(b for b in state.position.blocks_of("axis") if b.hex == m.resolve("Ft Capuzzo") and b.disrupted)
+    assert state.versions.get(trento.token, 0) == 0 and state.last_rolls != (6, 6)
+    assert state.turn.step == "battles" and state.turn.partial == (m.resolve("Sollum"),)
+
+
+def test_rb_10_41_rearguard_eliminated_unfired_probers_pursue_the_disengaging_units(standoff):
+    m = ritd._map()
+    sollum, capuzzo = m.resolve("Sollum"), m.resolve("Ft Capuzzo")
+    # The Allies reinforce the battle with the 7/4 Armd (no combat this turn).
+    standoff.play("allied", "supply check", "basic", "group Buq Buq -> Sollum 7/4 Armd", "end movement",
+                  "reveal units", "battles none", "supply check", "reveal option")
+    # Brescia alone is the Rearguard; Trento and Savona Disengage.
+    standoff.play("axis", "supply check", "basic", "group Sollum -> Ft Capuzzo Trento, Savona", "end movement")
+    standoff.play("allied", "probe Sollum")
+    standoff.play("axis", "fire Sollum: Brescia at armor")
+    allied = standoff.allied.seat()  # its dice (rolled with the Allies' event) all miss
+    assert session.legal_orders(allied) == ["fire Sollum: 7/4 Armd at infantry, 7/7 Tk at infantry"]
+    session.add_orders(allied, ["fire Sollum: 7/4 Armd at infantry, 7/7 Tk at infantry"])
+    FACE["die"] = 6  # the Probing units' dice, rolled with the Axis's answer, all hit
+    standoff.play("allied")
+    standoff.play("axis", "losses Sollum auto")
+    # The 7/4 Armd's six hits eliminate Brescia: the 7/7 Tk never fired. A Full Retreat now.
+    axis = standoff.axis.seat()
+    state = axis.replay.state
+    assert not [b for b in state.position.blocks_in(sollum, "axis") if b.unit == "Brescia"]
+    assert axis.replay.pending().kind == "retreat-slowest"
+    assert session.legal_orders(axis) == ["retreat Sollum slowest 1"]
+    standoff.play("axis", "retreat Sollum slowest 1")
+    allied = standoff.allied.seat()
+    orders = session.legal_orders(allied)
+    assert "pursue Sollum with 7/7 Tk" in orders and not any("7/4 Armd" in o for o in orders)
+    with pytest.raises(IllegalAction, match="RB 10.5"):  # the Armd fired in the Probe
+        session.add_orders(allied, ["pursue Sollum with 7/4 Armd"])
+    standoff.play("allied", "pursue Sollum with 7/7 Tk")
+    draft, _ = session.draft_replay(standoff.axis.seat())
+    assert draft.state.turn.hits == 2 and draft.pending().kind == "retreat-losses"
+    standoff.play("axis", "pursuit losses auto")
+    state = standoff.allied.seat().replay.state
+    assert not state.position.blocks_in(sollum, "axis") and state.position.battle(sollum) is None
+    survivors = [b for b in state.position.blocks_of("axis") if b.hex == capuzzo and b.disrupted]
+    assert survivors and all(state.versions.get(b.token, 0) == 1 for b in survivors)
+
+
+def test_rb_10_5_a_lie_about_the_slowest_retreating_speed_is_caught(standoff, monkeypatch):
+    """The 7/7 Tk was revealed in the battle: the Axis knows its speed (3)
+    and refuses the claim of 4 at once."""
+    with monkeypatch.context() as cheat:  # the Allied client skips its own check
+        cheat.setattr(routs, "check_slowest_speed", lambda *args: routs.PursuitCheck())
+        lie = _send(standoff, "allied", "supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk",
+                    "end movement", "retreat Sollum slowest 4")
+        events = standoff.allied.gd.read_events()
+    with pytest.raises(IllegalAction) as err:
+        standoff.deliver(standoff.axis, lie)
+    text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
+    assert "RB 10.5" in text and "7/7 Tk" in text
+    with pytest.raises(IllegalAction) as err:
+        session.audit(events, ritd)
+    text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
+    assert re.search(r"event \d+ by allied", text) and "retreat Sollum slowest 4" in text
+
+
+def test_rb_10_5_a_forged_retreat_loss_allocation_is_caught_when_opened_and_at_the_audit(standoff, monkeypatch):
+    standoff.play("allied", "supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk", "end movement",
+                  "retreat Sollum slowest 3")
+    FACE["die"] = 6
+    standoff.play("axis", "pursue Sollum with Trento")
+    with monkeypatch.context() as cheat:  # two hits, but the 7/7 Tk keeps its CV
+        cheat.setattr(ritd, "_loss_problems", lambda *args: [])
+        forged = _send(standoff, "allied", "pursuit losses 7/7 Tk 0")
+    standoff.deliver(standoff.axis, forged)  # the new identity is secret: the Axis cannot tell yet
+    assert "losses" in {o.kind for o in standoff.axis.seat().replay.state.obligations}
+    with monkeypatch.context() as cheat:  # the new version is opened in the Allies' next event
+        cheat.setattr(ritd, "_loss_problems", lambda *args: [])
+        data = _send(standoff, "allied", "supply check", "reveal option", open_all=True)
+        events = standoff.allied.gd.read_events()
+    with pytest.raises(IllegalAction, match="Pursuit losses placed in event"):
+        standoff.deliver(standoff.axis, data)
+    with pytest.raises(IllegalAction) as err:
+        session.audit(events, ritd)
+    text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
+    assert "by allied" in text and "pursuit losses in Sollum" in text and "RB 9.5" in text
