@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from pbem import game as pbem_game
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import game as ritd
@@ -22,7 +23,7 @@ from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 pytestmark = pytest.mark.usefixtures("registered_ritd")
 
 #: Every engine die of a new roll shows FACE["die"] (1: every fire misses, 6: every die hits).
-FACE = {"die": 1}
+FACE: dict[str, int | None] = {"die": 1}
 
 
 def _units(state, hex_name, side=None):
@@ -34,18 +35,20 @@ def _block(state, side, unit):
     return next(b for b in state.position.blocks_of(side) if b.unit == unit)
 
 
-@pytest.fixture
-def standoff(tmp_path, monkeypatch):
+def standoff_table(tmp_path, monkeypatch):
     """The Demo: the Axis Regroups into Sollum, the Allies accept; a Combat
     Round in which every die misses, so the battle goes on into the Allied
     Player-Turn. Trento and Brescia are fast (speed 4) enough to pursue the
-    7/7 Tk (speed 3)."""
+    7/7 Tk (speed 3). Later rolls show FACE["die"], or real dice if None."""
     speed = ritd._unit_speed
     monkeypatch.setattr(ritd, "_unit_speed", lambda u: 4 if u in ("Trento", "Brescia") else speed(u))
     FACE["die"] = 1
     faces: dict[tuple, int] = {}  # per roll, so that replays and the audit roll the same
+    real = pbem_game.roll
 
     def roll(*args):
+        if FACE["die"] is None and args[:-1] not in faces:
+            return real(*args)
         return (faces.setdefault(args[:-1], FACE["die"]),) * len(args[-1])
 
     monkeypatch.setattr("pbem.game.roll", roll)
@@ -58,6 +61,11 @@ def standoff(tmp_path, monkeypatch):
     table.play("axis", "supply check", "reveal option")
     assert table.allied.seat().replay.state.turn.active == "allied"
     return table
+
+
+@pytest.fixture
+def standoff(tmp_path, monkeypatch):
+    return standoff_table(tmp_path, monkeypatch)
 
 
 def test_rb_10_3_full_retreat_procedure_step_by_step(standoff):
