@@ -12,11 +12,12 @@ steps of rules.ritd.turn: supply checks, Supply Cards played face down
 (rules.ritd.cards), Moves, Forced Marches with engine dice, Refusing Battle,
 revealing battle units, the Combat phase, Blitz phases, Routs (RB 11.3,
 T-12), Overruns (RB 11.4) and Final Supply Check Routs (RB 12.7, CB-11;
-T-13); the Month (two Passes end it, RB 3.1), the Initiative (RB 3.3), the
+T-13); Retreats of the active player, Full (Pursuit Fire) and Partial (Probe
+Combat with reversed roles), Pass-Turn Withdrawals out of battles included
+(RB 10.0, 10.3-10.5; T-35..T-38); the Month (two Passes end it, RB 3.1), the Initiative (RB 3.3), the
 Buildup (RB 16, rules.ritd.buildup), Minefields (RB 14, 16.55, as Merkle
 sets: rules.ritd.mines, T-30..T-33) and victory (RB 17, rules.ritd.victory).
-Not yet: Retreats and Probes of the active player (RB 10.3-10.4), the
-optional I-Tanks rule.
+Not yet: the optional I-Tanks rule.
 """
 
 from __future__ import annotations

@@ -406,3 +406,39 @@ def test_explain_move_names_places_and_reasons() -> None:
     spent = msgspec.structs.replace(out.turn, moves_made=2)
     text = "\n".join(mv.explain_move(MAP, out.position, spent, "a2", 1))
     assert "Can reach: nothing" in text and "note: RB 4.0: no Move left this phase" in text
+
+
+# ------------------------------------------------------------------ T-35, T-36: Retreats wait for their procedure
+
+
+def test_t_35_an_announced_retreat_waits_in_the_battle_hex_then_completes_disrupted() -> None:
+    pos = _battle_at_buq_buq()
+    turn = mv.start_movement(pos, "allied")
+    move = group("Buq Buq", ("d1", route("Buq Buq", "Sidi Barrani")))
+    assert mv.check_move(MAP, pos, turn, move, {}).ok
+    out = mv.apply_move(MAP, pos, turn, move, defer_retreats=True)
+    d1 = out.position.block("d1")
+    assert d1.hex == BUQ and not d1.disrupted  # upright in the battle hex (RB 10.4 procedure step 1)
+    assert out.turn.has_moved("d1") and out.turn.has_disengaged("d1")
+    (r,) = mv.pending_retreats(out.position, out.turn)
+    assert (r.kind, r.units, r.rearguard) == ("partial", ("d1",), ("d2",))
+    pos2, turn2 = mv.complete_retreat(MAP, out.position, out.turn, "d1")
+    assert pos2.block("d1").hex == at("Sidi Barrani") and pos2.block("d1").disrupted
+    assert turn2.retreating == () and [d.token for d in turn2.disengaged] == ["d1"]
+
+
+def test_t_36_a_retreat_route_blocked_since_its_announcement_leaves_the_unit_disrupted_in_the_hex() -> None:
+    pos = _battle_at_buq_buq()
+    turn = mv.start_movement(pos, "allied")
+    sidi = route("Buq Buq", "Sidi Barrani")
+    out = mv.apply_move(MAP, pos, turn, group("Buq Buq", ("d1", sidi), ("d2", sidi)), defer_retreats=True)
+    assert [r.kind for r in mv.pending_retreats(out.position, out.turn)] == ["full"]
+    # An enemy unit stands on the route now (as a Rout after an Overrun could leave it).
+    blocked = msgspec.structs.replace(out.position, blocks=out.position.blocks + (block("a9", "axis", "Sidi Barrani"),))
+    assert rules_of(mv.retreat_blockers(MAP, blocked, out.turn, "d1")) == ["RB 10.1"]
+    pos2, turn2 = mv.complete_retreat(MAP, blocked, out.turn, "d1")
+    assert pos2.block("d1").hex == BUQ and pos2.block("d1").disrupted
+    # A unit eliminated meanwhile (by Pursuit Fire) is just forgotten.
+    gone = msgspec.structs.replace(pos2, blocks=tuple(b for b in pos2.blocks if b.token != "d2"))
+    _, turn3 = mv.complete_retreat(MAP, gone, turn2, "d2")
+    assert turn3.retreating == ()
