@@ -280,3 +280,26 @@ def test_rb_10_5_a_forged_retreat_loss_allocation_is_caught_when_opened_and_at_t
         session.audit(events, ritd)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     assert "by allied" in text and "pursuit losses in Sollum" in text and "RB 9.5" in text
+
+
+def test_rb_10_41_a_rearguard_that_arrived_this_turn_is_revealed_for_the_probe(standoff):
+    m = ritd._map()
+    _allied_pass(standoff)
+    # Offensive Turn: Pavia joins the battle, then the three original units leave.
+    standoff.play("axis", "supply check", "offensive", "group Ft Capuzzo -> Sollum Pavia",
+                  "group Sollum -> Ft Capuzzo Savona, Brescia, Trento", "end movement")
+    allied = standoff.allied.seat()
+    pavia = next(b for b in allied.replay.state.position.blocks_in(m.resolve("Sollum"), "axis")
+                 if not allied.replay.state.turn.movement.has_disengaged(b.token))
+    assert allied.replay.state.turn.rearguard == (pavia.token,) and pavia.unit == ""
+    standoff.play("allied", "probe Sollum")
+    axis = standoff.axis.seat()
+    assert axis.replay.pending().kind == "probe-reveal"
+    assert session.legal_orders(axis) == ["reveal units"]
+    with pytest.raises(IllegalAction, match="RB 10.41"):  # a Probe is not fought without its Rearguard shown
+        session.add_orders(axis, ["probe Sollum"])
+    standoff.play("axis", "reveal units")
+    # The Allies now see Pavia (RB 8.5); the Rearguard fires first.
+    state = standoff.allied.seat().replay.state
+    assert state.position.block(pavia.token).unit == "Pavia" and pavia.token in state.disclosed
+    assert standoff.axis.seat().replay.pending().kind == "defensive-fire"
