@@ -497,7 +497,10 @@ def pending(state: State) -> Decision | None:
         return Decision(role=state.side, kind=state.stage, prompt=_STAGE_PROMPTS[state.stage])
     turn = _current(state)
     if turn.step == "forced-march":
-        return Decision(role=turn.passive, kind=DICE, dice=(6,) * len(turn.movement.marches),
+        # Rolled by the opponent of whoever acted last: the passive player after
+        # "end movement", the active one after a Retreat the passive player ended (T-35).
+        role = turn.active if state.actor == turn.passive else turn.passive
+        return Decision(role=role, kind=DICE, dice=(6,) * len(turn.movement.marches),
                         prompt="Forced March dice (RB 6.4)")
     if turn.step == "refuse-dice":
         return Decision(role=turn.passive, kind=DICE, dice=routs.pursuit_dice_needed(turn.pursuit),

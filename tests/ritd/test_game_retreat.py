@@ -303,3 +303,22 @@ def test_rb_10_41_a_rearguard_that_arrived_this_turn_is_revealed_for_the_probe(s
     state = standoff.allied.seat().replay.state
     assert state.position.block(pavia.token).unit == "Pavia" and pavia.token in state.disclosed
     assert standoff.axis.seat().replay.pending().kind == "defensive-fire"
+
+
+def test_rb_6_4_a_retreating_units_forced_march_is_rolled_after_its_retreat(standoff):
+    """T-35: the Forced March continues the Move the Retreat completes, so its
+    die is rolled after the Pursuit; the unit ends one hex further on."""
+    m = ritd._map()
+    standoff.play("allied", "supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk",
+                  "forced-march 7/7 Tk -> Mersa Matruh W1", "end movement", "retreat Sollum slowest 3")
+    FACE["die"] = 6  # the Forced March succeeds
+    standoff.play("axis", "pursue Sollum with none")
+    # The Axis ended the Retreat: the Allies' next event rolls the Forced March die.
+    assert standoff.allied.seat().replay.pending().kind == "dice"
+    draft, _ = session.draft_replay(standoff.allied.seat())
+    state = draft.state
+    tk = _block(state, "allied", "7/7 Tk")
+    assert tk.hex == m.resolve("Mersa Matruh W1") and tk.disrupted
+    assert state.turn.movement.marches == () and state.turn.step not in ("forced-march", "retreat-slowest")
+    arrow = next(x for x in state.last_moves if x.token == tk.token)
+    assert arrow.path[0] == m.resolve("Sollum") and arrow.path[-1] == tk.hex and arrow.forced
