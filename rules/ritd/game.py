@@ -3591,6 +3591,10 @@ def legal_actions(state: State, role: Side, ctx) -> list[object]:
         "retreat-probe": [Probe(hex=turn.retreating, go=False)],
         "retreat-pursuit": [routs.PursuitFire(hex=turn.retreating)],
     }.get(turn.step, [])
+    if turn.step == "retreat-slowest":
+        speeds = [_speed(state.position.block(t)) for t in turn.retreaters]
+        if None not in speeds:
+            candidates.append(RetreatSpeed(hex=turn.retreating, slowest=min(speeds)))
     return [a for a in candidates if not check(state, a, ActingAs(ctx, role))]
 
 

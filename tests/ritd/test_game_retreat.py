@@ -322,3 +322,15 @@ def test_rb_6_4_a_retreating_units_forced_march_is_rolled_after_its_retreat(stan
     assert state.turn.movement.marches == () and state.turn.step not in ("forced-march", "retreat-slowest")
     arrow = next(x for x in state.last_moves if x.token == tk.token)
     assert arrow.path[0] == m.resolve("Sollum") and arrow.path[-1] == tk.hex and arrow.forced
+
+
+def test_the_retreat_steps_offer_secret_free_legal_actions(standoff):
+    """Bots that choose among ``legal_actions`` never stall on a Retreat."""
+    standoff.play("allied", "supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk", "end movement")
+    allied = standoff.allied.seat()
+    actions = ritd.legal_actions(allied.replay.state, "allied", allied.replay.ctx("allied"))
+    assert [ritd.format_action(a) for a in actions] == ["retreat Sollum slowest 3"]
+    standoff.play("allied", "retreat Sollum slowest 3")
+    axis = standoff.axis.seat()
+    actions = ritd.legal_actions(axis.replay.state, "axis", axis.replay.ctx("axis"))
+    assert [ritd.format_action(a) for a in actions] == ["pursue Sollum with none"]
