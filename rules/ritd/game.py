@@ -1443,11 +1443,13 @@ def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
     "losses") once every one of their values is known (T-10)."""
     problems: list[Problem] = []
     keep = []
+    value = ctx.value
     for ob in state.obligations:
-        values = [ctx.value(lbl) for lbl in ob.labels]
-        if not ob.labels or any(v is None for v in values):
+        # Most obligations wait on a hidden value: stop at the first unknown label.
+        if not ob.labels or any(value(lbl) is None for lbl in ob.labels):
             keep.append(ob)
             continue
+        values = [value(lbl) for lbl in ob.labels]
         if ob.kind == "early-order":  # RB 16.41, BU-06: every candidate once
             side = ob.unit
             cands = bu.early_arrival_candidates(_scenarios(), _scenario(state), side, ob.needed)
