@@ -4,6 +4,9 @@ revealing battle units, Supply Revealed; the 19.0 Demo's first turns."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from pbem import codec, session
@@ -164,3 +167,55 @@ def test_explain_supply_and_move_through_the_cli(demo):
 class _Fresh:
     def fresh(self) -> bytes:
         return bytes(16)
+
+
+
+def _send(table, role, *orders, open_all=False) -> bytes:
+    seat = table.side(role).seat()
+    if orders:
+        session.add_orders(seat, list(orders))
+    return Path(session.send(seat, open_all=open_all).turn_file).read_bytes()
+
+
+def test_cheat_a_hidden_block_moved_farther_than_its_type_allows_is_caught(demo, monkeypatch):
+    """Cheat catalogue (issue 7): a modified Axis client takes its Pavia (Infantry,
+    speed 1, RB 6.1) for a Motorized unit (speed 2) and moves it two hexes. The
+    Allies see only a hidden block moving two hexes, which some units may, so the
+    speed is a deferred check; it fails when Pavia's identity opens, and the audit
+    names the event, its signer and the rule."""
+    m = ritd._map()
+    axis = _state(demo.axis)
+    pavia = next(b for b in axis.position.blocks_of("axis") if b.unit == "Pavia")
+    speed = ritd._unit_speed
+    seat = demo.axis.seat()
+    session.add_orders(seat, ["supply check", "basic"])
+    movement = session.draft_replay(seat)[0].state.turn.movement
+    far = set(ritd.mv.reachable(m, axis.position, movement, pavia.token, 2).paths)
+    near = set(ritd.mv.reachable(m, axis.position, movement, pavia.token, 1).paths)
+    dest = m.name(sorted(h for h in far - near if not axis.position.blocks_in(h))[0])
+    with pytest.raises(IllegalAction, match="RB 6.1"):  # an honest client refuses it at once
+        session.add_orders(seat, [f"group Ft Capuzzo -> {dest} Pavia"])
+
+    def cheating(unit: str) -> int:
+        return 2 if unit == "Pavia" else speed(unit)
+
+    with monkeypatch.context() as cheat:
+        cheat.setattr(ritd, "_unit_speed", cheating)
+        data = _send(demo, "axis", f"group Ft Capuzzo -> {dest} Pavia", "end movement", "supply check",
+                     "reveal option")
+    demo.deliver(demo.allied, data)  # accepted: the Allies cannot tell yet
+    allied = _state(demo.allied)
+    assert [o.needed for o in allied.obligations if o.kind == "speed" and o.token == pavia.token] == [2]
+    assert allied.position.block(pavia.token).hex == m.resolve(dest)
+    demo.play("allied", "supply check", "pass", "end movement", "supply check")
+    with monkeypatch.context() as cheat:  # the Axis opens everything in its next event
+        cheat.setattr(ritd, "_unit_speed", cheating)
+        data = _send(demo, "axis", "supply check", open_all=True)
+        events = demo.axis.gd.read_events()
+    with pytest.raises(IllegalAction) as err:
+        demo.deliver(demo.allied, data)
+    assert "RB 6.1" in str(err.value) + " ".join(getattr(err.value, "details", []) or [])
+    with pytest.raises(IllegalAction) as err:
+        session.audit(events, ritd)
+    text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
+    assert re.search(r"event \d+ by axis", text) and "RB 6.1" in text and "Pavia" in text
