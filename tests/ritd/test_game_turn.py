@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from pbem import codec, session
-from pbem.errors import IllegalAction
+from pbem.errors import IllegalAction, VerifyError
+from pbem.turnfile import format_turn
 from pbem.game import Replay
 from rules.ritd import game as ritd
 from tests.ritd.ritd_table import new_game
@@ -219,3 +220,34 @@ def test_cheat_a_hidden_block_moved_farther_than_its_type_allows_is_caught(demo,
         session.audit(events, ritd)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     assert re.search(r"event \d+ by axis", text) and "RB 6.1" in text and "Pavia" in text
+
+
+
+def test_cheat_cards_opened_with_a_value_they_were_not_committed_to_are_refused(demo):
+    """Cheat catalogue (issue 7): at Supply Revealed (RB 3.48) a modified Axis
+    client opens the cards it played face down with another value than the one
+    it committed at T3. The Allies' receive refuses the signed event at once and
+    nothing is added to their log."""
+    demo.play("axis", "supply check", "basic", "regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento",
+              "end movement")
+    demo.play("allied", "refuse-battle Sollum slowest 3")
+    demo.play("axis", "pursue Sollum with none")
+    demo.play("allied", "refuse-battle Sollum -> Sidi Barrani")
+    seat = demo.axis.seat()
+    label = seat.replay.state.turn.option_label
+    orders = session.add_orders(seat, ["supply check", "reveal option"])
+    assert orders[-1].reveal == [label]
+    forged = session._with_secrets(seat.vault, [])
+    honest = forged.secrets[label]
+    forged.secrets[label] = session.Secret(value=(bytes.fromhex(honest.value) + b"!").hex(), salt=honest.salt)
+    body = session._body(seat.replay, "axis", forged, orders, x_next=bytes(32))
+    stored = session._sign(seat.identity, body)
+    allied = demo.allied.seat()
+    before = allied.replay.head
+    with pytest.raises(VerifyError, match="does not match its commitment"):
+        allied.replay.clone().apply_stored(stored)
+    seq = len(allied.replay.history)
+    turn_file = format_turn(allied.replay.game_hex, f"ritd {ritd.SPEC.version}", [stored], ["axis"], [seq])
+    with pytest.raises(VerifyError, match=r"event \d+ by axis: the opening of 'turn1.option' does not match"):
+        session.receive(allied, [("forged.pbem", turn_file)])
+    assert demo.allied.seat().replay.head == before
