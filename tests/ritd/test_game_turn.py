@@ -11,8 +11,8 @@ import pytest
 
 from pbem import codec, session
 from pbem.errors import IllegalAction, VerifyError
-from pbem.turnfile import format_turn
 from pbem.game import Replay
+from pbem.turnfile import format_turn
 from rules.ritd import game as ritd
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
@@ -193,7 +193,7 @@ def test_cheat_a_hidden_block_moved_farther_than_its_type_allows_is_caught(demo,
     movement = session.draft_replay(seat)[0].state.turn.movement
     far = set(ritd.mv.reachable(m, axis.position, movement, pavia.token, 2).paths)
     near = set(ritd.mv.reachable(m, axis.position, movement, pavia.token, 1).paths)
-    dest = m.name(sorted(h for h in far - near if not axis.position.blocks_in(h))[0])
+    dest = m.name(min(h for h in far - near if not axis.position.blocks_in(h)))
     with pytest.raises(IllegalAction, match="RB 6.1"):  # an honest client refuses it at once
         session.add_orders(seat, [f"group Ft Capuzzo -> {dest} Pavia"])
 
