@@ -115,7 +115,7 @@ def test_equivocation_is_detected_kept_as_evidence_and_stops_the_game(table):
     for stored in table.blue.gd.read_events()[:2]:
         rewound.apply_stored(stored)
     seat.replay = rewound
-    orders = session._parse_orders(seat.rules, rewound, "red", seat.vault, [], ["advance 2", "pass"])
+    orders = session.parse_orders(seat.rules, rewound, "red", seat.vault, [], ["advance 2", "pass"])
     other = session._compose(seat, orders).stored
     with pytest.raises(Equivocation, match="red signed two different events for seq 2"):
         session.receive(table.blue.seat(), [("t2", b"pbem-turn v1\n---\n" + other + b"\n")])
