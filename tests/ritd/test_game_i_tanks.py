@@ -120,3 +120,52 @@ def test_rb_17_optional_i_tanks_game_without_the_option_the_i_tank_moves_at_spee
     session.add_orders(seat, [TOO_FAR, "end movement"])
     table.deliver(table.axis, Path(session.send(table.allied.seat(), open_all=True).turn_file).read_bytes())
     assert _itank(table.axis.seat().replay.state).hex == ritd._map().resolve("Bir Hacheim NW1")
+
+
+def _gazala_battle(tmp_path, options):
+    """RB 18.7 Gazala: the 21Pz/5 (elite, 6 CV) at Gazala attacks the I-tank
+    32AT/1 alone at Acroma; the Allies accept; both reveal (RB 8.5); the I-tank's
+    Defensive Fire (four 6s) takes the 21Pz/5 to 2 CV, whose Offensive Fire
+    (two 6s) scores 2 hits on the Allied armor."""
+    sc = ritd._scenarios()
+    s = sc.get("gazala")
+    axis = [f"deploy {u.name} at {'Gazala' if u.name == '21Pz/5' else 'El Agheila'}"
+            for u in sc.starting_units(s, "axis")] + ["end deployment"]
+    allied = [f"deploy {u.name} at {'Acroma' if u.name == '32AT/1' else 'Alexandria'}"
+              for u in sc.starting_units(s, "allied")] + ["end deployment"]
+    table = new_game(tmp_path, "gazala", axis, allied, keep_hands=False, options=options)
+    table.play("allied", "end buildup")
+    table.play("axis", "end buildup")
+    table.keep_hands()
+    table.play("axis", "supply check", "basic", "group Gazala -> Acroma 21Pz/5", "end movement")
+    # RB 10.5: Refusing Battle would announce the I-tank's speed as the slowest (CB-18).
+    slowest = 2 if "i-tanks" in options else 3
+    assert f"refuse-battle Acroma slowest {slowest}" in session.legal_orders(table.allied.seat())
+    table.play("allied", "accept-battle Acroma", "reveal units")
+    table.play("axis", "reveal units", "battles Acroma")
+    table.play("allied", "fire Acroma: 32AT/1 at armor")
+    table.play("axis", "losses Acroma auto", "fire Acroma: 21Pz/5 at armor")
+    return table
+
+
+@pytest.mark.parametrize("options, cv, message", [
+    (("i-tanks",), 3, "this placement applies 0 hits but 2 can be applied"),
+    ((), 2, "this placement removes 1 CV but the hits can remove 2"),
+])
+def test_rb_17_optional_i_tanks_game_combat_two_hits_take_one_step(tmp_path, monkeypatch, options, cv, message):
+    monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
+    table = _gazala_battle(tmp_path, options)
+    seat = table.allied.seat()
+    draft, _ = session.draft_replay(seat)  # the Offensive Fire dice roll with the Allies' next event
+    assert draft.pending().kind == "defensive-losses"
+    assert draft.state.turn.fire_result.hits == {"armor": ritd.cb.ClassHits(hits=2)}
+    # RB 9.5: one hit on the I-tank wastes the other, which it could take.
+    with pytest.raises(IllegalAction) as err:
+        session.add_orders(seat, ["losses Acroma: 32AT/1 1"])
+    text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
+    assert "RB 9.5" in text and message in text
+    table.play("allied", "losses Acroma: 32AT/1 2")
+    for side in (table.axis, table.allied):
+        state = side.seat().replay.state
+        assert (_itank(state).cv, _itank(state).hex) == (cv, ritd._map().resolve("Acroma"))
+    assert _itank(session.audit(table.allied.gd.read_events(), ritd).replay.state).cv == cv

@@ -5,7 +5,11 @@ is in test_game_i_tanks.py."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
@@ -300,3 +304,50 @@ def test_rb_16_54_optional_i_tank_replacements_cost_as_1_cv_steps() -> None:
     assert bu.replacement_cost(optional, 1) == bu.replacement_cost(printed, 1) == 3  # armor: 3 BP per CV
     assert bu.replacement_cost(optional, 2) == 6
     assert bu.replacement_cost(PRINTED.get("7/7 Tk"), 1) == 6  # a real elite step is 2 CV
+
+
+# ------------------------------------------------------------------ invariant (CB-16)
+
+KINDS = {"normal": "Br Arm 4", "elite": "Br Elite Arm 4", "itank": ITANK}
+
+
+@st.composite
+def armor_classes(draw):
+    """An Allied armor class mixing normal, elite and optional-rule I-tanks at
+    random CV levels, and random hits and half-hits scored on it."""
+    blocks = []
+    for i, kind in enumerate(draw(st.lists(st.sampled_from(sorted(KINDS)), min_size=1, max_size=4))):
+        name = KINDS[kind]
+        unit = with_option(name)
+        level = draw(st.sampled_from(unit.cv_levels))
+        blocks.append(Block(token=f"A{i}", side="allied", hex=HEX, unit=name, cv=level, revealed=True))
+    return blocks, draw(st.integers(0, 9)), draw(st.integers(0, 9))
+
+
+@settings(max_examples=200, deadline=None)
+@given(armor_classes())
+def test_rb_17_optional_i_tanks_best_use_is_the_most_hits_any_placement_applies(case) -> None:
+    blocks, hits, half_hits = case
+    pos = battle_pos(*blocks, blk("X1", "axis", "It Arm 4"))
+    steps = [((b.cv - with_option(b.unit).min_cv) // with_option(b.unit).cv_per_step + 1,
+              with_option(b.unit).hits_per_step) for b in blocks]
+    pairs = hits + half_hits // 2
+    brute = max(sum(k * h for k, (_, h) in zip(ks, steps))
+                for ks in itertools.product(*(range(s + 1) for s, _ in steps))
+                if sum(k * h for k, (_, h) in zip(ks, steps)) <= pairs)
+    assert cb.best_use(hits, half_hits, steps) == brute
+    result = cb.FireResult(HEX, "axis", (), {"armor": cb.ClassHits(hits, half_hits)})
+    alloc = cb.default_allocation(pos, result, units=with_option)
+    assert cb.check_allocation(pos, result, alloc, units=with_option) == []
+    out = cb.apply_allocation(pos, result, alloc, units=with_option)
+    lost_hits = 0
+    for b, (_, h) in zip(blocks, steps):
+        u = with_option(b.unit)
+        if out.position.has_block(b.token):
+            after = out.position.block(b.token).cv
+            assert after in u.cv_levels  # whole steps only (RB 2.3)
+        else:
+            after = u.min_cv - u.cv_per_step  # eliminated: one step below the lowest CV
+        lost_hits += (b.cv - after) // u.cv_per_step * h
+    assert lost_hits == brute
+    assert 2 * lost_hits + out.wasted_halves == 2 * hits + half_hits
