@@ -7,12 +7,23 @@ the audit of the round, and, in the same run, one Ed25519 verification
 (cryptography's Ed25519PublicKey.verify); prints each time and its ratio to
 that verification.
 
+With PyNaCl installed (`pip install pynacl`; not a dependency of pbem), it
+also plays the same four-step round in the prime-order subgroup of Ed25519
+through libsodium (points from `crypto_core_ed25519_from_uniform`, keys
+scalars mod l inverted with `crypto_core_ed25519_scalar_invert`, every
+received point checked with `crypto_core_ed25519_is_valid_point`, which
+rejects points outside the prime-order subgroup): the comparison issue 10
+asks for before choosing the group.
+
 Run from a checkout:  python benchmarks/deck.py [--cards 42] [--draws 16]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
+import random
 import sys
 import time
 from pathlib import Path
@@ -83,6 +94,65 @@ def main() -> None:
     print(f"Ed25519 verify: {best * 1e6:.1f} us")
     print(f"ratios to one verify: shuffle {t_shuffle / best:.0f}, draw {t_draw / best:.0f}, "
           f"audit {t_audit / best:.0f}")
+    ec = ed25519_round(n, args.draws)
+    if ec is None:
+        print("Ed25519 subgroup: PyNaCl is not installed (pip install pynacl), not measured")
+        return
+    t_mult, per_ec, t_draw_ec = ec
+    print(f"one Ed25519 scalar multiplication (libsodium, noclamp): {t_mult * 1e6:.0f} us "
+          f"({t_exp / t_mult:.0f} times faster than the modexp)")
+    print(f"Ed25519 subgroup shuffle of {n} cards, both players, received points checked: {sum(per_ec) * 1e3:.1f} ms "
+          f"(first {(per_ec[0] + per_ec[2]) * 1e3:.1f} ms, second {(per_ec[1] + per_ec[3]) * 1e3:.1f} ms); "
+          f"draw of {args.draws}: {t_draw_ec * 1e3:.1f} ms")
+    print(f"ratios to one verify: Ed25519 shuffle {sum(per_ec) / best:.0f}, draw {t_draw_ec / best:.0f}; "
+          f"MODP shuffle / Ed25519 shuffle {t_shuffle / sum(per_ec):.0f}")
+
+
+def ed25519_round(n: int, draws: int) -> tuple[float, list[float], float] | None:
+    """The four steps of pbem/deck.py's round (global key, permute; per-card
+    keys, permute) in the prime-order subgroup of Ed25519, with each
+    receiver's check that every point is valid and distinct, and ``draws``
+    cards unlocked by the drawer. Returns (one multiplication, seconds per
+    step, seconds for the draws)."""
+    try:
+        from nacl import bindings as nb
+    except ImportError:
+        return None
+    mult, valid = nb.crypto_scalarmult_ed25519_noclamp, nb.crypto_core_ed25519_is_valid_point
+    inv, smul = nb.crypto_core_ed25519_scalar_invert, nb.crypto_core_ed25519_scalar_mul
+
+    def scalar() -> bytes:
+        return nb.crypto_core_ed25519_scalar_reduce(os.urandom(64))
+
+    cards = [nb.crypto_core_ed25519_from_uniform(hashlib.sha256(b"card%d" % i).digest()) for i in range(n)]
+    rng = random.Random(1)
+    a, b = scalar(), scalar()
+    a_k, b_k = [scalar() for _ in range(n)], [scalar() for _ in range(n)]
+    per: list[float] = []
+
+    def timed_step(make) -> list[bytes]:
+        t = time.perf_counter()
+        out = make()
+        if not all(valid(x) for x in out) or len(set(out)) != len(out):  # the receiver's check
+            raise AssertionError("bad step")
+        per.append(time.perf_counter() - t)
+        return out
+
+    x1 = timed_step(lambda: [mult(a, c) for c in cards])
+    x2 = timed_step(lambda: rng.sample([mult(b, x) for x in x1], n))
+    x3 = timed_step(lambda: [mult(smul(a_k[k], inv(a)), x) for k, x in enumerate(rng.sample(x2, n))])
+    x4 = timed_step(lambda: [mult(smul(b_k[k], inv(b)), x) for k, x in enumerate(x3)])
+    t = time.perf_counter()
+    for k in range(draws):  # the dealt key b_k is published; the drawer removes both layers
+        card = mult(inv(smul(a_k[k], b_k[k])), x4[k])
+        if card not in cards:
+            raise AssertionError("a dealt card is no card")
+    t_draw = time.perf_counter() - t
+    p = cards[0]
+    t = time.perf_counter()
+    for _ in range(200):
+        mult(a, p)
+    return (time.perf_counter() - t) / 200, per, t_draw
 
 
 if __name__ == "__main__":

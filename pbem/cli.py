@@ -327,10 +327,14 @@ def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders
     fp = fingerprint(host.keys[host_role])
     _print_turn_to_stdout(sent, directory)
     _vault_hint(directory)
+    options = list(host.genesis.options)
     if not as_json:
         click.echo(f"joined game {host.game_hex[:16]} as {host.other(host_role)}; host {host_role} has key "
                    f"fingerprint {fp}: check it with them by another channel", err=True)
-    _sent_report(sent, as_json, {"game_dir": str(directory), "host_fingerprint": fp})
+        if options:
+            click.echo(f"optional rules of this game (the host chose them; 'pbem show' describes them): "
+                       f"{', '.join(options)}", err=True)
+    _sent_report(sent, as_json, {"game_dir": str(directory), "host_fingerprint": fp, "options": options})
 
 
 def _vault_hint(directory: Path) -> None:

@@ -256,10 +256,11 @@ def _secret_map(order: Order) -> dict[str, Secret]:
     return secrets
 
 
-def _parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
+def parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
                   base: Sequence[DraftOrder], texts: Sequence[str], *,
                   genesis: Genesis | None = None) -> list[DraftOrder]:
-    """Parse and check ``texts`` after ``base``; IllegalAction lists every problem."""
+    """Parse and check ``texts`` after ``base``; IllegalAction lists every problem.
+    Public for drivers of whole games (pbem.table, self-play) as well as ``add_orders``."""
     orders = list(base)
     problems: list[str] = []
     for text in texts:
@@ -282,7 +283,7 @@ def _parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData
                                reveal=list(order.reveal), leaves=[tuple(p) for p in order.open_leaves])
         trial_data = _with_secrets(data, orders + [candidate])
         try:
-            _simulate_draft(replay, role, trial_data, orders + [candidate], genesis)
+            simulate_draft(replay, role, trial_data, orders + [candidate], genesis)
         except PbemError as exc:
             problems.append(f"'{text}': {exc}")
             continue
@@ -312,7 +313,7 @@ def _probe(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrd
         decision = replay.pending()
         if decision is None or decision.role != role:
             return replay
-    return _simulate_draft(replay, role, data, orders, genesis)
+    return simulate_draft(replay, role, data, orders, genesis)
 
 
 def _with_secrets(data: VaultData, orders: Sequence[DraftOrder]) -> VaultData:
@@ -322,8 +323,9 @@ def _with_secrets(data: VaultData, orders: Sequence[DraftOrder]) -> VaultData:
     return VaultData(game=data.game, role=data.role, entropy=dict(data.entropy), secrets=merged)
 
 
-def _simulate_draft(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder],
+def simulate_draft(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder],
                     genesis: Genesis | None) -> Replay:
+    """The replay after ``orders`` were sent by ``role`` (on a clone: nothing is written)."""
     data = _with_secrets(data, orders)
     twin = replay.clone()
     twin.known = {**replay.known, **data.known_values()}
@@ -365,7 +367,7 @@ def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Iden
                                      key=lambda p: p.role))
     empty = Replay(rules, role=role)
     data = VaultData(game="", role=role)
-    draft = _parse_orders(rules, empty, role, data, [], list(orders), genesis=genesis)
+    draft = parse_orders(rules, empty, role, data, [], list(orders), genesis=genesis)
     x_next = new_secret()
     body = _body(empty, role, _with_secrets(data, draft), draft, x_next=x_next, genesis=genesis)
     stored = _sign(identity, body)
@@ -410,7 +412,7 @@ def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: P
                           f"{host_fingerprint.strip()}: do not join (someone may be impersonating)")
     gd = GameDir(path)
     data = VaultData(game=host.game_hex, role=role)
-    draft = _parse_orders(rules, host, role, data, [], list(orders))
+    draft = parse_orders(rules, host, role, data, [], list(orders))
     seat = Seat(gd, rules, identity, role, data, host)
     composed = _compose(seat, draft)
     with gd.lock(exclusive=True):
@@ -431,7 +433,7 @@ def add_orders(seat: Seat, texts: Sequence[str]) -> list[DraftOrder]:
     seat.gd.require_not_stopped()
     draft = live_draft(seat)
     _require_fresh(seat, draft)
-    orders = _parse_orders(seat.rules, seat.replay, seat.role, seat.vault, draft.orders, texts)
+    orders = parse_orders(seat.rules, seat.replay, seat.role, seat.vault, draft.orders, texts)
     write_draft(seat.gd, seat.role, Draft(base=seat.replay.seq, orders=orders))
     return orders[len(draft.orders):]
 
@@ -617,7 +619,7 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
     result = Received(appended=sorted(appended), duplicates=sorted(set(duplicates)))
     decision = twin.pending()
     if decision is not None and decision.role == seat.role and decision.kind == DICE:
-        after = _simulate_draft(twin, seat.role, seat.vault, [], None)
+        after = simulate_draft(twin, seat.role, seat.vault, [], None)
         nxt = after.pending()
         if nxt is None or nxt.role != seat.role:
             if auto_reply:

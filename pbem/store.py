@@ -70,8 +70,11 @@ class GameDir:
     def lock(self, *, exclusive: bool) -> Iterator[None]:
         self.path.mkdir(parents=True, exist_ok=True)
         with locked(self.lock_path, exclusive=exclusive):
-            if exclusive and self.events_dir.is_dir():
-                remove_stale_temps(self.events_dir)
+            if exclusive:  # no other pbem process holds the lock: every temp file is a crash's leftover
+                for d in (self.events_dir, self.evidence_dir, self.vault_dir, self.drafts_dir, self.outbox_dir,
+                          self.path / "cache"):
+                    if d.is_dir():
+                        remove_stale_temps(d)
             yield
 
     # -- events -----------------------------------------------------------

@@ -332,7 +332,7 @@ class LocalTable:
         drafted: list[session.DraftOrder] = []
         texts: list[str] = []
         while True:
-            probe = session._simulate_draft(base, role, data, drafted, genesis)
+            probe = session.simulate_draft(base, role, data, drafted, genesis)
             decision = probe.pending()
             if decision is None or decision.role != role or decision.kind == DICE:
                 return texts
@@ -342,7 +342,7 @@ class LocalTable:
             if not orders:
                 return texts
             try:
-                drafted = session._parse_orders(self.rules, base, role, data, drafted, orders, genesis=genesis)
+                drafted = session.parse_orders(self.rules, base, role, data, drafted, orders, genesis=genesis)
             except IllegalAction as exc:
                 raise self._rejected(role, orders, base.seq, exc) from None
             texts += orders

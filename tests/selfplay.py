@@ -82,5 +82,5 @@ class SelfPlay:
             text = choose(legal)
             order = race.parse_order(probe.state, role, text, probe.ctx(role))
             orders.append(session.DraftOrder(text=text, action=codec.raw(order.action), reveal=list(order.reveal)))
-            probe = session._simulate_draft(mine, role, self.vaults[role], orders, None)
+            probe = session.simulate_draft(mine, role, self.vaults[role], orders, None)
         self.emit(role, [o.text for o in orders])

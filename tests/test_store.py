@@ -44,6 +44,24 @@ def test_a_temp_file_left_by_a_killed_process_is_ignored_and_cleaned(table):
     assert not stray.exists()
 
 
+def test_temp_files_left_in_the_vault_drafts_outbox_and_cache_are_cleaned_by_the_next_writer(table):
+    gd = table.red.gd
+    dirs = [gd.vault_dir, gd.drafts_dir, gd.outbox_dir, gd.evidence_dir, gd.path / "cache"]
+    strays = []
+    for d in dirs:
+        d.mkdir(parents=True, exist_ok=True)
+        strays.append(d / f"{fileio.TMP_PREFIX}x.bin.123.456")
+        strays[-1].write_bytes(b"half")
+    keep = [p for d in dirs for p in d.iterdir() if not p.name.startswith(fileio.TMP_PREFIX)]
+    with gd.lock(exclusive=False):  # a reader may run beside another reader's writes: it cleans nothing
+        pass
+    assert all(p.exists() for p in strays)
+    with gd.lock(exclusive=True):
+        pass
+    assert not any(p.exists() for p in strays)
+    assert all(p.exists() for p in keep) and session.load_public(gd).seq == 1
+
+
 def test_a_second_process_waits_then_fails_cleanly(table, tmp_path):
     holder = tmp_path / "hold.py"
     holder.write_text(textwrap.dedent(f"""
@@ -97,7 +115,7 @@ def test_equivocation_is_detected_kept_as_evidence_and_stops_the_game(table):
     for stored in table.blue.gd.read_events()[:2]:
         rewound.apply_stored(stored)
     seat.replay = rewound
-    orders = session._parse_orders(seat.rules, rewound, "red", seat.vault, [], ["advance 2", "pass"])
+    orders = session.parse_orders(seat.rules, rewound, "red", seat.vault, [], ["advance 2", "pass"])
     other = session._compose(seat, orders).stored
     with pytest.raises(Equivocation, match="red signed two different events for seq 2"):
         session.receive(table.blue.seat(), [("t2", b"pbem-turn v1\n---\n" + other + b"\n")])

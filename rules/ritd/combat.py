@@ -405,22 +405,30 @@ class FireResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class _Absorber(msgspec.Struct, frozen=True):
-    steps: int        # steps the unit can still lose (the last one eliminates it)
-    cv_per_step: int  # 1 normal, 2 elite
+    steps: int          # steps the unit can still lose (the last one eliminates it)
+    cv_per_step: int    # CV a step removes: 1 normal, 2 elite (RB 2.3)
+    hits_per_step: int  # hits a step takes: 1 normal, 2 elite or optional I-tank (RB 2.4, 17.0; CB-15)
+
+    @property
+    def hits(self) -> tuple[int, int]:
+        """(steps, hits_per_step): the form ``best_use`` takes."""
+        return self.steps, self.hits_per_step
 
 
 def _absorber(block: Block, unit: Unit) -> _Absorber:
     steps = (block.cv - unit.min_cv) // unit.cv_per_step + 1 if block.cv >= unit.min_cv else 0
-    return _Absorber(max(steps, 0), unit.cv_per_step)
+    return _Absorber(max(steps, 0), unit.cv_per_step, unit.hits_per_step)
 
 
 def best_use(hits: int, half_hits: int, absorbers: Sequence[tuple[int, int]]) -> int:
-    """The most CV the hits can remove from units given as (steps,
-    cv_per_step) (RB 9.5, 9.52). Two half-hits make one CV; a step needs
-    ``cv_per_step`` CV; the rest is wasted."""
+    """The most hits that can be applied to units given as (steps,
+    hits_per_step) (RB 9.5, 9.52): two half-hits count as one hit, a step
+    takes ``hits_per_step`` hits (1 or 2) and partial steps are wasted. For
+    normal and elite units this is also the CV removed; an optional-rule
+    I-tank takes 2 hits for 1 CV (CB-15, CB-16)."""
     pairs = hits + half_hits // HALVES_PER_HIT
-    normal = sum(s for s, c in absorbers if c == 1)
-    elite = sum(s for s, c in absorbers if c == 2)
+    normal = sum(s for s, h in absorbers if h == 1)
+    elite = sum(s for s, h in absorbers if h == 2)
     best = 0
     for n in range(min(normal, pairs) + 1):
         best = max(best, n + 2 * min(elite, (pairs - n) // 2))
@@ -428,7 +436,8 @@ def best_use(hits: int, half_hits: int, absorbers: Sequence[tuple[int, int]]) ->
 
 
 def _class_capacity(absorbers: Sequence[tuple[int, int]]) -> int:
-    return sum(s * c for s, c in absorbers)
+    """Hits that eliminate every unit given as (steps, hits_per_step)."""
+    return sum(s * h for s, h in absorbers)
 
 
 def score(pos: Position, rnd: CombatRound, plan: FirePlan, dice: Sequence[int], *,
@@ -452,7 +461,7 @@ def score(pos: Position, rnd: CombatRound, plan: FirePlan, dice: Sequence[int], 
     for b in firing_units(pos, rnd.hex, enemy):
         u = look(b.unit)
         a = _absorber(b, u)
-        absorbers.setdefault(u.arms_class, []).append((a.steps, a.cv_per_step))
+        absorbers.setdefault(u.arms_class, []).append(a.hits)
     totals: dict[str, list[int]] = {c: [0, 0] for c in absorbers}
     wiped: list[str] = []
     shots = []
@@ -554,21 +563,36 @@ def _group_problems(pos: Position, owner: Side, groups: Mapping[str, tuple[Class
             # judge the placement; the public parts are checked above.
             continue
         absorbers = [_absorber(b, look(b.unit)) for b in blocks]
-        best = best_use(scored.hits, scored.half_hits, [(a.steps, a.cv_per_step) for a in absorbers])
+        best = best_use(scored.hits, scored.half_hits, [a.hits for a in absorbers])
         by_token = {x.token: x for x in placed.get(g, [])}
-        used = sum(_used_cv(by_token.get(b.token), a) for b, a in zip(blocks, absorbers))
+        used = sum(_used_hits(by_token.get(b.token), a) for b, a in zip(blocks, absorbers))
         if used < best:
-            probs.append(Problem("RB 9.5", f"{g}: this placement removes {used} CV but the hits can remove "
-                                           f"{best}; hits may be wasted only if there is no alternative"))
+            if all(a.hits_per_step == a.cv_per_step for a in absorbers):
+                text = f"removes {used} CV but the hits can remove {best}"
+            else:  # an optional-rule I-tank: hits and CV differ (CB-16)
+                text = f"applies {used} hits but {best} can be applied"
+            probs.append(Problem("RB 9.5", f"{g}: this placement {text}; hits may be wasted only if there is "
+                                           "no alternative"))
     return probs
 
 
-def _used_cv(loss: Loss | None, a: _Absorber) -> int:
+def _used_steps(loss: Loss | None, a: _Absorber) -> int:
+    """Whole steps ``loss`` removes: ``hits_per_step`` hits each, two
+    half-hits making a hit (RB 9.5, 9.52); the rest is wasted."""
     if loss is None:
         return 0
     halves = HALVES_PER_HIT * loss.hits + loss.half_hits
-    steps = min(a.steps, halves // (HALVES_PER_HIT * a.cv_per_step))
-    return steps * a.cv_per_step
+    return min(a.steps, halves // (HALVES_PER_HIT * a.hits_per_step))
+
+
+def _used_cv(loss: Loss | None, a: _Absorber) -> int:
+    """CV that ``loss`` removes from the unit (RB 2.3)."""
+    return _used_steps(loss, a) * a.cv_per_step
+
+
+def _used_hits(loss: Loss | None, a: _Absorber) -> int:
+    """Hits (two half-hits counting one) that ``loss`` applies (RB 9.5)."""
+    return _used_steps(loss, a) * a.hits_per_step
 
 
 def _class_groups(pos: Position, result: FireResult, look: UnitLookup
@@ -603,10 +627,11 @@ def apply_losses(pos: Position, losses: Iterable[Loss], scored_halves: int, hex_
     for loss in losses:
         b = pos.block(loss.token)
         u = look(b.unit)
-        cv = _used_cv(loss, _absorber(b, u))
+        a = _absorber(b, u)
+        cv = _used_cv(loss, a)
         if not cv:
             continue
-        used += HALVES_PER_HIT * cv
+        used += HALVES_PER_HIT * _used_hits(loss, a)
         new = b.cv - cv
         if new < u.min_cv:
             gone.append(b.token)
@@ -785,12 +810,13 @@ def is_besieged(m: HexMap, pos: Position, fortress: str) -> bool:
 
 
 def _greedy(hits: ClassHits, blocks: Sequence[Block], look: UnitLookup) -> list[Loss]:
-    """A placement removing ``best_use`` CV: the best number of CV on normal
-    units, the rest in whole elite steps; unusable hits stay unplaced."""
+    """A placement applying ``best_use`` hits: the best number of hits on
+    units taking one hit per step, the rest in whole two-hit steps (elite
+    units, optional-rule I-tanks); unusable hits stay unplaced."""
     absorbers = [(b, _absorber(b, look(b.unit))) for b in blocks]
     pairs = hits.hits + hits.half_hits // HALVES_PER_HIT
-    normal_cap = sum(a.steps for _, a in absorbers if a.cv_per_step == 1)
-    elite_cap = sum(a.steps for _, a in absorbers if a.cv_per_step == 2)
+    normal_cap = sum(a.steps for _, a in absorbers if a.hits_per_step == 1)
+    elite_cap = sum(a.steps for _, a in absorbers if a.hits_per_step == 2)
     n_best = max(range(min(normal_cap, pairs) + 1), key=lambda n: (n + 2 * min(elite_cap, (pairs - n) // 2), -n))
     # Pairs in order: full hits first, then two half-hits each.
     units_of_pairs = [(1, 0)] * hits.hits + [(0, 2)] * (hits.half_hits // HALVES_PER_HIT)
@@ -806,13 +832,13 @@ def _greedy(hits: ClassHits, blocks: Sequence[Block], look: UnitLookup) -> list[
 
     left = n_best
     for b, a in absorbers:
-        if a.cv_per_step == 1 and left:
+        if a.hits_per_step == 1 and left:
             k = min(a.steps, left)
             give(b.token, k)
             left -= k
     elite_steps = min(elite_cap, (pairs - n_best) // 2)
     for b, a in absorbers:
-        if a.cv_per_step == 2 and elite_steps:
+        if a.hits_per_step == 2 and elite_steps:
             k = min(a.steps, elite_steps)
             give(b.token, 2 * k)
             elite_steps -= k

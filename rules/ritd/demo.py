@@ -136,7 +136,7 @@ def _short_of(state: game.State, unit: str, place: str) -> str | None:
     token = game._own_token(state, "axis", unit)
     target = m.resolve(place)
     reach = game.mv.reachable(m, state.position, state.turn.movement, token,
-                              game._speed(state.position.block(token))).paths
+                              game._speed(state, state.position.block(token))).paths
     if target in reach:
         return None
     near = sorted(h for h in reach if m.is_adjacent(h, target) and m.is_passable(h, target))

@@ -17,7 +17,8 @@ Combat with reversed roles), Pass-Turn Withdrawals out of battles included
 (RB 10.0, 10.3-10.5; T-35..T-38); the Month (two Passes end it, RB 3.1), the Initiative (RB 3.3), the
 Buildup (RB 16, rules.ritd.buildup), Minefields (RB 14, 16.55, as Merkle
 sets: rules.ritd.mines, T-30..T-33) and victory (RB 17, rules.ritd.victory).
-Not yet: the optional I-Tanks rule.
+The optional rule "Allied I-Tanks" (RB 17.0) with ``--option i-tanks``
+(``OptionalITank``; decisions/combat.md CB-15..CB-18).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from rules.ritd.setup import (
     check_public_placement,
 )
 from rules.ritd.turn import PendingRout, Turn, option_label
-from rules.ritd.units import UnknownUnit
+from rules.ritd.units import OptionalITank, Roster, UnknownUnit
 from rules.ritd.victory import VictoryResult, strategic_victory
 from rules.ritd.victory import victory as judge_victory
 
@@ -64,11 +65,19 @@ def _map() -> HexMap:
     return load_map()
 
 
+#: Optional rule "Allied I-Tanks" (RB 17.0 optional rules), ``pbem new --option i-tanks``.
+I_TANKS = "i-tanks"
+#: The optional rules offered, by ``--option`` name, in words. A game without
+#: options replays as before they were offered, so the version stays.
+OPTIONS = {I_TANKS: "Allied I-Tanks (RB 17.0 optional rule): the four I-tanks of 1AT and 32AT are elite, "
+                    "2 hits per 1-CV step, with Unit Speed 2"}
+
 #: The version goes up whenever a log of the previous one would replay
 #: differently (actions, commitments, steps); pbem refuses a game made with
 #: another version (exit code 10). 2: the Month (cards, Buildup, victory).
 SPEC = Spec(id="ritd", version="2", title="Rommel in the Desert", roles=SIDES,
-            scenarios=_scenarios().ids, data_package="rules.ritd.data", data_files=DATA_FILES)
+            scenarios=_scenarios().ids, options=tuple(OPTIONS), data_package="rules.ritd.data",
+            data_files=DATA_FILES)
 
 
 # -- actions ---------------------------------------------------------------------
@@ -402,6 +411,9 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: sides: Moves, Forced Marches, Withdrawals), kept until the next
     #: Player-Turn's Movement begins; for the map's arrows (decisions M-24).
     last_moves: tuple[LastMove, ...] = ()
+    #: The optional rules both players agreed to (RB 17.0 optional rules), by
+    #: ``OPTIONS`` name, sorted; fixed by the genesis.
+    options: tuple[str, ...] = ()
 
 
 def scenario_info(scenario_id: str) -> str:
@@ -424,13 +436,31 @@ def _scenario(state: State) -> Scenario:
 
 
 def initial_state(scenario: str, options: tuple[str, ...]) -> State:
+    """The state before the set-up (RB 18.0). ValueError for an option not in
+    ``OPTIONS`` (pbem refuses those first)."""
+    unknown = [o for o in options if o not in OPTIONS]
+    if unknown:
+        raise ValueError(f"unknown optional rules {unknown} (offered: {', '.join(OPTIONS)})")
     s = _scenarios().get(scenario)
     placed: dict[str, list[str]] = {}
     for mine in s.special.minefields:  # RB 18.4 special rule 2: public from the start
         placed.setdefault(mine.side, []).append(_map().resolve(mine.hex))
     minefields = {side: mines.SideMines(count=len(hexes), known=tuple(sorted(hexes)), shown=tuple(sorted(hexes)))
                   for side, hexes in placed.items()}
-    return State(scenario=scenario, month=s.start_month, phase="deploy", side="axis", minefields=minefields)
+    return State(scenario=scenario, month=s.start_month, phase="deploy", side="axis", minefields=minefields,
+                 options=tuple(sorted(set(options))))
+
+
+def _roster(state: State) -> Roster:
+    """The roster under this game's optional rules: with "i-tanks" the four
+    I-tanks are ``OptionalITank`` (speed 2, two hits per step; RB 17.0)."""
+    return _option_roster(state.options)
+
+
+@functools.cache
+def _option_roster(options: tuple[str, ...]) -> Roster:
+    roster = _scenarios().roster
+    return roster.with_optional_i_tanks() if I_TANKS in options else roster
 
 
 _PROMPTS = {
@@ -1385,7 +1415,8 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
                                        bp_dice=tuple(values), ledgers=ledgers, last_rolls=tuple(values))
     turn = _current(state)
     if turn.step in ("defensive-dice", "offensive-dice"):
-        result = cb.score(_combat_position(state, turn), _round(state, turn), turn.fire, values)
+        result = cb.score(_combat_position(state, turn), _round(state, turn), turn.fire, values,
+                          units=_roster(state).get)
         state = msgspec.structs.replace(state, last_rolls=tuple(values), last_fire=_fire_lines(state, result))
         turn = msgspec.structs.replace(turn, fire=None, fire_result=result,
                                        probe_fired=turn.probe_fired + result.fired if turn.probing else ())
@@ -1465,7 +1496,7 @@ def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Pr
                                                 f"{p.message}"))
         elif ob.kind in ("speed", "speed-range"):  # RB 6.1 / 10.5: at least, or within, a range
             try:
-                speed = _unit_speed(unit)
+                speed = _speed_of(state, unit)
             except UnknownUnit:
                 problems.append(Problem("RB 2.0", f"block {token} is {unit!r}, not a unit of the game"))
                 continue
@@ -1494,11 +1525,13 @@ def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
     "losses") once every one of their values is known (T-10)."""
     problems: list[Problem] = []
     keep = []
+    value = ctx.value
     for ob in state.obligations:
-        values = [ctx.value(lbl) for lbl in ob.labels]
-        if not ob.labels or any(v is None for v in values):
+        # Most obligations wait on a hidden value: stop at the first unknown label.
+        if not ob.labels or any(value(lbl) is None for lbl in ob.labels):
             keep.append(ob)
             continue
+        values = [value(lbl) for lbl in ob.labels]
         if ob.kind == "early-order":  # RB 16.41, BU-06: every candidate once
             side = ob.unit
             cands = bu.early_arrival_candidates(_scenarios(), _scenario(state), side, ob.needed)
@@ -1529,7 +1562,7 @@ def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
             speeds = []
             for lbl in ob.labels:
                 try:
-                    speeds.append(_unit_speed(ids[lbl][0]))
+                    speeds.append(_speed_of(state, ids[lbl][0]))
                 except UnknownUnit:
                     speeds.append(0)
             if ob.needed not in speeds:
@@ -1550,7 +1583,8 @@ def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
             old = {hidden.token_of_label(lbl)[0]: ids[lbl] for lbl in ob.labels[:n]}
             new = {hidden.token_of_label(lbl)[0]: ids[lbl] for lbl in ob.labels[n:]}
             problems += [Problem(p.rule, f"{where}: {p.message}")
-                         for p in _loss_problems(side, ob.hex, ob.tokens, old, new, ob.eliminated, ob.hits)]
+                         for p in _loss_problems(state, side, ob.hex, ob.tokens, old, new, ob.eliminated,
+                                                 ob.hits)]
     return msgspec.structs.replace(state, obligations=tuple(keep)), problems
 
 
@@ -1580,11 +1614,13 @@ def _attrition_problems(tokens, old: dict[str, tuple[str, int]], new: dict[str, 
     return probs
 
 
-def _loss_problems(side: Side, hex_: str, refusers: tuple[str, ...], old: dict[str, tuple[str, int]],
-                   new: dict[str, tuple[str, int]], eliminated: tuple[str, ...], hits: int) -> list[Problem]:
+def _loss_problems(state: State, side: Side, hex_: str, refusers: tuple[str, ...],
+                   old: dict[str, tuple[str, int]], new: dict[str, tuple[str, int]], eliminated: tuple[str, ...],
+                   hits: int) -> list[Problem]:
     """Is the placement that the old and new identity versions imply a legal
-    one of ``hits`` Pursuit hits (RB 10.5, 9.5, 2.3)? (T-10)"""
-    roster = _scenarios().roster
+    one of ``hits`` Pursuit hits (RB 10.5, 9.5, 2.3)? A lost step took
+    ``hits_per_step`` hits (CB-15). (T-10)"""
+    roster = _roster(state)
     probs: list[Problem] = []
     losses = []
     blocks = []
@@ -1597,7 +1633,7 @@ def _loss_problems(side: Side, hex_: str, refusers: tuple[str, ...], old: dict[s
             continue
         blocks.append(Block(token=t, side=side, hex=hex_, unit=unit, cv=cv))
         if t in eliminated:
-            losses.append(cb.Loss(t, hits=cv - u.min_cv + u.cv_per_step))
+            losses.append(cb.Loss(t, hits=((cv - u.min_cv) // u.cv_per_step + 1) * u.hits_per_step))
             continue
         nunit, ncv = new[t]
         if nunit != unit:
@@ -1607,7 +1643,7 @@ def _loss_problems(side: Side, hex_: str, refusers: tuple[str, ...], old: dict[s
             probs.append(Problem("RB 2.3", f"{unit} ({t}) cannot go from CV {cv} to CV {ncv} by losing steps"))
             continue
         if ncv < cv:
-            losses.append(cb.Loss(t, hits=cv - ncv))
+            losses.append(cb.Loss(t, hits=(cv - ncv) // u.cv_per_step * u.hits_per_step))
     if probs:
         return probs
     pos = Position(blocks=tuple(blocks))
@@ -1656,11 +1692,12 @@ def _recoverable(state: State, side: Side) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _speed(block: Block) -> int | None:
-    """A block's speed when this replay knows its unit (RB 6.1), else None."""
+def _speed(state: State, block: Block) -> int | None:
+    """A block's speed in this game when this replay knows its unit (RB 6.1,
+    17.0 optional rules), else None."""
     if not block.unit:
         return None
-    return _unit_speed(block.unit)
+    return _speed_of(state, block.unit)
 
 
 def _unit_speed(unit: str) -> int:
@@ -1668,8 +1705,16 @@ def _unit_speed(unit: str) -> int:
     return _scenarios().roster.get(unit).speed
 
 
-def _speeds(pos: Position, tokens) -> dict[str, int | None]:
-    return {t: _speed(pos.block(t)) for t in tokens if pos.has_block(t)}
+def _speed_of(state: State, unit: str) -> int:
+    """``unit``'s Unit Speed in this game: 2 for an I-tank under the optional
+    rule "Allied I-Tanks" (RB 17.0), else its printed speed (RB 6.1).
+    UnknownUnit if it is none."""
+    u = _roster(state).get(unit)
+    return u.speed if isinstance(u, OptionalITank) else _unit_speed(unit)
+
+
+def _speeds(state: State, pos: Position, tokens) -> dict[str, int | None]:
+    return {t: _speed(state, pos.block(t)) for t in tokens if pos.has_block(t)}
 
 
 def _speed_obligations(result: mv.MoveCheck, seq: int, what: str) -> tuple[Obligation, ...]:
@@ -1740,7 +1785,7 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             else:
                 return [Problem("RB 3.44", "Moves are made in the Movement phase")]
             tokens = [u.token for u in action.units]
-            result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens),
+            result = mv.check_move(m, pos, turn.movement, action, _speeds(state, pos, tokens),
                                    network=_refusal_network(pos, action))
             return problems + list(result.problems)
         case ForcedMarches(marches=marches):
@@ -1749,7 +1794,7 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             if turn.movement.marches_announced:
                 return [Problem("RB 6.4", "Forced Marches are announced once, after all Moves")]
             result = mv.check_forced_marches(m, pos, turn.movement, marches,
-                                             _speeds(pos, [f.token for f in marches]))
+                                             _speeds(state, pos, [f.token for f in marches]))
             return list(result.problems)
         case EndMovement():
             return [] if step == "movement" else [Problem("RB 3.44", "the Movement phase is not under way")]
@@ -1809,7 +1854,7 @@ def _check_refusal(state: State, turn: Turn, action: object, side: Side, ctx) ->
                                           f"{m.name(hex_) if hex_ in m.hexes else hex_}")]
             problems = mv.refusal_problems(m, pos, turn.movement, hex_)
             refusers, _ = routs.refusal_split(pos, hex_, side)  # Disrupted units left behind Rout (T-12)
-            speeds = _speeds(pos, refusers)
+            speeds = _speeds(state, pos, refusers)
             problems += routs.check_slowest_speed(refusers, routs.SlowestSpeed(hex_, slowest), speeds).problems
             return problems
         case routs.PursuitFire(hex=hex_):
@@ -1817,7 +1862,7 @@ def _check_refusal(state: State, turn: Turn, action: object, side: Side, ctx) ->
                 return [Problem("RB 10.5", "Pursuit Fire follows the refusing player's announcement of the "
                                            "slowest speed")]
             eligible = routs.pursuit_eligible(pos, hex_, side)
-            speeds = _speeds(pos, [p.token for p in action.pursuers])
+            speeds = _speeds(state, pos, [p.token for p in action.pursuers])
             return list(routs.check_pursuit(pos, action, turn.slowest, eligible=eligible, speeds=speeds).problems)
         case PursuitLosses(hex=hex_):
             if turn.step != "refuse-losses" or hex_ != turn.refusing:
@@ -1846,7 +1891,7 @@ def _pursuit_losses_problems(state: State, tokens: tuple[str, ...], hits: int, a
         return problems
     old, new = _loss_identities(state, tokens, recommit, ctx)
     if old is not None and new is not None:
-        problems += _loss_problems(side, action.hex, tokens, old, new, eliminated, hits)
+        problems += _loss_problems(state, side, action.hex, tokens, old, new, eliminated, hits)
     return problems
 
 
@@ -1940,7 +1985,7 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
                 option="pass" if count == 0 else "", movement=movement))
         case mv.Move():
             tokens = [u.token for u in action.units]
-            result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens))
+            result = mv.check_move(m, pos, turn.movement, action, _speeds(state, pos, tokens))
             what = f"moved in event {ctx.seq} ({format_action(action)})"
             out = mv.apply_move(m, pos, turn.movement, action, defer_retreats=True)
             state = msgspec.structs.replace(state, position=out.position,
@@ -1956,7 +2001,8 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             # RB 11.4 (T-13): an Overrun interrupts movement for the Rout.
             return _start_routs(state, turn, _overrun_routs(state, turn, out.overruns), "movement")
         case ForcedMarches(marches=marches):
-            result = mv.check_forced_marches(m, pos, turn.movement, marches, _speeds(pos, [f.token for f in marches]))
+            result = mv.check_forced_marches(m, pos, turn.movement, marches,
+                                             _speeds(state, pos, [f.token for f in marches]))
             movement = mv.announce_forced_marches(m, pos, turn.movement, marches)
             obligations = _speed_obligations(result, ctx.seq, f"forced march announced in event {ctx.seq}")
             return msgspec.structs.replace(state, obligations=state.obligations + obligations,
@@ -1967,14 +2013,15 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             return _decided(state, turn, hex_)
         case RefuseBattle(hex=hex_, slowest=slowest):
             refusers, _ = routs.refusal_split(pos, hex_, side)
-            result = routs.check_slowest_speed(refusers, routs.SlowestSpeed(hex_, slowest), _speeds(pos, refusers))
+            result = routs.check_slowest_speed(refusers, routs.SlowestSpeed(hex_, slowest),
+                                               _speeds(state, pos, refusers))
             what = f"Refused Battle in event {ctx.seq} announcing slowest speed {slowest}"
             obligations = _slowest_obligations(state, result, hex_, refusers, ctx.seq, what)
             turn = msgspec.structs.replace(turn, step="refuse-pursuit", refusing=hex_, refusers=refusers,
                                            slowest=slowest, pursuit=None, hits=0)
             return msgspec.structs.replace(state, turn=turn, obligations=state.obligations + tuple(obligations))
         case routs.PursuitFire(pursuers=pursuers):
-            speeds = _speeds(pos, [p.token for p in pursuers])
+            speeds = _speeds(state, pos, [p.token for p in pursuers])
             result = routs.check_pursuit(pos, action, turn.slowest, eligible=[p.token for p in pursuers],
                                          speeds=speeds)
             obligations = tuple(Obligation(token=t, seq=ctx.seq, kind="speed-range", rule=ob.rule,
@@ -2009,7 +2056,7 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step, fire=action))
         case cb.LossAllocation():
             fighting = _combat_position(state, turn)
-            out = cb.apply_allocation(fighting, turn.fire_result, action)
+            out = cb.apply_allocation(fighting, turn.fire_result, action, units=_roster(state).get)
             # T-34: the new CVs are public; they stand for the committed ones from now on.
             hit = {hidden.identity_label(b.token, state.versions.get(b.token, 0)): b.cv
                    for b in out.position.blocks if pos.has_block(b.token) and pos.block(b.token).cv != b.cv}
@@ -2236,13 +2283,13 @@ def _check_retreat(state: State, turn: Turn, action: object, side: Side, ctx) ->
                 return [Problem("RB 10.5", "the slowest speed is announced when a Retreat is pursued "
                                            f"(now: {_PROMPTS.get(step, step)})")]
             return list(routs.check_slowest_speed(turn.retreaters, routs.SlowestSpeed(h, slowest),
-                                                  _speeds(pos, turn.retreaters)).problems)
+                                                  _speeds(state, pos, turn.retreaters)).problems)
         case routs.PursuitFire(hex=h):
             if step != "retreat-pursuit" or h != hex_:
                 return [Problem("RB 10.5", "Pursuit Fire follows the Retreating player's announcement of the "
                                            "slowest speed")]
             eligible = routs.pursuit_eligible(pos, h, side, turn.probe_fired)
-            speeds = _speeds(pos, [p.token for p in action.pursuers])
+            speeds = _speeds(state, pos, [p.token for p in action.pursuers])
             return list(routs.check_pursuit(pos, action, turn.slowest, eligible=eligible, speeds=speeds).problems)
         case PursuitLosses(hex=h):
             if step != "retreat-losses" or h != hex_:
@@ -2273,13 +2320,13 @@ def _apply_retreat(state: State, turn: Turn, action: object, side: Side, ctx) ->
             return _start_probe(_turn_up(state, _rearguard_to_reveal(state, turn)), turn)
         case RetreatSpeed(hex=hex_, slowest=slowest):
             result = routs.check_slowest_speed(turn.retreaters, routs.SlowestSpeed(hex_, slowest),
-                                               _speeds(pos, turn.retreaters))
+                                               _speeds(state, pos, turn.retreaters))
             what = f"Retreated in event {ctx.seq} announcing slowest speed {slowest}"
             obligations = _slowest_obligations(state, result, hex_, turn.retreaters, ctx.seq, what)
             turn = msgspec.structs.replace(turn, step="retreat-pursuit", slowest=slowest, pursuit=None, hits=0)
             return msgspec.structs.replace(state, turn=turn, obligations=state.obligations + obligations)
         case routs.PursuitFire(pursuers=pursuers):
-            speeds = _speeds(pos, [p.token for p in pursuers])
+            speeds = _speeds(state, pos, [p.token for p in pursuers])
             result = routs.check_pursuit(pos, action, turn.slowest, eligible=[p.token for p in pursuers],
                                          speeds=speeds)
             obligations = tuple(Obligation(token=t, seq=ctx.seq, kind="speed-range", rule=ob.rule,
@@ -2418,14 +2465,14 @@ def _check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> li
                     problems.append(Problem("RB 11.3", "no Routed unit survives: announce no slowest speed"))
                 return problems
             problems += routs.check_slowest_speed(recommit, routs.SlowestSpeed(hex_, slowest),
-                                                  _speeds(pos, recommit)).problems
+                                                  _speeds(state, pos, recommit)).problems
             return problems
         case routs.PursuitFire(hex=hex_):
             if turn.step != "rout-pursuit" or hex_ != r.hex:
                 return [Problem("RB 10.5", f"Pursuit Fire on the Rout in {where} follows the announcement of "
                                            "the slowest speed")]
             eligible = routs.pursuit_eligible(pos, hex_, side, r.fired)
-            speeds = _speeds(pos, [p.token for p in action.pursuers])
+            speeds = _speeds(state, pos, [p.token for p in action.pursuers])
             return list(routs.check_pursuit(pos, action, turn.rout_slowest, eligible=eligible,
                                             speeds=speeds).problems)
         case PursuitLosses(hex=hex_):
@@ -2438,7 +2485,7 @@ def _check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> li
                 return [Problem("RB 11.3", f"now the Routed units in {where} make their Withdrawal Group Move: "
                                            f"'rout {where} -> <destination>'")]
             tokens = [u.token for u in action.units]
-            result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens))
+            result = mv.check_move(m, pos, turn.movement, action, _speeds(state, pos, tokens))
             return list(result.problems)
     return [Problem("RB 11.3", f"a Rout in {where} is under way ({_PROMPTS[turn.step]})")]
 
@@ -2476,7 +2523,7 @@ def _apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             state = msgspec.structs.replace(state, position=pos, versions=versions, obligations=tuple(obligations))
             if recommit:
                 result = routs.check_slowest_speed(recommit, routs.SlowestSpeed(hex_, slowest),
-                                                   _speeds(pos, recommit))
+                                                   _speeds(state, pos, recommit))
                 what = f"Routed in event {ctx.seq} announcing slowest speed {slowest}"
                 state = msgspec.structs.replace(state, obligations=state.obligations + _slowest_obligations(
                     state, result, hex_, tuple(recommit), ctx.seq, what))
@@ -2488,7 +2535,7 @@ def _apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> St
                 return _rout_after_pursuit(state, turn, 0)
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="rout-pursuit"))
         case routs.PursuitFire(pursuers=pursuers):
-            speeds = _speeds(pos, [p.token for p in pursuers])
+            speeds = _speeds(state, pos, [p.token for p in pursuers])
             result = routs.check_pursuit(pos, action, turn.rout_slowest, eligible=[p.token for p in pursuers],
                                          speeds=speeds)
             obligations = tuple(Obligation(token=t, seq=ctx.seq, kind="speed-range", rule=ob.rule,
@@ -2506,7 +2553,7 @@ def _apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             return _rout_withdraw_or_eliminate(state, msgspec.structs.replace(turn, routers=tuple(recommit)))
         case mv.Move():
             tokens = [u.token for u in action.units]
-            result = mv.check_move(m, pos, turn.movement, action, _speeds(pos, tokens))
+            result = mv.check_move(m, pos, turn.movement, action, _speeds(state, pos, tokens))
             what = f"moved in event {ctx.seq} ({format_action(action)})"
             out = mv.apply_move(m, pos, turn.movement, action)
             state = _note_routes(state, pos, [(u.token, u.path) for u in action.units], turn.number,
@@ -2690,7 +2737,7 @@ def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> l
         case cb.LossAllocation(hex=hex_):
             if turn.step not in ("offensive-losses", "defensive-losses") or turn.fire_result is None:
                 return [Problem("RB 9.5", "no hits are waiting to be placed")]
-            return cb.check_allocation(pos, turn.fire_result, action)
+            return cb.check_allocation(pos, turn.fire_result, action, units=_roster(state).get)
     return [Problem("", f"unknown action {action!r}")]
 
 
@@ -2781,12 +2828,12 @@ def _route(state: State, turn: Turn, token: str, dest: str, *, withdrawal: str =
         return (start, *via, dest) if via[0] != start else (*via, dest)
     network = _refusal_network(state.position, mv.Move(kind="group", origin=start, withdrawal=withdrawal,
                                                        units=(mv.UnitMove(token, (start,)),)))
-    reach = mv.reachable(_map(), state.position, turn.movement, token, _speed(state.position.block(token)),
+    reach = mv.reachable(_map(), state.position, turn.movement, token, _speed(state, state.position.block(token)),
                          withdrawal=withdrawal, rommel=rommel, network=network, together=together)
     path = reach.paths.get(dest)
     if path is None:
         explanation = mv.explain_move(_map(), state.position, turn.movement, token,
-                                      _speed(state.position.block(token)), withdrawal=withdrawal, rommel=rommel)
+                                      _speed(state, state.position.block(token)), withdrawal=withdrawal, rommel=rommel)
         why = next((line.strip() for line in explanation if line.strip().startswith(_map().name(dest) + ":")), "")
         raise ValueError(f"{_unit_name(state, token)} cannot reach {_map().name(dest)} this move"
                          + (f" ({why})" if why else "") + " (see 'pbem explain move')")
@@ -3140,7 +3187,7 @@ def _parse_combat_losses(state: State, role: Side, turn: Turn, text: str) -> cb.
     if m.group("auto"):
         if turn.fire_result is None or turn.fire_result.hex != hex_:
             raise ValueError("RB 9.5: no hits are waiting to be placed there")
-        return cb.default_allocation(_combat_position(state, turn), turn.fire_result)
+        return cb.default_allocation(_combat_position(state, turn), turn.fire_result, units=_roster(state).get)
     losses = []
     for part in re.split(r"\s*,\s*", (m.group("units") or "").strip()):
         if not part:
@@ -3191,12 +3238,12 @@ def _parse_pursuit(state: State, role: Side, turn: Turn, text: str) -> routs.Pur
         return routs.PursuitFire(hex=hex_)
     if units == "all":
         tokens = [t for t in routs.pursuit_eligible(pos, hex_, role, fired)
-                  if routs.pursuit_dice_for(slowest, _speed(pos.block(t)) or 0)]
+                  if routs.pursuit_dice_for(slowest, _speed(state, pos.block(t)) or 0)]
     else:
         tokens = _units(state, role, m.group("units"), hex_)
     pursuers = []
     for t in tokens:
-        dice = routs.pursuit_dice_for(slowest, _speed(pos.block(t)) or 0)
+        dice = routs.pursuit_dice_for(slowest, _speed(state, pos.block(t)) or 0)
         if not dice:
             raise ValueError(f"RB 10.5: {_unit_name(state, t)} is slower than the "
                              f"{'Routed units' if routing else 'Retreating units' if turn.retreating else 'refusing Group'} "
@@ -3217,7 +3264,7 @@ def _parse_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
         hex_, group, hits = turn.refusing, turn.refusers, turn.hits
     rest = rest.strip()
     if rest.lower() in ("auto", ""):
-        allocation = routs.default_pursuit_allocation(pos, group, hits, hex_)
+        allocation = routs.default_pursuit_allocation(pos, group, hits, hex_, units=_roster(state).get)
     else:
         losses = []
         for part in re.split(r"\s*,\s*", rest):
@@ -3226,7 +3273,7 @@ def _parse_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
                 raise ValueError("RB 10.5: write 'pursuit losses <unit> <hits>, ...' or 'pursuit losses auto'")
             losses.append(cb.Loss(_own_token(state, role, name), hits=int(n)))
         allocation = cb.LossAllocation(hex_, tuple(losses))
-    roster = _scenarios().roster
+    roster = _roster(state)
     by_token = {x.token: x for x in allocation.losses}
     eliminated, recommit, secrets = [], [], {}
     for t in group:
@@ -3259,7 +3306,7 @@ def _parse_rout(state: State, role: Side, turn: Turn, text: str) -> Order:
             eliminated.append(t)
             continue
         recommit.append(t)
-        speeds.append(u.speed)
+        speeds.append(_speed_of(state, b.unit))
         secrets[hidden.identity_label(t, state.versions.get(t, 0) + 1)] = hidden.encode_identity(b.unit, cv)
     slowest = int(m.group("n")) if m.group("n") else min(speeds, default=0)
     return Order(action=Rout(hex=hex_, slowest=slowest, eliminated=tuple(eliminated), recommit=tuple(recommit)),
@@ -3292,7 +3339,7 @@ def _parse_march(state: State, role: Side, turn: Turn, text: str) -> mv.ForcedMa
     moved = turn.movement.moved_unit(token)
     if moved is not None and not moved.regroup:
         return mv.ForcedMarch(token=token, path=moved.path + (dest,))
-    reach = mv.reachable(_map(), state.position, turn.movement, token, _speed(state.position.block(token)),
+    reach = mv.reachable(_map(), state.position, turn.movement, token, _speed(state, state.position.block(token)),
                          forced=True)
     path = reach.paths.get(dest)
     if path is None:
@@ -3355,7 +3402,7 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
         case "refuse-pursuit":
             name = m.name(turn.refusing)
             able = [t for t in routs.pursuit_eligible(state.position, turn.refusing, role)
-                    if routs.pursuit_dice_for(turn.slowest, _speed(state.position.block(t)) or 0)]
+                    if routs.pursuit_dice_for(turn.slowest, _speed(state, state.position.block(t)) or 0)]
             return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
                 [f"pursue {name} with {_unit_name(state, t)}" for t in able]
         case "refuse-losses" | "retreat-losses":
@@ -3366,12 +3413,12 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
         case "probe-reveal":
             return ["reveal units"]
         case "retreat-slowest":
-            speeds = [_speed(state.position.block(t)) for t in turn.retreaters]
+            speeds = [_speed(state, state.position.block(t)) for t in turn.retreaters]
             return [f"retreat {m.name(turn.retreating)} slowest {min(speeds)}"] if None not in speeds else []
         case "retreat-pursuit":
             name = m.name(turn.retreating)
             able = [t for t in routs.pursuit_eligible(state.position, turn.retreating, role, turn.probe_fired)
-                    if routs.pursuit_dice_for(turn.slowest, _speed(state.position.block(t)) or 0)]
+                    if routs.pursuit_dice_for(turn.slowest, _speed(state, state.position.block(t)) or 0)]
             return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
                 [f"pursue {name} with {_unit_name(state, t)}" for t in able]
         case "refuse-withdraw":
@@ -3403,14 +3450,14 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
         case "rout-slowest":
             r = turn.rout_queue[0]
             roster = _scenarios().roster
-            speeds = [_unit_speed(b.unit) for b in map(state.position.block, r.tokens)
+            speeds = [_speed_of(state, b.unit) for b in map(state.position.block, r.tokens)
                       if b.cv - roster.get(b.unit).cv_per_step >= roster.get(b.unit).min_cv]
             return [f"rout {m.name(r.hex)} slowest {min(speeds)}" if speeds else f"rout {m.name(r.hex)}"]
         case "rout-pursuit":
             r = turn.rout_queue[0]
             name = m.name(r.hex)
             able = [t for t in routs.pursuit_eligible(state.position, r.hex, role, r.fired)
-                    if routs.pursuit_dice_for(turn.rout_slowest, _speed(state.position.block(t)) or 0)]
+                    if routs.pursuit_dice_for(turn.rout_slowest, _speed(state, state.position.block(t)) or 0)]
             return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
                 [f"pursue {name} with {_unit_name(state, t)}" for t in able]
         case "rout-losses":
@@ -3421,7 +3468,7 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
             common: set[str] | None = None
             for t in turn.routers:
                 b = pos.block(t)
-                dests = set(mv.reachable(m, pos, turn.movement, t, _speed(b), withdrawal="rout").paths)
+                dests = set(mv.reachable(m, pos, turn.movement, t, _speed(state, b), withdrawal="rout").paths)
                 common = dests if common is None else common & dests
             return [f"rout {m.name(r.hex)} -> {m.name(d)}" for d in sorted(common or (), key=m.name) if d != r.hex]
     return []
@@ -3540,7 +3587,7 @@ def _movement_orders(state: State, role: Side, turn: Turn) -> list[str]:
         for b in sorted(pos.blocks_of(role), key=lambda b: (b.hex, b.unit)):
             if b.disrupted or movement.has_moved(b.token):
                 continue
-            reach = mv.reachable(m, pos, movement, b.token, _speed(b),
+            reach = mv.reachable(m, pos, movement, b.token, _speed(state, b),
                                  withdrawal="pass" if movement.withdrawal_only else "")
             for dest in sorted(reach.paths, key=m.name):
                 if dest != b.hex:
@@ -3553,7 +3600,7 @@ def _refuse_battle_orders(state: State, role: Side, turn: Turn, hex_: str) -> li
     the refusal is legal and something can withdraw."""
     m, pos = _map(), state.position
     refusers, _ = routs.refusal_split(pos, hex_, role)
-    speeds = [_speed(pos.block(t)) for t in refusers]
+    speeds = [_speed(state, pos.block(t)) for t in refusers]
     if not refusers or None in speeds or mv.refusal_problems(m, pos, turn.movement, hex_) \
             or not _refusal_orders(state, role, turn, hex_):
         return []
@@ -3567,7 +3614,7 @@ def _refusal_orders(state: State, role: Side, turn: Turn, hex_: str) -> list[str
                                             units=tuple(mv.UnitMove(b.token, (hex_,)) for b in group)))
     common: set[str] | None = None
     for b in group:
-        dests = set(mv.reachable(m, pos, turn.movement, b.token, _speed(b), withdrawal="refuse",
+        dests = set(mv.reachable(m, pos, turn.movement, b.token, _speed(state, b), withdrawal="refuse",
                                  network=network).paths)
         common = dests if common is None else common & dests
     return [f"refuse-battle {m.name(hex_)} -> {m.name(d)}" for d in sorted(common or (), key=m.name)
@@ -3592,7 +3639,7 @@ def legal_actions(state: State, role: Side, ctx) -> list[object]:
         "retreat-pursuit": [routs.PursuitFire(hex=turn.retreating)],
     }.get(turn.step, [])
     if turn.step == "retreat-slowest":
-        speeds = [_speed(state.position.block(t)) for t in turn.retreaters]
+        speeds = [_speed(state, state.position.block(t)) for t in turn.retreaters]
         if None not in speeds:
             candidates.append(RetreatSpeed(hex=turn.retreating, slowest=min(speeds)))
     return [a for a in candidates if not check(state, a, ActingAs(ctx, role))]
@@ -3745,7 +3792,8 @@ def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
         turn = state.turn
         movement = turn.movement if turn is not None and turn.movement is not None and turn.active == role \
             else mv.start_movement(pos, role, moves_allowed=2, rommel_bonus=_scenario(state).special.rommel_bonus)
-        return [_named(state, line) for line in mv.explain_move(m, pos, movement, token, _speed(pos.block(token)))]
+        return [_named(state, line)
+                for line in mv.explain_move(m, pos, movement, token, _speed(state, pos.block(token)))]
     if topic in ("bp", "buildup"):
         return _divulged(state, role, args.strip().lower())
     raise ValueError(f"nothing to explain about '{topic}' (topics: supply, move, bp)")
@@ -3842,6 +3890,8 @@ class View(msgspec.Struct, frozen=True):
     #: control. For what is computed from them only when asked (the Supply
     #: Network of the map's supply overlay, RB 12.6).
     board: Position = Position()
+    #: The optional rules in use (RB 17.0), in words (``OPTIONS``).
+    options: list[str] = []
 
 
 def view(state: State, role: Side | None) -> View:
@@ -3880,6 +3930,7 @@ def view(state: State, role: Side | None) -> View:
                 last_fire=list(state.last_fire), mines=_mine_views(state, role),
                 mine_counts={s: mf.count for s, mf in sorted(state.minefields.items()) if mf.count},
                 last_moves=list(state.last_moves), board=_public_board(state.position),
+                options=[OPTIONS[o] for o in state.options],
                 outcome=[done.summary.split("; ")[0], *state.result.explanation] if done else [])
 
 
@@ -3904,6 +3955,7 @@ def render_text(v: View) -> str:
     s = _scenarios().get(v.scenario)
     where = f"Player-Turn {v.turn} ({v.side}), {v.step}" if v.turn else f"{v.phase}: {v.side} to act"
     lines = [f"{s.name} ({s.rule}), {_scenarios().month_label(s, v.month)} (Month {v.month}); {where}"]
+    lines += [f"optional rule: {o}" for o in v.options]
     if v.outcome:
         lines += ["GAME OVER: " + v.outcome[0], *(f"  {line}" for line in v.outcome[1:])]
     elif v.phase != "turn":

@@ -256,7 +256,8 @@ def view_pieces(m: HexMap, v: View) -> tuple[list[Piece], list[Callout], list[He
     every own unit with its CV, the stack's total CV as its title; of an
     enemy stack only the units the view names (revealed in battle, RB 8.5),
     and how many it does not (their identities and CVs are hidden, RB 2.3).
-    The active player attacks in every battle of its Player-Turn (RB 8.1).
+    Each battle is labelled with its Attacker: the side that began it, for as
+    long as it lasts (RB 8.3), which need not be the side now moving.
     """
     stacks: dict[tuple[str, str], list[BlockView]] = {}
     for b in v.blocks:
@@ -284,11 +285,13 @@ def view_pieces(m: HexMap, v: View) -> tuple[list[Piece], list[Callout], list[He
                 callouts.append(callout)
     outlines: list[HexsideFeature] = []
     battle_labels: list[Label] = []
+    attackers = {b.hex: b.attacker for b in v.board.battles}
     for where in v.battles:
         hex_ = m.resolve(where)
         outlines += [HexsideFeature(hex_, n, "battle") for _, n in m.neighbours(hex_)]
         # At the foot of the hex: its place name is above (see _labels_above).
-        battle_labels.append(Label(hex_, f"{_side_name(v.side)} attacks", "battle_label", dy=0.66))
+        attacker = attackers.get(hex_, v.side)
+        battle_labels.append(Label(hex_, f"{_side_name(attacker)} attacks", "battle_label", dy=0.66))
     return pieces, callouts, outlines, battle_labels
 
 
@@ -342,7 +345,7 @@ def _view_legend(v: View, arrows: bool, supply: bool) -> tuple[LegendEntry, ...]
         LegendEntry(f"{own}_disrupted", f"{_side_name(own)}: disrupted", "piece"),
         LegendEntry(other, f"{_side_name(other)}: blocks", "piece"),
         LegendEntry(f"{other}_disrupted", f"{_side_name(other)}: disrupted", "piece"),
-        LegendEntry("battle", "Battle: the active side attacks", "edge"),
+        LegendEntry("battle", "Battle: its Attacker named (RB 8.3)", "edge"),
         LegendEntry(f"units_{own}", "Your units: name and CV", "callout"),
     ]
     if any(b.unit for b in v.blocks if b.side == other):

@@ -47,12 +47,13 @@ def side_name(side: str) -> str:
 
 
 def situation(v: View) -> list[str]:
-    """Scenario, month, Player-Turn and step, in words."""
+    """Scenario, optional rules in use (RB 17.0), month, Player-Turn and step, in words."""
     from rules.ritd.game import _scenarios
 
     sc = _scenarios()
     s = sc.get(v.scenario)
-    lines = [f"Scenario: {s.name} ({s.rule})", f"Month {v.month}: {sc.month_label(s, v.month)}"]
+    lines = [f"Scenario: {s.name} ({s.rule})", *(f"Optional rule: {o}" for o in v.options),
+             f"Month {v.month}: {sc.month_label(s, v.month)}"]
     if v.turn:
         lines.append(f"Player-Turn {v.turn}: {side_name(v.side)}")
         lines.append(f"Step: {STEP_TEXT.get(v.step, v.step)}")

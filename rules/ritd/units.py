@@ -97,6 +97,8 @@ UNIT_TYPES: Mapping[str, UnitType] = MappingProxyType(
 #: Optional rule "Allied I-Tanks" (RB 17.0 optional rules): I-tanks move at
 #: speed 2 instead of 3 and become elite.
 I_TANK_OPTIONAL_SPEED = 2
+#: Hits that remove one step of an elite unit (RB 2.4, 9.5).
+ELITE_HITS_PER_STEP = 2
 
 
 class Unit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -140,6 +142,13 @@ class Unit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return 2 if self.elite else 1
 
     @property
+    def hits_per_step(self) -> int:
+        """Hits needed to remove one step: 2 for elite units, 1 otherwise
+        (RB 2.4, 9.5). Equal to ``cv_per_step`` except for an I-tank under
+        the optional rule (``OptionalITank``)."""
+        return ELITE_HITS_PER_STEP if self.elite else 1
+
+    @property
     def steps(self) -> int:
         """Number of CV levels printed on the label."""
         return (self.max_cv - self.min_cv) // self.cv_per_step + 1
@@ -153,6 +162,23 @@ class Unit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     def is_authored(self) -> bool:
         """True when some value of this block is not stated by RB."""
         return "authored" in self.source
+
+
+class OptionalITank(Unit, frozen=True):
+    """An I-tank under the optional rule "Allied I-Tanks" (RB 17.0 optional
+    rules): Unit Speed 2 instead of 3, and elite in combat: two hits to
+    reduce it one step. Its label is unchanged (four 1-CV steps), so a step
+    is still 1 CV, and its Replacements cost as for 1 CV (RB 16.54;
+    decisions/combat.md CB-15, CB-17). Built by ``Roster.with_optional_i_tanks``,
+    never read from the data."""
+
+    @property
+    def speed(self) -> int:
+        return I_TANK_OPTIONAL_SPEED
+
+    @property
+    def hits_per_step(self) -> int:
+        return ELITE_HITS_PER_STEP
 
 
 class _UnitsFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -228,6 +254,12 @@ class Roster:
     def i_tanks(self) -> tuple[Unit, ...]:
         """The Army Tank (I-tank) blocks (RB 17.0 optional rule "Allied I-Tanks")."""
         return tuple(u for u in self._units if u.army_tank)
+
+    def with_optional_i_tanks(self) -> Roster:
+        """The roster under the optional rule "Allied I-Tanks" (RB 17.0): the
+        four I-tanks become ``OptionalITank``; every other unit is unchanged."""
+        return Roster(tuple(OptionalITank(**msgspec.structs.asdict(u)) if u.army_tank else u
+                            for u in self._units))
 
 
 S = TypeVar("S")

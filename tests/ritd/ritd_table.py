@@ -61,10 +61,10 @@ class RitdTable:
 
 
 def new_game(tmp: Path, scenario: str, axis_setup: list[str], allied_setup: list[str], *,
-             keep_hands: bool = True) -> RitdTable:
+             keep_hands: bool = True, options: tuple[str, ...] = ()) -> RitdTable:
     """A game after both set-ups and the initial deal (RB 18.0; both hands
-    kept unless ``keep_hands`` is False); key files (passphrase
-    tests.conftest.PASSPHRASE) in ``tmp``."""
+    kept unless ``keep_hands`` is False), with the optional rules ``options``
+    (RB 17.0); key files (passphrase tests.conftest.PASSPHRASE) in ``tmp``."""
     from pbem.identity import save_identity
     from tests.conftest import PASSPHRASE
 
@@ -73,7 +73,7 @@ def new_game(tmp: Path, scenario: str, axis_setup: list[str], allied_setup: list
     for side in (axis, allied):
         save_identity(side.identity, tmp / f"{side.role}.key", PASSPHRASE)
     sent = session.new_game(axis.gd.path, "ritd", scenario, "axis", axis.identity, tmp / "axis.key",
-                            allied.identity.public_text, orders=axis_setup)
+                            allied.identity.public_text, orders=axis_setup, options=options)
     joined, _ = session.join_game(allied.gd.path, Path(sent.turn_file).read_bytes(), allied.identity,
                                   tmp / "allied.key", orders=allied_setup)
     table = RitdTable(axis, allied)

@@ -58,3 +58,34 @@ def test_the_installed_package_serves_every_engine_hook_the_game_defines():
     for name in (*REQUIRED, *OPTIONAL):
         if hasattr(game, name):
             assert getattr(rules.ritd, name) is not None, name
+
+
+def test_rb_17_optional_i_tanks_through_the_cli_new_join_show_and_report(tmp_path):
+    """``pbem new ... --option i-tanks``: the genesis carries the optional rule,
+    the joining player is told, ``pbem show`` and the report name it."""
+    from tests.ritd.test_game_i_tanks import _setups
+
+    def run(*args):
+        return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+    axis, allied = _setups()
+    (tmp_path / "axis.txt").write_text("\n".join(axis) + "\n")
+    (tmp_path / "allied.txt").write_text("\n".join(allied) + "\n")
+    for role in ("axis", "allied"):
+        assert run("keygen", "-o", tmp_path / f"{role}.key").exit_code == 0
+    listing = run("new", tmp_path / "x", "--rules", "ritd")
+    assert "options (--option NAME, repeatable): i-tanks" in listing.output
+    common = ["--rules", "ritd", "--scenario", "1941", "--role", "axis", "--opponent", tmp_path / "allied.key.pub",
+              "-i", tmp_path / "axis.key", "-f", tmp_path / "axis.txt"]
+    bad = CliRunner().invoke(cli, [str(a) for a in ("new", tmp_path / "bad", *common, "--option", "itanks")])
+    assert bad.exit_code != 0 and "unknown options ['itanks'] (offered: i-tanks)" in bad.output
+    new = run("new", tmp_path / "a", *common, "--option", "i-tanks", "-o", tmp_path / "t0.pbem")
+    assert new.exit_code == 0, new.output
+    join = run("join", tmp_path / "t0.pbem", tmp_path / "b", "-i", tmp_path / "allied.key",
+               "-f", tmp_path / "allied.txt", "-o", tmp_path / "t1.pbem")
+    assert join.exit_code == 0, join.output
+    assert "optional rules of this game (the host chose them; 'pbem show' describes them): i-tanks" in join.output
+    shown = run("show", "-g", tmp_path / "b")
+    assert "optional rule: Allied I-Tanks (RB 17.0 optional rule)" in shown.output
+    report = run("report", "-g", tmp_path / "b", "--format", "text")
+    assert "Optional rule: Allied I-Tanks (RB 17.0 optional rule)" in report.output

@@ -177,4 +177,4 @@ def test_t_34_hits_placed_in_the_open_stand_for_the_committed_cv_in_later_secret
     old, new = ritd._loss_identities(allied.state, (brescia,), (brescia,), Opened())
     assert old == {brescia: ("Brescia", 2)} and new == {brescia: ("Brescia", 1)}
     hex_ = ritd._map().resolve("Sollum")
-    assert ritd._loss_problems("axis", hex_, (brescia,), old, new, (), 1) == []
+    assert ritd._loss_problems(allied.state, "axis", hex_, (brescia,), old, new, (), 1) == []

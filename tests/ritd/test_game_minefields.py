@@ -174,7 +174,7 @@ def test_cheat_minefields_built_illegally_are_caught_by_the_audit(gazala, mined,
     seat, draft = _forged_set(gazala, mined)
     data = session._with_secrets(seat.vault, [draft])
     with pytest.raises(IllegalAction, match="RB 16.55") as err:
-        session._simulate_draft(seat.replay, "allied", data, [draft], None)
+        session.simulate_draft(seat.replay, "allied", data, [draft], None)
     assert message in " ".join(err.value.details)
     body = session._body(seat.replay, "allied", data, [draft], x_next=bytes(32))
     stored = session._sign(seat.identity, body)

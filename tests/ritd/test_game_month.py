@@ -469,7 +469,7 @@ def test_cheat_a_rebuild_beyond_the_bp_spent_is_named_when_the_identities_open(t
     assert t.play(until_rebuild, 200).stopped == "script" and wanted
     allied = session.load_seat(t.player("allied").gd, t.player("allied").identity)
     n = next(i for i, o in enumerate(wanted) if o.startswith("rebuild"))
-    honest = session._parse_orders(ritd, allied.replay, "allied", allied.vault, [], wanted[:n + 1])
+    honest = session.parse_orders(ritd, allied.replay, "allied", allied.vault, [], wanted[:n + 1])
     rebuild = honest[-1]
     ((label, secret),) = rebuild.secrets.items()
     unit, cv = hidden.decode_identity(bytes.fromhex(secret.value))

@@ -4,11 +4,15 @@ revealing battle units, Supply Revealed; the 19.0 Demo's first turns."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from pbem import codec, session
-from pbem.errors import IllegalAction
+from pbem.errors import IllegalAction, VerifyError
 from pbem.game import Replay
+from pbem.turnfile import format_turn
 from rules.ritd import game as ritd
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
@@ -164,3 +168,86 @@ def test_explain_supply_and_move_through_the_cli(demo):
 class _Fresh:
     def fresh(self) -> bytes:
         return bytes(16)
+
+
+
+def _send(table, role, *orders, open_all=False) -> bytes:
+    seat = table.side(role).seat()
+    if orders:
+        session.add_orders(seat, list(orders))
+    return Path(session.send(seat, open_all=open_all).turn_file).read_bytes()
+
+
+def test_cheat_a_hidden_block_moved_farther_than_its_type_allows_is_caught(demo, monkeypatch):
+    """Cheat catalogue (issue 7): a modified Axis client takes its Pavia (Infantry,
+    speed 1, RB 6.1) for a Motorized unit (speed 2) and moves it two hexes. The
+    Allies see only a hidden block moving two hexes, which some units may, so the
+    speed is a deferred check; it fails when Pavia's identity opens, and the audit
+    names the event, its signer and the rule."""
+    m = ritd._map()
+    axis = _state(demo.axis)
+    pavia = next(b for b in axis.position.blocks_of("axis") if b.unit == "Pavia")
+    speed = ritd._unit_speed
+    seat = demo.axis.seat()
+    session.add_orders(seat, ["supply check", "basic"])
+    movement = session.draft_replay(seat)[0].state.turn.movement
+    far = set(ritd.mv.reachable(m, axis.position, movement, pavia.token, 2).paths)
+    near = set(ritd.mv.reachable(m, axis.position, movement, pavia.token, 1).paths)
+    dest = m.name(min(h for h in far - near if not axis.position.blocks_in(h)))
+    with pytest.raises(IllegalAction, match="RB 6.1"):  # an honest client refuses it at once
+        session.add_orders(seat, [f"group Ft Capuzzo -> {dest} Pavia"])
+
+    def cheating(unit: str) -> int:
+        return 2 if unit == "Pavia" else speed(unit)
+
+    with monkeypatch.context() as cheat:
+        cheat.setattr(ritd, "_unit_speed", cheating)
+        data = _send(demo, "axis", f"group Ft Capuzzo -> {dest} Pavia", "end movement", "supply check",
+                     "reveal option")
+    demo.deliver(demo.allied, data)  # accepted: the Allies cannot tell yet
+    allied = _state(demo.allied)
+    assert [o.needed for o in allied.obligations if o.kind == "speed" and o.token == pavia.token] == [2]
+    assert allied.position.block(pavia.token).hex == m.resolve(dest)
+    demo.play("allied", "supply check", "pass", "end movement", "supply check")
+    with monkeypatch.context() as cheat:  # the Axis opens everything in its next event
+        cheat.setattr(ritd, "_unit_speed", cheating)
+        data = _send(demo, "axis", "supply check", open_all=True)
+        events = demo.axis.gd.read_events()
+    with pytest.raises(IllegalAction) as err:
+        demo.deliver(demo.allied, data)
+    assert "RB 6.1" in str(err.value) + " ".join(getattr(err.value, "details", []) or [])
+    with pytest.raises(IllegalAction) as err:
+        session.audit(events, ritd)
+    text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
+    assert re.search(r"event \d+ by axis", text) and "RB 6.1" in text and "Pavia" in text
+
+
+
+def test_cheat_cards_opened_with_a_value_they_were_not_committed_to_are_refused(demo):
+    """Cheat catalogue (issue 7): at Supply Revealed (RB 3.48) a modified Axis
+    client opens the cards it played face down with another value than the one
+    it committed at T3. The Allies' receive refuses the signed event at once and
+    nothing is added to their log."""
+    demo.play("axis", "supply check", "basic", "regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento",
+              "end movement")
+    demo.play("allied", "refuse-battle Sollum slowest 3")
+    demo.play("axis", "pursue Sollum with none")
+    demo.play("allied", "refuse-battle Sollum -> Sidi Barrani")
+    seat = demo.axis.seat()
+    label = seat.replay.state.turn.option_label
+    orders = session.add_orders(seat, ["supply check", "reveal option"])
+    assert orders[-1].reveal == [label]
+    forged = session._with_secrets(seat.vault, [])
+    honest = forged.secrets[label]
+    forged.secrets[label] = session.Secret(value=(bytes.fromhex(honest.value) + b"!").hex(), salt=honest.salt)
+    body = session._body(seat.replay, "axis", forged, orders, x_next=bytes(32))
+    stored = session._sign(seat.identity, body)
+    allied = demo.allied.seat()
+    before = allied.replay.head
+    with pytest.raises(VerifyError, match="does not match its commitment"):
+        allied.replay.clone().apply_stored(stored)
+    seq = len(allied.replay.history)
+    turn_file = format_turn(allied.replay.game_hex, f"ritd {ritd.SPEC.version}", [stored], ["axis"], [seq])
+    with pytest.raises(VerifyError, match=r"event \d+ by axis: the opening of 'turn1.option' does not match"):
+        session.receive(allied, [("forged.pbem", turn_file)])
+    assert demo.allied.seat().replay.head == before

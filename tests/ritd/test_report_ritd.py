@@ -108,6 +108,10 @@ def test_map_pieces_one_per_side_per_hex_with_counts_cv_and_battle(attacked):
     assert all(c.kind == "units_allied" for c in pic.callouts)
     assert any(lab.hex == sollum and lab.text == "Axis attacks" for lab in pic.labels)
     assert {f.a for f in pic.hexsides if f.kind == "battle"} == {sollum}
+    # RB 8.3: the Attacker is the side that began the battle, for as long as it lasts,
+    # also in the other side's Player-Turn
+    later = map_picture(msgspec.structs.replace(v, side="allied"))
+    assert [lab.text for lab in later.labels if lab.hex == sollum and "attacks" in lab.text] == ["Axis attacks"]
     # no label or piece names a hidden Axis unit; the empty map has no pieces
     assert not any("Savona" in lab.text for lab in pic.labels)
     assert map_picture().pieces == ()
