@@ -2070,7 +2070,9 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
                 by_hex.setdefault((b.hex, b.side), []).append(t)
             # In a Probe the Disengaging units still shield their side until
             # they leave; what is left behind Routs after them (RB 10.3 step 4).
-            pending_routs = [PendingRout(hex=h, side=owner, tokens=tuple(ts), fired=turn.fire_result.fired)
+            # Nor do the Disengaging units Pursue (T-37).
+            fired = turn.fire_result.fired + (turn.retreaters if turn.probing else ())
+            pending_routs = [PendingRout(hex=h, side=owner, tokens=tuple(ts), fired=fired)
                              for (h, owner), ts in by_hex.items() if not (turn.probing and owner == turn.active)]
             return _start_routs(state, turn, pending_routs, turn.step)
         case Blitz(go=go):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import msgspec
 import pytest
 
 from pbem import game as pbem_game
@@ -334,3 +335,35 @@ def test_the_retreat_steps_offer_secret_free_legal_actions(standoff):
     axis = standoff.axis.seat()
     actions = ritd.legal_actions(axis.replay.state, "axis", axis.replay.ctx("axis"))
     assert [ritd.format_action(a) for a in actions] == ["pursue Sollum with none"]
+
+
+def test_rb_10_41_a_rout_during_the_probe_is_not_pursued_by_the_disengaging_units(standoff, monkeypatch):
+    """The Probing 7/7 Tk is wiped out by the Rearguard's fire; the Disrupted
+    7/4 Armd it shielded Routs at once (T-11). Trento, Disengaging, may not
+    Pursue the Rout (T-37)."""
+    m = ritd._map()
+    sollum = m.resolve("Sollum")
+    armd = _block(standoff.allied.seat().replay.state, "allied", "7/4 Armd").token
+    real = ritd._next_retreat
+
+    def with_armd(state, turn):  # the 7/4 Armd, Disrupted, beside the 7/7 Tk (in every replay)
+        pos = state.position
+        moved = msgspec.structs.replace(pos.block(armd), hex=sollum, disrupted=True)
+        return real(msgspec.structs.replace(state, position=pos.replace_blocks([moved])), turn)
+
+    monkeypatch.setattr(ritd, "_next_retreat", with_armd)
+    _allied_pass(standoff)
+    standoff.play("axis", "supply check", "basic", "group Sollum -> Ft Capuzzo Trento", "end movement")
+    standoff.play("allied", "probe Sollum")
+    FACE["die"] = 6
+    standoff.play("axis", "fire Sollum: Brescia at armor, Savona at armor")
+    standoff.play("allied", "losses Sollum auto")  # the 7/7 Tk is eliminated
+    allied = standoff.allied.seat()
+    assert allied.replay.pending().kind == "rout-slowest"
+    standoff.play("allied", "rout Sollum slowest 3")
+    axis = standoff.axis.seat()
+    assert axis.replay.pending().kind == "rout-pursuit" and axis.replay.state.turn.probing
+    # Savona is too slow (speed 1 against 3); fast Trento is leaving, not fighting.
+    assert session.legal_orders(axis) == ["pursue Sollum with none"]
+    with pytest.raises(IllegalAction, match="RB 10.5"):
+        session.add_orders(axis, ["pursue Sollum with Trento"])
