@@ -367,3 +367,26 @@ def test_rb_10_41_a_rout_during_the_probe_is_not_pursued_by_the_disengaging_unit
     assert session.legal_orders(axis) == ["pursue Sollum with none"]
     with pytest.raises(IllegalAction, match="RB 10.5"):
         session.add_orders(axis, ["pursue Sollum with Trento"])
+
+
+def test_rb_10_41_a_rearguard_defending_a_fortress_keeps_its_double_dice_in_the_probe():
+    """The game's Probe round (sidebar "Reversed Roles in Probe Combat"): the
+    Rearguard, the battle's Defender in Bardia, fires first with Fortress
+    dice x2 (not armor); the Probing attackers never have them."""
+    from rules.ritd.position import Battle, Block, Position
+    from rules.ritd.turn import Turn
+
+    bardia = ritd._map().resolve("Bardia")
+    pos = Position(blocks=(Block(token="A1", side="axis", hex=bardia, unit="Savona", cv=4),
+                           Block(token="L1", side="allied", hex=bardia, unit="7/7 Tk", cv=4)),
+                   battles=(Battle(hex=bardia, attacker="allied"),))
+    state = ritd.State(scenario="demo", month=1, phase="turn", side="axis", position=pos)
+    turn = Turn(number=3, active="axis", step="defensive-fire", battles=(bardia,), probing=True,
+                retreating=bardia, retreaters=("A2",), rearguard=("A1",))
+    rnd = ritd._round(state, turn)
+    assert rnd.probe and rnd.fortress and rnd.defensive_side == "axis"
+    assert ritd.cb.dice_multiplier(pos, rnd, "axis", "infantry") == 2
+    assert ritd.cb.dice_multiplier(pos, rnd, "allied", "armor") == 1
+    # Not a Probe: the same Defender firing in the active player's own Combat Round has no benefit.
+    own = msgspec.structs.replace(turn, probing=False)
+    assert ritd.cb.dice_multiplier(pos, ritd._round(state, own), "axis", "infantry") == 1
