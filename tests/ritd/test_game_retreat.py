@@ -114,7 +114,7 @@ def test_rb_10_3_full_retreat_procedure_step_by_step(standoff):
     assert any(mv.token == tk.token and mv.path[-1] == barrani for mv in standoff.axis.seat().replay.state.last_moves)
 
 
-def test_rb_10_3_pursuit_deception_fire_withheld_and_no_pursuers_no_dice(standoff):
+def test_rb_10_3_pursuit_deception_fire_withheld_no_dice_no_losses(standoff):
     m = ritd._map()
     standoff.play("allied", "supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk", "end movement",
                   "retreat Sollum slowest 3")
