@@ -378,6 +378,21 @@ def network_from_lines(m: HexMap, pos: Position, side: Side, lines: SupplyLines)
     return frozenset(out)
 
 
+def _lines_memo(lines: SupplyLines) -> SupplyLines:
+    """``lines`` remembered per position and block, for many checks of one
+    position (each entry keeps its position alive, so its id is not reused)."""
+    memo: dict[tuple[int, Block], tuple[Position, Sequence[SupplyRoute]]] = {}
+
+    def remembered(m: HexMap, pos: Position, block: Block) -> Sequence[SupplyRoute]:
+        key = (id(pos), block)
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = (pos, lines(m, pos, block))
+        return hit[1]
+
+    return remembered
+
+
 def _withdrawal_lines(m: HexMap, pos: Position, block: Block, lines: SupplyLines) -> tuple[SupplyRoute, ...]:
     """Supply Lines a unit may withdraw along: to its Base, or to the Fortress
     it is assigned Fortress Supply from (RB 5.3 sidebar, 13.3)."""
@@ -1236,11 +1251,17 @@ def reachable(
     move_kind: MoveKind = "group"
     out: dict[str, tuple[str, ...]] = {}
     if withdrawal:
-        lines_of = lines or _default_lines
-        cands: dict[str, list[tuple[str, ...]]] = {}
+        # A unit may have hundreds of Supply Lines (one per chain of friendly
+        # units, RB 12.2) sharing their first hexes: each prefix is tried once,
+        # and the lines are traced once for all the routes checked here.
+        if lines is None and network is None:
+            network = _default_network  # as check_move would use it (memoised in supply)
+        lines = lines_of = _lines_memo(lines or _default_lines)
+        prefixes: dict[str, set[tuple[str, ...]]] = {}
         for ln in _withdrawal_lines(m, pos, b, lines_of):
             for k in range(2, min(len(ln.hexes), limit + 1) + 1):
-                cands.setdefault(ln.hexes[k - 1], []).append(tuple(ln.hexes[:k]))
+                prefixes.setdefault(ln.hexes[k - 1], set()).add(tuple(ln.hexes[:k]))
+        cands = {dest: sorted(paths) for dest, paths in prefixes.items()}
     else:
         cands = _candidate_paths(m, pos, turn, b, limit, withdrawal, strict=True)
     for dest, paths in sorted(cands.items()):

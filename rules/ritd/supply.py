@@ -564,6 +564,65 @@ def _lines_to(view: _View, trace: _Trace, start: str, source: SourceKind) -> lis
     return out
 
 
+def _base_network_part(view: _View, trace: _Trace, start: str) -> set[str]:
+    """The hexes that the Base lines of a unit in ``start`` add to the union
+    of every unit's Base lines, without listing the lines (there can be
+    hundreds: one per chain of friendly units, RB 12.2).
+
+    A line through the chain member ``x`` continues as one of ``x``'s own
+    lines (the rest of a valid line is valid from ``x``, whose own search
+    starts with fewer hexes visited), and every chain member holds units whose
+    lines are in the union too. So ``start`` adds only its lines' first legs:
+    to the Source or the Supplied Highway (with the route on from there), or
+    to a chain member from where at least one line goes on. Equal to the
+    union of ``_lines_to(view, trace, start, ...)`` (tested against it)."""
+    if not trace.reached(start):
+        return set()
+    src = trace.source
+    if start == src:
+        return {start}
+    if (start, True) in trace.dist and trace.pred[(start, True)][1] is None:
+        return {start} | {h for leg in _canonical(trace, (start, True)) for h in leg.hexes}
+    links = view.tables.links
+
+    def steps(cur: str, visited: frozenset[str]):
+        """(link, tail or None) for every usable link out of ``cur``: the
+        tail when it ends the line, None when it goes on to a chain member."""
+        for link in links[cur]:
+            x = link.end
+            if x in visited:
+                continue
+            inner = link.path[1:-1]
+            if any(h in visited or h in view.members or (h, True) in trace.dist or h == src for h in inner):
+                continue
+            if not view.link_ok(link) or view.kind(x) != _OPEN:
+                continue
+            if x == src or (x, True) in trace.dist:
+                rest = _canonical(trace, (x, True))
+                used = visited | set(link.path)
+                tail = [h for r in rest for h in r.hexes[1:]]
+                if not any(h in used for h in tail):
+                    yield link, rest
+            elif x in view.members and trace.reached(x):
+                yield link, None
+
+    def goes_on(cur: str, visited: frozenset[str]) -> bool:
+        for link, rest in steps(cur, visited):
+            if rest is not None or goes_on(link.end, visited | set(link.path)):
+                return True
+        return False
+
+    out = {start}
+    begun = frozenset({start})
+    for link, rest in steps(start, begun):
+        if rest is not None:
+            out.update(link.path)
+            out.update(h for leg in rest for h in leg.hexes)
+        elif goes_on(link.end, begun | set(link.path)):
+            out.update(link.path)
+    return out
+
+
 def supply_lines(
     m: HexMap, pos: Position, side: Side, hex_: str, *, source: str | None = None
 ) -> tuple[SupplyLine, ...]:
@@ -618,7 +677,8 @@ def _lines_network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
         here = pos.blocks_in(h, side)
         if here and all(b.token in view.raiders for b in here):
             continue  # RB 12.5: Raiders are isolated from friendly Supply
-        lines = _lines_to(view, trace(m.base(side)), h, "base")
+        out.update(_base_network_part(view, trace(m.base(side)), h))
+        lines = []
         for f in sorted({b.fortress_supply for b in here if b.fortress_supply}):
             if pos.fortresses.get(f) == side:
                 lines += _lines_to(view, trace(f), h, "fortress")
