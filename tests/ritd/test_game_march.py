@@ -165,3 +165,21 @@ def test_rb_6_4_a_failed_forced_march_that_is_no_retreat_costs_no_step(standoff)
         assert state.versions[armd.token] == 0 and state.turn.step != "march-losses"
         assert not [o for o in state.obligations if o.kind == "march-loss"]
     assert _states(standoff)[0].position.block(armd.token).cv == 6
+
+
+def test_rb_6_4_the_step_a_failed_retreat_forced_march_costs_follows_the_unit_and_the_options():
+    """An elite unit loses 2 CV; an I-tank, elite under the optional rule
+    (RB 17.0), still loses one 1-CV step (its label is unchanged, CB-15)."""
+    roster = ritd._option_roster((ritd.I_TANKS,))
+    tank = roster.i_tanks()[0]
+    assert isinstance(tank, ritd.OptionalITank) and tank.max_cv - 1 >= tank.min_cv
+
+    def problems(unit, cv, after):
+        return ritd._step_loss_problems(roster, "L00000000", (unit.name, cv), (unit.name, after), False,
+                                        "RB 6.4", ritd._MARCH_LOSS)
+    assert problems(tank, tank.max_cv, tank.max_cv - 1) == []
+    assert [p.rule for p in problems(tank, tank.max_cv, tank.max_cv - 2)] == ["RB 6.4"]
+    tk = roster.get("7/7 Tk")
+    assert problems(tk, 4, 2) == [] and [p.rule for p in problems(tk, 4, 3)] == ["RB 6.4"]
+    last = ritd._step_loss_problems(roster, "L00000000", ("7/7 Tk", 2), None, False, "RB 6.4", ritd._MARCH_LOSS)
+    assert [p.rule for p in last] == ["RB 6.4"] and "eliminated" in last[0].message
