@@ -251,6 +251,16 @@ class Rout(_A, tag="rout"):
     recommit: tuple[str, ...] = ()
 
 
+class MarchLosses(_A, tag="march-losses"):
+    """RB 6.4 sidebar "Retreat Forced Marches" (T-39): each Retreating unit
+    whose Forced March failed loses one step, applied in secret by its owner:
+    ``eliminated`` (at their last step, RB 2.3) leave the map; every survivor
+    in ``recommit`` gets a new identity version ``<token>.id<v+1>``, one step less."""
+
+    eliminated: tuple[str, ...] = ()
+    recommit: tuple[str, ...] = ()
+
+
 class Probe(_A, tag="probe"):
     """RB 10.41: the passive player provokes a round of Probe Combat against
     the Partial Retreat from ``hex`` (``go``), or declines; a Probe opens, in
@@ -287,7 +297,7 @@ Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMar
           | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | Rout | RevealUnits | RevealOption
           | cb.BattleSelection | cb.FirePlan | cb.LossAllocation | KeepHand | Redraw | Challenge | Answer
           | OpenChallenge | EarlyArrival | Reinforce | CallMalta | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
-          | EndBuildup | RevealAll | Blitz | BuildMinefield | OpenMinefields | Probe | RetreatSpeed)
+          | EndBuildup | RevealAll | Blitz | BuildMinefield | OpenMinefields | Probe | RetreatSpeed | MarchLosses)
 
 
 # -- state -------------------------------------------------------------------------
@@ -305,6 +315,7 @@ STEP_OWNER = {"initial-supply": "active", "option": "active", "blitz": "active",
               "mines-passive": "passive", "mines-active": "active",
               "retreat-probe": "passive", "probe-reveal": "active", "retreat-slowest": "active",
               "retreat-pursuit": "passive", "retreat-dice": "active", "retreat-losses": "active",
+              "march-losses": "active",
               # Rout steps belong to the Routing side or its enemy (T-12), see pending()
               "rout-slowest": "", "rout-pursuit": "", "rout-dice": "", "rout-losses": "", "rout-withdraw": ""}
 
@@ -482,6 +493,8 @@ _PROMPTS = {
                        "or 'pursue <hex> with none'",
     "retreat-losses": "place the Pursuit hits on your Retreating units (RB 10.5, 9.5): 'pursuit losses <unit> "
                       "<hits>, ...' or 'pursuit losses auto'",
+    "march-losses": "the step lost by each Retreating unit whose Forced March failed (RB 6.4 sidebar "
+                    "\"Retreat Forced Marches\", 2.3): 'march losses auto'",
     "mines-passive": "open your Minefield hexes that enemy units entered (RB 14.2): 'open minefields'",
     "mines-active": "open your Minefield hexes that enemy units entered (RB 14.2): 'open minefields'",
     "reveal-passive": "reveal your units in battles (RB 7.3): 'reveal units'",
@@ -1441,17 +1454,24 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
     disrupted = dict(state.disrupted_in)
     overruns: list[str] = []
     marched: list[tuple[str, tuple[str, ...]]] = []
+    losers: list[str] = []
     for march, roll in zip(movement.marches, values):
         out = mv.apply_forced_march(_map(), pos, movement, march.token, roll)
         pos, movement = out.position, out.turn
         overruns += out.overruns
         if not out.succeeded:
             disrupted[march.token] = turn.number
+            if out.step_loss:  # RB 6.4 sidebar: a failed Retreat Forced March also costs a step
+                losers.append(march.token)
         else:
             marched.append((march.token, march.path if march.regroup else march.path[-2:]))
     state = _note_routes(state, state.position, marched, turn.number, forced=True)
     state = msgspec.structs.replace(state, position=pos, disrupted_in=disrupted, last_rolls=tuple(values))
     turn = msgspec.structs.replace(turn, movement=movement)
+    if losers:
+        # T-39: the owner applies those steps in secret first; the Overrun Routs wait.
+        return msgspec.structs.replace(state, turn=msgspec.structs.replace(
+            turn, step="march-losses", march_losses=tuple(losers), march_overruns=tuple(overruns)))
     # RB 11.4 (T-13): Overruns by Forced Marches Rout once all marches are made.
     return _start_routs(state, turn, _overrun_routs(state, turn, overruns), "forced-march")
 
@@ -1574,6 +1594,13 @@ def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
             new = {} if t in ob.eliminated else {t: ids[ob.labels[-1]]}
             problems += [Problem(p.rule, f"{where}: {p.message}")
                          for p in _attrition_problems((t,), {t: old}, new, ob.eliminated)]
+        elif ob.kind == "march-loss":  # RB 6.4 sidebar (T-39)
+            t = ob.tokens[0]
+            old = (ob.unit, ob.cv) if ob.unit else ids[ob.labels[0]]
+            new = None if t in ob.eliminated else ids[ob.labels[-1]]
+            problems += [Problem(p.rule, f"{where}: {p.message}")
+                         for p in _step_loss_problems(_roster(state), t, old, new, t in ob.eliminated,
+                                                      "RB 6.4", _MARCH_LOSS)]
         elif ob.kind == "rebuild":  # RB 16.54 (T-21)
             old_id, new_id = ids[ob.labels[0]], ids[ob.labels[1]]
             problems += [Problem(p.rule, f"{where}: {p.message}")
@@ -1592,26 +1619,35 @@ def _attrition_problems(tokens, old: dict[str, tuple[str, int]], new: dict[str, 
                         eliminated) -> list[Problem]:
     """Did each Routed unit lose exactly one step of Rout Attrition (RB 11.3, 2.3)? (T-12)"""
     roster = _scenarios().roster
-    probs = []
-    for t in tokens:
-        unit, cv = old[t]
-        try:
-            u = roster.get(unit)
-        except UnknownUnit:
-            probs.append(Problem("RB 2.0", f"block {t} is {unit!r}, not a unit of the game"))
-            continue
-        after = cv - u.cv_per_step
-        if t in eliminated:
-            if after >= u.min_cv:
-                probs.append(Problem("RB 11.3", f"{unit} ({t}) at CV {cv} survives Rout Attrition at CV {after}, "
-                                                "but was eliminated"))
-            continue
-        if after < u.min_cv:
-            probs.append(Problem("RB 11.3", f"{unit} ({t}) at CV {cv} is eliminated by Rout Attrition (RB 2.3)"))
-        elif new[t] != (unit, after):
-            probs.append(Problem("RB 11.3", f"{unit} ({t}) at CV {cv} must be {unit} at CV {after} after Rout "
-                                            f"Attrition, not {new[t][0]} at CV {new[t][1]}"))
-    return probs
+    return [p for t in tokens
+            for p in _step_loss_problems(roster, t, old[t], new.get(t), t in eliminated, "RB 11.3", "Rout Attrition")]
+
+
+#: What a failed Retreat Forced March costs, in the words of the problems (RB 6.4 sidebar, T-39).
+_MARCH_LOSS = "the step lost by its failed Retreat Forced March"
+
+
+def _step_loss_problems(roster: Roster, t: str, old: tuple[str, int], new: tuple[str, int] | None,
+                        eliminated: bool, rule: str, what: str) -> list[Problem]:
+    """Did unit ``t``, ``old`` (unit, CV) before, lose exactly one step by
+    ``what`` (RB 2.3: eliminated at its last step)? ``new``: its new identity,
+    None where this replay cannot see it (only the elimination is checked)."""
+    unit, cv = old
+    try:
+        u = roster.get(unit)
+    except UnknownUnit:
+        return [Problem("RB 2.0", f"block {t} is {unit!r}, not a unit of the game")]
+    after = cv - u.cv_per_step
+    if eliminated:
+        if after >= u.min_cv:
+            return [Problem(rule, f"{unit} ({t}) at CV {cv} survives {what} at CV {after}, but was eliminated")]
+        return []
+    if after < u.min_cv:
+        return [Problem(rule, f"{unit} ({t}) at CV {cv} is eliminated by {what} (RB 2.3)")]
+    if new is not None and new != (unit, after):
+        return [Problem(rule, f"{unit} ({t}) at CV {cv} must be {unit} at CV {after} after {what}, "
+                              f"not {new[0]} at CV {new[1]}")]
+    return []
 
 
 def _loss_problems(state: State, side: Side, hex_: str, refusers: tuple[str, ...],
@@ -1751,6 +1787,8 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
         return _open_minefields_problems(state, turn, action, side)
     if step in _RETREAT_STEPS or isinstance(action, (Probe, RetreatSpeed)):
         return _check_retreat(state, turn, action, side, ctx)
+    if step == "march-losses" or isinstance(action, MarchLosses):
+        return _check_march_losses(state, turn, action, side, ctx)
     match action:
         case SupplyCheck(fortress=fortress, oasis=oasis):
             if step not in ("initial-supply", "final-supply"):
@@ -1952,6 +1990,8 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
         return _apply_rout(state, turn, action, side, ctx)
     if turn.step in _RETREAT_STEPS:
         return _apply_retreat(state, turn, action, side, ctx)
+    if turn.step == "march-losses":
+        return _apply_march_losses(state, turn, action, ctx)
     match action:
         case SupplyCheck(fortress=fortress, oasis=oasis):
             choices = sp.SupplyChoices(fortress=dict(fortress), oasis=dict(oasis))
@@ -2344,6 +2384,103 @@ def _apply_retreat(state: State, turn: Turn, action: object, side: Side, ctx) ->
             state = _apply_pursuit_losses(state, turn.retreaters, turn.hits, action, ctx)
             return _complete_retreat(state, msgspec.structs.replace(turn, retreaters=tuple(recommit)))
     raise ValueError(f"unchecked action {action!r}")
+
+
+# -- Retreat Forced Marches (RB 6.4 sidebar, T-39) -------------------------------------------------
+
+def _version_identity(state: State, token: str, ctx, version: int | None = None) -> tuple[str, int] | None:
+    """(unit, CV) of ``token``'s identity ``version`` (default: the current
+    one) where this replay can read that commitment, else None. Unlike
+    ``_known_identity`` it never trusts a block's face that a secret new
+    version may have outdated (Pursuit losses, T-10)."""
+    if version is None:
+        version = state.versions.get(token, 0)
+    label = hidden.identity_label(token, version)
+    value = ctx.value(label)
+    if value is None:
+        return None
+    try:
+        return _decode(state, label, value)
+    except ValueError:
+        return None
+
+
+def _check_march_losses(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
+    """RB 6.4 sidebar "Retreat Forced Marches" (T-39): each failed Retreating
+    unit named once, its new identity committed one step less (RB 2.3:
+    eliminated at its last step), checked where this replay can see it."""
+    if turn.step != "march-losses" or not isinstance(action, MarchLosses):
+        if isinstance(action, MarchLosses):
+            return [Problem("RB 6.4", "only a Retreating unit whose Forced March has just failed loses a step "
+                                      "(RB 6.4 sidebar \"Retreat Forced Marches\")")]
+        return [Problem("RB 6.4", f"first {_PROMPTS['march-losses']}")]
+    eliminated, recommit = action.eliminated, action.recommit
+    named = list(eliminated) + list(recommit)
+    if sorted(named) != sorted(turn.march_losses) or len(set(named)) != len(named):
+        return [Problem("RB 6.4", "name each Retreating unit whose Forced March failed once: eliminated at its "
+                                  "last step (RB 2.3), or with a new identity version one step less (T-39)")]
+    problems = []
+    for t in recommit:
+        label = hidden.identity_label(t, state.versions.get(t, 0) + 1)
+        if not ctx.committed(label):
+            problems.append(Problem("RB 6.4", f"the new identity of {t} must be committed as '{label}'"))
+    if problems:
+        return problems
+    roster = _roster(state)
+    for t in turn.march_losses:
+        old = _version_identity(state, t, ctx)
+        if old is None:
+            continue  # an obligation decides it when the identity opens (T-39)
+        new = None
+        if t in recommit:
+            value = ctx.value(hidden.identity_label(t, state.versions.get(t, 0) + 1))
+            if value is not None:
+                try:
+                    new = hidden.decode_identity(value)
+                except ValueError as exc:
+                    problems.append(Problem("RB 2.0", f"block {t}: {exc}"))
+                    continue
+        problems += _step_loss_problems(roster, t, old, new, t in eliminated, "RB 6.4", _MARCH_LOSS)
+    return problems
+
+
+def _apply_march_losses(state: State, turn: Turn, action: MarchLosses, ctx) -> State:
+    """T-39: the new identity versions; a unit the opponent knows loses its step
+    in the open (its new CV public, the commitment checked when opened); what
+    this replay cannot check becomes a "march-loss" obligation. Then the
+    Overrun Routs of the same dice, and movement ends as before (T-13, T-35)."""
+    pos, roster = state.position, _roster(state)
+    eliminated, recommit = action.eliminated, action.recommit
+    what = f"{_MARCH_LOSS} in event {ctx.seq} ({format_action(action)})"
+    versions = {**state.versions, **{t: state.versions.get(t, 0) + 1 for t in recommit}}
+    obligations = list(state.obligations)
+    changed = []
+    for t in turn.march_losses:
+        b = pos.block(t)
+        old_label = hidden.identity_label(t, state.versions.get(t, 0))
+        new_label = hidden.identity_label(t, versions[t]) if t in recommit else ""
+        value = ctx.value(new_label) if new_label else None
+        if value is not None:
+            unit, cv = hidden.decode_identity(value)
+            changed.append(msgspec.structs.replace(b, unit=unit, cv=cv))
+        elif b.unit and t in recommit:  # a unit this replay knows: one step off its public CV
+            try:
+                step = roster.get(b.unit).cv_per_step
+            except UnknownUnit:
+                step = 0
+            changed.append(msgspec.structs.replace(b, cv=b.cv - step))
+        old = _version_identity(state, t, ctx)
+        if old is not None and (value is not None or t in eliminated):
+            continue  # checked at once (_check_march_losses)
+        labels = (() if old is not None else (old_label,)) + ((new_label,) if new_label else ())
+        obligations.append(Obligation(token=t, seq=ctx.seq, kind="march-loss", rule="RB 6.4", what=what,
+                                      hex=b.hex, tokens=(t,), labels=labels, unit=old[0] if old else "",
+                                      cv=old[1] if old else 0, eliminated=(t,) if t in eliminated else ()))
+    pos = cb.eliminate(pos.replace_blocks(changed), eliminated)
+    state = msgspec.structs.replace(state, position=pos, versions=versions, obligations=tuple(obligations))
+    overruns = turn.march_overruns
+    turn = msgspec.structs.replace(turn, march_losses=(), march_overruns=())
+    return _start_routs(state, turn, _overrun_routs(state, turn, overruns), "forced-march")
 
 
 # -- Routs (RB 11.3, T-12) ------------------------------------------------------------------------
@@ -2970,6 +3107,8 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
         return Order(action=_parse_pursuit(state, role, turn, words))
     if low.startswith("pursuit losses"):
         return _parse_losses(state, role, turn, words[len("pursuit losses"):])
+    if low.startswith("march losses"):
+        return _parse_march_losses(state, role, turn, words[len("march losses"):])
     if verb in ("group", "regroup", "withdraw", "refuse-battle", "rout"):
         return Order(action=_parse_move(state, role, turn, words, verb))
     if verb == "forced-march":
@@ -3291,6 +3430,36 @@ def _parse_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
                  secrets=secrets)
 
 
+def _parse_march_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
+    """'march losses auto' (or naming the units: 'march losses 7/7 Tk, ...'):
+    each Retreating unit whose Forced March failed loses one step, committed
+    as a new identity version; one at its last step is eliminated (RB 6.4
+    sidebar "Retreat Forced Marches", RB 2.3; T-39)."""
+    group = turn.march_losses if turn.step == "march-losses" else ()
+    if not group:
+        raise ValueError("RB 6.4: only a Retreating unit whose Forced March has just failed loses a step "
+                         f"(now: {_PROMPTS.get(turn.step, turn.step)})")
+    rest = rest.strip()
+    if rest.lower() not in ("", "auto"):
+        named = [_own_token(state, role, name) for name in re.split(r"\s*,\s*", rest)]
+        if sorted(named) != sorted(group):
+            raise ValueError("RB 6.4: the units whose Retreat Forced March failed are "
+                             f"{', '.join(_unit_name(state, t) for t in group)}: name them all, or write "
+                             "'march losses auto'")
+    pos, roster = state.position, _roster(state)
+    eliminated, recommit, secrets = [], [], {}
+    for t in group:
+        b = pos.block(t)
+        u = roster.get(b.unit)
+        cv = b.cv - u.cv_per_step
+        if cv < u.min_cv:
+            eliminated.append(t)
+            continue
+        recommit.append(t)
+        secrets[hidden.identity_label(t, state.versions.get(t, 0) + 1)] = hidden.encode_identity(b.unit, cv)
+    return Order(action=MarchLosses(eliminated=tuple(eliminated), recommit=tuple(recommit)), secrets=secrets)
+
+
 def _parse_rout(state: State, role: Side, turn: Turn, text: str) -> Order:
     """'rout Sollum slowest 3' (or 'rout Sollum': the true slowest speed): Rout
     Attrition as new identity versions, and the survivors' slowest speed (T-12)."""
@@ -3409,6 +3578,8 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
                 [f"pursue {name} with {_unit_name(state, t)}" for t in able]
         case "refuse-losses" | "retreat-losses":
             return ["pursuit losses auto"]
+        case "march-losses":
+            return ["march losses auto"]
         case "retreat-probe":
             name = m.name(turn.retreating)
             return [f"no probe {name}", f"probe {name}"]
@@ -3644,6 +3815,8 @@ def legal_actions(state: State, role: Side, ctx) -> list[object]:
         speeds = [_speed(state, state.position.block(t)) for t in turn.retreaters]
         if None not in speeds:
             candidates.append(RetreatSpeed(hex=turn.retreating, slowest=min(speeds)))
+    if turn.step == "march-losses":  # secret-free only when every unit is at its last step (T-39)
+        candidates.append(MarchLosses(eliminated=turn.march_losses))
     return [a for a in candidates if not check(state, a, ActingAs(ctx, role))]
 
 
@@ -3762,6 +3935,9 @@ def format_action(action: object) -> str:
                     f"{', '.join(eliminated) or 'none'}; new identities for {', '.join(recommit) or 'none'}")
         case PursuitLosses(hex=hex_, eliminated=eliminated, recommit=recommit):
             return (f"pursuit losses in {m.name(hex_)}: eliminated {', '.join(eliminated) or 'none'}; "
+                    f"new identities for {', '.join(recommit) or 'none'}")
+        case MarchLosses(eliminated=eliminated, recommit=recommit):
+            return (f"march losses (failed Retreat Forced Marches): eliminated {', '.join(eliminated) or 'none'}; "
                     f"new identities for {', '.join(recommit) or 'none'}")
         case RevealUnits():
             return "reveal units"

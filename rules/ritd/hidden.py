@@ -74,6 +74,8 @@ class Obligation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     ``kind`` "attrition": ``token`` lost one step of Rout Attrition (RB 11.3):
     ``labels`` are its old version (unless ``unit``/``cv`` give the old
     identity, known publicly) and its new one (unless ``eliminated``).
+    ``kind`` "march-loss": the same for the step lost by a failed Retreat
+    Forced March (RB 6.4 sidebar, T-39).
     Obligations with ``labels`` are decided when every label's value is
     known; the others when ``token``'s identity is opened. ``rule`` and
     ``what`` word the problem if it fails.

@@ -30,6 +30,8 @@ STEP_TEXT = {
     "retreat-pursuit": "T4 Retreat: Pursuit Fire by the passive player (RB 10.3, 10.5)",
     "retreat-dice": "T4 Retreat: the Pursuit Fire dice (RB 10.5)",
     "retreat-losses": "T4 Retreat: the Pursuit hits placed (RB 10.5, 9.5)",
+    "march-losses": "T4 Retreat Forced Marches: a step lost by each unit whose Forced March failed "
+                    "(RB 6.4 sidebar)",
     "refuse": "T7 the attacked player accepts or refuses battle (RB 8.4)",
     "reveal-passive": "T8 battle units revealed, passive player (RB 8.5)",
     "reveal-active": "T8 battle units revealed, active player (RB 8.5)",

@@ -23,6 +23,9 @@ Steps, each a decision of one player (the engine hands control over):
     retreat-losses  active   Pursuit hits placed; new identity versions committed; then the
                              survivors complete their announced Moves, Disrupted, and the
                              Disrupted units left in the hex Rout (RB 10.3 step 4)
+    march-losses    active   after the Forced March dice: each Retreating unit whose Forced
+                             March failed loses one step, in secret (new identity version;
+                             eliminated at its last step); RB 6.4 sidebar, T-39
     mines-passive   passive  the end of the Movement phase: open the hexes of the Minefield set
                              that enemy units entered (RB 14.2, T-30)
     mines-active    active   the same for the active player (hexes entered by Withdrawals)
@@ -81,7 +84,7 @@ Step = Literal["initial-supply", "option", "blitz", "movement", "forced-march", 
                "offensive-dice", "defensive-losses", "final-supply", "supply-revealed", "rout-slowest",
                "rout-pursuit", "rout-dice", "rout-losses", "rout-withdraw", "mines-passive", "mines-active",
                "retreat-probe", "probe-reveal", "retreat-slowest", "retreat-pursuit", "retreat-dice",
-               "retreat-losses"]
+               "retreat-losses", "march-losses"]
 
 
 
@@ -154,6 +157,11 @@ class Turn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: Units eliminated at this turn's Final Supply Check: engaged, newly
     #: Disrupted for lack of a Supply Line, unshielded (RB 12.7, 11 sidebar; CB-11, T-13).
     supply_eliminated: tuple[str, ...] = ()
+    #: Retreating units whose Forced March failed, each to lose one step by
+    #: its owner's decision (RB 6.4 sidebar "Retreat Forced Marches", T-39),
+    #: and the Overrun hexes of the same dice, whose Routs follow (T-13).
+    march_losses: tuple[str, ...] = ()
+    march_overruns: tuple[str, ...] = ()
 
     @property
     def passive(self) -> Side:
