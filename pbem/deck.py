@@ -493,12 +493,15 @@ def _parse_at(group: AnyGroup, text: str, step: Step) -> int:
 
 
 def make_step(group: AnyGroup, game: bytes, rnd: str, sources: Sequence[Source], done: Sequence[Step],
-              seed: bytes, resolve: Resolver, old_seeds: Mapping[str, bytes] | None = None) -> Step:
+              seed: bytes, resolve: Resolver, old_seeds: Mapping[str, bytes] | None = None,
+              old_steps: Mapping[str, int] | None = None) -> Step:
     """The next step of round ``rnd`` by the role whose turn it is (steps 1, 3: first; 2, 4: second).
 
     ``seed``: this player's seed for the round. ``old_seeds``: its seeds of
     earlier rounds, needed in steps 1 and 2 to strip its old per-card key from
-    carried cards. ``done``: the steps so far (already checked).
+    carried cards; ``old_steps``: the step of that key in each earlier round
+    (3 where the player was first, 4 where second; by default the same role
+    as now). ``done``: the steps so far (already checked).
     """
     number = len(done) + 1
     if not 1 <= number <= STEPS:
@@ -513,7 +516,8 @@ def make_step(group: AnyGroup, game: bytes, rnd: str, sources: Sequence[Source],
             if isinstance(src, Carry):
                 if old_seeds is None or src.round not in old_seeds:
                     raise ValueError(f"need this player's seed of round {src.round!r}")
-                old = round_key(group, game, src.round, old_seeds[src.round], number + 2, src.pos)
+                old_step = (old_steps or {}).get(src.round, number + 2)
+                old = round_key(group, game, src.round, old_seeds[src.round], old_step, src.pos)
                 exps.append(key * pow(old, -1, q) % q)
             else:
                 exps.append(key)
@@ -604,7 +608,7 @@ def verify_open(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], 
 # --- audit ---------------------------------------------------------------------------
 
 def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openings: Sequence[KeyOpening],
-               draws: Sequence[Draw], authors: tuple[str, str]) -> list[Dealt]:
+               draws: Sequence[Draw], authors: tuple[str, str] | Mapping[str, tuple[str, str]]) -> list[Dealt]:
     """Replay every round with every key opened; return the full deal or raise DeckError.
 
     ``rounds`` in play order; ``openings``: all keys (any order; duplicates
@@ -616,6 +620,13 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
     position was dealt twice or carried twice; the error names the first bad
     step and its author.
     """
+    per_round = authors if isinstance(authors, Mapping) else None
+
+    def authors_of(name: str) -> tuple[str, str]:
+        if per_round is None:
+            return authors  # type: ignore[return-value]
+        return per_round.get(name, ("", ""))
+
     history: dict[str, DeckRound] = {}
     finals: dict[str, list[str]] = {}
     carried: set[tuple[str, int]] = set()
@@ -624,7 +635,7 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
     for o in openings:
         old = by_key.setdefault((o.round, o.step, o.index), o)
         if old != o:
-            who = authors[FIRST if o.step % 2 else SECOND]
+            who = authors_of(o.round)[FIRST if o.step % 2 else SECOND]
             raise DeckError(f"two different openings of key {o.index}", o.round, o.step, who)
     result = []
     by_name: dict[str, Dealt] = {}
@@ -632,6 +643,7 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
         if not rnd.steps:
             raise DeckError("round without steps")
         name = rnd.steps[0].round
+        authors = authors_of(name)
         if name in history:
             raise DeckError("round label used twice", name, 1, authors[FIRST])
         if len(rnd.steps) != STEPS:
@@ -676,8 +688,12 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
         strip1, strip2 = [], []
         for src in sources:
             if isinstance(src, Carry):
-                strip1.append(pow(_old(group, game, by_key, history, src, 3, authors), -1, q))
-                strip2.append(pow(_old(group, game, by_key, history, src, 4, authors), -1, q))
+                # each player strips its own per-card key of the old round: step 3
+                # where it was first there, step 4 where it was second
+                was = authors_of(src.round)
+                s1, s2 = (3, 4) if was == authors else (4, 3)
+                strip1.append(pow(_old(group, game, by_key, history, src, s1, was), -1, q))
+                strip2.append(pow(_old(group, game, by_key, history, src, s2, was), -1, q))
             else:
                 strip1.append(1)
                 strip2.append(1)
@@ -752,3 +768,69 @@ def _match(values: Sequence[int], where: Mapping[int, int], fail: Callable[[str]
     if len(where) != len(values):
         raise fail("input cards collide under the committed key")
     return out
+
+
+# --- the deck in a game: actions, tasks and the seed of each round ------------------------
+
+#: The group games play in (docs/deck.md "Choice of group").
+PLAY = ED25519
+#: Decision kind: the rules wait for ``role``'s deck work (a shuffle step or
+#: key openings), which pbem computes without asking the player.
+DECK = "deck"
+
+
+class _DeckAction(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True, tag_field="type"):
+    pass
+
+
+class DeckStep(_DeckAction, tag="deck-step"):
+    """A shuffle step; with step 3 or 4 the author's keys dealing positions to the opponent."""
+
+    step: Step
+    deal: list[KeyOpening] = []
+
+
+class DeckKeys(_DeckAction, tag="deck-keys"):
+    """Key openings: ``deal`` deals positions to the opponent (the author's key
+    for a position the opponent draws); ``open`` shows the author's own cards
+    (its own key for positions dealt to it)."""
+
+    deal: list[KeyOpening] = []
+    open: list[KeyOpening] = []
+
+
+DeckAction = DeckStep | DeckKeys
+
+
+class DeckTask(msgspec.Struct, frozen=True):
+    """What the rules wait for from ``role`` (``rules.deck_task(state)``).
+
+    ``kind == "step"``: the next step of round ``round`` whose input deck is
+    ``sources`` and whose first role is ``first``; with step 3 or 4 the
+    author deals ``deal`` (positions of ``round``, to the opponent).
+    ``kind == "keys"``: deal ``deal`` (positions of ``round`` to the
+    opponent) and open ``open`` ((round, position) of the author's own cards).
+    """
+
+    role: str
+    kind: str
+    round: str = ""
+    first: str = ""
+    sources: tuple[Source, ...] = ()
+    deal: tuple[int, ...] = ()
+    open: tuple[tuple[str, int], ...] = ()
+
+
+def seed_label(rnd: str, role: str) -> str:
+    """The commitment label of ``role``'s seed for round ``rnd`` (opened at the audit)."""
+    return f"deck/{rnd}/seed/{role}"
+
+
+def role_of(step: int) -> int:
+    """FIRST for steps 1 and 3, SECOND for 2 and 4."""
+    return FIRST if step % 2 else SECOND
+
+
+def dealing_step(drawer: int) -> int:
+    """The step whose per-card key the drawer's opponent publishes to deal to ``drawer``."""
+    return 4 if drawer == FIRST else 3
