@@ -479,6 +479,8 @@ def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: P
     data = VaultData(game=host.game_hex, role=role)
     draft = parse_orders(rules, host, role, data, [], list(orders))
     seat = Seat(gd, rules, identity, role, data, host)
+    if draft:
+        draft, _ = with_deck(host, role, data, draft)  # e.g. the deck's first shuffle step
     composed = _compose(seat, draft)
     with gd.lock(exclusive=True):
         gd.create_layout()

@@ -653,8 +653,9 @@ def _card_checks(state: State, side: Side, refs: tuple[str, ...], count: int, re
 def _pick(state: State, role: Side, real: int, dummies: int, ctx, rule: str) -> tuple[str, ...]:
     refs = cd.pick(ctx.card, state.deck.held.get(role, ()), real, dummies)
     if refs is None:
-        raise ValueError(f"{rule}: the hand does not hold {real} real card(s) and {dummies} dumm"
-                         f"{'y' if dummies == 1 else 'ies'}")
+        problems = cd.play_problems(_hand(state, role), real + dummies, real, rule)
+        raise ValueError("; ".join(map(str, problems)) or f"{rule}: the hand does not hold {real} real "
+                         f"card(s) and {dummies} dumm{'y' if dummies == 1 else 'ies'}")
     return refs
 
 
