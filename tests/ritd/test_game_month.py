@@ -61,7 +61,7 @@ def test_rb_18_0_initial_hands_are_dealt_and_one_redraw_is_allowed(tmp_path):
     # The old hand goes back into the next reshuffle; the new cards are dealt from the
     # rest of the shared deck by the Allied player's keys, in its next event (T-15).
     assert _hands(table.axis)["axis"] == (0, 0)
-    assert _hands(table.allied) == {"axis": (0, None), "allied": (3, 2)}
+    assert _hands(table.allied) == {"axis": (6, None), "allied": (3, 2)}  # its draft deals the new hand
     assert _state(table.axis).deck.returned == tuple(f"s1:{p}" for p in range(6))
     assert table.pending().role == "allied" and table.pending().kind == "deck"
     with pytest.raises(IllegalAction, match="not your decision"):  # the Axis redraws once only
