@@ -395,7 +395,7 @@ class LocalTable:
             if result.auto_reply is None:
                 return
             sent = result.auto_reply
-            self._announce(to, sent, [], "entropy for the dice")
+            self._announce(to, sent, [], "automatic: entropy for the dice or the shared deck")
             to = self.other(to)
 
     def _announce(self, player: Player, sent: session.Sent, orders: Sequence[str], what: str = "no orders") -> None:

@@ -1,19 +1,18 @@
 """Supply Cards in hand (RB 3.3, 3.42, 3.48, 4.0-4.5, 16.6, 18.0).
 
-Pure bookkeeping: no randomness here. A card is drawn by the engine as a
-secret die of ``deck.total`` faces whose seed the drawer committed (DESIGN
-4-5): faces 1..``deck.real`` are real cards, the others dummies. The drawer
-knows the die at once, the opponent only when the seed is opened (at the
-audit). Each card is drawn independently with the deck's real fraction:
-an APPROXIMATION of drawing from the one shared 42-card deck (DESIGN 4,
-"Shared deck"), labelled so in reports; the exact shared deck will replace
-``is_real`` and the dice behind it without changing this interface.
+Pure bookkeeping: no randomness and no cryptography here. Cards are dealt
+from the one shared 42-card deck by the engine's mental poker (pbem.deck,
+DESIGN 4, decisions/turn.md T-15): the rules keep the public record (the
+round, which positions each side holds, what goes back at the next
+reshuffle) in ``Deck`` and see a card's face only through
+``ctx.card(round, position)``.
 
 A ``Hand`` holds the public count and, for a replay that knows them (the
 owner's, or the audit's), how many are real. Playing cards face down
-commits how many of them are real (the commitment is opened at Supply
-Revealed or, for the Initiative card, right after the Axis answer); a
-replay that knows the hand checks at once that the player had those cards.
+names the cards and commits how many of them are real (the commitment is
+opened at Supply Revealed or, for the Initiative card, right after the
+Axis answer, and the cards are shown from the deck then); a replay that
+knows the hand checks at once that the player had those cards.
 Decisions: decisions/turn.md (T-14..T-19).
 """
 

@@ -3763,8 +3763,7 @@ def render_text(v: View) -> str:
     if v.hand_counts:
         counts = ", ".join(f"{side} {n}" + (f" ({v.own_real} real)" if side == v.role and v.own_real is not None
                                             else "") for side, n in v.hand_counts.items())
-        lines.append(f"Supply Cards in hand: {counts} (cards are drawn independently with the deck's real "
-                     "fraction, an approximation of the shared deck)")
+        lines.append(f"Supply Cards in hand: {counts} (dealt from the shared 42-card deck)")
     if v.bp_dice:
         lines.append(f"Buildup: BP dice {v.bp_dice}; Player 1: {v.player1}")
     for side, rows in v.bp.items():
