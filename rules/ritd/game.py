@@ -631,8 +631,10 @@ def on_deck(state: State, ctx) -> tuple[State, list[Problem]]:
             problems.append(Problem("RB 3.48" if job.why == "play" else "RB 3.3",
                                     f"{who}: the cards played hold {real} real card(s), but {committed} "
                                     "were committed"))
-    played = tuple(r for r in d.played.get(job.side, ()) if r not in job.refs)
-    returned = d.returned + tuple(r for r in job.refs if r not in d.returned)
+    # Cards played face down go back now; dummies handed back went back when discarded.
+    was_played = d.played.get(job.side, ())
+    played = tuple(r for r in was_played if r not in job.refs)
+    returned = d.returned + tuple(r for r in job.refs if r in was_played and r not in d.returned)
     return msgspec.structs.replace(state, deck=msgspec.structs.replace(
         d, jobs=rest, played={**d.played, job.side: played}, returned=returned)), problems
 
