@@ -703,11 +703,14 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
 
 def _lost_auto_reply(seat: Seat) -> Sent | None:
     """The turn file of my automatic answer if the receive that signed it was killed before
-    writing it (my last event is entropy only, answers the opponent's and has no turn file)."""
+    writing it (my last event is entropy or deck work only, answers the opponent's and has
+    no turn file)."""
     history = seat.replay.history
     last = history[-1]
+    # automatic: entropy only, or the shared deck's messages (their seed commitments too)
+    deck_only = bool(last.actions) and all(a.startswith("deck: ") for a in last.actions)
     if last.author != seat.role or len(history) < 2 or history[-2].author == seat.role or \
-            last.actions or last.commits or last.reveals or last.note:
+            (last.actions and not deck_only) or (last.commits and not deck_only) or last.reveals or last.note:
         return None
     if (seat.gd.outbox_dir / _outbox_name(seat.replay, last.seq)).exists():
         return None
