@@ -28,6 +28,7 @@ from pbem import deck as deckmod
 from pbem.codec import Body, CodecError, Unwrapped
 from pbem.commit import LeafOpening as LeafProof
 from pbem.commit import decode_leaves, opens, set_opens, verify_leaf
+from pbem.deck import DECK, DeckError
 from pbem.dice import entropy_commitment, roll, roll_one
 from pbem.errors import (
     BadFile,
@@ -37,7 +38,6 @@ from pbem.errors import (
     VersionMismatch,
 )
 from pbem.identity import parse_public, verify_signature
-from pbem.deck import DECK, DeckError
 from pbem.rulesapi import DICE, Decision, Outcome, RulesModule, data_hash
 
 AUDIT = "*"

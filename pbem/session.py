@@ -18,6 +18,7 @@ from pbem import deck as deckmod
 from pbem import vault as vaultmod
 from pbem.codec import Body, Commitment, Entropy, Genesis, LeafOpening, Opening, Player
 from pbem.commit import MerkleSet, commit, decode_leaves, encode_leaves, set_from_seed
+from pbem.deck import DECK
 from pbem.dice import entropy_commitment, new_secret
 from pbem.errors import (
     BadFile,
@@ -31,7 +32,6 @@ from pbem.errors import (
 from pbem.fileio import write_atomic
 from pbem.game import AUDIT, EventInfo, Replay, audit_openings
 from pbem.identity import Identity, fingerprint, parse_public, verify_signature
-from pbem.deck import DECK
 from pbem.rulesapi import DICE, Decision, Order, RulesModule, data_hash
 from pbem.store import GameDir, LocalConfig
 from pbem.turnfile import format_turn, parse_turn

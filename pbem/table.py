@@ -35,10 +35,10 @@ from typing import Any
 from pbem import rulesapi, session
 from pbem.codec import Genesis
 from pbem.codec import Player as GenesisPlayer
+from pbem.deck import DECK
 from pbem.errors import IllegalAction, PbemError, UsageProblem
 from pbem.game import Replay
 from pbem.identity import Identity, save_identity
-from pbem.deck import DECK
 from pbem.rulesapi import DICE, Decision, Outcome, RulesModule
 from pbem.store import GameDir
 from pbem.turnfile import parse_turn

@@ -277,8 +277,9 @@ def real_among(card, refs: tuple[str, ...]) -> int | None:
 
 def pick(card, held: tuple[str, ...], real: int, dummies: int) -> tuple[str, ...] | None:
     """Cards of a hand its owner can see: ``real`` real ones and ``dummies`` dummies (None: not held)."""
-    reals = [r for r in held if (lambda s: s is not None and label_is_real(s))(card(*unref(r)))]
-    dums = [r for r in held if (lambda s: s is not None and not label_is_real(s))(card(*unref(r)))]
+    seen = {r: card(*unref(r)) for r in held}
+    reals = [r for r in held if seen[r] is not None and label_is_real(seen[r])]
+    dums = [r for r in held if seen[r] is not None and not label_is_real(seen[r])]
     if len(reals) < real or len(dums) < dummies:
         return None
     return tuple(reals[:real] + dums[:dummies])

@@ -607,7 +607,6 @@ def on_deck(state: State, ctx) -> tuple[State, list[Problem]]:
     rest = d.jobs[1:]
     if job.kind == "shuffle":
         number = d.steps + 1
-        author = job.side if number % 2 else enemy_of(job.side)
         state = msgspec.structs.replace(state, deck=msgspec.structs.replace(
             d, steps=number, jobs=rest if number == 4 else d.jobs))
         if number == 4:  # both deals (keys of steps 3 and 4) open once the round is complete
