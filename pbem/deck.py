@@ -313,16 +313,25 @@ def decode_card(group: AnyGroup, game: bytes, labels: Sequence[str], element: in
     return None
 
 
+@functools.lru_cache(maxsize=8192)
+def _valid(group: AnyGroup, text: str) -> int | None:
+    """The element of ``text`` if it is one (memoised: an audit meets every
+    step's elements again, and one subgroup check costs a scalar multiplication)."""
+    x = int(text, 16)
+    return x if is_element(group, x) else None
+
+
 def elem_hex(group: AnyGroup, x: int) -> str:
     return x.to_bytes(group.size, "big").hex()
 
 
 def parse_elem(group: AnyGroup, text: str) -> int:
-    """A wire element: exact width, a residue other than 1 (DeckError otherwise)."""
+    """A wire element: exact width, a residue other than 1 or a point of the
+    prime-order subgroup (DeckError otherwise)."""
     if len(text) != 2 * group.size:
         raise DeckError(f"group element has {len(text)} hex digits, not {2 * group.size}")
-    x = int(text, 16)
-    if not is_element(group, x):
+    x = _valid(group, text)
+    if x is None:
         raise DeckError("value is not a quadratic residue in (1, p-1)" if isinstance(group, Group)
                         else "value is not a point of the prime-order subgroup")
     return x
