@@ -1,12 +1,16 @@
 """Exact shared deck without a dealer: mental poker with per-card keys (DESIGN 4).
 
-Commutative (SRA / Pohlig-Hellman) encryption ``x -> x^k mod p`` in the
-subgroup of quadratic residues of the RFC 3526 2048-bit MODP group (group 14).
-``p = 2q + 1`` is a safe prime, so the residues form a group of prime order
-``q``: every key ``k`` in ``[1, q-1]`` is invertible mod ``q`` and permutes the
-subgroup, and encryptions commute. Cards are hashed onto residues (their
-discrete logarithms are unknown to everyone), so no card's ciphertext says
-anything about another's, and no Legendre symbol tells cards apart.
+Commutative (SRA / Pohlig-Hellman) encryption ``x -> x^k`` in a group of
+prime order ``q``, two of them behind the same functions (each takes the
+group first): the subgroup of quadratic residues of the RFC 3526 2048-bit
+MODP group (group 14; ``p = 2q + 1`` a safe prime), and the prime-order
+subgroup of Ed25519 through libsodium (PyNaCl), ``PLAY``, the group games use
+(docs/deck.md "Choice of group": about 100-200 times faster). Every key
+``k`` in ``[1, q-1]`` is invertible mod ``q`` and permutes the group, and
+encryptions commute. Cards are hashed onto elements (their discrete
+logarithms are unknown to everyone), so no card's ciphertext says anything
+about another's; every received element is checked (a residue, or a point of
+the prime-order subgroup).
 
 A *round* shuffles one deck between two fixed roles, ``first`` and
 ``second``, in four steps (each one message, alternating first, second,
@@ -31,7 +35,10 @@ player's vault keeps one seed per round. ``audit_deck`` takes the transcript
 and every key opening and names the first bad step and its author.
 
 Everything here is pure: randomness comes in as seeds (``new_seed`` draws one).
-See ``docs/deck.md`` for the message flow and the security argument.
+In a game the messages travel as the actions ``DeckStep`` and ``DeckKeys``,
+asked for by the rules with ``DeckTask`` (pbem.game checks them at receipt,
+pbem.session computes them). See ``docs/deck.md`` for the message flow and
+the security argument.
 """
 
 from __future__ import annotations
