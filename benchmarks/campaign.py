@@ -121,10 +121,14 @@ def timed(fn: Callable[[], object]) -> float:
 
 def forget_memos() -> None:
     """Empty the in-process memos (as in a fresh `pbem` process): the bounded
-    supply memo of rules.ritd and the engine's whole-set opening check."""
+    supply memo of rules.ritd, the engine's whole-set opening check and the
+    shared deck's element checks and card encodings."""
     import pbem.commit
+    import pbem.deck
 
     pbem.commit.set_opens.cache_clear()
+    pbem.deck._valid.cache_clear()
+    pbem.deck.encode_card.cache_clear()
     supply = sys.modules.get("rules.ritd.supply")
     if supply is not None:
         supply._MEMO.clear()

@@ -1,4 +1,9 @@
-"""Benchmark: the exact shared deck (pbem/deck.py) in the RFC 3526 2048-bit group.
+"""Benchmark: the exact shared deck (pbem/deck.py) in both of its groups.
+
+Issue 10 point 6: a full monthly reshuffle and deal of 6 cards, per player,
+divided by one Ed25519 verification, in the RFC 3526 2048-bit MODP group
+and in Ed25519's prime-order subgroup (the group of play), through the same
+pbem.deck functions (``monthly``). Also:
 
 Times a full shuffle round of the 42-card RitD deck (all four steps, both
 players, with the receiver's checks of every step), a draw of 16 cards (the
@@ -94,6 +99,12 @@ def main() -> None:
     print(f"Ed25519 verify: {best * 1e6:.1f} us")
     print(f"ratios to one verify: shuffle {t_shuffle / best:.0f}, draw {t_draw / best:.0f}, "
           f"audit {t_audit / best:.0f}")
+    for group, name in ((D.MODP2048, "MODP 2048"), (D.ED25519, "Ed25519 subgroup (play)")):
+        first, second, deal = monthly(group, n)
+        total = first + second + deal
+        print(f"monthly reshuffle + deal of 6, {name}: first {first * 1e3:.1f} ms, second {second * 1e3:.1f} ms "
+              f"(each with its checks of the other's steps), deal {deal * 1e3:.1f} ms; total {total * 1e3:.1f} ms "
+              f"= {total / best:.0f} Ed25519 verifications")
     ec = ed25519_round(n, args.draws)
     if ec is None:
         print("Ed25519 subgroup: PyNaCl is not installed (pip install pynacl), not measured")
@@ -106,6 +117,42 @@ def main() -> None:
           f"draw of {args.draws}: {t_draw_ec * 1e3:.1f} ms")
     print(f"ratios to one verify: Ed25519 shuffle {sum(per_ec) / best:.0f}, draw {t_draw_ec / best:.0f}; "
           f"MODP shuffle / Ed25519 shuffle {t_shuffle / sum(per_ec):.0f}")
+
+
+def monthly(group, n: int) -> tuple[float, float, float]:
+    """A month of the shared deck as RitD plays it, through pbem.deck: round 1
+    of ``n`` fresh cards (untimed), 10 cards dealt and 4 of them spent; then
+    the timed Resupply: a reshuffle of the undealt cards and the 4 returned
+    ones (carried, each player stripping its old per-card keys), each step
+    checked by its receiver (``check_step``), and a deal of 6 (the opponent's
+    keys checked against their commitments, the drawer unlocking its cards).
+    Returns seconds for the first player, the second, and the deal."""
+    game = D.new_seed()
+    history: dict[str, D.DeckRound] = {}
+    resolve = D.history_resolver(group, history)
+    sa1, sb1, sa2, sb2 = (D.new_seed() for _ in range(4))
+    src1 = [D.Card(label=f"real-{i}" if i < 2 * n // 3 else f"dummy-{i}") for i in range(n)]
+    done: list[D.Step] = []
+    for i in range(4):
+        done.append(D.make_step(group, game, "s1", src1, done, sa1 if i % 2 == 0 else sb1, resolve))
+    history["s1"] = D.DeckRound(steps=done)
+    src2 = [D.Carry(round="s1", pos=p) for p in range(10, n)] + [D.Carry(round="s1", pos=p) for p in range(4)]
+    done = []
+    spent = [0.0, 0.0]
+    for i in range(4):
+        t = time.perf_counter()
+        seed, old = (sa2, {"s1": sa1}) if i % 2 == 0 else (sb2, {"s1": sb1})
+        step = D.make_step(group, game, "s2", src2, done, seed, resolve, old)
+        spent[i % 2] += time.perf_counter() - t
+        t = time.perf_counter()
+        D.check_step(group, src2, done, step)  # the other player receives it
+        spent[1 - i % 2] += time.perf_counter() - t
+        done.append(step)
+    history["s2"] = D.DeckRound(steps=done)
+    t = time.perf_counter()
+    for pos in range(6):
+        D.draw_card(group, game, history, "s2", pos, D.FIRST, sa2, D.deal_key(group, game, "s2", sb2, D.FIRST, pos))
+    return spent[0], spent[1], time.perf_counter() - t
 
 
 def ed25519_round(n: int, draws: int) -> tuple[float, list[float], float] | None:

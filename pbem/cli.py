@@ -695,8 +695,13 @@ def audit(directory: Path | None, game: Path, as_json: bool) -> None:
         raise
     complete = not result.unopened
     data = {"ok": True, "complete": complete, "events": result.replay.seq + 1,
-            "unopened": result.unopened}
+            "unopened": result.unopened, "deck_rounds": len(result.deck)}
     text = f"audit of {result.replay.seq + 1} events: every action is legal with all opened secrets known"
+    if result.deck:
+        cards = len(result.deck[0].labels)
+        dealt = sum(1 for d in result.deck for h in d.holders if h)
+        text += (f"\nshared deck: {len(result.deck)} shuffles audited, each a permutation of the one deck of "
+                 f"{cards} cards with every key opened; {dealt} cards dealt, each once, none in two places")
     if not complete:
         text += "\nnot yet opened (the audit is complete when both players have sent --open-all):"
         for role, labels in sorted(result.unopened.items()):

@@ -1,12 +1,16 @@
 """Exact shared deck without a dealer: mental poker with per-card keys (DESIGN 4).
 
-Commutative (SRA / Pohlig-Hellman) encryption ``x -> x^k mod p`` in the
-subgroup of quadratic residues of the RFC 3526 2048-bit MODP group (group 14).
-``p = 2q + 1`` is a safe prime, so the residues form a group of prime order
-``q``: every key ``k`` in ``[1, q-1]`` is invertible mod ``q`` and permutes the
-subgroup, and encryptions commute. Cards are hashed onto residues (their
-discrete logarithms are unknown to everyone), so no card's ciphertext says
-anything about another's, and no Legendre symbol tells cards apart.
+Commutative (SRA / Pohlig-Hellman) encryption ``x -> x^k`` in a group of
+prime order ``q``, two of them behind the same functions (each takes the
+group first): the subgroup of quadratic residues of the RFC 3526 2048-bit
+MODP group (group 14; ``p = 2q + 1`` a safe prime), and the prime-order
+subgroup of Ed25519 through libsodium (PyNaCl), ``PLAY``, the group games use
+(docs/deck.md "Choice of group": about 100-200 times faster). Every key
+``k`` in ``[1, q-1]`` is invertible mod ``q`` and permutes the group, and
+encryptions commute. Cards are hashed onto elements (their discrete
+logarithms are unknown to everyone), so no card's ciphertext says anything
+about another's; every received element is checked (a residue, or a point of
+the prime-order subgroup).
 
 A *round* shuffles one deck between two fixed roles, ``first`` and
 ``second``, in four steps (each one message, alternating first, second,
@@ -31,7 +35,10 @@ player's vault keeps one seed per round. ``audit_deck`` takes the transcript
 and every key opening and names the first bad step and its author.
 
 Everything here is pure: randomness comes in as seeds (``new_seed`` draws one).
-See ``docs/deck.md`` for the message flow and the security argument.
+In a game the messages travel as the actions ``DeckStep`` and ``DeckKeys``,
+asked for by the rules with ``DeckTask`` (pbem.game checks them at receipt,
+pbem.session computes them). See ``docs/deck.md`` for the message flow and
+the security argument.
 """
 
 from __future__ import annotations
@@ -89,9 +96,13 @@ class DeckError(ValueError):
 
 @dataclass(frozen=True)
 class Group:
-    """The quadratic residues mod a safe prime ``p = 2q + 1`` (order ``q``, prime)."""
+    """The quadratic residues mod a safe prime ``p = 2q + 1`` (order ``q``, prime).
+
+    Elements are ints in ``(1, p-1)``; ``exp`` is ``pow`` mod ``p``."""
 
     p: int
+
+    name = "modp"
 
     @property
     def q(self) -> int:
@@ -102,8 +113,68 @@ class Group:
         """Bytes of an element or key on the wire (hex is twice this)."""
         return (self.p.bit_length() + 7) // 8
 
+    @property
+    def tag(self) -> bytes:
+        """The group's identity in every hash (encoding, key derivation, commitments)."""
+        return self.p.to_bytes(self.size, "big")
+
+    def exp(self, x: int, k: int) -> int:
+        return pow(x, k, self.p)
+
+    def is_element(self, x: int) -> bool:
+        """A quadratic residue other than 1 (the only element of order < q)."""
+        return 1 < x < self.p - 1 and jacobi(x, self.p) == 1
+
+    def from_hash(self, h: int) -> int | None:
+        """An element from ``size + 16`` uniform bytes (None: try the next counter)."""
+        h %= self.p
+        x = h * h % self.p
+        return x if self.is_element(x) else None
+
+
+#: The order of Ed25519's prime-order subgroup (RFC 8032 ``L``).
+ED25519_L = 2**252 + 27742317777372353535851937790883648493
+
+
+@dataclass(frozen=True)
+class Ed25519Group:
+    """The prime-order subgroup of Ed25519 through libsodium (PyNaCl).
+
+    An element is the int of a canonical 32-byte point encoding read
+    big-endian (so ``elem_hex`` writes the point's bytes); a key is a
+    scalar in ``[1, l-1]``; ``exp`` is ``crypto_scalarmult_ed25519_noclamp``.
+    ``is_element`` is ``crypto_core_ed25519_is_valid_point``: canonical, on
+    the curve, in the prime-order subgroup, not of small order (the
+    counterpart of the residue check). Cards are
+    ``crypto_core_ed25519_from_uniform`` of a hash (Elligator 2 with the
+    cofactor cleared), so nobody knows their discrete logarithms.
+    """
+
+    name = "ed25519"
+    q = ED25519_L
+    size = 32
+    tag = b"pbem/v1/deck/ed25519-prime-order-subgroup"
+
+    def exp(self, x: int, k: int) -> int:
+        from nacl.bindings import crypto_scalarmult_ed25519_noclamp
+        point = crypto_scalarmult_ed25519_noclamp((k % self.q).to_bytes(32, "little"), x.to_bytes(32, "big"))
+        return int.from_bytes(point, "big")
+
+    def is_element(self, x: int) -> bool:
+        from nacl.bindings import crypto_core_ed25519_is_valid_point
+        return 0 <= x < 1 << 256 and crypto_core_ed25519_is_valid_point(x.to_bytes(32, "big"))
+
+    def from_hash(self, h: int) -> int | None:
+        from nacl.bindings import crypto_core_ed25519_from_uniform
+        x = int.from_bytes(crypto_core_ed25519_from_uniform((h % (1 << 256)).to_bytes(32, "big")), "big")
+        return x if self.is_element(x) else None
+
+
+AnyGroup = Group | Ed25519Group
 
 MODP2048 = Group(MODP2048_P)
+#: The group of play (docs/deck.md "Choice of group": about 200 times faster than MODP2048).
+ED25519 = Ed25519Group()
 
 
 def jacobi(a: int, n: int) -> int:
@@ -124,9 +195,9 @@ def jacobi(a: int, n: int) -> int:
     return result if n == 1 else 0
 
 
-def is_element(group: Group, x: int) -> bool:
-    """True for a quadratic residue other than 1 (the only element of order < q)."""
-    return 1 < x < group.p - 1 and jacobi(x, group.p) == 1
+def is_element(group: AnyGroup, x: int) -> bool:
+    """True for a valid element: a residue other than 1, or a point of the prime-order subgroup."""
+    return group.is_element(x)
 
 
 # --- wire types ---------------------------------------------------------------
@@ -215,7 +286,7 @@ def _expand(parts: Sequence[bytes], nbytes: int) -> int:
 
 
 @functools.lru_cache(maxsize=4096)
-def encode_card(group: Group, game: bytes, label: str) -> int:
+def encode_card(group: AnyGroup, game: bytes, label: str) -> int:
     """The residue of a card: a domain-separated hash of (p, game, label), squared mod p.
 
     The hash has 128 more bits than p, so its value mod p is uniform up to
@@ -223,15 +294,15 @@ def encode_card(group: Group, game: bytes, label: str) -> int:
     """
     counter = 0
     while True:
-        h = _expand((_ENCODE, group.p.to_bytes(group.size, "big"), game, label.encode("utf-8"),
-                     counter.to_bytes(4, "big")), group.size + 16) % group.p
-        x = h * h % group.p
-        if is_element(group, x):
+        h = _expand((_ENCODE, group.tag, game, label.encode("utf-8"),
+                     counter.to_bytes(4, "big")), group.size + 16)
+        x = group.from_hash(h)
+        if x is not None:
             return x
         counter += 1  # h was 0 or +-1: probability about 3/p
 
 
-def encode_deck(group: Group, game: bytes, labels: Sequence[str]) -> list[int]:
+def encode_deck(group: AnyGroup, game: bytes, labels: Sequence[str]) -> list[int]:
     """Elements of distinct labels (ValueError on a repeated label or a collision)."""
     if len(set(labels)) != len(labels):
         raise ValueError("deck labels must be distinct")
@@ -241,7 +312,7 @@ def encode_deck(group: Group, game: bytes, labels: Sequence[str]) -> list[int]:
     return elems
 
 
-def decode_card(group: Group, game: bytes, labels: Sequence[str], element: int) -> str | None:
+def decode_card(group: AnyGroup, game: bytes, labels: Sequence[str], element: int) -> str | None:
     """The label among ``labels`` whose encoding is ``element``, or None."""
     for label in labels:
         if encode_card(group, game, label) == element:
@@ -249,17 +320,27 @@ def decode_card(group: Group, game: bytes, labels: Sequence[str], element: int) 
     return None
 
 
-def elem_hex(group: Group, x: int) -> str:
+@functools.lru_cache(maxsize=8192)
+def _valid(group: AnyGroup, text: str) -> int | None:
+    """The element of ``text`` if it is one (memoised: an audit meets every
+    step's elements again, and one subgroup check costs a scalar multiplication)."""
+    x = int(text, 16)
+    return x if is_element(group, x) else None
+
+
+def elem_hex(group: AnyGroup, x: int) -> str:
     return x.to_bytes(group.size, "big").hex()
 
 
-def parse_elem(group: Group, text: str) -> int:
-    """A wire element: exact width, a residue other than 1 (DeckError otherwise)."""
+def parse_elem(group: AnyGroup, text: str) -> int:
+    """A wire element: exact width, a residue other than 1 or a point of the
+    prime-order subgroup (DeckError otherwise)."""
     if len(text) != 2 * group.size:
         raise DeckError(f"group element has {len(text)} hex digits, not {2 * group.size}")
-    x = int(text, 16)
-    if not is_element(group, x):
-        raise DeckError("value is not a quadratic residue in (1, p-1)")
+    x = _valid(group, text)
+    if x is None:
+        raise DeckError("value is not a quadratic residue in (1, p-1)" if isinstance(group, Group)
+                        else "value is not a point of the prime-order subgroup")
     return x
 
 
@@ -270,25 +351,25 @@ def new_seed() -> bytes:
     return secrets.token_bytes(32)
 
 
-def _derive(group: Group, game: bytes, rnd: str, seed: bytes, what: bytes, *ints: int, nbytes: int) -> int:
+def _derive(group: AnyGroup, game: bytes, rnd: str, seed: bytes, what: bytes, *ints: int, nbytes: int) -> int:
     if len(seed) != 32:
         raise ValueError("a deck seed is 32 bytes")
-    parts = [_DERIVE, group.p.to_bytes(group.size, "big"), game, rnd.encode("utf-8"), seed, what]
+    parts = [_DERIVE, group.tag, game, rnd.encode("utf-8"), seed, what]
     parts += [i.to_bytes(8, "big") for i in ints]
     return _expand(parts, nbytes)
 
 
-def round_key(group: Group, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> int:
+def round_key(group: AnyGroup, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> int:
     """The key a player uses at ``step`` (global: index 0; per-card: the position), in [1, q-1]."""
     return 1 + _derive(group, game, rnd, seed, b"key", step, index,
                        nbytes=group.size + 16) % (group.q - 1)
 
 
-def _salt(group: Group, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> bytes:
+def _salt(group: AnyGroup, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> bytes:
     return _derive(group, game, rnd, seed, b"salt", step, index, nbytes=32).to_bytes(32, "big")
 
 
-def _permutation(group: Group, game: bytes, rnd: str, seed: bytes, n: int) -> list[int]:
+def _permutation(group: AnyGroup, game: bytes, rnd: str, seed: bytes, n: int) -> list[int]:
     """Fisher-Yates from the seed; each choice reads 128 bits more than it needs (bias < 2^-120)."""
     perm = list(range(n))
     for i in range(n - 1, 0, -1):
@@ -301,25 +382,25 @@ def _label(rnd: str, step: int, index: int) -> str:
     return f"deck/{rnd}/{step}/{index}"
 
 
-def _key_digest(group: Group, game: bytes, rnd: str, step: int, index: int, key: int, salt: bytes) -> bytes:
+def _key_digest(group: AnyGroup, game: bytes, rnd: str, step: int, index: int, key: int, salt: bytes) -> bytes:
     return commitment_digest(game, _label(rnd, step, index), salt, key.to_bytes(group.size, "big"))
 
 
-def open_key(group: Group, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> KeyOpening:
+def open_key(group: AnyGroup, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> KeyOpening:
     """A player's opening of its key at (round, step, index), from its seed."""
     key = round_key(group, game, rnd, seed, step, index)
     return KeyOpening(round=rnd, step=step, index=index, key=elem_hex(group, key),
                       salt=_salt(group, game, rnd, seed, step, index).hex())
 
 
-def open_all(group: Group, game: bytes, rnd: str, seed: bytes, role: int, n: int) -> list[KeyOpening]:
+def open_all(group: AnyGroup, game: bytes, rnd: str, seed: bytes, role: int, n: int) -> list[KeyOpening]:
     """Every key a role used in a round of ``n`` cards (for the audit)."""
     glob, per_card = (1, 3) if role == FIRST else (2, 4)
     return [open_key(group, game, rnd, seed, glob, 0)] + [
         open_key(group, game, rnd, seed, per_card, k) for k in range(n)]
 
 
-def check_key(group: Group, game: bytes, rnd: DeckRound, opening: KeyOpening) -> int:
+def check_key(group: AnyGroup, game: bytes, rnd: DeckRound, opening: KeyOpening) -> int:
     """The key of a valid opening of a commitment in ``rnd``; DeckError otherwise.
 
     The commitment label binds round, step and position, so an opening for
@@ -353,7 +434,7 @@ def check_key(group: Group, game: bytes, rnd: DeckRound, opening: KeyOpening) ->
 Resolver = Callable[[str, int], int]
 
 
-def history_resolver(group: Group, history: Mapping[str, DeckRound]) -> Resolver:
+def history_resolver(group: AnyGroup, history: Mapping[str, DeckRound]) -> Resolver:
     """A resolver over completed earlier rounds, keyed by round label."""
     def resolve(rnd: str, pos: int) -> int:
         done = history.get(rnd)
@@ -366,7 +447,7 @@ def history_resolver(group: Group, history: Mapping[str, DeckRound]) -> Resolver
     return resolve
 
 
-def input_elements(group: Group, game: bytes, sources: Sequence[Source], resolve: Resolver) -> list[int]:
+def input_elements(group: AnyGroup, game: bytes, sources: Sequence[Source], resolve: Resolver) -> list[int]:
     """The round's input deck: fresh encodings and carried ciphertexts, checked distinct."""
     seen_labels: set[str] = set()
     seen_pos: set[tuple[str, int]] = set()
@@ -387,11 +468,11 @@ def input_elements(group: Group, game: bytes, sources: Sequence[Source], resolve
     return out
 
 
-def _elems(group: Group, step: Step) -> list[int]:
+def _elems(group: AnyGroup, step: Step) -> list[int]:
     return [parse_elem(group, c) for c in step.cards]
 
 
-def check_step(group: Group, sources: Sequence[Source], done: Sequence[Step], step: Step) -> None:
+def check_step(group: AnyGroup, sources: Sequence[Source], done: Sequence[Step], step: Step) -> None:
     """Everything a receiver can check at once about the next ``step`` of a round.
 
     Round label and step number, size, every element a residue of full width,
@@ -420,27 +501,30 @@ def check_step(group: Group, sources: Sequence[Source], done: Sequence[Step], st
         raise DeckError(f"{len(step.commits)} key commitments, expected {want}", step.round, number)
 
 
-def _parse_at(group: Group, text: str, step: Step) -> int:
+def _parse_at(group: AnyGroup, text: str, step: Step) -> int:
     try:
         return parse_elem(group, text)
     except DeckError as exc:
         raise DeckError(exc.reason, step.round, step.step) from None
 
 
-def make_step(group: Group, game: bytes, rnd: str, sources: Sequence[Source], done: Sequence[Step],
-              seed: bytes, resolve: Resolver, old_seeds: Mapping[str, bytes] | None = None) -> Step:
+def make_step(group: AnyGroup, game: bytes, rnd: str, sources: Sequence[Source], done: Sequence[Step],
+              seed: bytes, resolve: Resolver, old_seeds: Mapping[str, bytes] | None = None,
+              old_steps: Mapping[str, int] | None = None) -> Step:
     """The next step of round ``rnd`` by the role whose turn it is (steps 1, 3: first; 2, 4: second).
 
     ``seed``: this player's seed for the round. ``old_seeds``: its seeds of
     earlier rounds, needed in steps 1 and 2 to strip its old per-card key from
-    carried cards. ``done``: the steps so far (already checked).
+    carried cards; ``old_steps``: the step of that key in each earlier round
+    (3 where the player was first, 4 where second; by default the same role
+    as now). ``done``: the steps so far (already checked).
     """
     number = len(done) + 1
     if not 1 <= number <= STEPS:
         raise ValueError("the round is complete")
     n = len(sources)
     key = (round_key(group, game, rnd, seed, number, 0) if number <= 2 else 0)
-    p, q = group.p, group.q
+    q = group.q
     if number <= 2:
         prev = (input_elements(group, game, sources, resolve) if number == 1 else _elems(group, done[0]))
         exps = []
@@ -448,11 +532,12 @@ def make_step(group: Group, game: bytes, rnd: str, sources: Sequence[Source], do
             if isinstance(src, Carry):
                 if old_seeds is None or src.round not in old_seeds:
                     raise ValueError(f"need this player's seed of round {src.round!r}")
-                old = round_key(group, game, src.round, old_seeds[src.round], number + 2, src.pos)
+                old_step = (old_steps or {}).get(src.round, number + 2)
+                old = round_key(group, game, src.round, old_seeds[src.round], old_step, src.pos)
                 exps.append(key * pow(old, -1, q) % q)
             else:
                 exps.append(key)
-        out = [pow(x, e, p) for x, e in zip(prev, exps, strict=True)]
+        out = [group.exp(x, e) for x, e in zip(prev, exps, strict=True)]
         if number == 2:
             perm = _permutation(group, game, rnd, seed, n)
             out = [out[perm[k]] for k in range(n)]
@@ -464,7 +549,7 @@ def make_step(group: Group, game: bytes, rnd: str, sources: Sequence[Source], do
         if number == 3:
             perm = _permutation(group, game, rnd, seed, n)
             prev = [prev[perm[k]] for k in range(n)]
-        out = [pow(x, glob_inv * ck % q, p) for x, ck in zip(prev, card_keys, strict=True)]
+        out = [group.exp(x, glob_inv * ck % q) for x, ck in zip(prev, card_keys, strict=True)]
         commits = [_key_digest(group, game, rnd, number, k, ck, _salt(group, game, rnd, seed, number, k))
                    for k, ck in enumerate(card_keys)]
     return Step(round=rnd, step=number, cards=[elem_hex(group, x) for x in out],
@@ -473,12 +558,12 @@ def make_step(group: Group, game: bytes, rnd: str, sources: Sequence[Source], do
 
 # --- drawing and opening -------------------------------------------------------------
 
-def deal_key(group: Group, game: bytes, rnd: str, seed: bytes, drawer: int, pos: int) -> KeyOpening:
+def deal_key(group: AnyGroup, game: bytes, rnd: str, seed: bytes, drawer: int, pos: int) -> KeyOpening:
     """What the drawer's opponent publishes to deal position ``pos`` to ``drawer``."""
     return open_key(group, game, rnd, seed, 4 if drawer == FIRST else 3, pos)
 
 
-def own_key(group: Group, game: bytes, rnd: str, seed: bytes, role: int, pos: int) -> KeyOpening:
+def own_key(group: AnyGroup, game: bytes, rnd: str, seed: bytes, role: int, pos: int) -> KeyOpening:
     """A player's own per-card key for ``pos``: published to play the card openly."""
     return open_key(group, game, rnd, seed, 3 if role == FIRST else 4, pos)
 
@@ -490,7 +575,7 @@ def _labels(history: Mapping[str, DeckRound]) -> list[str]:
     return out
 
 
-def _unlock(group: Group, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
+def _unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
             k_first: int, k_second: int) -> str:
     done = history.get(rnd)
     if done is None or len(done.steps) != STEPS:
@@ -498,14 +583,14 @@ def _unlock(group: Group, game: bytes, history: Mapping[str, DeckRound], rnd: st
     cards = done.steps[-1].cards
     if not 0 <= pos < len(cards):
         raise DeckError(f"position {pos} is outside the deck", rnd)
-    x = pow(parse_elem(group, cards[pos]), pow(k_first * k_second % group.q, -1, group.q), group.p)
+    x = group.exp(parse_elem(group, cards[pos]), pow(k_first * k_second % group.q, -1, group.q))
     label = decode_card(group, game, _labels(history), x)
     if label is None:
         raise DeckError(f"position {pos} does not open to a card of the deck", rnd)
     return label
 
 
-def draw_card(group: Group, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
+def draw_card(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
               role: int, seed: bytes, dealt: KeyOpening) -> str:
     """The drawer's private view: its card at ``pos``, from the opponent's published key.
 
@@ -521,7 +606,7 @@ def draw_card(group: Group, game: bytes, history: Mapping[str, DeckRound], rnd: 
     return _unlock(group, game, history, rnd, pos, k1, k2)
 
 
-def verify_open(group: Group, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
+def verify_open(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
                 first_key: KeyOpening, second_key: KeyOpening) -> str:
     """Anyone's check of a card played openly: both per-card keys of ``pos`` open
     their commitments and remove to a card of the deck; returns its label."""
@@ -538,8 +623,8 @@ def verify_open(group: Group, game: bytes, history: Mapping[str, DeckRound], rnd
 
 # --- audit ---------------------------------------------------------------------------
 
-def audit_deck(group: Group, game: bytes, rounds: Sequence[DeckRound], openings: Sequence[KeyOpening],
-               draws: Sequence[Draw], authors: tuple[str, str]) -> list[Dealt]:
+def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openings: Sequence[KeyOpening],
+               draws: Sequence[Draw], authors: tuple[str, str] | Mapping[str, tuple[str, str]]) -> list[Dealt]:
     """Replay every round with every key opened; return the full deal or raise DeckError.
 
     ``rounds`` in play order; ``openings``: all keys (any order; duplicates
@@ -551,15 +636,22 @@ def audit_deck(group: Group, game: bytes, rounds: Sequence[DeckRound], openings:
     position was dealt twice or carried twice; the error names the first bad
     step and its author.
     """
+    per_round = authors if isinstance(authors, Mapping) else None
+
+    def authors_of(name: str) -> tuple[str, str]:
+        if per_round is None:
+            return authors  # type: ignore[return-value]
+        return per_round.get(name, ("", ""))
+
     history: dict[str, DeckRound] = {}
     finals: dict[str, list[str]] = {}
     carried: set[tuple[str, int]] = set()
-    q, p = group.q, group.p
+    q = group.q
     by_key: dict[tuple[str, int, int], KeyOpening] = {}
     for o in openings:
         old = by_key.setdefault((o.round, o.step, o.index), o)
         if old != o:
-            who = authors[FIRST if o.step % 2 else SECOND]
+            who = authors_of(o.round)[FIRST if o.step % 2 else SECOND]
             raise DeckError(f"two different openings of key {o.index}", o.round, o.step, who)
     result = []
     by_name: dict[str, Dealt] = {}
@@ -567,6 +659,7 @@ def audit_deck(group: Group, game: bytes, rounds: Sequence[DeckRound], openings:
         if not rnd.steps:
             raise DeckError("round without steps")
         name = rnd.steps[0].round
+        authors = authors_of(name)
         if name in history:
             raise DeckError("round label used twice", name, 1, authors[FIRST])
         if len(rnd.steps) != STEPS:
@@ -611,25 +704,29 @@ def audit_deck(group: Group, game: bytes, rounds: Sequence[DeckRound], openings:
         strip1, strip2 = [], []
         for src in sources:
             if isinstance(src, Carry):
-                strip1.append(pow(_old(group, game, by_key, history, src, 3, authors), -1, q))
-                strip2.append(pow(_old(group, game, by_key, history, src, 4, authors), -1, q))
+                # each player strips its own per-card key of the old round: step 3
+                # where it was first there, step 4 where it was second
+                was = authors_of(src.round)
+                s1, s2 = (3, 4) if was == authors else (4, 3)
+                strip1.append(pow(_old(group, game, by_key, history, src, s1, was), -1, q))
+                strip2.append(pow(_old(group, game, by_key, history, src, s2, was), -1, q))
             else:
                 strip1.append(1)
                 strip2.append(1)
         for j in range(n):
-            if pow(inputs[j], a * strip1[j] % q, p) != x[0][j]:
+            if group.exp(inputs[j], a * strip1[j] % q) != x[0][j]:
                 raise fail(1, f"card {j} is not the input card under the committed key")
-        where2 = {pow(x[0][j], b * strip2[j] % q, p): j for j in range(n)}
+        where2 = {group.exp(x[0][j], b * strip2[j] % q): j for j in range(n)}
         pi = _match(x[1], where2, lambda m: fail(2, m))
         # step 3: removing a_k and restoring a gives a step-2 card, each once
         ak = [key(3, k) for k in range(n)]
         where3 = {v: j for j, v in enumerate(x[1])}
-        sigma = _match([pow(x[2][k], pow(ak[k], -1, q) * a % q, p) for k in range(n)], where3,
+        sigma = _match([group.exp(x[2][k], pow(ak[k], -1, q) * a % q) for k in range(n)], where3,
                        lambda m: fail(3, m))
         bk = [key(4, k) for k in range(n)]
         binv = pow(b, -1, q)
         for k in range(n):
-            if pow(x[2][k], binv * bk[k] % q, p) != x[3][k]:
+            if group.exp(x[2][k], binv * bk[k] % q) != x[3][k]:
                 raise fail(4, f"card {k} is not the step-3 card under the committed keys")
         labels = []
         for k in range(n):
@@ -659,7 +756,7 @@ def audit_deck(group: Group, game: bytes, rounds: Sequence[DeckRound], openings:
     return result
 
 
-def _old(group: Group, game: bytes, by_key: Mapping[tuple[str, int, int], KeyOpening],
+def _old(group: AnyGroup, game: bytes, by_key: Mapping[tuple[str, int, int], KeyOpening],
          history: Mapping[str, DeckRound], src: Carry, step: int, authors: tuple[str, str]) -> int:
     """The opened per-card key of an earlier round (checked against its commitment)."""
     who = authors[FIRST if step % 2 else SECOND]
@@ -687,3 +784,69 @@ def _match(values: Sequence[int], where: Mapping[int, int], fail: Callable[[str]
     if len(where) != len(values):
         raise fail("input cards collide under the committed key")
     return out
+
+
+# --- the deck in a game: actions, tasks and the seed of each round ------------------------
+
+#: The group games play in (docs/deck.md "Choice of group").
+PLAY = ED25519
+#: Decision kind: the rules wait for ``role``'s deck work (a shuffle step or
+#: key openings), which pbem computes without asking the player.
+DECK = "deck"
+
+
+class _DeckAction(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True, tag_field="type"):
+    pass
+
+
+class DeckStep(_DeckAction, tag="deck-step"):
+    """A shuffle step; with step 3 or 4 the author's keys dealing positions to the opponent."""
+
+    step: Step
+    deal: list[KeyOpening] = []
+
+
+class DeckKeys(_DeckAction, tag="deck-keys"):
+    """Key openings: ``deal`` deals positions to the opponent (the author's key
+    for a position the opponent draws); ``open`` shows the author's own cards
+    (its own key for positions dealt to it)."""
+
+    deal: list[KeyOpening] = []
+    open: list[KeyOpening] = []
+
+
+DeckAction = DeckStep | DeckKeys
+
+
+class DeckTask(msgspec.Struct, frozen=True):
+    """What the rules wait for from ``role`` (``rules.deck_task(state)``).
+
+    ``kind == "step"``: the next step of round ``round`` whose input deck is
+    ``sources`` and whose first role is ``first``; with step 3 or 4 the
+    author deals ``deal`` (positions of ``round``, to the opponent).
+    ``kind == "keys"``: deal ``deal`` (positions of ``round`` to the
+    opponent) and open ``open`` ((round, position) of the author's own cards).
+    """
+
+    role: str
+    kind: str
+    round: str = ""
+    first: str = ""
+    sources: tuple[Source, ...] = ()
+    deal: tuple[int, ...] = ()
+    open: tuple[tuple[str, int], ...] = ()
+
+
+def seed_label(rnd: str, role: str) -> str:
+    """The commitment label of ``role``'s seed for round ``rnd`` (opened at the audit)."""
+    return f"deck/{rnd}/seed/{role}"
+
+
+def role_of(step: int) -> int:
+    """FIRST for steps 1 and 3, SECOND for 2 and 4."""
+    return FIRST if step % 2 else SECOND
+
+
+def dealing_step(drawer: int) -> int:
+    """The step whose per-card key the drawer's opponent publishes to deal to ``drawer``."""
+    return 4 if drawer == FIRST else 3

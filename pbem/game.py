@@ -24,9 +24,11 @@ import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from pbem import codec
+from pbem import deck as deckmod
 from pbem.codec import Body, CodecError, Unwrapped
 from pbem.commit import LeafOpening as LeafProof
 from pbem.commit import decode_leaves, opens, set_opens, verify_leaf
+from pbem.deck import DECK, DeckError
 from pbem.dice import entropy_commitment, roll, roll_one
 from pbem.errors import (
     BadFile,
@@ -121,6 +123,9 @@ class _Ctx:
     def leaf(self, label: str, key: str) -> bytes | None:
         return self._replay.leaf(label, key)
 
+    def card(self, rnd: str, pos: int) -> str | None:
+        return self._replay.card(rnd, pos)
+
 
 @dataclass
 class Replay:
@@ -147,6 +152,18 @@ class Replay:
     leaves: dict[tuple[str, str], bytes] = field(default_factory=dict)
     history: list[EventInfo] = field(default_factory=list)
     _sets: dict[str, dict[str, bytes]] = field(default_factory=dict, repr=False)
+    #: The shared deck (pbem.deck, DESIGN 4): steps per round in play order,
+    #: each round's first role and input deck, every key published (checked),
+    #: the deals (round, pos) -> role, the positions opened by their holder,
+    #: and (round, step or -1 for a deal) -> (seq, author) of the event that carried it.
+    deck_rounds: dict[str, list[deckmod.Step]] = field(default_factory=dict)
+    deck_first: dict[str, str] = field(default_factory=dict)
+    deck_sources: dict[str, list[deckmod.Source]] = field(default_factory=dict)
+    deck_keys: dict[tuple[str, int, int], deckmod.KeyOpening] = field(default_factory=dict)
+    deck_dealt: dict[tuple[str, int], str] = field(default_factory=dict)
+    deck_opened: dict[tuple[str, int], str] = field(default_factory=dict)
+    deck_where: dict[tuple[str, int], tuple[int, str]] = field(default_factory=dict)
+    _cards: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
 
     # -- public queries -------------------------------------------------
 
@@ -209,6 +226,14 @@ class Replay:
         twin.leaves = dict(self.leaves)
         twin._sets = {}
         twin.history = list(self.history)
+        twin.deck_rounds = {k: list(v) for k, v in self.deck_rounds.items()}
+        twin.deck_first = dict(self.deck_first)
+        twin.deck_sources = dict(self.deck_sources)
+        twin.deck_keys = dict(self.deck_keys)
+        twin.deck_dealt = dict(self.deck_dealt)
+        twin.deck_opened = dict(self.deck_opened)
+        twin.deck_where = dict(self.deck_where)
+        twin._cards = dict(self._cards)
         return twin
 
     # -- applying events ------------------------------------------------
@@ -340,9 +365,14 @@ class Replay:
         for index, raw in enumerate(body.actions, 1):
             action = self._decode_action(raw, f"{where}, action {index}")
             now = self.rules.pending(self.state) if self.rules.outcome(self.state) is None else None
-            if now is None or now.role != author or now.kind == DICE:
+            if isinstance(action, deckmod.DeckAction) and now is not None and now.role == author \
+                    and now.kind == DECK:
+                labels.append(self._apply_deck(action, author, seq, f"{where}, action {index}", ctx))
+                continue
+            if now is None or now.role != author or now.kind in (DICE, DECK) \
+                    or isinstance(action, deckmod.DeckAction):
                 who = "nobody (the game is over)" if now is None else f"{now.role}'s ({now.kind})"
-                raise IllegalAction(f"{where}, action {index} ({self.rules.format_action(action)}): "
+                raise IllegalAction(f"{where}, action {index} ({self._format(action)}): "
                                     f"out of turn: the decision is {who}")
             problems = self.rules.check(self.state, action, ctx)
             if problems:
@@ -373,6 +403,206 @@ class Replay:
                          body.note, rolled)
         self.history.append(info)
         return info
+
+    # -- the shared deck (pbem.deck, DESIGN 4) ----------------------------------
+
+    def _format(self, action: Any) -> str:
+        if isinstance(action, deckmod.DeckStep):
+            return f"deck: shuffle step {action.step.step} of round {action.step.round}" + (
+                f", dealing {len(action.deal)} card(s)" if action.deal else "")
+        if isinstance(action, deckmod.DeckKeys):
+            parts = ([f"dealing {len(action.deal)} card(s)"] if action.deal else []) + (
+                [f"showing {len(action.open)} card(s)"] if action.open else [])
+            return "deck: " + (", ".join(parts) or "no keys")
+        return self.rules.format_action(action)
+
+    def _apply_deck(self, action: Any, author: str, seq: int, where: str, ctx: "_Ctx") -> str:
+        """Check a deck message at once (``check_step``, every key against its
+        commitment, deals and openings exactly as the rules asked) and record it."""
+        task = self.rules.deck_task(self.state)
+        if task is None or task.role != author:
+            raise IllegalAction(f"{where}: the rules wait for no deck work of {author} "
+                                "(a rules module error)")
+        try:
+            self._deck_message(task, action, author, seq)
+        except DeckError as exc:
+            raise IllegalAction(f"{where} ({self._format(action)}) is refused: {exc}") from None
+        self._cards.clear()
+        self.state, problems = self.rules.on_deck(self.state, ctx)
+        if problems:
+            raise IllegalAction(f"{where} ({self._format(action)}) shows an illegal play:",
+                                details=[str(p) for p in problems])
+        return self._format(action)
+
+    def _deck_message(self, task: deckmod.DeckTask, action: Any, author: str, seq: int) -> None:
+        g, game = deckmod.PLAY, self.game_id
+        if isinstance(action, deckmod.DeckStep):
+            if task.kind != "step":
+                raise DeckError("a shuffle step where key openings are due")
+            rnd = task.round
+            done = self.deck_rounds.get(rnd, [])
+            if not done:
+                if rnd in self.deck_rounds or task.first not in self.keys:
+                    raise DeckError("round label used twice or no first player", rnd, 1, author)
+                resolve = deckmod.history_resolver(g, self._deck_history())
+                for src in task.sources:
+                    if isinstance(src, deckmod.Carry) and any(
+                            src in s for r, s in self.deck_sources.items() if r != rnd):
+                        raise DeckError(f"position {src.pos} of {src.round!r} was carried before", rnd, 1, author)
+                deckmod.input_elements(g, game, task.sources, resolve)
+            first = self.deck_first.get(rnd, task.first)
+            number = len(done) + 1
+            if author != (first if number % 2 else self.other(first)):
+                raise DeckError(f"step {number} is not {author}'s", rnd, number, author)
+            deckmod.check_step(g, task.sources, done, action.step)
+            if number <= 2 and deckmod.seed_label(rnd, author) not in self.commitments:
+                raise DeckError("the author's seed for the round is not committed", rnd, number, author)
+            self.deck_rounds[rnd] = done + [action.step]
+            self.deck_first[rnd] = first
+            self.deck_sources[rnd] = list(task.sources)
+            self.deck_where[(rnd, number)] = (seq, author)
+            want = list(task.deal) if number >= 3 else []
+            self._deck_keys_for(rnd, action.deal, want, number, author, seq, deal=True)
+            return
+        if task.kind != "keys":
+            raise DeckError("key openings where a shuffle step is due")
+        self._deck_keys_for(task.round, action.deal, list(task.deal), None, author, seq, deal=True)
+        want_open = list(task.open)
+        if [(k.round, k.index) for k in action.open] != [tuple(o) for o in want_open]:
+            raise DeckError(f"opens {[(k.round, k.index) for k in action.open]}, the rules ask for {want_open}")
+        for k in action.open:
+            if self.deck_dealt.get((k.round, k.index)) != author:
+                raise DeckError(f"position {k.index} was not dealt to {author}", k.round, 0, author)
+            if (k.round, k.index) in self.deck_opened:
+                raise DeckError(f"position {k.index} is opened twice", k.round, 0, author)
+            self._deck_check_key(k, author)
+            self.deck_opened[(k.round, k.index)] = author
+            self.deck_where[(k.round, -2 - k.index)] = (seq, author)
+
+    def _own_step(self, rnd: str, role: str) -> int:
+        return 3 if self.deck_first.get(rnd) == role else 4
+
+    def _deck_check_key(self, k: deckmod.KeyOpening, author: str) -> None:
+        steps = self.deck_rounds.get(k.round)
+        if steps is None:
+            raise DeckError("key for a round that does not exist", k.round, k.step, author)
+        if k.step != self._own_step(k.round, author):
+            raise DeckError(f"key of step {k.step}, not {author}'s per-card key", k.round, k.step, author)
+        deckmod.check_key(deckmod.PLAY, self.game_id, deckmod.DeckRound(steps=steps), k)
+        self.deck_keys[(k.round, k.step, k.index)] = k
+
+    def _deck_keys_for(self, rnd: str, keys: list[deckmod.KeyOpening], want: list[int], number: int | None,
+                       author: str, seq: int, *, deal: bool) -> None:
+        if [k.index for k in keys] != want or any(k.round != rnd for k in keys):
+            raise DeckError(f"deals positions {[k.index for k in keys]}, the rules deal {want}", rnd, number or 0, author)
+        other = self.other(author)
+        for k in keys:
+            if (rnd, k.index) in self.deck_dealt:
+                raise DeckError(f"position {k.index} dealt twice", rnd, k.step, author)
+            self._deck_check_key(k, author)
+            self.deck_dealt[(rnd, k.index)] = other
+            self.deck_where[(rnd, -2 - k.index)] = (seq, author)
+
+    def _deck_history(self) -> dict[str, deckmod.DeckRound]:
+        return {r: deckmod.DeckRound(steps=s) for r, s in self.deck_rounds.items() if len(s) == deckmod.STEPS}
+
+    def _deck_key(self, rnd: str, step: int, pos: int, role: str) -> int | None:
+        k = self.deck_keys.get((rnd, step, pos))
+        if k is not None:
+            return int(k.key, 16)
+        label = deckmod.seed_label(rnd, role)
+        seed = self.opened.get(label, self.known.get(label))
+        if seed is None or len(seed) != 32:
+            return None
+        return deckmod.round_key(deckmod.PLAY, self.game_id, rnd, seed, step, pos)
+
+    def card(self, rnd: str, pos: int) -> str | None:
+        """The label at position ``pos`` of round ``rnd`` if this replay can see it:
+        its own card (the opponent's key dealt it), a card opened by its holder,
+        every card in an audit. None otherwise."""
+        hit = self._cards.get((rnd, pos))
+        if hit is not None:
+            return hit
+        steps = self.deck_rounds.get(rnd)
+        if steps is None or len(steps) != deckmod.STEPS:
+            return None
+        first = self.deck_first[rnd]
+        k1 = self._deck_key(rnd, 3, pos, first)
+        k2 = self._deck_key(rnd, 4, pos, self.other(first))
+        if k1 is None or k2 is None:
+            return None
+        try:
+            label = deckmod._unlock(deckmod.PLAY, self.game_id, self._deck_history(), rnd, pos, k1, k2)
+        except DeckError:
+            return None
+        self._cards[(rnd, pos)] = label
+        return label
+
+    def deck_audit(self) -> list[deckmod.Dealt]:
+        """``audit_deck`` over every completed round with every seed opened, then
+        the game invariants: the deck and the cards outside it always make the
+        one deck of the first round (nothing lost, nothing in two places), every
+        card opened was dealt to its opener. DeckError names round, step and author;
+        ``deck_event`` turns it into the event."""
+        g, game = deckmod.PLAY, self.game_id
+        names = [r for r, s in self.deck_rounds.items() if len(s) == deckmod.STEPS]
+        authors = {r: (self.deck_first[r], self.other(self.deck_first[r])) for r in names}
+        openings: list[deckmod.KeyOpening] = list(self.deck_keys.values())
+        for r in names:
+            n = len(self.deck_sources[r])
+            for index, role in enumerate(authors[r]):
+                label = deckmod.seed_label(r, role)
+                seed = self.opened.get(label, self.known.get(label))
+                if seed is None or len(seed) != 32:
+                    raise DeckError("the seed of the round was never opened", r, 1 + index, role)
+                openings += deckmod.open_all(g, game, r, seed, index, n)
+        draws = [deckmod.Draw(round=r, pos=p, to=to) for (r, p), to in self.deck_dealt.items() if r in authors]
+        dealt = deckmod.audit_deck(g, game, [deckmod.DeckRound(steps=self.deck_rounds[r]) for r in names],
+                                   openings, draws, authors)
+        universe: set[str] = set()
+        outside: set[str] = set()
+        deck_now: set[str] = set()
+        by_round = {d.round: d for d in dealt}
+        for d in dealt:
+            entering = set()
+            for src in self.deck_sources[d.round]:
+                if isinstance(src, deckmod.Card):
+                    if src.label in universe:
+                        raise DeckError(f"card {src.label!r} enters the deck while it is already in play",
+                                        d.round, 1, authors[d.round][0])
+                    universe.add(src.label)
+                    entering.add(src.label)
+                else:
+                    old = by_round[src.round]
+                    label = old.labels[src.pos]
+                    if old.holders[src.pos]:
+                        outside.discard(label)
+                    else:
+                        deck_now.discard(label)
+                    entering.add(label)
+            if deck_now:
+                raise DeckError(f"{len(deck_now)} undealt card(s) of the previous round left out of the reshuffle",
+                                d.round, 1, authors[d.round][0])
+            if entering & outside or entering != set(d.labels) or (entering | outside) != universe:
+                raise DeckError("the new deck and the cards in play are not the one deck", d.round, 1,
+                                authors[d.round][0])
+            deck_now = set(d.labels)
+            for pos, holder in enumerate(d.holders):
+                if holder:
+                    deck_now.discard(d.labels[pos])
+                    outside.add(d.labels[pos])
+        for (r, p), who in self.deck_opened.items():
+            if self.deck_dealt.get((r, p)) != who:
+                raise DeckError(f"position {p} opened by {who}, who was not dealt it", r, 0, who)
+        return dealt
+
+    def deck_event(self, exc: DeckError) -> str:
+        """'event N by X: ...' for an audit DeckError (the step's event, or the round's first)."""
+        hit = self.deck_where.get((exc.round, exc.step)) or self.deck_where.get((exc.round, 1))
+        if hit is None:
+            return str(exc)
+        seq, author = hit
+        return f"event {seq} by {author}: {exc}"
 
     def _check_secret_request(self, decision: Decision, author: str, where: str) -> None:
         if not decision.secret:

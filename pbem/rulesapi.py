@@ -129,6 +129,10 @@ class Ctx(Protocol):
         """Value of ``key`` in the Merkle set ``label`` if the replaying side
         knows it (its own set, a leaf opened in the log, the audit), else None."""
 
+    def card(self, rnd: str, pos: int) -> str | None:
+        """The label of the shared deck's card at ``pos`` of round ``rnd`` if the
+        replaying side can see it (its own card, one shown, the audit), else None."""
+
 
 class ActingAs:
     """``ctx`` seen as if ``role`` were acting now: for a rules module's
@@ -148,6 +152,9 @@ class ActingAs:
 
     def leaf(self, label: str, key: str) -> bytes | None:
         return self._ctx.leaf(label, key)
+
+    def card(self, rnd: str, pos: int) -> str | None:
+        return self._ctx.card(rnd, pos)
 
 
 class ComposeCtx(Ctx, Protocol):
@@ -216,13 +223,22 @@ REQUIRED: tuple[str, ...] = (
 #: ``demo_orders(state, role, ctx) -> list[str] | None``: a scripted game for
 #: ``pbem demo`` (pbem/table.py): the orders ``role`` gives at its decision
 #: now, None when the script is over;
+#: ``deck_task(state) -> pbem.deck.DeckTask | None`` and ``on_deck(state, ctx)
+#: -> (state, problems)``: the shared deck (pbem.deck, DESIGN 4): while
+#: ``pending`` returns a Decision of kind ``pbem.deck.DECK``, ``deck_task`` says
+#: what the role must send (a shuffle step with its deals, or key openings);
+#: pbem computes it from the player's seeds without asking, checks it on
+#: receipt, then calls ``on_deck``; the rules see a card only through
+#: ``ctx.card(round, position)`` (the label, or None where this replay cannot
+#: see it), and must list ``pbem.deck.DeckStep | pbem.deck.DeckKeys`` in
+#: their ``Action`` union;
 #: ``on_open_leaf(state, label, key, value, ctx) -> (state, problems)``: one
 #: leaf of the Merkle set ``label`` was opened (needed by any rules module
 #: whose orders commit ``sets``); the whole set's opening at the audit comes
 #: to ``on_open`` as usual, its value readable with ``decode_set``.
 OPTIONAL: tuple[str, ...] = ("legal_orders", "explain", "reveal_die", "report_sections", "map_picture",
                              "MAP_OVERLAYS", "describe_action", "describe_dice", "scenario_info", "DEMO_SCENARIO",
-                             "DEMO_OPTIONS", "demo_orders", "on_open_leaf")
+                             "DEMO_OPTIONS", "demo_orders", "on_open_leaf", "deck_task", "on_deck")
 
 _registered: dict[str, Any] = {}
 

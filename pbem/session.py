@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from pbem import codec, rulesapi, snapshot
+from pbem import deck as deckmod
 from pbem import vault as vaultmod
 from pbem.codec import Body, Commitment, Entropy, Genesis, LeafOpening, Opening, Player
 from pbem.commit import MerkleSet, commit, decode_leaves, encode_leaves, set_from_seed
+from pbem.deck import DECK
 from pbem.dice import entropy_commitment, new_secret
 from pbem.errors import (
     BadFile,
@@ -264,9 +266,13 @@ def parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
     orders = list(base)
     problems: list[str] = []
     for text in texts:
-        probe = _probe(replay, role, data, orders, genesis)
+        now = replay.pending()
+        if genesis is None and (orders or (now is not None and now.role == role)):
+            orders, probe = with_deck(replay, role, data, orders)  # my deck work goes first
+        else:
+            probe = _probe(replay, role, data, orders, genesis)
         decision = probe.pending()
-        if decision is None or decision.role != role or decision.kind == DICE:
+        if decision is None or decision.role != role or decision.kind in (DICE, DECK):
             who = "nobody: the game is over" if decision is None else f"{decision.role}'s ({decision.kind})"
             problems.append(f"'{text}': it is not your decision now (the decision is {who}); "
                             "send your turn")
@@ -308,12 +314,71 @@ class _ComposeCtx:
 
 def _probe(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder],
            genesis: Genesis | None) -> Replay:
-    """The replay after my draft; the log itself when I have nothing to decide."""
+    """The replay after my draft and the deck work it leads to; the log itself
+    when I have nothing to decide."""
     if not orders and genesis is None:
         decision = replay.pending()
         if decision is None or decision.role != role:
             return replay
-    return simulate_draft(replay, role, data, orders, genesis)
+    if genesis is not None:
+        return simulate_draft(replay, role, data, orders, genesis)
+    return with_deck(replay, role, data, orders)[1]
+
+
+def with_deck(replay: Replay, role: str, data: VaultData,
+              orders: Sequence[DraftOrder]) -> tuple[list[DraftOrder], Replay]:
+    """``orders`` followed by every deck message (pbem.deck) the rules then wait
+    for from me, computed without asking (as entropy answers are), and the
+    replay after them. A new round's seed is committed by the order that first
+    needs it and kept in the vault with the event."""
+    orders = list(orders)
+    for _ in range(64):
+        probe = simulate_draft(replay, role, data, orders, None)
+        decision = probe.pending()
+        if decision is None or decision.role != role or decision.kind != DECK:
+            return orders, probe
+        orders.append(_deck_order(probe, role, _with_secrets(data, orders)))
+    raise IllegalAction("the rules keep asking for deck work (a rules module error)")
+
+
+def _deck_order(replay: Replay, role: str, data: VaultData) -> DraftOrder:
+    """My next deck message for ``replay.rules.deck_task``: a shuffle step (with
+    the keys it deals) or key openings, from my seeds."""
+    task = replay.rules.deck_task(replay.state)
+    g, game = deckmod.PLAY, replay.game_id
+    secrets: dict[str, Secret] = {}
+
+    def seed_of(rnd: str) -> bytes | None:
+        s = data.secrets.get(deckmod.seed_label(rnd, role))
+        return None if s is None else bytes.fromhex(s.value)
+
+    def needed(rnd: str) -> bytes:
+        seed = seed_of(rnd)
+        if seed is None:
+            raise NotFound(f"the vault has lost the deck seed of round {rnd!r}; restore the vault from its backup")
+        return seed
+
+    if task.kind == "step":
+        rnd = task.round
+        done = replay.deck_rounds.get(rnd, [])
+        seed = seed_of(rnd)
+        if seed is None:
+            seed = deckmod.new_seed()
+            secrets[deckmod.seed_label(rnd, role)] = Secret(value=seed.hex(), salt=os.urandom(32).hex())
+        old = {src.round: needed(src.round) for src in task.sources if isinstance(src, deckmod.Carry)}
+        step = deckmod.make_step(g, game, rnd, task.sources, done, seed,
+                                 deckmod.history_resolver(g, replay._deck_history()), old,
+                                 {r: replay._own_step(r, role) for r in old})
+        number = len(done) + 1
+        deal = [deckmod.open_key(g, game, rnd, seed, number, pos) for pos in task.deal] if number >= 3 else []
+        action: Any = deckmod.DeckStep(step=step, deal=deal)
+    else:
+        deal = [deckmod.open_key(g, game, task.round, needed(task.round), replay._own_step(task.round, role), pos)
+                for pos in task.deal]
+        opens = [deckmod.open_key(g, game, rnd, needed(rnd), replay._own_step(rnd, role), pos)
+                 for rnd, pos in task.open]
+        action = deckmod.DeckKeys(deal=deal, open=opens)
+    return DraftOrder(text=f"({replay._format(action)})", action=codec.raw(action), secrets=secrets)
 
 
 def _with_secrets(data: VaultData, orders: Sequence[DraftOrder]) -> VaultData:
@@ -414,6 +479,8 @@ def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: P
     data = VaultData(game=host.game_hex, role=role)
     draft = parse_orders(rules, host, role, data, [], list(orders))
     seat = Seat(gd, rules, identity, role, data, host)
+    if draft:
+        draft, _ = with_deck(host, role, data, draft)  # e.g. the deck's first shuffle step
     composed = _compose(seat, draft)
     with gd.lock(exclusive=True):
         gd.create_layout()
@@ -466,7 +533,7 @@ def draft_replay(seat: Seat) -> tuple[Replay, Draft]:
 def legal_orders(seat: Seat) -> list[str]:
     probe, _ = draft_replay(seat)
     decision = probe.pending()
-    if decision is None or decision.role != seat.role or decision.kind == DICE:
+    if decision is None or decision.role != seat.role or decision.kind in (DICE, DECK):
         return []
     if hasattr(seat.rules, "legal_orders"):
         return list(seat.rules.legal_orders(probe.state, seat.role, probe.ctx(seat.role)))
@@ -544,6 +611,9 @@ def _unanswered(replay: Replay, role: str) -> list[int]:
 
 def _send_locked(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "", open_all: bool = False,
                  out: Path | None = None, auto: bool = False) -> Sent:
+    decision = seat.replay.pending()
+    if decision is not None and decision.role == seat.role:
+        orders, _ = with_deck(seat.replay, seat.role, seat.vault, orders)
     return _commit_send(seat, _compose(seat, orders, note=note, open_all=open_all), out, auto)
 
 
@@ -618,8 +688,8 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
         snapshot.save(seat.gd, twin, seat.identity)
     result = Received(appended=sorted(appended), duplicates=sorted(set(duplicates)))
     decision = twin.pending()
-    if decision is not None and decision.role == seat.role and decision.kind == DICE:
-        after = simulate_draft(twin, seat.role, seat.vault, [], None)
+    if decision is not None and decision.role == seat.role and decision.kind in (DICE, DECK):
+        _, after = with_deck(twin, seat.role, seat.vault, [])
         nxt = after.pending()
         if nxt is None or nxt.role != seat.role:
             if auto_reply:
@@ -633,11 +703,14 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
 
 def _lost_auto_reply(seat: Seat) -> Sent | None:
     """The turn file of my automatic answer if the receive that signed it was killed before
-    writing it (my last event is entropy only, answers the opponent's and has no turn file)."""
+    writing it (my last event is entropy or deck work only, answers the opponent's and has
+    no turn file)."""
     history = seat.replay.history
     last = history[-1]
+    # automatic: entropy only, or the shared deck's messages (their seed commitments too)
+    deck_only = bool(last.actions) and all(a.startswith("deck: ") for a in last.actions)
     if last.author != seat.role or len(history) < 2 or history[-2].author == seat.role or \
-            last.actions or last.commits or last.reveals or last.note:
+            (last.actions and not deck_only) or (last.commits and not deck_only) or last.reveals or last.note:
         return None
     if (seat.gd.outbox_dir / _outbox_name(seat.replay, last.seq)).exists():
         return None
@@ -710,6 +783,10 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
 class Audit:
     replay: Replay
     unopened: dict[str, list[str]]
+    #: The shared deck's audit (pbem.deck): per completed round, every position's
+    #: card, holder and the round it went back into; empty without a deck or
+    #: while seeds are unopened.
+    deck: list[deckmod.Dealt] = field(default_factory=list)
 
 
 def audit(events: list[bytes], rules: RulesModule) -> Audit:
@@ -722,7 +799,14 @@ def audit(events: list[bytes], rules: RulesModule) -> Audit:
     for label, rec in r.commitments.items():
         if label not in known:
             unopened.setdefault(rec.author, []).append(label)
-    return Audit(r, unopened)
+    dealt: list[deckmod.Dealt] = []
+    seeds_open = not any(label.startswith("deck/") for labels in unopened.values() for label in labels)
+    if r.deck_rounds and seeds_open:
+        try:
+            dealt = r.deck_audit()
+        except deckmod.DeckError as exc:
+            raise IllegalAction(f"the shared deck: {r.deck_event(exc)}") from None
+    return Audit(r, unopened, dealt)
 
 
 def check_evidence(gd: GameDir, replay: Replay) -> list[str]:
@@ -763,6 +847,8 @@ def pending_text(decision: Decision | None) -> str:
         return "nobody (game over)"
     if decision.kind == DICE:
         return f"{decision.role} (entropy for {len(decision.dice)} dice)"
+    if decision.kind == DECK:
+        return f"{decision.role} (the shared deck: shuffle or keys, sent automatically)"
     return f"{decision.role} ({decision.kind}{': ' + decision.prompt if decision.prompt else ''})"
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import msgspec
 
 from pbem import __version__, codec
+from pbem import deck as deckmod
 from pbem.errors import PbemError
 from pbem.fileio import write_atomic
 from pbem.game import CommitRecord, DiceOrigin, EventInfo, Replay, SecretDie
@@ -51,6 +52,18 @@ class _SecretDie(msgspec.Struct, frozen=True):
     sides: int
 
 
+class _Deck(msgspec.Struct, frozen=True):
+    """The shared deck as this replay holds it (pbem.game.Replay.deck_*)."""
+
+    rounds: dict[str, list[deckmod.Step]] = {}
+    first: dict[str, str] = {}
+    sources: dict[str, list[deckmod.Source]] = {}
+    keys: list[deckmod.KeyOpening] = []
+    dealt: list[tuple[str, int, str]] = []
+    opened: list[tuple[str, int, str]] = []
+    where: list[tuple[str, int, int, str]] = []
+
+
 class Snapshot(msgspec.Struct, frozen=True):
     pbem: str
     rules: str
@@ -70,6 +83,7 @@ class Snapshot(msgspec.Struct, frozen=True):
     secret_dice: dict[str, _SecretDie] = {}
     #: Opened leaves of Merkle sets: [label, key, value hex].
     leaves: list[tuple[str, str, str]] = []
+    deck: _Deck = _Deck()
 
 
 def _path(gd: GameDir, role: str):
@@ -97,6 +111,11 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
         secret_dice={k: _SecretDie(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
                      for k, d in replay.secret_dice.items()},
         leaves=[(label, key, value.hex()) for (label, key), value in replay.leaves.items()],
+        deck=_Deck(rounds=replay.deck_rounds, first=replay.deck_first, sources=replay.deck_sources,
+                   keys=list(replay.deck_keys.values()),
+                   dealt=[(r, p, who) for (r, p), who in replay.deck_dealt.items()],
+                   opened=[(r, p, who) for (r, p), who in replay.deck_opened.items()],
+                   where=[(r, s, seq, who) for (r, s), (seq, who) in replay.deck_where.items()]),
     )
     path = _path(gd, replay.role)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -145,5 +164,14 @@ def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> 
                      for k, d in snap.secret_dice.items()}
     r.leaves = {(label, key): bytes.fromhex(value) for label, key, value in snap.leaves}
     r.history = list(snap.history)
+    d = snap.deck
+    r.deck_rounds = {k: list(v) for k, v in d.rounds.items()}
+    r.deck_first = dict(d.first)
+    r.deck_sources = {k: list(v) for k, v in d.sources.items()}
+    r.deck_keys = {(k.round, k.step, k.index): k for k in d.keys}
+    r.deck_dealt = {(rnd, p): who for rnd, p, who in d.dealt}
+    r.deck_opened = {(rnd, p): who for rnd, p, who in d.opened}
+    r.deck_where = {(rnd, s): (seq, who) for rnd, s, seq, who in d.where}
+    r._cards = {}
     return r
 

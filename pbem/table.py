@@ -35,6 +35,7 @@ from typing import Any
 from pbem import rulesapi, session
 from pbem.codec import Genesis
 from pbem.codec import Player as GenesisPlayer
+from pbem.deck import DECK
 from pbem.errors import IllegalAction, PbemError, UsageProblem
 from pbem.game import Replay
 from pbem.identity import Identity, save_identity
@@ -127,7 +128,7 @@ class Turn:
         if self.seat is not None:
             return session.legal_orders(self.seat)
         decision = self.decision
-        if decision is None or decision.role != self.role or decision.kind == DICE:
+        if decision is None or decision.role != self.role or decision.kind in (DICE, DECK):
             return []
         if hasattr(self.rules, "legal_orders"):
             return list(self.rules.legal_orders(self.state, self.role, self.ctx()))
@@ -315,7 +316,7 @@ class LocalTable:
             invited.apply_stored(stored)
         decision = invited.pending()
         orders = []
-        if decision is not None and decision.role == guest.role and decision.kind != DICE:
+        if decision is not None and decision.role == guest.role and decision.kind not in (DICE, DECK):
             orders = self._setup_orders(policy, guest.role, invited, None)
             if orders is None:
                 return False
@@ -334,7 +335,7 @@ class LocalTable:
         while True:
             probe = session.simulate_draft(base, role, data, drafted, genesis)
             decision = probe.pending()
-            if decision is None or decision.role != role or decision.kind == DICE:
+            if decision is None or decision.role != role or decision.kind in (DICE, DECK):
                 return texts
             orders = policy(Turn(self.rules, role, probe))
             if orders is None:
@@ -357,7 +358,7 @@ class LocalTable:
             while True:
                 probe, _ = session.draft_replay(seat)
                 decision = probe.pending()
-                if decision is None or decision.role != player.role or decision.kind == DICE:
+                if decision is None or decision.role != player.role or decision.kind in (DICE, DECK):
                     break
                 orders = policy(Turn(self.rules, player.role, probe, seat))
                 if orders is None:
@@ -394,7 +395,7 @@ class LocalTable:
             if result.auto_reply is None:
                 return
             sent = result.auto_reply
-            self._announce(to, sent, [], "entropy for the dice")
+            self._announce(to, sent, [], "automatic: entropy for the dice or the shared deck")
             to = self.other(to)
 
     def _announce(self, player: Player, sent: session.Sent, orders: Sequence[str], what: str = "no orders") -> None:

@@ -22,6 +22,7 @@ _GAME_NAMES = frozenset({
     "SPEC", "Action", "initial_state", "pending", "legal_actions", "check", "apply", "resolve_dice", "on_open",
     "view", "outcome", "parse_order", "format_action", "render_text", "legal_orders", "explain", "reveal_die",
     "report_sections", "scenario_info", "State", "View", "describe_action", "describe_dice", "on_open_leaf",
+    "deck_task", "on_deck",
 })
 _DEMO_NAMES = frozenset({"DEMO_SCENARIO", "DEMO_OPTIONS", "demo_orders"})
 

@@ -30,6 +30,7 @@ from typing import Literal
 
 import msgspec
 
+from pbem.deck import DECK, Card, Carry, DeckKeys, DeckStep, DeckTask
 from pbem.rulesapi import DICE, ActingAs, Decision, Order, Outcome, Problem, Spec
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
@@ -74,8 +75,9 @@ OPTIONS = {I_TANKS: "Allied I-Tanks (RB 17.0 optional rule): the four I-tanks of
 
 #: The version goes up whenever a log of the previous one would replay
 #: differently (actions, commitments, steps); pbem refuses a game made with
-#: another version (exit code 10). 2: the Month (cards, Buildup, victory).
-SPEC = Spec(id="ritd", version="2", title="Rommel in the Desert", roles=SIDES,
+#: another version (exit code 10). 2: the Month (cards, Buildup, victory). 3: the shared
+#: deck, the active player's Retreats and Probes, Retreat Forced March step losses.
+SPEC = Spec(id="ritd", version="3", title="Rommel in the Desert", roles=SIDES,
             scenarios=_scenarios().ids, options=tuple(OPTIONS), data_package="rules.ritd.data",
             data_files=DATA_FILES)
 
@@ -94,8 +96,9 @@ class Deploy(_A, tag="deploy"):
 
 
 class EndDeployment(_A, tag="end-deployment"):
-    """End of a side's set-up; ``cards``: the seed labels of its initial hand
-    (RB 18.0), drawn as secret dice (rules.ritd.cards)."""
+    """End of a side's set-up (RB 18.0); the initial hands are then dealt from
+    the shared deck (rules.ritd.cards, T-15). ``cards`` must stay empty (it
+    held the seeds of the approximate draw of rules version 2)."""
 
     cards: tuple[str, ...] = ()
 
@@ -105,23 +108,28 @@ class KeepHand(_A, tag="keep-hand"):
 
 
 class Redraw(_A, tag="redraw"):
-    """RB 18.0: discard the whole initial hand and draw a new one (once)."""
+    """RB 18.0: hand back the whole initial hand and draw a new one (once);
+    ``cards`` must stay empty (rules version 2's seeds)."""
 
-    cards: tuple[str, ...]
+    cards: tuple[str, ...] = ()
 
 
 class Challenge(_A, tag="challenge"):
     """RB 3.3: the Allied Initiative challenge: one card face down, its
-    real/dummy committed as ``label`` ("" : no challenge)."""
+    real/dummy committed as ``label`` ("" : no challenge); ``card``: which
+    card of the hand ("round:position" in the shared deck)."""
 
     label: str = ""
+    card: str = ""
 
 
 class Answer(_A, tag="answer"):
     """RB 3.3: the Axis answer: one card face down, committed and opened in
-    the same event (the Allied card is already fixed); "" declines."""
+    the same event (the Allied card is already fixed); "" declines. ``card``:
+    which card of the hand; it is shown in the same event."""
 
     label: str = ""
+    card: str = ""
 
 
 class OpenChallenge(_A, tag="open-challenge"):
@@ -163,7 +171,8 @@ class Rebuild(_A, tag="rebuild"):
 
 class EndBuildup(_A, tag="end-buildup"):
     """RB 16.5, 16.6: end of spending (unspent BPs Saved up to 20), ``discard``
-    dummies handed back, and the Resupply cards drawn (``cards``: their seeds)."""
+    dummies handed back (``cards``: which, shown in the same event), and the
+    Resupply cards dealt from the shared deck (T-18)."""
 
     discard: int = 0
     cards: tuple[str, ...] = ()
@@ -199,10 +208,12 @@ class SupplyCheck(_A, tag="supply-check"):
 
 
 class PlayCards(_A, tag="play-cards"):
-    """T3: ``count`` cards face down (0: a Pass); the option is committed as ``label``."""
+    """T3: ``count`` cards face down (0: a Pass); the option is committed as
+    ``label``; ``cards``: which cards of the hand (shown at Supply Revealed)."""
 
     count: int
     label: str = ""
+    cards: tuple[str, ...] = ()
 
 
 class ForcedMarches(_A, tag="forced-marches"):
@@ -297,7 +308,8 @@ Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMar
           | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | Rout | RevealUnits | RevealOption
           | cb.BattleSelection | cb.FirePlan | cb.LossAllocation | KeepHand | Redraw | Challenge | Answer
           | OpenChallenge | EarlyArrival | Reinforce | CallMalta | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
-          | EndBuildup | RevealAll | Blitz | BuildMinefield | OpenMinefields | Probe | RetreatSpeed | MarchLosses)
+          | EndBuildup | RevealAll | Blitz | BuildMinefield | OpenMinefields | Probe | RetreatSpeed | MarchLosses
+          | DeckStep | DeckKeys)
 
 
 # -- state -------------------------------------------------------------------------
@@ -360,11 +372,10 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     last_fire: tuple[str, ...] = ()
     #: Supply Cards in hand (rules.ritd.cards): counts public, real counts per replay.
     hands: dict[str, Hand] = {}
-    #: Cards being drawn: their owner and seed labels, awaiting the dice (DESIGN 5).
-    drawing: tuple[str, ...] = ()
-    drawer: str = ""
-    #: Cards drawn so far per side (numbers the seed labels).
-    draws: dict[str, int] = {}
+    #: The shared supply deck's public bookkeeping (rules.ritd.cards.Deck, T-15).
+    deck: cd.Deck = cd.Deck()
+    #: Cards owed to each side, dealt at the end of Gazala's pre-game Buildup (RB 18.7).
+    owed: dict[str, int] = {}
     #: The author of the action or dice being applied (whose entropy a new
     #: dice request must not wait for, DESIGN 5).
     actor: str = ""
@@ -412,8 +423,6 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     mine_builds: tuple[mines.MineBuild, ...] = ()
     #: RB 18.7: Gazala's pre-game Buildup under way (before the first cards).
     pregame: bool = False
-    #: Seeds of the Axis initial hand, committed when it ended its set-up.
-    seeds: dict[str, tuple[str, ...]] = {}
     #: Bonus Supply Cards due at this Buildup's Resupply (RB 13.4).
     bonus: dict[str, int] = {}
     #: The end of the game (RB 17).
@@ -523,9 +532,10 @@ _PROMPTS = {
 def pending(state: State) -> Decision | None:
     if state.phase == "over":
         return None
-    if state.drawing:
-        return Decision(role=enemy_of(state.drawer), kind=DICE, dice=(_deck().total,) * len(state.drawing),
-                        secret=state.drawing, prompt=f"Supply Cards drawn by the {state.drawer} player (RB 16.6)")
+    if state.deck.jobs:
+        task = deck_task(state)
+        return Decision(role=task.role, kind=DECK, prompt=f"the shared supply deck: {state.deck.jobs[0].kind} "
+                                                             "(RB 16.6; sent automatically)")
     if state.phase == "deploy":
         return Decision(role=state.side, kind="deploy",
                         prompt=f"deploy the {state.side} starting forces (RB 18.0)")
@@ -608,14 +618,107 @@ def _hand(state: State, side: Side) -> Hand:
     return state.hands.get(side, Hand())
 
 
-def _card_labels(state: State, side: Side, n: int) -> tuple[str, ...]:
-    """Fresh seed labels for ``n`` more cards of ``side`` (numbered over the game)."""
-    start = _cards_drawn(state, side)
-    return tuple(f"{side}.card{start + i}" for i in range(n))
+def _sources(d: cd.Deck) -> tuple[Card | Carry, ...]:
+    out: list[Card | Carry] = []
+    for s in d.sources.get(d.round, ()):
+        kind, _, rest = s.partition(":")
+        if kind == "card":
+            out.append(Card(label=rest))
+        else:
+            rnd, pos = cd.unref(rest)
+            out.append(Carry(round=rnd, pos=pos))
+    return tuple(out)
 
 
-def _cards_drawn(state: State, side: Side) -> int:
-    return state.draws.get(side, 0)
+def deck_task(state: State) -> DeckTask | None:
+    """pbem hook: the deck work the rules wait for now (pbem.deck.DeckTask)."""
+    d = state.deck
+    if not d.jobs:
+        return None
+    job = d.jobs[0]
+    if job.kind == "shuffle":
+        number = d.steps + 1
+        author = job.side if number % 2 else enemy_of(job.side)
+        deal: tuple[int, ...] = ()
+        if number >= 3:
+            deal = tuple(p for side, ps in job.deal if side == enemy_of(author) for p in ps)
+        return DeckTask(role=author, kind="step", round=d.round, first=job.side, sources=_sources(d), deal=deal)
+    if job.kind == "deal":
+        return DeckTask(role=enemy_of(job.side), kind="keys", round=d.round, deal=job.deal[0][1])
+    return DeckTask(role=job.side, kind="keys", open=tuple(cd.unref(r) for r in job.refs))
+
+
+def _give(state: State, side: Side, positions: tuple[int, ...], ctx) -> State:
+    """RB 16.6: ``positions`` of the current round dealt to ``side``; the replays
+    that can see them (the holder's, the audit's) learn how many are real."""
+    d = state.deck
+    refs = tuple(cd.ref(d.round, p) for p in positions)
+    deck = msgspec.structs.replace(d, dealt=d.dealt + positions, held={**d.held, side: d.held.get(side, ()) + refs})
+    hand = _hand(state, side)
+    real = cd.real_among(ctx.card, refs)
+    hand = Hand(count=hand.count + len(refs),
+                real=None if hand.real is None or real is None else hand.real + real)
+    return msgspec.structs.replace(state, deck=deck, hands={**state.hands, side: hand})
+
+
+def on_deck(state: State, ctx) -> tuple[State, list[Problem]]:
+    """pbem hook: the deck work of ``deck_task`` arrived, checked by the engine."""
+    d = state.deck
+    job = d.jobs[0]
+    rest = d.jobs[1:]
+    if job.kind == "shuffle":
+        number = d.steps + 1
+        state = msgspec.structs.replace(state, deck=msgspec.structs.replace(
+            d, steps=number, jobs=rest if number == 4 else d.jobs))
+        if number == 4:  # both deals (keys of steps 3 and 4) open once the round is complete
+            for drawer in (enemy_of(job.side), job.side):
+                state = _give(state, drawer, tuple(p for side, ps in job.deal if side == drawer for p in ps), ctx)
+        return state, []
+    if job.kind == "deal":
+        state = msgspec.structs.replace(state, deck=msgspec.structs.replace(d, jobs=rest))
+        return _give(state, job.side, job.deal[0][1], ctx), []
+    seen = cd.faces(ctx.card, job.refs)
+    problems = []
+    who = f"event {ctx.seq} by {job.side}"
+    if None in seen:
+        problems.append(Problem("RB 3.48", f"{who}: cards shown that do not open to cards of the deck"))
+    real = sum(cd.label_is_real(s) for s in seen if s)
+    if job.why == "discard" and real:
+        problems.append(Problem("RB 16.6", f"{who}: {real} real card(s) handed back as dummies"))
+    elif job.why in ("play", "initiative"):
+        committed = cd.parse_real(ctx.value(job.label), len(job.refs)) if job.label else None
+        if committed is not None and committed != real:
+            problems.append(Problem("RB 3.48" if job.why == "play" else "RB 3.3",
+                                    f"{who}: the cards played hold {real} real card(s), but {committed} "
+                                    "were committed"))
+    # Cards played face down go back now; dummies handed back went back when discarded.
+    was_played = d.played.get(job.side, ())
+    played = tuple(r for r in was_played if r not in job.refs)
+    returned = d.returned + tuple(r for r in job.refs if r in was_played and r not in d.returned)
+    return msgspec.structs.replace(state, deck=msgspec.structs.replace(
+        d, jobs=rest, played={**d.played, job.side: played}, returned=returned)), problems
+
+
+def _card_checks(state: State, side: Side, refs: tuple[str, ...], count: int, real: int | None, rule: str,
+                 ctx) -> list[Problem]:
+    """The cards named are ``count`` of the hand; where this replay sees them
+    (the owner's, the audit's), ``real`` of them are real (None: not committed)."""
+    problems = cd.ref_problems(state.deck, side, refs, count, rule)
+    if problems or real is None or real < 0:
+        return problems
+    seen = cd.real_among(ctx.card, refs)
+    if seen is not None and seen != real:
+        return [Problem(rule, f"the cards named hold {seen} real card(s), not the {real} committed")]
+    return []
+
+
+def _pick(state: State, role: Side, real: int, dummies: int, ctx, rule: str) -> tuple[str, ...]:
+    refs = cd.pick(ctx.card, state.deck.held.get(role, ()), real, dummies)
+    if refs is None:
+        problems = cd.play_problems(_hand(state, role), real + dummies, real, rule)
+        raise ValueError("; ".join(map(str, problems)) or f"{rule}: the hand does not hold {real} real "
+                         f"card(s) and {dummies} dumm{'y' if dummies == 1 else 'ies'}")
+    return refs
 
 
 def _current(state: State) -> Turn:
@@ -836,7 +939,7 @@ def check(state: State, action: object, ctx) -> list[Problem]:
             if state.phase != "deploy":
                 return [Problem("RB 18.0", "deployment is over")]
             return (check_deployment_complete(_map(), _scenario(state), side, state.position)
-                    + _seed_problems(state, side, labels, _initial_cards(state, side), ctx, "RB 18.0"))
+                    + _no_seeds(labels, "RB 18.0"))
     if state.phase == "deploy":
         return [Problem("RB 18.0", "the scenario set-up comes first")]
     if state.phase != "turn":
@@ -853,14 +956,9 @@ def _initial_cards(state: State, side: Side) -> int:
     return min(_scenario(state).side(side).initial_supply, _deck().hand_limit)
 
 
-def _seed_problems(state: State, side: Side, labels: tuple[str, ...], n: int, ctx, rule: str) -> list[Problem]:
-    want = _card_labels(state, side, n)
-    if tuple(labels) != want:
-        return [Problem(rule, f"{n} cards are drawn now, with fresh seeds {', '.join(want) or '(none)'}")]
-    missing = [lbl for lbl in labels if not ctx.committed(lbl)]
-    if missing:
-        return [Problem(rule, f"the card seeds must be committed: {', '.join(missing)}")]
-    return []
+def _no_seeds(labels: tuple[str, ...], rule: str) -> list[Problem]:
+    """Cards come from the shared deck (T-15): no card seeds any more."""
+    return [Problem(rule, "cards are dealt from the shared deck: no card seeds")] if labels else []
 
 
 def _challenge_label(state: State, side: Side) -> str:
@@ -877,21 +975,23 @@ def _check_month(state: State, action: object, side: Side, ctx) -> list[Problem]
         case KeepHand():
             return []
         case Redraw(cards=labels):
-            return _seed_problems(state, side, labels, _initial_cards(state, side), ctx, "RB 18.0")
+            return _no_seeds(labels, "RB 18.0")
         case Challenge() | Answer() | OpenChallenge() if state.phase != "initiative":
             return [Problem("RB 3.3", "the Initiative is settled after the Buildup, before the first Player-Turn")]
-        case Challenge(label=label):
+        case Challenge(label=label, card=card):
             if stage != "challenge":
                 return [Problem("RB 3.3", "the Allied challenge comes first")]
             if not label:
-                return []
-            return _one_card_problems(state, side, label, ctx, opened=False)
-        case Answer(label=label):
+                return [] if not card else [Problem("RB 3.3", "no challenge plays no card")]
+            return _one_card_problems(state, side, label, ctx, opened=False) + _card_checks(
+                state, side, (card,), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3", ctx)
+        case Answer(label=label, card=card):
             if stage != "answer":
                 return [Problem("RB 3.3", "the Axis answers an Allied challenge")]
             if not label:
-                return []
-            return _one_card_problems(state, side, label, ctx, opened=True)
+                return [] if not card else [Problem("RB 3.3", "declining plays no card")]
+            return _one_card_problems(state, side, label, ctx, opened=True) + _card_checks(
+                state, side, (card,), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3", ctx)
         case OpenChallenge():
             if stage != "open-challenge":
                 return [Problem("RB 3.3", "no challenge card is waiting to be turned up")]
@@ -1023,14 +1123,14 @@ def _check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) ->
             probs += [Problem("RB 18.6", f"{ident[0]} at CV {ident[1]} is not a Malta Group unit at full strength")
                       for ident in idents.values() if ident not in want]
             return probs
-        case EndBuildup(discard=discard, cards=labels):
+        case EndBuildup(discard=discard, cards=refs):
             probs = []
             if discard < 0 or discard > hand.count:
                 return [Problem("RB 16.6", f"{discard} dummies cannot be handed back from a hand of {hand.count}")]
             if hand.real is not None and discard > hand.count - hand.real:
                 probs.append(Problem("RB 16.6", f"only dummies may be handed back: the hand holds "
                                                 f"{hand.count - hand.real} dummies, not {discard}"))
-            return probs + _seed_problems(state, side, labels, _resupply_cards(state, side, discard), ctx, "RB 16.6")
+            return probs + _card_checks(state, side, refs, discard, 0, "RB 16.6", ctx)
     return [Problem("RB 16.5", f"not a Buildup action: {format_action(action)}")]
 
 
@@ -1195,9 +1295,9 @@ def apply(state: State, action: object, ctx) -> State:
             return msgspec.structs.replace(state, position=position, obligations=obligations,
                                            placed={**state.placed, side: state.placed.get(side, 0) + 1},
                                            versions={**state.versions, token: 0})
-        case EndDeployment(cards=labels):
+        case EndDeployment():
             if side == "axis":  # RB 18.0: the Axis deploys first, then the Allies
-                return msgspec.structs.replace(state, side="allied", seeds={**state.seeds, side: labels})
+                return msgspec.structs.replace(state, side="allied")
             pre = _scenario(state).special.pregame_buildup
             if pre is not None:  # RB 18.7 (BU-20): 30 BP each, no dice, before the first cards
                 state = msgspec.structs.replace(state, position=_initial_fortress_control(state))
@@ -1205,38 +1305,17 @@ def apply(state: State, action: object, ctx) -> State:
                 return msgspec.structs.replace(state, phase="buildup", stage="buildup", side=pre.first,
                                                player1=pre.first, pregame=True, networks=networks,
                                                ledgers={s: bu.open_ledger(s, pre.bp) for s in SIDES})
-            # RB 18.0: the initial hands are dealt (the Allies' first: their
-            # seeds are committed now), then each may redraw once, Axis first.
-            dealt = msgspec.structs.replace(state, phase="cards", stage="deal", side="axis",
+            # RB 18.0: the first shuffle of the shared deck deals both initial
+            # hands (its first step rides on this event), then each may redraw
+            # once, Axis first.
+            dealt = msgspec.structs.replace(state, phase="cards", stage="redraw", side="axis",
                                             position=_initial_fortress_control(state))
-            return _draw(dealt, side, labels)
+            deals = [(s, _initial_cards(dealt, s)) for s in ("axis", "allied")]
+            return msgspec.structs.replace(dealt, deck=cd.begin_round(dealt.deck, side, cd.deck_labels(_deck()),
+                                                                      deals))
     if state.phase != "turn":
         return _apply_month(state, action, side, ctx)
     return _apply_turn(state, _current(state), action, side, ctx)
-
-
-def _draw(state: State, side: Side, labels: tuple[str, ...]) -> State:
-    """Ask for ``labels`` as secret card dice (DESIGN 5); nothing to draw goes on at once."""
-    state = msgspec.structs.replace(state, draws={**state.draws, side: state.draws.get(side, 0) + len(labels)})
-    if not labels:
-        return _after_draw(msgspec.structs.replace(state, drawer=side))
-    return msgspec.structs.replace(state, drawing=tuple(labels), drawer=side)
-
-
-def _after_draw(state: State) -> State:
-    drawer = state.drawer
-    state = msgspec.structs.replace(state, drawing=(), drawer="")
-    if state.phase == "cards":
-        if state.stage == "deal":
-            other = enemy_of(drawer)
-            if not state.draws.get(other):  # the other initial hand is still to come
-                return _draw(state, other, state.seeds.get(other, ()))
-            return msgspec.structs.replace(state, stage="redraw", side="axis")
-        return _after_redraw(state, drawer)
-    # RB 16.0: Player 2's Buildup follows Player 1's; then the Initiative.
-    if drawer == state.player1:
-        return msgspec.structs.replace(state, stage="buildup", side=enemy_of(drawer))
-    return _begin_initiative(state)
 
 
 def _after_redraw(state: State, side: Side) -> State:
@@ -1304,21 +1383,31 @@ def _apply_month(state: State, action: object, side: Side, ctx) -> State:
     match action:
         case KeepHand():
             return _after_redraw(state, side)
-        case Redraw(cards=labels):
-            return _draw(msgspec.structs.replace(state, hands={**state.hands, side: Hand()}), side, labels)
-        case Challenge(label=label):
+        case Redraw():
+            # RB 18.0: the hand goes back (into the next reshuffle) and a new
+            # one is dealt from the rest of the deck.
+            deck = cd.take(state.deck, side, state.deck.held.get(side, ()), to_played=False)
+            deck = cd.queue_deal(deck, side, _initial_cards(state, side))
+            state = msgspec.structs.replace(state, hands={**state.hands, side: Hand()}, deck=deck)
+            return _after_redraw(state, side)
+        case Challenge(label=label, card=card):
             if not label:
                 return _begin_month(state, "axis")
             real = cd.parse_real(ctx.value(label), 1)
             return msgspec.structs.replace(state, hands={**state.hands, side: cd.spend(hand, 1, real)},
+                                           deck=cd.take(state.deck, side, (card,), to_played=True),
                                            challenge=label, stage="answer", side="axis")
-        case Answer(label=label):
+        case Answer(label=label, card=card):
             if label:
                 real = cd.parse_real(ctx.value(label), 1)
+                deck = cd.take(state.deck, side, (card,), to_played=True)
                 state = msgspec.structs.replace(state, hands={**state.hands, side: cd.spend(hand, 1, real)},
-                                                answer=label)
+                                                answer=label,
+                                                deck=cd.queue_show(deck, side, (card,), "initiative", label))
             return msgspec.structs.replace(state, stage="open-challenge", side="allied")
         case OpenChallenge():
+            state = msgspec.structs.replace(state, deck=cd.queue_show(
+                state.deck, side, state.deck.played.get(side, ()), "initiative", state.challenge))
             allied = ctx.value(state.challenge) == b"1"
             axis = (ctx.value(state.answer) == b"1") if state.answer else None
             return _begin_month(state, cd.initiative(allied, axis))
@@ -1361,18 +1450,27 @@ def _apply_month(state: State, action: object, side: Side, ctx) -> State:
                 token=t, seq=ctx.seq, kind="malta", hex=base, rule="RB 18.6",
                 what=f"arrived with the Malta Group in Month {state.month}"))
             return msgspec.structs.replace(state, malta=state.month)
-        case EndBuildup(discard=discard, cards=labels):
+        case EndBuildup(discard=discard, cards=refs):
+            n = _resupply_cards(state, side, discard)
             closing = bu.close_ledger(state.ledgers[side])
-            state = msgspec.structs.replace(state, saved={**state.saved, side: closing.saved},
+            # RB 16.6: the dummies handed back are shown at once and go back into the deck.
+            deck = cd.queue_show(cd.take(state.deck, side, refs, to_played=False), side, refs, "discard")
+            state = msgspec.structs.replace(state, saved={**state.saved, side: closing.saved}, deck=deck,
                                             hands={**state.hands, side: cd.discard_dummies(hand, discard)})
             if state.pregame:  # RB 18.7: the initial hands are dealt after both have spent
-                state = msgspec.structs.replace(state, seeds={**state.seeds, side: labels})
                 if side == state.player1:
-                    return msgspec.structs.replace(state, side=enemy_of(side))
-                dealt = msgspec.structs.replace(state, phase="cards", stage="deal", pregame=False, ledgers={},
-                                                networks={})
-                return _draw(dealt, side, labels)
-            return _draw(state, side, labels)
+                    return msgspec.structs.replace(state, side=enemy_of(side), owed={**state.owed, side: n})
+                deals = [(state.player1, state.owed.get(state.player1, 0)), (side, n)]
+                return msgspec.structs.replace(
+                    state, phase="cards", stage="redraw", side="axis", pregame=False, ledgers={}, networks={},
+                    owed={}, deck=cd.begin_round(state.deck, side, cd.deck_labels(_deck()), deals))
+            # T-18: Player 1's Resupply reshuffles the deck (RB 16.6: spent cards
+            # and dummies handed back go in) and deals from it; Player 2 draws
+            # from the same deck at the end of its own Buildup.
+            if side == state.player1:
+                deck = cd.begin_round(state.deck, side, (), [(side, n)])
+                return msgspec.structs.replace(state, deck=deck, stage="buildup", side=enemy_of(side))
+            return _begin_initiative(msgspec.structs.replace(state, deck=cd.queue_deal(state.deck, side, n)))
     raise ValueError(f"unchecked action {action!r}")
 
 
@@ -1403,9 +1501,6 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
     in fire-plan order; RB 16.6: the cards drawn (secret dice, None where
     this replay cannot see them); RB 16.3: the BP dice, Axis first."""
     state = msgspec.structs.replace(state, actor=ctx.author)
-    if state.drawing:
-        hand = cd.add_drawn(_hand(state, state.drawer), tuple(values), _deck())
-        return _after_draw(msgspec.structs.replace(state, hands={**state.hands, state.drawer: hand}))
     if state.phase == "buildup" and state.stage == "early-dice":
         side = state.side
         arrived = bu.early_arrivals(state.early_slots, values)
@@ -1800,6 +1895,8 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             problems = list(report.problems)
             problems += [Problem(n.rule, f"{n.message}: one of {', '.join(n.candidates)}") for n in report.needed]
             return problems
+        case PlayCards(count=count, label=label) if count == 0 and action.cards:
+            return [Problem("RB 4.5", "a Pass plays no cards")]
         case PlayCards(count=count, label=label):
             if step != "option":
                 return [Problem("RB 3.42", "supply cards for the turn option are played after the Initial "
@@ -1811,7 +1908,9 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             if label != option_label(turn.number) or not ctx.committed(label):
                 return [Problem("RB 3.42", f"how many of the cards are real must be committed as "
                                            f"'{option_label(turn.number)}'")]
-            return cd.play_problems(_hand(state, side), count, cd.parse_real(ctx.value(label), count), "RB 3.42")
+            real = cd.parse_real(ctx.value(label), count)
+            return cd.play_problems(_hand(state, side), count, real, "RB 3.42") or _card_checks(
+                state, side, action.cards, count, real, "RB 3.42", ctx)
         case mv.Move():
             if step == "refuse-withdraw":
                 if action.withdrawal != "refuse" or action.origin != turn.refusing:
@@ -2019,8 +2118,9 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             movement = mv.start_movement(pos, side, moves_allowed=allowed, withdrawal_only=count == 0,
                                          rommel_bonus=_scenario(state).special.rommel_bonus)
             hands = {**state.hands, side: cd.spend(_hand(state, side), count, real)}
+            deck = cd.take(state.deck, side, action.cards, to_played=True)
             # A new Movement begins: the previous Player-Turn's arrows go.
-            return msgspec.structs.replace(state, hands=hands, last_moves=(), turn=msgspec.structs.replace(
+            return msgspec.structs.replace(state, hands=hands, deck=deck, last_moves=(), turn=msgspec.structs.replace(
                 turn, step="movement", cards=count, option_label=label, real=-1 if real is None else real,
                 option="pass" if count == 0 else "", movement=movement))
         case mv.Move():
@@ -2124,6 +2224,9 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
         case RevealOption():
             real = cd.parse_real(ctx.value(turn.option_label), turn.cards) or 0
             made = turn.movement.moves_made if turn.movement else 0
+            # RB 3.48: the cards played are shown (their keys opened in this event).
+            state = msgspec.structs.replace(state, deck=cd.queue_show(
+                state.deck, side, state.deck.played.get(side, ()), "play", turn.option_label))
             return _end_turn(state, msgspec.structs.replace(turn, real=real, option=cd.option_name(
                 real, made, bool(turn.assault), turn.blitz)))
     raise ValueError(f"unchecked action {action!r}")
@@ -3054,8 +3157,7 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
     low = words.lower()
     if state.phase == "deploy":
         if low in ("end deployment", "deployment done", "done"):
-            labels = _card_labels(state, role, _initial_cards(state, role))
-            return Order(action=EndDeployment(cards=labels), secrets={lbl: ctx.fresh() for lbl in labels})
+            return Order(action=EndDeployment())
         m = _DEPLOY.match(words)
         if m:
             try:
@@ -3083,7 +3185,8 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
         real = OPTION_COST.get(cards.group("option") or "", 0)
         count = real + int(cards.group("dummies") or cards.group("bluff") or 0)
         label = option_label(turn.number)
-        return Order(action=PlayCards(count=count, label=label), secrets={label: str(real).encode()})
+        refs = _pick(state, role, real, count - real, ctx, "RB 3.42")
+        return Order(action=PlayCards(count=count, label=label, cards=refs), secrets={label: str(real).encode()})
     if verb == "refuse-battle" and "->" not in words:
         m = re.match(r"^refuse-battle\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
         if not m:
@@ -3149,15 +3252,15 @@ def _parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
     if low in ("keep hand", "keep"):
         return Order(action=KeepHand())
     if low == "redraw":
-        labels = _card_labels(state, role, _initial_cards(state, role))
-        return Order(action=Redraw(cards=labels), secrets={lbl: ctx.fresh() for lbl in labels})
+        return Order(action=Redraw())
     if low in ("challenge", "challenge with real", "challenge with dummy", "answer", "answer with real",
                "answer with dummy"):
         label = _challenge_label(state, role)
         value = b"0" if low.endswith("dummy") else b"1"
+        card = _pick(state, role, int(value == b"1"), int(value == b"0"), ctx, "RB 3.3")[0]
         if low.startswith("challenge"):
-            return Order(action=Challenge(label=label), secrets={label: value})
-        return Order(action=Answer(label=label), secrets={label: value}, reveal=(label,))
+            return Order(action=Challenge(label=label, card=card), secrets={label: value})
+        return Order(action=Answer(label=label, card=card), secrets={label: value}, reveal=(label,))
     if low == "no challenge":
         return Order(action=Challenge())
     if low == "decline":
@@ -3185,8 +3288,7 @@ def _parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
     m = _END_BUILDUP.match(low)
     if m:
         discard = int(m.group("n") or 0)
-        labels = _card_labels(state, role, _resupply_cards(state, role, discard) if state.ledgers else 0)
-        return Order(action=EndBuildup(discard=discard, cards=labels), secrets={lbl: ctx.fresh() for lbl in labels})
+        return Order(action=EndBuildup(discard=discard, cards=_pick(state, role, 0, discard, ctx, "RB 16.6")))
     m = re.match(r"^buy supply(?:\s+(?P<n>\d+))?$", low)
     if m:
         return Order(action=bu.BuySupply(cards=int(m.group("n") or 1)))
@@ -4143,8 +4245,7 @@ def render_text(v: View) -> str:
     if v.hand_counts:
         counts = ", ".join(f"{side} {n}" + (f" ({v.own_real} real)" if side == v.role and v.own_real is not None
                                             else "") for side, n in v.hand_counts.items())
-        lines.append(f"Supply Cards in hand: {counts} (cards are drawn independently with the deck's real "
-                     "fraction, an approximation of the shared deck)")
+        lines.append(f"Supply Cards in hand: {counts} (dealt from the shared 42-card deck)")
     if v.bp_dice:
         lines.append(f"Buildup: BP dice {v.bp_dice}; Player 1: {v.player1}")
     for side, rows in v.bp.items():
@@ -4174,4 +4275,5 @@ from rules.ritd.report import MAP_OVERLAYS, map_picture, report_sections  # noqa
 __all__ = ["SPEC", "Action", "State", "initial_state", "pending", "legal_actions", "legal_orders", "check",
            "apply", "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action",
            "render_text", "explain", "report_sections", "map_picture", "MAP_OVERLAYS", "reveal_die", "scenario_info",
+           "deck_task", "on_deck",
            "describe_action", "describe_dice", "on_open_leaf"]

@@ -88,8 +88,8 @@ def cards(v: View) -> list[str]:
             text += f" ({v.own_real} real, {n - v.own_real} dummy)"
         lines.append(text)
     if lines:
-        lines.append("Note: cards are drawn independently, each real with the deck's 2-in-3 odds: an "
-                     "approximation of the shared 42-card deck")
+        lines.append("Note: cards are dealt from the one shared deck of 42 (28 real, 14 dummy) by "
+                     "mental poker, reshuffled at every Resupply (RB 16.6)")
     return lines
 
 

@@ -47,23 +47,28 @@ def _axis_buildup(demo):
 
 
 def _hands(side):
-    return {s: (h.count, h.real) for s, h in _state(side).hands.items()}
+    return {s: (h.count, h.real) for s, h in _now(side).hands.items()}
 
 
 def test_rb_18_0_initial_hands_are_dealt_and_one_redraw_is_allowed(tmp_path):
     table = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied(), keep_hands=False)
     # Demo: the Axis holds 6 cards, the Allies 3; each side sees only its own real count.
+    # (The Axis sees its hand in its draft: its last shuffle step rides on its next event.)
     assert _hands(table.axis) == {"axis": (6, 4), "allied": (3, None)}
-    assert _hands(table.allied) == {"axis": (6, None), "allied": (3, 2)}
-    assert table.pending().kind == "redraw" and table.pending().role == "axis"
+    assert table.pending().kind == "deck" and table.pending().role == "axis"  # step 4, then the redraw
+    assert session.draft_replay(table.axis.seat())[0].pending().kind == "redraw"
     table.play("axis", "redraw")
-    # The new cards are dealt by the Allied player's next event (its entropy, DESIGN 5).
-    assert _hands(table.axis)["axis"] == (0, 0) and _state(table.axis).draws["axis"] == 12
-    assert table.pending().role == "allied" and table.pending().kind == "dice"
+    # The old hand goes back into the next reshuffle; the new cards are dealt from the
+    # rest of the shared deck by the Allied player's keys, in its next event (T-15).
+    assert _hands(table.axis)["axis"] == (0, 0)
+    assert _hands(table.allied) == {"axis": (6, None), "allied": (3, 2)}  # its draft deals the new hand
+    assert _state(table.axis).deck.returned == tuple(f"s1:{p}" for p in range(6))
+    assert table.pending().role == "allied" and table.pending().kind == "deck"
     with pytest.raises(IllegalAction, match="not your decision"):  # the Axis redraws once only
         session.add_orders(table.axis.seat(), ["redraw"])
     table.play("allied", "keep hand")
-    assert _hands(table.axis)["axis"] == (6, 4)  # a new hand of 6, drawn with fresh seeds
+    assert _hands(table.axis)["axis"] == (6, 4)  # a new hand of 6: positions 9-14 of the first round
+    assert _state(table.axis).deck.held["axis"] == tuple(f"s1:{p}" for p in range(9, 15))
     assert _state(table.allied).phase == "turn" and table.pending().role == "axis"  # RB 18.0: the Axis first
 
 
@@ -140,7 +145,8 @@ def test_rb_16_5_buildup_spending_saving_and_resupply(demo):
     assert allied.hands["allied"].count == 3 - 1 + 3 and allied.hands["allied"].real == 2 + 2
     assert _state(demo.axis).hands["allied"] == ritd.Hand(count=5, real=None)
     assert allied.hands["axis"].count == 6 + 2  # Axis Resupply 2 (RB 18.1)
-    assert demo.pending().kind in ("challenge", "dice") and demo.pending().role == "allied"
+    # the Axis cards of Player 2's Resupply are dealt by the Allied keys in its next event
+    assert demo.pending().kind in ("challenge", "deck") and demo.pending().role == "allied"
 
 
 def _to_initiative(demo):
@@ -376,25 +382,28 @@ def test_rb_18_6_the_malta_group_is_called_once_and_axis_resupply_drops_to_2(tmp
     assert ritd.bu.check_malta_group(s, 18, axis.malta)[0].message == "the Malta Group already arrived in Month 16"
 
 
-def test_rb_3_42_real_cards_the_hand_never_held_are_named_by_the_audit(demo, monkeypatch):
-    """A tampered Allied client plays three cards claimed real from a hand of
-    two real and a dummy, for an Offensive. The Axis cannot see the hand, and
-    Supply Revealed finds enough real cards; the audit, which knows every
-    card drawn, names the event and its signer (T-15)."""
+def test_rb_3_42_real_cards_the_hand_never_held_are_named_at_supply_revealed(demo, monkeypatch):
+    """A tampered Allied client commits three real cards for a Blitz while the
+    three cards it plays are two real and a dummy. The Axis cannot see them
+    face down; at Supply Revealed they are shown from the shared deck (the
+    Allied keys of those positions) and the Axis refuses the event at once,
+    naming it and its signer (T-15)."""
     demo.play("axis", "supply check", "pass", "end movement", "supply check")
-    with monkeypatch.context() as cheat:  # the Allied client skips its own hand check
+    with monkeypatch.context() as cheat:  # the Allied client skips its own hand checks
         cheat.setattr(ritd.cd, "play_problems", lambda *args: [])
+        cheat.setattr(ritd, "_card_checks", lambda *args: [])
+        cheat.setattr(ritd, "_pick", lambda state, role, real, dummies, ctx, rule:
+                      state.deck.held[role][:real + dummies])
+        honest = ritd.on_deck
+        cheat.setattr(ritd, "on_deck", lambda state, ctx: (honest(state, ctx)[0], []))
         seat = demo.allied.seat()
-        session.add_orders(seat, ["supply check", "blitz", "end movement", "no blitz", "supply check",
-                                  "reveal option"])
-        data = Path(session.send(seat, open_all=True).turn_file).read_bytes()
-    demo.deliver(demo.axis, data)  # accepted: the Axis cannot know the Allied hand
-    assert _state(demo.axis).turn.active == "axis"
-    events = demo.allied.gd.read_events()
+        session.add_orders(seat, ["supply check", "blitz", "end movement", "no blitz", "supply check"])
+        session.add_orders(seat, ["reveal option"])
+        data = Path(session.send(seat).turn_file).read_bytes()
     with pytest.raises(IllegalAction) as err:
-        session.audit(events, ritd)
+        demo.deliver(demo.axis, data)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
-    assert "by allied" in text and "RB 3.42: 3 real cards played, but the hand holds 2 real cards" in text
+    assert "by allied" in text and "the cards played hold 2 real card(s), but 3 were committed" in text
 
 
 def test_opening_a_later_identity_version_leaves_the_set_up_check_to_version_0(demo):

@@ -46,9 +46,10 @@ def test_rb_18_0_demo_set_up_axis_first_then_allies_identities_hidden(tmp_path):
                                      orders=demo_allied())
     seat = session.load_seat(session.GameDir(tmp_path / "allied"), allied)
     state = seat.replay.state
-    # RB 18.0: the initial hands are dealt next: the Allied cards wait for the Axis entropy.
-    assert state.phase == "cards" and ritd.pending(state).role == "axis" and ritd.pending(state).kind == "dice"
-    assert ritd.pending(state).secret == ("allied.card0", "allied.card1", "allied.card2")
+    # RB 18.0: the initial hands are dealt next from the shared deck: the Allied end of
+    # deployment carried the first shuffle step, the Axis takes the second (T-15).
+    assert state.phase == "cards" and ritd.pending(state).role == "axis" and ritd.pending(state).kind == "deck"
+    assert state.deck.round == "s1" and state.deck.steps == 1 and state.deck.first == "allied"
     axis_blocks = list(state.position.blocks_of("axis"))
     assert len(axis_blocks) == 8 and all(b.unit == "" for b in axis_blocks)  # hidden from the Allies
     assert all(hidden.is_token_of(b.token, "axis") for b in axis_blocks)
@@ -112,6 +113,7 @@ def _forged_axis_setup(placements, cv_of=lambda unit, cv: cv):
                                                 secrets={label: allied_secrets[label]}))
     allied_orders.append(_end_deployment("allied", 3, allied_secrets))
     allied_data = session.VaultData(game="", role="allied", secrets=allied_secrets)
+    allied_orders, _ = session.with_deck(public, "allied", allied_data, allied_orders)  # the first shuffle step
     joined = session._sign(allied, session._body(public, "allied", allied_data, allied_orders, x_next=bytes(32)))
     public.apply_stored(joined)
     return public, axis, data, stored, secrets
@@ -158,12 +160,8 @@ def test_cheat_a_wrong_cv_claimed_for_a_hidden_block_is_caught_when_it_is_reveal
 
 
 def _end_deployment(side: str, n: int, secrets: dict) -> session.DraftOrder:
-    """'end deployment' with the initial hand's card seeds (RB 18.0)."""
-    labels = tuple(f"{side}.card{i}" for i in range(n))
-    mine = {lbl: session.Secret(value=bytes([i + 7]).hex() * 32, salt=(bytes([200 + i]) * 32).hex())
-            for i, lbl in enumerate(labels)}
-    secrets.update(mine)
-    return session.DraftOrder(text="end", action=codec.raw(ritd.EndDeployment(cards=labels)), secrets=mine)
+    """'end deployment' (RB 18.0): the initial hands come from the shared deck (T-15)."""
+    return session.DraftOrder(text="end", action=codec.raw(ritd.EndDeployment()))
 
 
 class _Fresh:

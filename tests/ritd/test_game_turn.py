@@ -96,7 +96,7 @@ def test_rb_3_48_an_option_that_does_not_pay_for_the_moves_is_caught_at_supply_r
         # Parse against the public replay (where two cards allow two Moves), as a cheater would.
         so_far = session._body(blind, "axis", session._with_secrets(seat.vault, orders), orders, x_next=bytes(32))
         state = session.simulate(blind, so_far).state
-        order = ritd.parse_order(state, "axis", text, _Fresh())
+        order = ritd.parse_order(state, "axis", text, _Fresh(seat.replay.card))
         secrets = {k: session.Secret(value=v.hex(), salt=(b"s" * 32).hex()) for k, v in order.secrets.items()}
         orders.append(session.DraftOrder(text=text, action=codec.raw(order.action), secrets=secrets,
                                          reveal=list(order.reveal)))
@@ -166,6 +166,9 @@ def test_explain_supply_and_move_through_the_cli(demo):
 
 
 class _Fresh:
+    def __init__(self, card=None) -> None:
+        self.card = card  # the player's own view of its cards (ctx.card)
+
     def fresh(self) -> bytes:
         return bytes(16)
 

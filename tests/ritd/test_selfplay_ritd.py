@@ -1,7 +1,8 @@
 """Random self-play of Rommel in the Desert through real turn files (issue
 9): two bots choose uniformly among the legal orders, every event verified
 by the receiving side; the game reaches its level of victory and passes
-'pbem verify' and 'pbem audit'. Cards are the engine's real draws here."""
+'pbem verify' and 'pbem audit'. Cards come from the real shuffles of the
+shared deck (pbem.deck), audited round by round."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ def test_the_demo_scenario_is_played_to_its_last_month_by_random_bots(tmp_path):
         assert CliRunner().invoke(cli, ["verify", "-g", str(out / role)]).exit_code == 0
     audit = CliRunner().invoke(cli, ["audit", "-g", str(out / "axis")])
     assert audit.exit_code == 0, audit.output
+    assert "shared deck:" in audit.output and "each a permutation of the one deck of 42 cards" in audit.output
 
 
 @pytest.mark.slow
