@@ -2267,6 +2267,11 @@ def _apply_pursuit_losses(state: State, tokens: tuple[str, ...], hits: int, acti
         if ident is not None:
             unit, cv = hidden.decode_identity(ident)
             changed.append(msgspec.structs.replace(b, unit=unit, cv=cv))
+        elif b.unit:
+            # The hits went on upright blocks (RB 10.5, 7.3): a unit this replay
+            # knew now has a CV it cannot see. Its face is forgotten rather than
+            # kept stale; its new identity is checked when opened (T-10, T-40).
+            changed.append(msgspec.structs.replace(b, unit="", cv=0, revealed=False))
     pos = cb.eliminate(pos.replace_blocks(changed), eliminated)
     return msgspec.structs.replace(state, position=pos, versions=versions, obligations=obligations)
 

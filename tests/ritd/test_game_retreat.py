@@ -110,6 +110,9 @@ def test_rb_10_3_full_retreat_procedure_step_by_step(standoff):
     step = ritd._scenarios().roster.get("7/7 Tk").cv_per_step
     assert standoff.allied.seat().replay.state.position.block(tk.token).cv == cv - step
     assert standoff.axis.seat().replay.state.versions[tk.token] == 1
+    # The hits went on an upright block: the Axis no longer sees a CV (not the stale 4, T-40).
+    seen = standoff.axis.seat().replay.state.position.block(tk.token)
+    assert (seen.unit, seen.cv) == ("", 0)
     # The map shows the route taken.
     assert any(mv.token == tk.token and mv.path[-1] == barrani for mv in standoff.axis.seat().replay.state.last_moves)
 
