@@ -575,8 +575,11 @@ def _labels(history: Mapping[str, DeckRound]) -> list[str]:
     return out
 
 
-def _unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
-            k_first: int, k_second: int) -> str:
+def unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
+           k_first: int, k_second: int) -> str:
+    """The card at ``pos`` of the completed round ``rnd`` under both players'
+    per-card keys for it (already checked by the caller); DeckError if it
+    opens to no card of the deck."""
     done = history.get(rnd)
     if done is None or len(done.steps) != STEPS:
         raise DeckError("no such completed round", rnd)
@@ -603,7 +606,7 @@ def draw_card(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rn
                         f"not step {want} index {pos}", rnd)
     mine = round_key(group, game, rnd, seed, 3 if role == FIRST else 4, pos)
     k1, k2 = (mine, theirs) if role == FIRST else (theirs, mine)
-    return _unlock(group, game, history, rnd, pos, k1, k2)
+    return unlock(group, game, history, rnd, pos, k1, k2)
 
 
 def verify_open(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
@@ -618,7 +621,7 @@ def verify_open(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], 
             raise DeckError(f"expected the step {step} key of position {pos}", opening.round, opening.step)
     k1 = check_key(group, game, done, first_key)
     k2 = check_key(group, game, done, second_key)
-    return _unlock(group, game, history, rnd, pos, k1, k2)
+    return unlock(group, game, history, rnd, pos, k1, k2)
 
 
 # --- audit ---------------------------------------------------------------------------

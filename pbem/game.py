@@ -532,7 +532,7 @@ class Replay:
         if k1 is None or k2 is None:
             return None
         try:
-            label = deckmod._unlock(deckmod.PLAY, self.game_id, self._deck_history(), rnd, pos, k1, k2)
+            label = deckmod.unlock(deckmod.PLAY, self.game_id, self._deck_history(), rnd, pos, k1, k2)
         except DeckError:
             return None
         self._cards[(rnd, pos)] = label

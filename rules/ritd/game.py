@@ -1688,7 +1688,7 @@ def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
             old = (ob.unit, ob.cv) if ob.unit else ids[ob.labels[0]]
             new = {} if t in ob.eliminated else {t: ids[ob.labels[-1]]}
             problems += [Problem(p.rule, f"{where}: {p.message}")
-                         for p in _attrition_problems((t,), {t: old}, new, ob.eliminated)]
+                         for p in _attrition_problems(_roster(state), (t,), {t: old}, new, ob.eliminated)]
         elif ob.kind == "march-loss":  # RB 6.4 sidebar (T-39)
             t = ob.tokens[0]
             old = (ob.unit, ob.cv) if ob.unit else ids[ob.labels[0]]
@@ -1710,10 +1710,9 @@ def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
     return msgspec.structs.replace(state, obligations=tuple(keep)), problems
 
 
-def _attrition_problems(tokens, old: dict[str, tuple[str, int]], new: dict[str, tuple[str, int]],
+def _attrition_problems(roster: Roster, tokens, old: dict[str, tuple[str, int]], new: dict[str, tuple[str, int]],
                         eliminated) -> list[Problem]:
     """Did each Routed unit lose exactly one step of Rout Attrition (RB 11.3, 2.3)? (T-12)"""
-    roster = _scenarios().roster
     return [p for t in tokens
             for p in _step_loss_problems(roster, t, old[t], new.get(t), t in eliminated, "RB 11.3", "Rout Attrition")]
 
@@ -2161,14 +2160,7 @@ def _apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> St
                                            slowest=slowest, pursuit=None, hits=0)
             return msgspec.structs.replace(state, turn=turn, obligations=state.obligations + tuple(obligations))
         case routs.PursuitFire(pursuers=pursuers):
-            speeds = _speeds(state, pos, [p.token for p in pursuers])
-            result = routs.check_pursuit(pos, action, turn.slowest, eligible=[p.token for p in pursuers],
-                                         speeds=speeds)
-            obligations = tuple(Obligation(token=t, seq=ctx.seq, kind="speed-range", rule=ob.rule,
-                                           what=f"pursued in event {ctx.seq} against slowest speed {turn.slowest}",
-                                           hex=action.hex, needed=ob.min_speed, maximum=ob.max_speed)
-                                for ob in result.obligations for t in ob.tokens)
-            state = msgspec.structs.replace(state, obligations=state.obligations + obligations)
+            state = _with_pursuit_obligations(state, action, turn.slowest, ctx.seq)
             if not pursuers:  # fire withheld (RB 10.2 sidebar)
                 return _after_pursuit(state, msgspec.structs.replace(turn, pursuit=action, hits=0))
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse-dice",
@@ -2248,11 +2240,25 @@ def _slowest_obligations(state: State, result: routs.PursuitCheck, hex_: str, to
     return tuple(obligations)
 
 
+def _with_pursuit_obligations(state: State, fire: routs.PursuitFire, slowest: int, seq: int) -> State:
+    """RB 10.5: each pursuer rolls dice for its speed against the announced
+    ``slowest``; what this replay cannot see of a hidden pursuer's speed is
+    kept as a "speed-range" obligation (Refusals, Retreats and Routs alike)."""
+    tokens = [p.token for p in fire.pursuers]
+    result = routs.check_pursuit(state.position, fire, slowest, eligible=tokens,
+                                 speeds=_speeds(state, state.position, tokens))
+    obligations = tuple(Obligation(token=t, seq=seq, kind="speed-range", rule=ob.rule,
+                                   what=f"pursued in event {seq} against slowest speed {slowest}",
+                                   hex=fire.hex, needed=ob.min_speed, maximum=ob.max_speed)
+                        for ob in result.obligations for t in ob.tokens)
+    return msgspec.structs.replace(state, obligations=state.obligations + obligations)
+
+
 def _apply_pursuit_losses(state: State, tokens: tuple[str, ...], hits: int, action: PursuitLosses, ctx) -> State:
     """T-10: survivors get new identity versions, the eliminated leave; what this
     replay cannot check becomes a "losses" obligation."""
     pos, hex_, eliminated, recommit = state.position, action.hex, action.eliminated, action.recommit
-    old, new = _loss_identities(state, tokens, recommit, ctx)
+    _, new = _loss_identities(state, tokens, recommit, ctx)
     obligations = state.obligations
     if new is None:
         obligations += (Obligation(token=tokens[0], seq=ctx.seq, kind="losses", rule="RB 10.5",
@@ -2476,14 +2482,7 @@ def _apply_retreat(state: State, turn: Turn, action: object, side: Side, ctx) ->
             turn = msgspec.structs.replace(turn, step="retreat-pursuit", slowest=slowest, pursuit=None, hits=0)
             return msgspec.structs.replace(state, turn=turn, obligations=state.obligations + obligations)
         case routs.PursuitFire(pursuers=pursuers):
-            speeds = _speeds(state, pos, [p.token for p in pursuers])
-            result = routs.check_pursuit(pos, action, turn.slowest, eligible=[p.token for p in pursuers],
-                                         speeds=speeds)
-            obligations = tuple(Obligation(token=t, seq=ctx.seq, kind="speed-range", rule=ob.rule,
-                                           what=f"pursued in event {ctx.seq} against slowest speed {turn.slowest}",
-                                           hex=action.hex, needed=ob.min_speed, maximum=ob.max_speed)
-                                for ob in result.obligations for t in ob.tokens)
-            state = msgspec.structs.replace(state, obligations=state.obligations + obligations)
+            state = _with_pursuit_obligations(state, action, turn.slowest, ctx.seq)
             turn = msgspec.structs.replace(turn, pursuit=action, hits=0)
             if not pursuers:  # fire withheld (RB 10.3 sidebar "Pursuit Deception")
                 return _complete_retreat(state, turn)
@@ -2706,7 +2705,7 @@ def _check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> li
                 value = ctx.value(hidden.identity_label(t, state.versions.get(t, 0) + 1))
                 new[t] = hidden.decode_identity(value) if value is not None else None
             if None not in old.values() and None not in new.values():
-                problems += _attrition_problems(r.tokens, old, new, eliminated)
+                problems += _attrition_problems(_roster(state), r.tokens, old, new, eliminated)
             if not recommit:
                 if slowest:
                     problems.append(Problem("RB 11.3", "no Routed unit survives: announce no slowest speed"))
@@ -2743,7 +2742,7 @@ def _apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> St
     match action:
         case Rout(hex=hex_, slowest=slowest, eliminated=eliminated, recommit=recommit):
             # RB 11.3 Rout Attrition, in secret: new identity versions (T-12).
-            roster = _scenarios().roster
+            roster = _roster(state)
             what = f"Rout Attrition in event {ctx.seq} ({format_action(action)})"
             versions = {**state.versions, **{t: state.versions.get(t, 0) + 1 for t in recommit}}
             obligations = list(state.obligations)
@@ -2782,15 +2781,7 @@ def _apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> St
                 return _rout_after_pursuit(state, turn, 0)
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="rout-pursuit"))
         case routs.PursuitFire(pursuers=pursuers):
-            speeds = _speeds(state, pos, [p.token for p in pursuers])
-            result = routs.check_pursuit(pos, action, turn.rout_slowest, eligible=[p.token for p in pursuers],
-                                         speeds=speeds)
-            obligations = tuple(Obligation(token=t, seq=ctx.seq, kind="speed-range", rule=ob.rule,
-                                           what=f"pursued in event {ctx.seq} against slowest speed "
-                                                f"{turn.rout_slowest}",
-                                           hex=action.hex, needed=ob.min_speed, maximum=ob.max_speed)
-                                for ob in result.obligations for t in ob.tokens)
-            state = msgspec.structs.replace(state, obligations=state.obligations + obligations)
+            state = _with_pursuit_obligations(state, action, turn.rout_slowest, ctx.seq)
             turn = msgspec.structs.replace(turn, rout_pursuit=action)
             if not pursuers:
                 return _rout_after_pursuit(state, turn, 0)
