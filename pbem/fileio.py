@@ -29,11 +29,15 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes, *, mode: int = 0o644, exclusive: bool = False) -> None:
+def write_atomic(path: Path, data: bytes, *, mode: int = 0o644, exclusive: bool = False,
+                 durable: bool = True) -> None:
     """Atomically replace (or, with ``exclusive``, create) ``path`` with ``data``.
 
     With ``exclusive`` an existing target raises FileExistsError and is kept.
     The file is created with ``mode`` from the start (never world-readable first).
+    ``durable=False`` skips both fsyncs: still all-or-nothing for readers, but
+    after a power loss the file may be the old one or empty. Only for files
+    that are derived and checked when read (the replay cache).
     """
     directory = path.parent
     tmp = directory / f"{TMP_PREFIX}{path.name}.{os.getpid()}.{time.monotonic_ns()}"
@@ -45,7 +49,8 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o644, exclusive: bool 
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         if exclusive:
@@ -57,7 +62,8 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o644, exclusive: bool 
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    fsync_dir(directory)
+    if durable:
+        fsync_dir(directory)
 
 
 def remove_stale_temps(directory: Path) -> None:

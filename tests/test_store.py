@@ -124,3 +124,28 @@ def test_equivocation_is_detected_kept_as_evidence_and_stops_the_game(table):
     assert session.check_evidence(gd, session.load_public(gd)) == ["red signed two different events for seq 2"]
     with pytest.raises(Equivocation, match="stopped"):
         session.add_orders(table.blue.seat(), ["advance 1"])
+
+
+@pytest.mark.parametrize("names, problem", [
+    ([], None),
+    (["000000.json", "000001.json", "000002.json"], None),
+    (["000000.json", "000002.json"], "event 1 is missing"),
+    (["000001.json", "000002.json"], "event 0 is missing"),
+    (["000000.json", "000001.json", "0000001.json"], "event 2 is missing"),  # two names of one number
+    (["000000.json", "notes.txt"], "unexpected file"),
+    # names that concatenate to well-formed ones must not pass the fast check
+    (["00", "0000.json", "000001.json000002.json", "000003.json"], "unexpected file"),
+])
+def test_the_event_log_listing_finds_every_gap_and_stray_file(tmp_path, names, problem):
+    from pbem.errors import BadFile
+    from pbem.store import GameDir
+
+    gd = GameDir(tmp_path)
+    gd.events_dir.mkdir()
+    for name in names + [fileio.TMP_PREFIX + "000009.json.1.2"]:  # a crash's temp file is ignored
+        (gd.events_dir / name).write_bytes(b"")
+    if problem is None:
+        assert gd.event_count() == len(names)
+    else:
+        with pytest.raises(BadFile, match=problem):
+            gd.event_count()
