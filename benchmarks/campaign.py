@@ -13,6 +13,10 @@ then times, in one run, against one Ed25519 floor measured in the same run:
   audit    `pbem audit` of the log, in-process likewise, divided by the same
            floor. Target <= 10. The audit must be complete (game over, both
            sides' openings published: selfplay does that at the end).
+  deck     the part of verify and audit spent in the shared deck's group
+           operations (libsodium's point checks and scalar multiplications,
+           timed inside pbem.deck's group of play in the same runs), and the
+           two ratios without it: what the rest of pbem costs.
   rss      peak RSS of a `pbem audit` subprocess (/usr/bin/time -f %M, else
            os.wait4's ru_maxrss; `pbem --version` alongside). Target < 200 MB.
   receive  `pbem receive --no-auto` (in-process) of one turn file on the long
@@ -26,6 +30,9 @@ then times, in one run, against one Ed25519 floor measured in the same run:
            just before it. Target <= 200. If the rules module exports no
            ``State`` (pbem/snapshot.py then keeps no cache), it also times the
            receive with ``State`` set in this process only (a what-if).
+           That event opens every secret of the game; the median over the
+           --typical events before it (each on its own truncated copy) is
+           printed as well, as the cost of an ordinary turn file.
   report   the HTML report with the map (pbem.report.build + render for one
            role on the final log, as `pbem report` does), best of --repeat,
            divided by one supply check: rules.ritd.supply.network(map, final
@@ -163,6 +170,51 @@ def peak_rss_kib(cmd: list[str]) -> tuple[int, int, str]:
         return proc.returncode, usage.ru_maxrss, "os.wait4 ru_maxrss (upper bound)"
 
 
+class DeckClock:
+    """Time spent inside the group of play's operations (pbem.deck.PLAY): wraps
+    its methods on the class while active. The wrapper's own cost is outside
+    the clock, so the rest (total - clock) is, if anything, overstated."""
+
+    METHODS = ("exp", "is_element", "from_hash")
+
+    def __init__(self) -> None:
+        import pbem.deck
+
+        self.cls = type(pbem.deck.PLAY)
+        self.seconds = 0.0
+        self.calls = 0
+
+    def __enter__(self) -> "DeckClock":
+        self.saved = {name: getattr(self.cls, name) for name in self.METHODS}
+        for name, fn in self.saved.items():
+            setattr(self.cls, name, self._timed(fn))
+        return self
+
+    def _timed(self, fn: Callable) -> Callable:
+        def timed_op(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - start
+                self.calls += 1
+        return timed_op
+
+    def __exit__(self, *exc: object) -> None:
+        for name, fn in self.saved.items():
+            setattr(self.cls, name, fn)
+
+
+def best_with_deck(argv: list[str], repeat: int) -> tuple[float, float, int]:
+    """(total, of which deck group operations, their calls) of the fastest of ``repeat`` runs."""
+    runs = []
+    for _ in range(repeat):
+        with DeckClock() as clock:
+            total = cli_seconds(argv)
+        runs.append((total, clock.seconds, clock.calls))
+    return min(runs)
+
+
 def ending_event(events: list[bytes], rules) -> int:
     """The seq of the event after which the game has an outcome."""
     r = Replay(rules)
@@ -212,6 +264,8 @@ def main_() -> None:
                         help="selfplay directory to reuse (holds axis/ and allied/); played into it if absent")
     parser.add_argument("--role", default="axis", help="whose report is rendered")
     parser.add_argument("--repeat", type=int, default=5, help="best (median for receive) of this many timings")
+    parser.add_argument("--typical", type=int, default=8,
+                        help="also receive each of this many events before the game-ending one (median)")
     parser.add_argument("--profile", choices=PHASES, action="append", default=[],
                         help="profile this phase once more with cProfile (repeatable)")
     args = parser.parse_args()
@@ -243,6 +297,8 @@ def main_() -> None:
         bare = min(bare_verify_seconds(events, keys) for _ in range(args.repeat))
         verify_s = min(cli_seconds(["verify", "-g", str(game)]) for _ in range(args.repeat))
         audit_s = min(cli_seconds(["audit", "-g", str(game)]) for _ in range(args.repeat))
+        deck_verify = best_with_deck(["verify", "-g", str(game)], args.repeat)
+        deck_audit = best_with_deck(["audit", "-g", str(game)], args.repeat)
 
         # peak RSS of an audit subprocess, and of pbem --version for scale
         code, rss_audit, rss_how = peak_rss_kib(pbem_cmd() + ["audit", "-g", str(game)])
@@ -262,11 +318,11 @@ def main_() -> None:
         turn.write_bytes(b"pbem-turn v1\n---\n" + events[target] + b"\n")
         copies = iter(range(10_000))
 
-        def receive_once(base: Path = base) -> float:
+        def receive_once(base: Path = base, turn: Path = turn, seq: int = target) -> float:
             copy = tmp / f"copy{next(copies)}"
             shutil.copytree(base, copy)
             elapsed = cli_seconds(["receive", "--no-auto", "-g", str(copy), str(turn)])
-            if GameDir(copy).event_count() != target + 1:
+            if GameDir(copy).event_count() != seq + 1:
                 raise SystemExit("receive did not append the event")
             return elapsed
 
@@ -294,6 +350,18 @@ def main_() -> None:
             key.verify(u.sig, data)
             one.append(time.perf_counter() - t)
         one_verify = statistics.median(one)
+
+        # ordinary turn files: each of the events before the ending one, on its own truncated copy
+        typical = []
+        for seq in range(max(2, target - args.typical), target):
+            author = codec.unwrap(events[seq]).author
+            into = next(r for r in roles if r != author)
+            dst = tmp / f"typical{seq}"
+            prepare_receiver(log / into, dst, seq, tmp / f"{into}-cheap{seq}.key")
+            file = tmp / f"turn{seq}.pbem"
+            file.write_bytes(b"pbem-turn v1\n---\n" + events[seq] + b"\n")
+            typical.append(statistics.median(receive_once(dst, file, seq) for _ in range(args.repeat)))
+        typical_s = statistics.median(typical) if typical else None
 
         # report of one role on the full log, against one Supply Network
         role = args.role
@@ -345,6 +413,10 @@ def main_() -> None:
     print(f"(c) pbem audit of the whole log (in-process):   {audit_s * 1e3:.1f} ms")
     print(f"verify ratio b/a = {verify_s / bare:.1f}  (target <= 3)")
     print(f"audit ratio c/a = {audit_s / bare:.1f}  (target <= 10)")
+    for name, (total, deck_s, calls) in (("verify", deck_verify), ("audit", deck_audit)):
+        print(f"  {name}: {total * 1e3:.1f} ms, of which the shared deck's group operations "
+              f"{deck_s * 1e3:.1f} ms ({calls} calls) = {deck_s / bare:.1f} x a; "
+              f"the rest {(total - deck_s) * 1e3:.1f} ms = {(total - deck_s) / bare:.1f} x a")
     print(f"peak RSS of a pbem audit subprocess: {rss_audit / 1024:.1f} MiB  (target < 200 MB); "
           f"pbem --version: {rss_version / 1024:.1f} MiB ({rss_how})")
     print(f"receive: event {target} by {mover} (ends the game) into {receiver}'s copy holding 0..{target - 1}")
@@ -353,6 +425,10 @@ def main_() -> None:
           "(in-process, cheap scrypt, " + ("from the replay cache)" if cached else
                                            "NO replay cache: the rules module exports no State)"))
     print(f"receive ratio e/d = {receive_s / one_verify:.0f}  (target <= 200)")
+    if typical_s is not None:
+        print(f"(e2) ordinary turn files: each of the {len(typical)} events before it received on its own "
+              f"truncated copy, median {typical_s * 1e3:.1f} ms (min {min(typical) * 1e3:.1f}, max "
+              f"{max(typical) * 1e3:.1f}); ratio e2/d = {typical_s / one_verify:.0f}  (target <= 200)")
     if whatif_s is not None:
         print(f"(e') the same if {rules.__name__} exported State (set in-process; the cache is then used): "
               f"{whatif_s * 1e3:.1f} ms, ratio e'/d = {whatif_s / one_verify:.0f}")
