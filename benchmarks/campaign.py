@@ -33,6 +33,11 @@ then times, in one run, against one Ed25519 floor measured in the same run:
            That event opens every secret of the game; the median over the
            --typical events before it (each on its own truncated copy) is
            printed as well, as the cost of an ordinary turn file.
+  startup  cold `pbem --version` and `pbem show` (subprocesses; the latter in
+           the receiver's directory above, from its replay cache) against
+           `python -c "import click"`, medians of 7, alternating. Bytecode is
+           written by a first run (as pip does at install; PYTHONDONTWRITEBYTECODE
+           is dropped for these children). Targets <= 2 and <= 4.
   report   the HTML report with the map (pbem.report.build + render for one
            role on the final log, as `pbem report` does), best of --repeat,
            divided by one supply check: rules.ritd.supply.network(map, final
@@ -321,6 +326,7 @@ def main_() -> None:
         def receive_once(base: Path = base, turn: Path = turn, seq: int = target) -> float:
             copy = tmp / f"copy{next(copies)}"
             shutil.copytree(base, copy)
+            os.sync()  # the copy's dirty pages are not the receive's to flush (its fsyncs would)
             elapsed = cli_seconds(["receive", "--no-auto", "-g", str(copy), str(turn)])
             if GameDir(copy).event_count() != seq + 1:
                 raise SystemExit("receive did not append the event")
@@ -362,6 +368,20 @@ def main_() -> None:
             file.write_bytes(b"pbem-turn v1\n---\n" + events[seq] + b"\n")
             typical.append(statistics.median(receive_once(dst, file, seq) for _ in range(args.repeat)))
         typical_s = statistics.median(typical) if typical else None
+
+        # cold start-up against `python -c "import click"`
+        env = {k: v for k, v in child_env().items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PBEM_PASSPHRASE"] = CHEAP_PASSPHRASE
+        starts = {"version": pbem_cmd() + ["--version"], "show": pbem_cmd() + ["show", "-g", str(base)],
+                  "click": [sys.executable, "-c", "import click"]}
+        start_s: dict[str, list[float]] = {name: [] for name in starts}
+        for run in range(8):
+            for name, cmd in starts.items():
+                t = time.perf_counter()
+                subprocess.run(cmd, check=True, capture_output=True, env=env)
+                if run:  # the first run writes the bytecode
+                    start_s[name].append(time.perf_counter() - t)
+        start_med = {name: statistics.median(v) for name, v in start_s.items()}
 
         # report of one role on the full log, against one Supply Network
         role = args.role
@@ -432,6 +452,10 @@ def main_() -> None:
     if whatif_s is not None:
         print(f"(e') the same if {rules.__name__} exported State (set in-process; the cache is then used): "
               f"{whatif_s * 1e3:.1f} ms, ratio e'/d = {whatif_s / one_verify:.0f}")
+    click_s = start_med["click"]
+    print(f"start-up: pbem --version {start_med['version'] * 1e3:.0f} ms, pbem show (this game, from its cache) "
+          f"{start_med['show'] * 1e3:.0f} ms, python -c 'import click' {click_s * 1e3:.0f} ms: ratios "
+          f"{start_med['version'] / click_s:.2f} (target <= 2) and {start_med['show'] / click_s:.2f} (target <= 4)")
     print(f"(f) HTML report with the map for {role}: {report_s * 1e3:.1f} ms (first {report_cold * 1e3:.1f} ms; "
           f"{html_kib:.0f} KiB)")
     print(f"(g) one supply.network of {role} on the final position ({len(pos.blocks)} blocks): "

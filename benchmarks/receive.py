@@ -96,6 +96,7 @@ def main_() -> None:
         for n in range(args.repeat):  # each on a fresh copy of the receiver's directory
             copy = root / f"copy{n}"
             shutil.copytree(dirs[receiver], copy)
+            os.sync()  # the copy's dirty pages are not the receive's to flush (its fsyncs would)
             local = GameDir(copy).read_local()
             start = time.perf_counter()
             with redirect_stdout(out):
