@@ -61,13 +61,21 @@ def test_every_single_byte_change_is_detected(sample_log, data):
         _verify(tampered)
 
 
-def test_every_byte_of_one_event_exhaustively(sample_log):
-    stored = sample_log[2]
-    for pos in range(len(stored)):
-        tampered = list(sample_log)
-        tampered[2] = stored[:pos] + bytes([stored[pos] ^ 0x01]) + stored[pos + 1:]
-        with pytest.raises(PbemError):
-            _verify(tampered)
+def test_every_byte_of_every_event_exhaustively(sample_log):
+    """Issue 9: every position of every event of the game, flipped in its lowest
+    and its highest bit (the latter also breaks UTF-8), is refused when that
+    event is applied to the verified log before it."""
+    prefix = Replay(race)
+    checked = 0
+    for stored in sample_log:
+        for pos in range(len(stored)):
+            for flip in (0x01, 0x80):
+                twin = prefix.clone()
+                with pytest.raises(PbemError):
+                    twin.apply_stored(stored[:pos] + bytes([stored[pos] ^ flip]) + stored[pos + 1:])
+                checked += 1
+        prefix.apply_stored(stored)
+    assert checked == 2 * sum(map(len, sample_log))
 
 
 def test_dropping_reordering_and_duplicating_events_are_detected(sample_log):
