@@ -77,7 +77,8 @@ OPTIONS = {I_TANKS: "Allied I-Tanks (RB 17.0 optional rule): the four I-tanks of
 #: differently (actions, commitments, steps); pbem refuses a game made with
 #: another version (exit code 10). 2: the Month (cards, Buildup, victory). 3: the shared
 #: deck, the active player's Retreats and Probes, Retreat Forced March step losses.
-SPEC = Spec(id="ritd", version="3", title="Rommel in the Desert", roles=SIDES,
+#: 4: no Forced March by a unit that Overran (RB 11.4, MV-08).
+SPEC = Spec(id="ritd", version="4", title="Rommel in the Desert", roles=SIDES,
             scenarios=_scenarios().ids, options=tuple(OPTIONS), data_package="rules.ritd.data",
             data_files=DATA_FILES)
 
@@ -3664,7 +3665,8 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
         case "option":
             return _option_orders(_hand(state, role))
         case "movement":
-            return _movement_orders(state, role, turn) + ["end movement"]
+            return _movement_orders(state, role, turn) + _forced_march_orders(state, role, turn, ctx) + \
+                ["end movement"]
         case "refuse":
             return [order for h in turn.refusals for order in
                     [f"accept-battle {m.name(h)}"] + _refuse_battle_orders(state, role, turn, h)]
@@ -3863,6 +3865,32 @@ def _movement_orders(state: State, role: Side, turn: Turn) -> list[str]:
             for dest in sorted(reach.paths, key=m.name):
                 if dest != b.hex:
                     out.append(f"{verb} {m.name(b.hex)} -> {m.name(dest)} {b.unit or b.token}")
+    return out
+
+
+def _forced_march_orders(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """'forced-march <unit> -> <hex>' (RB 6.4), one unit each, once the Moves are
+    made: a unit of this phase's Group Moves one hex on from where it stopped, or
+    a unit in or next to a Regroup's Command Point to that Regroup's destination;
+    each offered only if ``check`` finds no problem with it."""
+    m, pos, movement = _map(), state.position, turn.movement
+    if movement.marches_announced or movement.withdrawal_only:
+        return []
+    candidates: list[tuple[Block, tuple[str, ...]]] = []
+    for b in sorted(pos.blocks_of(role), key=lambda b: (b.hex, b.unit)):
+        rec = movement.moved_unit(b.token)
+        if rec is not None and rec.phase == movement.phase and not rec.regroup:
+            candidates += [(b, rec.path + (dest,)) for dest in sorted(m.passable_neighbours(rec.path[-1]), key=m.name)]
+        elif rec is None and not b.disrupted:
+            dests = {r.destination for r in movement.regroups
+                     if b.hex == r.command_point or m.is_adjacent(b.hex, r.command_point)}
+            if dests:
+                reach = mv.reachable(m, pos, movement, b.token, _speed(state, b), forced=True)
+                candidates += [(b, tuple(reach.paths[d])) for d in sorted(dests, key=m.name) if d in reach.paths]
+    out = []
+    for b, path in candidates:
+        if not check(state, ForcedMarches(marches=(mv.ForcedMarch(token=b.token, path=path),)), ctx):
+            out.append(f"forced-march {b.unit or b.token} -> {m.name(path[-1])}")
     return out
 
 

@@ -966,6 +966,10 @@ def _march_step_problems(
                                        f"{m.hexside_name(here, dest)}"))
     if _enemy_in(pos, here, block.side):
         probs.append(Problem("RB 6.0", f"{who} Engaged in {m.name(here)} and must stop there"))
+    elif any(e.token == who and e.hex == here for e in turn.engagements):
+        # The enemy it Attacked is gone: Overrun and Routed (MV-08).
+        probs.append(Problem("RB 11.4", f"{who} Overran {m.name(here)} and must stop there, moving no "
+                                        "further this turn"))
     enemy = _enemy_in(pos, dest, block.side)
     if enemy:
         if ctx.retreat or turn.has_disengaged(who):

@@ -183,3 +183,38 @@ def test_rb_6_4_the_step_a_failed_retreat_forced_march_costs_follows_the_unit_an
     assert problems(tk, 4, 2) == [] and [p.rule for p in problems(tk, 4, 3)] == ["RB 6.4"]
     last = ritd._step_loss_problems(roster, "L00000000", ("7/7 Tk", 2), None, False, "RB 6.4", ritd._MARCH_LOSS)
     assert [p.rule for p in last] == ["RB 6.4"] and "eliminated" in last[0].message
+
+
+def test_rb_6_4_forced_marches_are_offered_once_a_unit_has_moved_and_each_offer_is_legal(standoff):
+    """'pbem options' (and so the self-play bots) list Forced Marches: a unit of
+    this phase's Group Moves one hex on from where it stopped, each checked
+    before it is offered; none before any unit has moved."""
+    allied = standoff.allied.seat()
+    session.add_orders(allied, ["supply check", "basic"])
+    assert not [o for o in session.legal_orders(allied) if o.startswith("forced-march")]
+    session.add_orders(allied, ["group Sollum -> Sidi Barrani 7/7 Tk"])
+    marches = [o for o in session.legal_orders(allied) if o.startswith("forced-march")]
+    assert "forced-march 7/7 Tk -> Mersa Matruh W1" in marches
+    assert all(o.startswith("forced-march 7/7 Tk -> ") for o in marches)
+    for order in marches:  # each one the rules accept as it is written
+        session.add_orders(allied, [order])
+        assert not [o for o in session.legal_orders(allied) if o.startswith("forced-march")]  # once per phase
+        session.undo(allied, 1)
+
+
+def test_rb_6_4_a_regroup_offers_forced_marches_to_its_destination_to_units_that_did_not_move(tmp_path):
+    """MV-08: a unit in or next to the Command Point of this phase's Regroup
+    that did not move may Force March to the Regroup's destination."""
+    from tests.ritd.test_game_refusal import new_game
+    from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
+
+    table = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
+    axis = table.axis.seat()
+    session.add_orders(axis, ["supply check", "basic", "regroup cp Sidi Omar -> Bir Guba Trento"])
+    marches = [o for o in session.legal_orders(axis) if o.startswith("forced-march")]
+    # GGFF and Trieste stayed in Sidi Omar; the four in Ft. Capuzzo are next to it; Trento moved.
+    assert sorted(marches) == [f"forced-march {u} -> Bir Guba"
+                               for u in ("Bologna", "Brescia", "GGFF", "Pavia", "Sabratha", "Trieste")]
+    session.add_orders(axis, ["forced-march GGFF -> Bir Guba"])
+    draft, _ = session.draft_replay(axis)
+    assert [p.token for p in draft.state.turn.movement.marches] == [ritd._own_token(draft.state, "axis", "GGFF")]

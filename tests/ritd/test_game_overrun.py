@@ -7,6 +7,7 @@ import msgspec
 import pytest
 
 from pbem import session
+from pbem.errors import IllegalAction
 from rules.ritd import game as ritd
 from rules.ritd import supply as sp
 from tests.ritd.ritd_table import new_game
@@ -79,6 +80,8 @@ def test_rb_11_4_an_overrun_routs_the_disrupted_units_pursued_by_the_overrunners
     assert axis.replay.pending().kind == "movement"
     brescia = _token(overrun, "axis", "Brescia")
     assert not [o for o in session.legal_orders(axis) if "Brescia" in o]
+    with pytest.raises(IllegalAction, match="RB 11.4"):  # not even by Forced March (MV-08)
+        session.add_orders(axis, ["group Sidi Omar -> Sollum Trento", "forced-march Brescia -> Bardia"])
     overrun.play("axis", "group Sidi Omar -> Sollum Trento", "end movement")
     state = overrun.axis.seat().replay.state
     assert state.turn.step == "final-supply"
