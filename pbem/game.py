@@ -285,7 +285,22 @@ class Replay:
             raise VerifyError(f"event {body.seq}: does not follow event {self.seq} (prev hash "
                               "mismatch: spliced from another history or the log was altered)")
 
+    def open_genesis(self, stored: bytes) -> None:
+        """Verify the genesis event and take its game id, rules and keys, without
+        applying its actions: the base that a checked replay cache (pbem.snapshot)
+        continues from. ``apply_stored`` of the genesis does this and then applies it."""
+        try:
+            unwrapped = codec.unwrap(stored)
+        except CodecError as exc:
+            raise BadFile(f"event 0: {exc}") from None
+        self._genesis_header(unwrapped, True)
+
     def _apply_genesis(self, unwrapped: Unwrapped, verify_sig: bool) -> EventInfo:
+        body = self._genesis_header(unwrapped, verify_sig)
+        self.state = self.rules.initial_state(body.genesis.scenario, tuple(body.genesis.options))
+        return self._apply_body(body, codec.sha256(unwrapped.stored))
+
+    def _genesis_header(self, unwrapped: Unwrapped, verify_sig: bool) -> Body:
         if self.genesis is not None or unwrapped.seq != 0:
             raise VerifyError(f"event {unwrapped.seq}: expected the genesis event (seq 0) first")
         body = self._decode(unwrapped)
@@ -323,8 +338,7 @@ class Replay:
         self.genesis = g
         self.keys = keys
         self.game_id = codec.sha256(codec.signing_input(unwrapped.body))
-        self.state = self.rules.initial_state(g.scenario, tuple(g.options))
-        return self._apply_body(body, codec.sha256(unwrapped.stored))
+        return body
 
     def _apply_body(self, body: Body, event_hash: bytes) -> EventInfo:
         seq, author = body.seq, body.author

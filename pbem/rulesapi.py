@@ -261,11 +261,23 @@ def available() -> list[str]:
     return sorted(set(_entry_points()) | set(_registered))
 
 
+def _own_entry_point(rules_id: str) -> importlib.metadata.EntryPoint | None:
+    """``rules_id`` among the games pbem's own distribution registers: reading one
+    dist-info instead of every installed one (0.06 ms against 0.6-1.2 ms here,
+    more in a large environment) on every command."""
+    try:
+        own = importlib.metadata.distribution("pbem").entry_points
+    except importlib.metadata.PackageNotFoundError:  # a checkout on sys.path, not installed
+        return None
+    return next(iter(own.select(group=ENTRY_POINT_GROUP, name=rules_id)), None)
+
+
 def load_any(rules_id: str) -> Any:
-    """The object registered as ``rules_id`` (possibly not yet playable)."""
+    """The object registered as ``rules_id`` (possibly not yet playable): one
+    registered in-process, else pbem's own games, else any installed plugin's."""
     if rules_id in _registered:
         return _registered[rules_id]
-    ep = _entry_points().get(rules_id)
+    ep = _own_entry_point(rules_id) or _entry_points().get(rules_id)
     if ep is None:
         known = ", ".join(available()) or "none"
         raise NotFound(f"no rules module '{rules_id}' is installed (available: {known})")

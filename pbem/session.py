@@ -153,9 +153,12 @@ def load_seat(gd: GameDir, identity: Identity) -> Seat:
         raise VerifyError("genesis signature is not valid for the host's key")
     game_id = codec.sha256(codec.signing_input(head.body)).hex()
     data = vaultmod.load(gd.vault_dir / f"{local.role}.bin", identity, game_id, local.role)
-    r = Replay(rules, role=local.role, known=data.known_values())
-    r.apply_stored(stored0)  # verifies genesis in full before anything else is trusted
-    r = snapshot.restore(gd, r, identity, count) or r
+    base = Replay(rules, role=local.role, known=data.known_values())
+    base.open_genesis(stored0)  # verifies genesis in full before anything else is trusted
+    r = snapshot.restore(gd, base, identity, count)
+    if r is None:  # no cache that matches the log: replay it all
+        r = Replay(rules, role=local.role, known=base.known)
+        r.apply_stored(stored0)
     for seq in range(r.seq + 1, count):  # ``count`` already checked the sequence has no gap
         r.apply_stored(gd.read_event(seq))
     return Seat(gd, rules, identity, local.role, data, r)

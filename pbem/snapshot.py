@@ -175,8 +175,10 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
 
 
 def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> Replay | None:
-    """``base`` (genesis applied, perspective set) advanced to the cached point,
-    or None when there is no cache that matches the log."""
+    """``base`` (its genesis verified by ``Replay.open_genesis``, perspective set)
+    advanced to the cached point, or None when there is no cache that matches
+    the log. The cache holds the genesis' own effects too, so they are not
+    applied again."""
     state_type = getattr(base.rules, "State", None)
     path = _path(gd, base.role or "")
     if state_type is None or base.role is None or not path.exists():

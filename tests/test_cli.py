@@ -242,3 +242,15 @@ def test_shell_completion_offers_the_legal_orders_of_the_game(tmp_path, monkeypa
     assert complete(["do", "-g", game], "adv") == []
     monkeypatch.setenv("PBEM_PASSPHRASE", PASSPHRASE)
     assert complete(["do", "-g", str(tmp_path / "nowhere")], "adv") == []
+
+
+def test_the_games_pbem_ships_are_found_in_its_own_distribution_first():
+    """Every command loads its game: pbem's own entry points are read before
+    every installed distribution's (a plugin's game is found by the full scan,
+    as in the subprocess test above)."""
+    from pbem import rulesapi
+
+    ep = rulesapi._own_entry_point("ritd")
+    assert ep is not None and ep.value == "rules.ritd"
+    assert rulesapi._own_entry_point("race") is None
+    assert rulesapi.load_any("ritd") is ep.load()

@@ -43,6 +43,19 @@ def test_only_new_events_are_verified(table, monkeypatch):
     assert len(calls) <= 8
 
 
+def test_the_genesis_is_verified_but_not_applied_again_from_the_cache(table, monkeypatch):
+    table.play("red", "advance 1", "pass")
+    full = _full(table.red)
+    calls = []
+    real = race.initial_state
+    monkeypatch.setattr(race, "initial_state", lambda *a: calls.append(a) or real(*a))
+    _same(table.red.seat().replay, full)
+    assert calls == []  # the cache holds the genesis' effects
+    (table.red.gd.path / "cache" / "red.bin").unlink()
+    _same(table.red.seat().replay, full)
+    assert len(calls) == 1  # no cache: the genesis is applied, then every event
+
+
 def test_a_cache_that_does_not_match_the_log_is_ignored(table):
     table.play("red", "advance 1", "pass")
     cache = table.red.gd.path / "cache" / "red.bin"

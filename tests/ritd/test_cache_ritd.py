@@ -47,7 +47,7 @@ def test_a_restored_cache_with_deck_rounds_equals_a_full_replay(demo_dir, role):
     assert full.deck_rounds and full.deck_keys  # the demo deals from the shared deck
     snapshot.save(gd, full, identity)
     base = Replay(seat.rules, role=role, known=seat.vault.known_values())
-    base.apply_stored(gd.read_event(0))
+    base.open_genesis(gd.read_event(0))
     restored = snapshot.restore(gd, base, identity, gd.event_count())
     assert restored is not None and restored.seq == full.seq
     assert _fields(restored) == _fields(full)
