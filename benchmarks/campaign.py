@@ -68,6 +68,7 @@ import time
 from collections.abc import Callable
 from contextlib import redirect_stdout
 from pathlib import Path
+from typing import Self
 
 import msgspec
 
@@ -189,7 +190,7 @@ class DeckClock:
         self.seconds = 0.0
         self.calls = 0
 
-    def __enter__(self) -> "DeckClock":
+    def __enter__(self) -> Self:
         self.saved = {name: getattr(self.cls, name) for name in self.METHODS}
         for name, fn in self.saved.items():
             setattr(self.cls, name, self._timed(fn))

@@ -3881,7 +3881,7 @@ def _forced_march_orders(state: State, role: Side, turn: Turn, ctx) -> list[str]
         rec = movement.moved_unit(b.token)
         if rec is not None and rec.phase == movement.phase and not rec.regroup:
             candidates += [(b, rec.path + (dest,)) for dest in sorted(m.passable_neighbours(rec.path[-1]), key=m.name)]
-        elif rec is None and not b.disrupted:
+        elif rec is None and not b.disrupted:  # near a Regroup's Command Point: a cheap pre-filter, check decides
             dests = {r.destination for r in movement.regroups
                      if b.hex == r.command_point or m.is_adjacent(b.hex, r.command_point)}
             if dests:
