@@ -612,7 +612,7 @@ def _base_network_part(view: _View, trace: _Trace, start: str) -> set[str]:
                 return True
         return False
 
-    out = {start}
+    out: set[str] = set()  # every first leg starts in ``start``; no line, no hex (as _lines_to)
     begun = frozenset({start})
     for link, rest in steps(start, begun):
         if rest is not None:

@@ -3,7 +3,7 @@ plus the Buildup check (RB 12.7, 16.2) and the Supply Network (RB 12.6)."""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rules.ritd.hexmap import load_map
@@ -163,7 +163,18 @@ def _base_union_by_listing(m, pos: Position, side: str, h: str) -> set[str]:
     return out
 
 
+#: Found by Hypothesis in CI: the unit in 0702 is reached by the Base trace but has
+#: no Base line (every link out of it fails), so it adds nothing to the network.
+_NO_LINE_FROM_A_REACHED_HEX = Position(
+    blocks=tuple(Block(token=f"t{i}", side=side, hex=h) for i, (side, h) in enumerate([
+        ("allied", "0108"), ("axis", "0109"), ("allied", "0109"), ("allied", "0702"), ("axis", "0108"),
+        ("allied", "0603"), ("axis", "0801"), ("axis", "0108"), ("axis", "0108")])),
+    battles=(Battle(hex="0108", attacker="axis"), Battle(hex="0109", attacker="axis")),
+    fortresses={"0204": "axis", "1103": "axis", "1304": "axis"})
+
+
 @given(positions(), st.sampled_from(["axis", "allied"]))
+@example(_NO_LINE_FROM_A_REACHED_HEX, "allied")
 def test_rb_12_6_the_network_of_lines_without_listing_them_is_the_union_of_every_line(pos: Position,
                                                                                       side: str) -> None:
     """MV-06 (Withdrawal condition 3): lines_network adds, per unit, only the
