@@ -3882,9 +3882,8 @@ def _forced_march_orders(state: State, role: Side, turn: Turn, ctx) -> list[str]
         rec = movement.moved_unit(b.token)
         if rec is not None and rec.phase == movement.phase and not rec.regroup:
             candidates += [(b, rec.path + (dest,)) for dest in sorted(m.passable_neighbours(rec.path[-1]), key=m.name)]
-        elif rec is None and not b.disrupted:  # near a Regroup's Command Point: a cheap pre-filter, check decides
-            dests = {r.destination for r in movement.regroups
-                     if b.hex == r.command_point or m.is_adjacent(b.hex, r.command_point)}
+        elif rec is None and not b.disrupted:
+            dests = {r.destination for r in mv.regroups_near(m, movement, b.hex)}
             if dests:
                 reach = mv.reachable(m, pos, movement, b.token, _speed(state, b), forced=True)
                 candidates += [(b, tuple(reach.paths[d])) for d in sorted(dests, key=m.name) if d in reach.paths]

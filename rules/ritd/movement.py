@@ -917,6 +917,12 @@ def complete_retreat(m: HexMap, pos: Position, turn: MovementTurn, token: str) -
 # ------------------------------------------------------------ forced marches
 
 
+def regroups_near(m: HexMap, turn: MovementTurn, hex_: str) -> tuple[RegroupRecord, ...]:
+    """This phase's Regroups whose Command Point is ``hex_`` or next to it: those
+    a unit there that has not moved may Force March to the destination of (RB 6.4, MV-08)."""
+    return tuple(r for r in turn.regroups if hex_ == r.command_point or m.is_adjacent(hex_, r.command_point))
+
+
 def _march_basis(m: HexMap, pos: Position, turn: MovementTurn, fm: ForcedMarch
                  ) -> tuple[list[Problem], bool, bool, bool, tuple[str, ...]]:
     """(problems, regroup, rommel, retreat, route still to go) for one attempt."""
@@ -938,8 +944,7 @@ def _march_basis(m: HexMap, pos: Position, turn: MovementTurn, fm: ForcedMarch
     if rec is not None:
         return [Problem("RB 6.0", f"{fm.token} has already moved this Player-Turn")], False, False, False, ()
     # A Regroup: the unit did not reach the destination and has not moved.
-    regroups = [r for r in turn.regroups if r.destination == fm.path[-1]
-                and (b.hex == r.command_point or m.is_adjacent(b.hex, r.command_point))]
+    regroups = [r for r in regroups_near(m, turn, b.hex) if r.destination == fm.path[-1]]
     if not regroups:
         return [Problem("RB 6.4", f"{fm.token} did not move this phase and is not in or adjacent to the "
                                   f"Command Point of a Regroup Move to {m.name(fm.path[-1])}")], \
