@@ -221,6 +221,12 @@ def best_with_deck(argv: list[str], repeat: int) -> tuple[float, float, int]:
     return min(runs)
 
 
+def write_turn(path: Path, stored: bytes) -> Path:
+    """A turn file carrying the one stored event (what the other player would mail)."""
+    path.write_bytes(b"pbem-turn v1\n---\n" + stored + b"\n")
+    return path
+
+
 def ending_event(events: list[bytes], rules) -> int:
     """The seq of the event after which the game has an outcome."""
     r = Replay(rules)
@@ -303,6 +309,7 @@ def main_() -> None:
         bare = min(bare_verify_seconds(events, keys) for _ in range(args.repeat))
         verify_s = min(cli_seconds(["verify", "-g", str(game)]) for _ in range(args.repeat))
         audit_s = min(cli_seconds(["audit", "-g", str(game)]) for _ in range(args.repeat))
+        # the split, in runs of their own: the headline ratios above carry no instrumentation
         deck_verify = best_with_deck(["verify", "-g", str(game)], args.repeat)
         deck_audit = best_with_deck(["audit", "-g", str(game)], args.repeat)
 
@@ -320,8 +327,7 @@ def main_() -> None:
         os.environ["PBEM_PASSPHRASE"] = CHEAP_PASSPHRASE
         base = tmp / "receiver"
         prepare_receiver(log / receiver, base, target, tmp / f"{receiver}-cheap.key")
-        turn = tmp / "turn.pbem"
-        turn.write_bytes(b"pbem-turn v1\n---\n" + events[target] + b"\n")
+        turn = write_turn(tmp / "turn.pbem", events[target])
         copies = iter(range(10_000))
 
         def receive_once(base: Path = base, turn: Path = turn, seq: int = target) -> float:
@@ -365,8 +371,7 @@ def main_() -> None:
             into = next(r for r in roles if r != author)
             dst = tmp / f"typical{seq}"
             prepare_receiver(log / into, dst, seq, tmp / f"{into}-cheap{seq}.key")
-            file = tmp / f"turn{seq}.pbem"
-            file.write_bytes(b"pbem-turn v1\n---\n" + events[seq] + b"\n")
+            file = write_turn(tmp / f"turn{seq}.pbem", events[seq])
             typical.append(statistics.median(receive_once(dst, file, seq) for _ in range(args.repeat)))
         typical_s = statistics.median(typical) if typical else None
 
