@@ -81,6 +81,31 @@ class VersionMismatch(PbemError):
     exit_code = 10
 
 
+class ForeignGame(PbemError):
+    """A file belongs to another game (other game id or genesis): it is never
+    stored, never evidence of equivocation, and changes nothing."""
+
+    exit_code = 11
+
+
+class StorageProblem(PbemError):
+    """The file system refused: permission denied, disk full, file too large,
+    a path of the wrong kind (file for directory, device, FIFO), or a path
+    that cannot be encoded. The message names the path."""
+
+    exit_code = 12
+
+
+class Undelivered(PbemError):
+    """An event is signed and stored but could not be delivered (mail
+    settings or the mail server failed); the same command resends the same
+    signed bytes, never a second event."""
+
+    exit_code = 13
+
+
+# Exit codes are published: never renumber one; a new kind takes the next
+# free number after the highest here (PLAN: allocated once, from 11 upward).
 EXIT_CODES: tuple[tuple[int, str], ...] = (
     (0, "success"),
     (1, "unexpected internal error (run with --traceback and report it)"),
@@ -95,4 +120,10 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     (KeyProblem.exit_code, "identity key or vault unusable (wrong passphrase or key, damaged file)"),
     (NotFound.exit_code, "game directory, key file or rules module not found"),
     (VersionMismatch.exit_code, "the game needs a different format or rules version"),
+    (ForeignGame.exit_code, "the file belongs to another game: nothing was stored, "
+     "and it is never taken as evidence"),
+    (StorageProblem.exit_code, "the file system refused (permission, full disk, file too "
+     "large, wrong kind of path): the message names the path"),
+    (Undelivered.exit_code, "the event is signed and stored but was not delivered: the "
+     "same command resends it"),
 )
