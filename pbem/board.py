@@ -4,12 +4,14 @@ A rules package builds a ``Picture`` (hexes with a fill kind, hexside
 features, roads, point symbols, labels, pieces, and optionally tinted hexes,
 arrows and callouts) and supplies the ``styles`` that say how each kind
 looks; this module knows no game. ``render_svg``
-lays the picture out on one landscape A4 page (297 x 210 mm; it also fits
+lays the picture out on one landscape page (A4 by default, which also fits
 Letter) and renders it through ``templates/map.svg.j2``. Every string is
 escaped by the template environment, so player-supplied text is safe.
 
-Coordinates are axial (q, r) for pointy-top hexes in east-west rows, r
-growing southwards (north up). Pictures are never part of a signed log, so
+Coordinates are axial (q, r) in the picture's ``grid`` (pbem/hexgrid.py:
+pointy-top hexes in rows or flat-top hexes in columns). A map too large
+for a page at a playable hex size is printed as an overview and tiles
+(``render_pages``). Pictures are never part of a signed log, so
 floats are fine here.
 """
 
@@ -17,18 +19,28 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import msgspec
 
-PAGE_W_MM = 297.0
-PAGE_H_MM = 210.0
+from pbem.hexgrid import Axial, Grid
+
+PageName = Literal["a4", "a3", "letter"]
+#: Landscape pages, width and height in mm.
+PAGES: dict[str, tuple[float, float]] = {"a4": (297.0, 210.0), "a3": (420.0, 297.0), "letter": (279.4, 215.9)}
+#: The smallest hex (across flats, mm) a map is printed at for play (PLAN,
+#: "Maps"): a map whose one-page rendering is smaller is tiled.
+MIN_HEX_MM = 12.0
+#: A tile's header (title and tile name) and its edge labels, in mm.
+TILE_HEADER_MM = 8.0
+TILE_EDGE_MM = 6.0
 MARGIN_MM = 7.0
 TITLE_MM = 11.0
 LEGEND_ROW_MM = 6.0
 #: Hex captions sit this far (in hex sizes) above the centre, near the top corner.
-CAPTION_DY = 0.7
+CAPTION_DY = 0.62
 #: Piece layout, in hex sizes: a piece's side, the gap between things in a
 #: row, an invisible piece's width, and the widest row before pieces shrink.
 PIECE_SIDE = 0.55
@@ -200,16 +212,22 @@ class Picture(msgspec.Struct, frozen=True):
     shades: tuple[Shade, ...] = ()
     arrows: tuple[Arrow, ...] = ()
     callouts: tuple[Callout, ...] = ()
+    #: How the game's map lays out its hexes (orientation, which way rows
+    #: grow on the page); ``HexCell`` positions are axial in this grid.
+    grid: Grid = Grid()
+    #: Kilometres per hex, for the overview's scale bar (0: unknown).
+    hex_km: float = 0.0
 
 
 class PictureError(ValueError):
     """A picture refers to a hex it does not contain, or a kind with no style."""
 
 
-_SQRT3 = math.sqrt(3.0)
-
-#: Hex captions' font size (mm).
-CAPTION_FONT = 1.3
+#: Hex captions' font size (mm): players cite hex ids, so they must read
+#: them on the printed page (issue 26: at least 1.8 mm).
+CAPTION_FONT = 1.8
+#: The smallest text on a counter (mm); a style asking for less gets this.
+MIN_COUNTER_TEXT_MM = 1.6
 #: How much covering a mm² of each thing costs a callout: pieces and symbols
 #: must stay visible, text should, roads and arrows preferably, the small
 #: hex captions matter least. A callout pays W_DISTANCE per mm away from its
@@ -536,23 +554,52 @@ def _layout_pieces(picture: Picture, size: float, style: Callable[[str], Style])
     return out
 
 
-def render_svg(picture: Picture) -> str:
-    """The picture as a standalone SVG document on a landscape A4 page.
-
-    Raises PictureError if an element names a hex the picture does not
-    contain or a kind that has no style.
-    """
-    from pbem.resources import template_env
-
-    cells = {h.id: h for h in picture.hexes}
-    if not cells:
-        raise PictureError("a picture needs at least one hex")
-
+def _styler(picture: Picture) -> Callable[[str], Style]:
     def style(kind: str) -> Style:
         try:
             return picture.styles[kind]
         except KeyError:
             raise PictureError(f"no style for kind {kind!r}") from None
+    return style
+
+
+@dataclass(frozen=True, slots=True)
+class _Extent:
+    """Where the hex centres lie at size 1 (origin at axial (0, 0)), and one
+    hex's width and height: enough to scale and place a map."""
+
+    min_x: float
+    min_y: float
+    max_x: float
+    max_y: float
+    hex_w: float
+    hex_h: float
+
+    @property
+    def span_x(self) -> float:
+        return self.max_x - self.min_x + self.hex_w
+
+    @property
+    def span_y(self) -> float:
+        return self.max_y - self.min_y + self.hex_h
+
+
+def _extent(picture: Picture) -> _Extent:
+    if not picture.hexes:
+        raise PictureError("a picture needs at least one hex")
+    pts = [picture.grid.centre(Axial(h.q, h.r), 1.0) for h in picture.hexes]
+    w, h = picture.grid.extent(1.0)
+    return _Extent(min(x for x, _ in pts), min(y for _, y in pts), max(x for x, _ in pts), max(y for _, y in pts), w, h)
+
+
+def _draw(picture: Picture, size: float, ox: float, oy: float,
+          bounds: tuple[float, float, float, float]) -> dict[str, object]:
+    """Everything on the map itself (hexes to callouts) at hex ``size``, the
+    hex at axial (0, 0) centred at (ox, oy); callouts stay inside
+    ``bounds``. Returns the template's variables for templates/map-body.svg.j2."""
+    grid = picture.grid
+    style = _styler(picture)
+    cells = {h.id: h for h in picture.hexes}
 
     def cell(hex_: str) -> HexCell:
         try:
@@ -560,28 +607,13 @@ def render_svg(picture: Picture) -> str:
         except KeyError:
             raise PictureError(f"no hex {hex_!r} in the picture") from None
 
-    # Scale: the widest hex size that fits the page, leaving room for title and legend.
-    legend_rows = math.ceil(len(picture.legend) / 5) if picture.legend else 0
-    avail_w = PAGE_W_MM - 2 * MARGIN_MM
-    avail_h = PAGE_H_MM - 2 * MARGIN_MM - TITLE_MM - legend_rows * LEGEND_ROW_MM - (3 if legend_rows else 0)
-    xs = [h.q + h.r / 2 for h in picture.hexes]
-    ys = [h.r for h in picture.hexes]
-    span_x = (max(xs) - min(xs)) * _SQRT3 + _SQRT3
-    span_y = (max(ys) - min(ys)) * 1.5 + 2.0
-    size = min(avail_w / span_x, avail_h / span_y)
-    map_w = span_x * size
-    ox = MARGIN_MM + (avail_w - map_w) / 2 - min(xs) * _SQRT3 * size + _SQRT3 * size / 2
-    oy = MARGIN_MM + TITLE_MM - min(ys) * 1.5 * size + size
-
     def centre(hex_: str) -> tuple[float, float]:
         h = cell(hex_)
-        return ox + _SQRT3 * size * (h.q + h.r / 2), oy + 1.5 * size * h.r
+        x, y = grid.centre(Axial(h.q, h.r), size)
+        return ox + x, oy + y
 
     def corners(cx: float, cy: float, s: float) -> list[tuple[float, float]]:
-        return [
-            (cx + s * math.cos(math.radians(60 * i - 30)), cy + s * math.sin(math.radians(60 * i - 30)))
-            for i in range(6)
-        ]
+        return grid.corners(cx, cy, s)
 
     hexes = []
     for h in picture.hexes:
@@ -602,7 +634,7 @@ def render_svg(picture: Picture) -> str:
     for f in picture.hexsides:
         (ax, ay), (bx, by) = centre(f.a), centre(f.b)
         dist = math.hypot(bx - ax, by - ay)
-        if abs(dist - _SQRT3 * size) > 1e-6 * size:
+        if abs(dist - grid.across_flats(size)) > 1e-6 * size:
             raise PictureError(f"hexside {f.a}-{f.b}: the hexes are not adjacent")
         mx, my = (ax + bx) / 2, (ay + by) / 2
         ux, uy = -(by - ay) / dist, (bx - ax) / dist
@@ -691,6 +723,7 @@ def render_svg(picture: Picture) -> str:
         obstacles.append((px - side / 2, py - side / 2, px + side / 2, py + side / 2, W_PIECE))
         row_boxes.setdefault(piece.hex, []).append((px - side / 2, py - side / 2, px + side / 2, py + side / 2))
         x, y = px - side / 2, py - side / 2
+        font = max(st.font_size, MIN_COUNTER_TEXT_MM)
         pieces.append(
             {
                 "style": st,
@@ -698,7 +731,8 @@ def render_svg(picture: Picture) -> str:
                 "y": _fmt(y),
                 "w": _fmt(side),
                 "tx": _fmt(px),
-                "ty": _fmt(py + st.font_size * 0.35),
+                "ty": _fmt(py + font * 0.35),
+                "font": font,
                 "text": piece.text,
             }
         )
@@ -717,14 +751,14 @@ def render_svg(picture: Picture) -> str:
         half = text_width(lab.text, st.font_size, st.bold) / 2
         obstacles.append((lx - half, ly - 0.8 * st.font_size, lx + half, ly + 0.25 * st.font_size, W_LABEL))
 
-    for sym in symbols:
-        r = float(sym["r"]) * 1.25
-        x, y = float(sym["cx"]), float(sym["cy"])
+    for placed in symbols:
+        r = float(str(placed["r"])) * 1.25
+        x, y = float(str(placed["cx"])), float(str(placed["cy"]))
         obstacles.append((x - r, y - r, x + r, y + r, W_PIECE))
-    for h in hexes:
-        if h["caption"]:
-            x, y = float(h["cx"]), float(h["cap_y"])
-            half = text_width(h["caption"], CAPTION_FONT) / 2
+    for drawn in hexes:
+        if drawn["caption"]:
+            x, y = float(str(drawn["cx"])), float(str(drawn["cap_y"]))
+            half = text_width(str(drawn["caption"]), CAPTION_FONT) / 2
             obstacles.append((x - half, y - CAPTION_FONT, x + half, y + 0.2 * CAPTION_FONT, W_CAPTION))
     for road in picture.roads:
         obstacles += _line_boxes([centre(h) for h in road.hexes], style(road.kind).width, W_LINE)
@@ -756,21 +790,31 @@ def render_svg(picture: Picture) -> str:
         cx, cy = centre(shade.hex)
         shades.append({"style": style(shade.kind), "points": _points(corners(cx, cy, size))})
 
-    bottom = oy + (max(ys) * 1.5 + 1.0) * size + 2.0
-    bounds = (MARGIN_MM, MARGIN_MM + TITLE_MM, PAGE_W_MM - MARGIN_MM, bottom)
     for c in picture.callouts:
         cell(c.hex)
         if c.piece >= len(piece_centres.get(c.hex, [])):
             raise PictureError(f"callout {c.title or c.hex!r}: no piece {c.piece} in hex {c.hex!r}")
     callouts = _place_callouts(picture.callouts, style, centre, piece_centres, piece_sides, obstacles, bounds, size)
+    return {
+        "hexes": hexes, "shades": shades, "sides": sides, "roads": roads, "arrows": arrows,
+        "callouts": callouts, "symbols": symbols, "labels": labels, "pieces": pieces,
+        "caption_font": CAPTION_FONT,
+    }
 
-    markers = [{"id": _marker_id(picture, kind), "style": style(kind)}
-               for kind in dict.fromkeys([a.kind for a in picture.arrows]
-                                         + [e.kind for e in picture.legend if e.shape == "arrow"])]
 
+def _markers(picture: Picture) -> list[dict[str, object]]:
+    style = _styler(picture)
+    return [{"id": _marker_id(picture, kind), "style": style(kind)}
+            for kind in dict.fromkeys([a.kind for a in picture.arrows]
+                                      + [e.kind for e in picture.legend if e.shape == "arrow"])]
+
+
+def _legend(picture: Picture, top: float, page_w: float) -> list[dict[str, object]]:
+    """The legend's entries in rows of five from ``top`` (mm) down."""
+    style = _styler(picture)
+    grid = picture.grid
     legend = []
-    col_w = (PAGE_W_MM - 2 * MARGIN_MM) / 5
-    top = oy + (max(ys) * 1.5 + 1.0) * size + 3.0
+    col_w = (page_w - 2 * MARGIN_MM) / 5
     for i, entry in enumerate(picture.legend):
         st = style(entry.kind)
         x = MARGIN_MM + (i % 5) * col_w
@@ -779,7 +823,7 @@ def render_svg(picture: Picture) -> str:
         item["tx"], item["ty"] = _fmt(x + 10), _fmt(y + 1.2)
         item["y"] = _fmt(y)
         if entry.shape == "hex":
-            item["points"] = _points(corners(x + 4, y, 2.6))
+            item["points"] = _points(grid.corners(x + 4, y, 2.6))
         elif entry.shape == "symbol":
             item["sym_shape"] = st.shape
             item["cx"], item["cy"] = _fmt(x + 4), _fmt(y)
@@ -797,27 +841,202 @@ def render_svg(picture: Picture) -> str:
             ends = entry.shape == "edge" and st.pattern == "ends"
             item["segments"] = [(_fmt(x), _fmt(x + 2.7)), (_fmt(x + 5.3), _fmt(x + 8))] if ends else [(_fmt(x), _fmt(x + 8))]
         legend.append(item)
+    return legend
 
+
+def _legend_height(picture: Picture) -> float:
+    rows = math.ceil(len(picture.legend) / 5) if picture.legend else 0
+    return rows * LEGEND_ROW_MM + (3 if rows else 0)
+
+
+def page_size(page: PageName) -> tuple[float, float]:
+    """Width and height (mm) of a landscape page."""
+    try:
+        return PAGES[page]
+    except KeyError:
+        raise PictureError(f"no page size {page!r}: choose one of {', '.join(PAGES)}") from None
+
+
+def _fit(picture: Picture, page: PageName) -> tuple[float, _Extent]:
+    """The widest hex size (centre to corner, mm) at which the whole map,
+    its title and legend fit on one page."""
+    page_w, page_h = page_size(page)
+    ext = _extent(picture)
+    avail_w = page_w - 2 * MARGIN_MM
+    avail_h = page_h - 2 * MARGIN_MM - TITLE_MM - _legend_height(picture)
+    return min(avail_w / ext.span_x, avail_h / ext.span_y), ext
+
+
+def render_svg(picture: Picture, page: PageName = "a4", *, tiles: Sequence[TileWindow] = ()) -> str:
+    """The picture as a standalone SVG document on one landscape page,
+    scaled to fit; A4 fits Letter too. With ``tiles`` (the overview of a
+    tiled map), each tile's window is outlined and named, and a scale bar
+    shows the scaling.
+
+    Raises PictureError if an element names a hex the picture does not
+    contain or a kind that has no style.
+    """
+    from pbem.resources import template_env
+
+    page_w, page_h = page_size(page)
+    size, ext = _fit(picture, page)
+    avail_w = page_w - 2 * MARGIN_MM
+    map_w = ext.span_x * size
+    ox = MARGIN_MM + (avail_w - map_w) / 2 - ext.min_x * size + ext.hex_w * size / 2
+    oy = MARGIN_MM + TITLE_MM - ext.min_y * size + ext.hex_h * size / 2
+    map_bottom = oy + (ext.max_y + ext.hex_h / 2) * size
+    bounds = (MARGIN_MM, MARGIN_MM + TITLE_MM, page_w - MARGIN_MM, map_bottom + 2.0)
+    body = _draw(picture, size, ox, oy, bounds)
+    outlines = []
+    if tiles:
+        # The tiles' windows were laid out at the tiles' own hex size.
+        k = size / tiles[0].size
+        for t in tiles:
+            x, y = ox + (t.x - t.ox) * k, oy + (t.y - t.oy) * k
+            outlines.append({"name": t.name, "x": _fmt(x), "y": _fmt(y), "w": _fmt(t.w * k), "h": _fmt(t.h * k),
+                             "tx": _fmt(x + 1.2), "ty": _fmt(y + 4.2)})
+    scale = _scale_bar(picture, size, MARGIN_MM, page_h - MARGIN_MM + 3.5) if tiles else None
     template = template_env().get_template("map.svg.j2")
     return template.render(
-        width=_fmt(PAGE_W_MM),
-        height=_fmt(PAGE_H_MM),
+        width=_fmt(page_w),
+        height=_fmt(page_h),
         title=picture.title,
         subtitle=picture.subtitle,
         title_x=_fmt(MARGIN_MM),
         title_y=_fmt(MARGIN_MM + 5),
         subtitle_y=_fmt(MARGIN_MM + 9.5),
-        hexes=hexes,
-        shades=shades,
-        sides=sides,
-        roads=roads,
-        arrows=arrows,
-        markers=markers,
-        callouts=callouts,
-        symbols=symbols,
-        labels=labels,
-        pieces=pieces,
-        legend=legend,
-        caption_font=CAPTION_FONT,
+        markers=_markers(picture),
+        legend=_legend(picture, map_bottom + 3.0, page_w),
+        outlines=outlines,
+        scale=scale,
         fmt=_fmt,
+        **body,
     )
+
+
+def _scale_bar(picture: Picture, size: float, x: float, y: float) -> dict[str, object]:
+    """A bar a few hexes long at the overview's scale, with its length in
+    hexes (and km where the picture says how long a hex is)."""
+    across = picture.grid.across_flats(size)
+    n = 5
+    text = f"{n} hexes" + (f" = {n * picture.hex_km:g} km" if picture.hex_km else "")
+    return {"x1": _fmt(x), "x2": _fmt(x + n * across), "y": _fmt(y - 3.0),
+            "ticks": [_fmt(x + i * across) for i in range(n + 1)],
+            "tx": _fmt(x + n * across + 2.0), "ty": _fmt(y - 2.2), "text": text}
+
+
+class TileWindow(msgspec.Struct, frozen=True):
+    """One tile of a map too large for a page at playing size: its name
+    (column letter, row number: "A1" top left), and the window it shows of
+    the whole map drawn at hex ``size`` with axial (0, 0) at (ox, oy)."""
+
+    name: str
+    x: float
+    y: float
+    w: float
+    h: float
+    size: float
+    ox: float
+    oy: float
+    left: str = ""
+    right: str = ""
+    up: str = ""
+    down: str = ""
+
+
+class MapPage(msgspec.Struct, frozen=True):
+    """One page of a map: "map" (the whole map on one page), "overview",
+    or a tile's name; and its SVG."""
+
+    name: str
+    svg: str
+
+
+def hex_size_on_page(picture: Picture, page: PageName = "a4") -> float:
+    """The hex size across flats (mm) of the one-page rendering."""
+    size, _ = _fit(picture, page)
+    return picture.grid.across_flats(size)
+
+
+def tile_windows(picture: Picture, page: PageName = "a4", min_hex: float = MIN_HEX_MM) -> list[TileWindow]:
+    """The tiles that show the whole map with hexes ``min_hex`` mm across
+    flats, each a page's map area, overlapping their neighbours by a hex."""
+    page_w, page_h = page_size(page)
+    ext = _extent(picture)
+    size = min_hex / picture.grid.across_flats(1.0)
+    pad = 2.0
+    ox = pad - ext.min_x * size + ext.hex_w * size / 2
+    oy = pad - ext.min_y * size + ext.hex_h * size / 2
+    total_w, total_h = ext.span_x * size + 2 * pad, ext.span_y * size + 2 * pad
+    win_w = page_w - 2 * MARGIN_MM
+    win_h = page_h - 2 * MARGIN_MM - TILE_HEADER_MM - TILE_EDGE_MM
+    overlap_x, overlap_y = ext.hex_w * size, ext.hex_h * size
+
+    def cuts(total: float, win: float, overlap: float) -> list[float]:
+        if total <= win:
+            return [0.0]
+        n = math.ceil((total - overlap) / (win - overlap))
+        step = (total - win) / (n - 1)
+        return [i * step for i in range(n)]
+
+    xs, ys = cuts(total_w, win_w, overlap_x), cuts(total_h, win_h, overlap_y)
+
+    def name(i: int, j: int) -> str:
+        if 0 <= i < len(xs) and 0 <= j < len(ys):
+            return f"{_column_letters(i)}{j + 1}"
+        return ""
+
+    return [TileWindow(name(i, j), x, y, min(win_w, total_w), min(win_h, total_h), size, ox, oy,
+                       left=name(i - 1, j), right=name(i + 1, j), up=name(i, j - 1), down=name(i, j + 1))
+            for j, y in enumerate(ys) for i, x in enumerate(xs)]
+
+
+def _column_letters(i: int) -> str:
+    out = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        out = chr(ord("A") + r) + out
+    return out
+
+
+def render_pages(picture: Picture, page: PageName = "a4", min_hex: float = MIN_HEX_MM) -> list[MapPage]:
+    """The map for printing and play: one page when the whole map fits with
+    hexes at least ``min_hex`` mm across flats (PLAN: 12 mm for play);
+    otherwise an overview page, scaled to fit, with the legend, a scale bar
+    and the tiles outlined, followed by the tiles at ``min_hex``, each
+    naming its neighbours at its edges."""
+    from pbem.resources import template_env
+
+    if hex_size_on_page(picture, page) >= min_hex:
+        return [MapPage("map", render_svg(picture, page))]
+    windows = tile_windows(picture, page, min_hex)
+    pages = [MapPage("overview", render_svg(picture, page, tiles=windows))]
+    page_w, page_h = page_size(page)
+    w0 = windows[0]
+    ext = _extent(picture)
+    total = (ext.span_x * w0.size + 4.0, ext.span_y * w0.size + 4.0)
+    body = _draw(picture, w0.size, w0.ox, w0.oy, (0.0, 0.0, total[0], total[1]))
+    template = template_env().get_template("map-tile.svg.j2")
+    top = MARGIN_MM + TILE_HEADER_MM
+    for t in windows:
+        mid_x, mid_y = MARGIN_MM + t.w / 2, top + t.h / 2
+        # (text, x, y, rotation): the up-pointing triangle of a side label,
+        # turned to read along the edge, points off the page.
+        marks = [(f"\u25b2 {t.up}", mid_x, top - 1.0, 0) if t.up else None,
+                 (f"\u25bc {t.down}", mid_x, top + t.h + 4.0, 0) if t.down else None,
+                 (f"\u25b2 {t.left}", MARGIN_MM - 2.0, mid_y, -90) if t.left else None,
+                 (f"\u25b2 {t.right}", MARGIN_MM + t.w + 2.0, mid_y, 90) if t.right else None]
+        edges = [{"text": text, "x": _fmt(x), "y": _fmt(y), "rotate": rot}
+                 for text, x, y, rot in filter(None, marks)]
+        svg = template.render(
+            width=_fmt(page_w), height=_fmt(page_h), title=picture.title,
+            tile=t.name, count=len(windows),
+            title_x=_fmt(MARGIN_MM), title_y=_fmt(MARGIN_MM + 5),
+            win_x=_fmt(MARGIN_MM), win_y=_fmt(top), win_w=_fmt(t.w), win_h=_fmt(t.h),
+            view=f"{_fmt(t.x)} {_fmt(t.y)} {_fmt(t.w)} {_fmt(t.h)}",
+            edges=edges,
+            markers=_markers(picture), fmt=_fmt, **body,
+        )
+        pages.append(MapPage(t.name, svg))
+    return pages

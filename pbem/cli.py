@@ -858,13 +858,17 @@ def _overlays(overlays: tuple[str, ...], supply: bool) -> tuple[str, ...]:
 @passphrase_option
 @overlay_option
 @supply_option
+@click.option("--page", type=click.Choice(["a4", "a3", "letter"]), default="a4", show_default=True,
+              help="Landscape page size. A map whose hexes would be under 12 mm across on one page "
+                   "is printed as an overview and tiles (then -o names a directory).")
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
-              help="Write the SVG here (default: stdout).")
+              help="Write the SVG to this .svg file (default: stdout), or into this directory (any "
+                   "other path): map.svg, or overview.svg and one tile-NAME.svg per tile.")
 def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, passphrase_file: Path | None,
-            overlays: tuple[str, ...], supply: bool, out: Path | None) -> None:
-    """Render the map of RULES_ID, or of a game from your side (-g), as SVG on one landscape page."""
+            overlays: tuple[str, ...], supply: bool, page: str, out: Path | None) -> None:
+    """Render the map of RULES_ID, or of a game from your side (-g), as SVG on landscape pages."""
     from pbem import rulesapi
-    from pbem.board import render_svg
+    from pbem.board import render_pages
     from pbem.errors import NotFound, UsageProblem
     from pbem.fileio import write_atomic
     from pbem.report import map_picture
@@ -882,12 +886,26 @@ def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, pass
         if not hasattr(module, "map_picture"):
             raise NotFound(f"rules '{rules_id}' has no map")
         picture = module.map_picture()
-    svg = render_svg(picture)
-    if out is None or str(out) == "-":
-        click.echo(svg, nl=False)
-    else:
-        write_atomic(out, svg.encode("utf-8"))
-        click.echo(f"map written to {out}", err=True)
+    pages = render_pages(picture, page)  # type: ignore[arg-type]
+    # A path without the .svg suffix (or an existing directory) is a directory.
+    to_dir = out if out is not None and str(out) != "-" and (out.is_dir() or out.suffix.lower() != ".svg") else None
+    if len(pages) > 1 and to_dir is None:
+        raise UsageProblem(f"this map prints as an overview and {len(pages) - 1} tiles on {page} pages: "
+                           "give -o DIRECTORY to write them")
+    if to_dir is None:
+        if out is None or str(out) == "-":
+            click.echo(pages[0].svg, nl=False)
+        else:
+            write_atomic(out, pages[0].svg.encode("utf-8"))
+            click.echo(f"map written to {out}", err=True)
+        return
+    to_dir.mkdir(parents=True, exist_ok=True)
+    names = []
+    for p in pages:
+        name = f"{p.name}.svg" if p.name in ("map", "overview") else f"tile-{p.name}.svg"
+        write_atomic(to_dir / name, p.svg.encode("utf-8"))
+        names.append(name)
+    click.echo(f"map written to {to_dir}: {', '.join(names)}", err=True)
 
 
 @cli.command()

@@ -1,0 +1,184 @@
+"""Maps people can read (issue 26 point 2, issue 18 point 4): page sizes,
+tiles with minimum sizes, flat and pointy grids, the overview."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pbem.board import (
+    CAPTION_FONT,
+    MIN_HEX_MM,
+    PAGES,
+    HexCell,
+    Picture,
+    Piece,
+    PictureError,
+    RoadPath,
+    Style,
+    hex_size_on_page,
+    render_pages,
+    render_svg,
+    tile_windows,
+)
+from pbem.cli import cli
+from pbem.hexgrid import Axial, DigitIds, Grid, Offset
+
+STYLES = {
+    "clear": Style(fill="#f3e6c4", stroke="#b0a080", width=0.2),
+    "unit": Style(fill="#3b4a5c", stroke="#111111", font_size=1.2, halo="#ffffff"),
+    "road": Style(stroke="#c0392b", width=0.8),
+}
+
+
+def synthetic(cols: int = 60, rows: int = 30, grid: Grid | None = None) -> Picture:
+    """A cols x rows map numbered CCRR (flat hexes unless ``grid`` says
+    otherwise), a road along row 5, a unit every 7th hex."""
+    grid = grid or Grid("flat", "odd")
+    ids = DigitIds(grid)
+    hexes = []
+    for c in range(1, cols + 1):
+        for r in range(1, rows + 1):
+            h = grid.to_axial(Offset(c, r))
+            hid = ids.format(h)
+            hexes.append(HexCell(hid, h.q, h.r, "clear", caption=hid))
+    pieces = tuple(Piece(h.id, "unit", "3-4") for k, h in enumerate(hexes) if k % 7 == 0)
+    road = RoadPath("road", tuple(ids.format(grid.to_axial(Offset(c, 5))) for c in range(1, cols + 1)))
+    return Picture(title="A synthetic map", hexes=tuple(hexes), styles=STYLES, pieces=pieces,
+                   roads=(road,), grid=grid, hex_km=10.0)
+
+
+def _floats(text: str) -> list[float]:
+    return [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", text)]
+
+
+def _scale(svg: str) -> float:
+    """mm per user unit of the map drawing inside a tile (its nested viewBox)."""
+    m = re.search(r'<svg x="[^"]+" y="[^"]+" width="([^"]+)" height="[^"]+" viewBox="([^"]+)"', svg)
+    if m is None:
+        return 1.0
+    return float(m.group(1)) / _floats(m.group(2))[2]
+
+
+def hex_across_flats(svg: str) -> float:
+    pts = _floats(re.search(r'<g id="hexes".*?<polygon points="([^"]+)"', svg, re.DOTALL).group(1))  # type: ignore[union-attr]
+    xs, ys = pts[0::2], pts[1::2]
+    cx, cy = sum(xs) / 6, sum(ys) / 6
+    radius = math.hypot(xs[0] - cx, ys[0] - cy)
+    return math.sqrt(3) * radius * _scale(svg)
+
+
+def caption_font(svg: str) -> float:
+    return float(re.search(r'<g id="captions" font-size="([^"]+)"', svg).group(1)) * _scale(svg)  # type: ignore[union-attr]
+
+
+def counter_fonts(svg: str) -> list[float]:
+    body = svg[svg.index('<g id="pieces"'):]
+    body = body[: body.index("</g>")]
+    return [float(f) * _scale(svg) for f in re.findall(r'<text [^>]*font-size="([^"]+)"', body)]
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_a_60_by_30_map_prints_as_overview_and_tiles_of_readable_size(page: str) -> None:
+    pages = render_pages(synthetic(), page)  # type: ignore[arg-type]
+    assert pages[0].name == "overview"
+    tiles = pages[1:]
+    assert len(tiles) >= 2
+    for t in tiles:
+        assert hex_across_flats(t.svg) >= MIN_HEX_MM - 1e-6, t.name
+        assert caption_font(t.svg) >= 1.8
+        fonts = counter_fonts(t.svg)
+        assert fonts and min(fonts) >= 1.6
+        w, h = PAGES[page]
+        assert f'viewBox="0 0 {w:g} {h:g}"'.replace(".0 ", " ") in t.svg or f"width=\"{w:g}mm\"" in t.svg
+    # The overview is scaled down to fit, and says so with a scale bar.
+    assert hex_across_flats(pages[0].svg) < MIN_HEX_MM
+    assert "5 hexes = 50 km" in pages[0].svg
+    for t in tiles:
+        assert f">{t.name}</text>" in pages[0].svg
+
+
+def test_tiles_cover_the_whole_map_and_overlap_by_a_hex() -> None:
+    pic = synthetic()
+    wins = tile_windows(pic, "a4")
+    names = {w.name for w in wins}
+    xs = sorted({w.x for w in wins})
+    ys = sorted({w.y for w in wins})
+    assert len(wins) == len(xs) * len(ys) >= 2
+    w0 = wins[0]
+    hex_w, hex_h = pic.grid.extent(w0.size)
+    for a, b in itertools.pairwise(xs):
+        assert b - a <= w0.w - hex_w + 1e-6, "neighbouring tiles overlap by at least a hex"
+    for a, b in itertools.pairwise(ys):
+        assert b - a <= w0.h - hex_h + 1e-6
+    # Every hex centre lies inside some tile.
+    for h in pic.hexes:
+        x, y = pic.grid.centre(Axial(h.q, h.r), w0.size)
+        x, y = x + w0.ox, y + w0.oy
+        assert any(w.x <= x <= w.x + w.w and w.y <= y <= w.y + w.h for w in wins), h.id
+    # Each tile names its neighbours, and only tiles that exist.
+    for w in wins:
+        for other in (w.left, w.right, w.up, w.down):
+            assert other == "" or other in names
+    a1 = next(w for w in wins if w.name == "A1")
+    assert a1.left == "" and a1.up == "" and a1.right == "B1"
+
+
+def test_tile_edges_name_the_neighbouring_tiles() -> None:
+    pages = render_pages(synthetic(), "a4")
+    a1 = next(p for p in pages if p.name == "A1")
+    assert "\u25b2 B1" in a1.svg
+    assert "tile A1 of" in a1.svg
+
+
+@pytest.mark.parametrize("grid", [Grid("pointy", "even", "up"), Grid("pointy", "odd"), Grid("flat", "even")])
+def test_both_orientations_tile(grid: Grid) -> None:
+    pages = render_pages(synthetic(53, 25, grid), "a4")
+    assert len(pages) >= 3
+    for t in pages[1:]:
+        assert hex_across_flats(t.svg) >= MIN_HEX_MM - 1e-6
+
+
+def test_a_small_map_stays_on_one_page() -> None:
+    pic = synthetic(12, 8)
+    assert hex_size_on_page(pic, "a4") >= MIN_HEX_MM
+    pages = render_pages(pic, "a4")
+    assert [p.name for p in pages] == ["map"]
+    assert pages[0].svg == render_svg(pic, "a4")
+
+
+def test_unknown_page_is_refused() -> None:
+    with pytest.raises(PictureError, match="no page size 'a5'"):
+        render_pages(synthetic(4, 4), "a5")  # type: ignore[arg-type]
+
+
+def test_ritd_map_fits_one_a4_page_at_playing_size(tmp_path: Path) -> None:
+    """`pbem map ritd --page a4` writes one page; its hexes are at least 12 mm."""
+    from rules import ritd
+
+    pic = ritd.map_picture()
+    assert hex_size_on_page(pic, "a4") >= MIN_HEX_MM
+    assert CAPTION_FONT >= 1.8
+    r = CliRunner().invoke(cli, ["map", "ritd", "--page", "a4", "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["map.svg"]
+    svg = (tmp_path / "map.svg").read_text()
+    assert hex_across_flats(svg) >= MIN_HEX_MM
+
+
+def test_cli_refuses_to_write_tiles_into_one_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rules import ritd
+
+    monkeypatch.setattr(ritd, "map_picture", lambda view=None, overlays=(): synthetic())
+    r = CliRunner().invoke(cli, ["map", "ritd", "-o", str(tmp_path / "m.svg")])
+    assert r.exit_code == 2
+    assert "give -o DIRECTORY" in r.output
+    r = CliRunner().invoke(cli, ["map", "ritd", "--page", "a3", "-o", str(tmp_path / "tiles")])
+    assert r.exit_code == 0, r.output
+    files = sorted(p.name for p in (tmp_path / "tiles").iterdir())
+    assert files[0] == "overview.svg" and "tile-A1.svg" in files and len(files) >= 3
