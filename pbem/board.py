@@ -49,6 +49,13 @@ PIECE_SPACER = 0.06
 ROW_MAX = 1.6
 MIN_PIECE_SCALE = 0.7
 
+#: A counter's side, in hex sizes (centre to corner): about half the hex
+#: across, as printed counters are; stacked counters step this far (mm).
+COUNTER_SIDE = 1.05
+STACK_STEP = 0.7
+#: Stack layers drawn under the top counter at most.
+STACK_LAYERS = 3
+
 #: Callouts, in mm: the padding inside the box, the line pitch (in font
 #: sizes), the most lines in one column, the gap between columns.
 CALLOUT_PAD = 0.5
@@ -159,6 +166,35 @@ class Piece(msgspec.Struct, frozen=True):
     text: str = ""
 
 
+CounterType = Literal["infantry", "motorised", "airborne", "air_assault", "mechanised", "recon",
+                      "armour", "artillery", "supply", "transport", "none"]
+Echelon = Literal["", "battalion", "regiment", "brigade", "division"]
+#: NATO (APP-6) echelon marks drawn above the type frame.
+ECHELON_MARKS: dict[str, str] = {"": "", "battalion": "II", "regiment": "III", "brigade": "X", "division": "XX"}
+
+
+class Counter(msgspec.Struct, frozen=True):
+    """A face-up counter, as open-information games print them: a square in
+    its nation's colours (the style's ``fill``; frame ``stroke``; text and
+    symbol ``halo``) with the unit's id on top, a NATO type symbol in a
+    frame (``symbol_fill`` behind it, e.g. an Allied unit's nation colour),
+    its echelon mark, and its figures below ("3-4": strength-movement).
+    ``flipped`` shows the back side (out of supply, dismounted ...),
+    hatched, with ``back`` as its label. The counters of a hex form a stack
+    in the order given, the last on top; the stack shows its height.
+    """
+
+    hex: str
+    kind: str
+    id: str = ""
+    type: CounterType = "infantry"
+    echelon: Echelon = ""
+    figures: str = ""
+    flipped: bool = False
+    back: str = ""
+    symbol_fill: str = ""
+
+
 class Shade(msgspec.Struct, frozen=True):
     """A tint laid over one hex, under everything but the hex fills (an
     overlay such as a network of hexes)."""
@@ -212,6 +248,7 @@ class Picture(msgspec.Struct, frozen=True):
     shades: tuple[Shade, ...] = ()
     arrows: tuple[Arrow, ...] = ()
     callouts: tuple[Callout, ...] = ()
+    counters: tuple[Counter, ...] = ()
     #: How the game's map lays out its hexes (orientation, which way rows
     #: grow on the page); ``HexCell`` positions are axial in this grid.
     grid: Grid = Grid()
@@ -790,6 +827,10 @@ def _draw(picture: Picture, size: float, ox: float, oy: float,
         cx, cy = centre(shade.hex)
         shades.append({"style": style(shade.kind), "points": _points(corners(cx, cy, size))})
 
+    counters = _draw_counters(picture, size, centre)
+    for stack in counters:
+        x, y, w = float(str(stack["x"])), float(str(stack["y"])), float(str(stack["w"]))
+        obstacles.append((x, y - STACK_STEP * STACK_LAYERS, x + w + STACK_STEP * STACK_LAYERS, y + w, W_PIECE))
     for c in picture.callouts:
         cell(c.hex)
         if c.piece >= len(piece_centres.get(c.hex, [])):
@@ -797,9 +838,89 @@ def _draw(picture: Picture, size: float, ox: float, oy: float,
     callouts = _place_callouts(picture.callouts, style, centre, piece_centres, piece_sides, obstacles, bounds, size)
     return {
         "hexes": hexes, "shades": shades, "sides": sides, "roads": roads, "arrows": arrows,
-        "callouts": callouts, "symbols": symbols, "labels": labels, "pieces": pieces,
+        "callouts": callouts, "symbols": symbols, "labels": labels, "pieces": pieces, "counters": counters,
         "caption_font": CAPTION_FONT,
     }
+
+
+def _nato(kind: CounterType, x: float, y: float, w: float, h: float) -> dict[str, object]:
+    """The lines, ovals and dots of a NATO (APP-6) type symbol in the frame
+    at (x, y), ``w`` x ``h`` (mm)."""
+    lines: list[tuple[float, float, float, float]] = []
+    ovals: list[tuple[float, float, float, float]] = []
+    dots: list[tuple[float, float, float]] = []
+    cross = [(x, y, x + w, y + h), (x, y + h, x + w, y)]
+    cx, cy = x + w / 2, y + h / 2
+    track = (cx, cy, w * 0.32, h * 0.28)
+    if kind in ("infantry", "motorised", "airborne", "air_assault", "mechanised"):
+        lines += cross
+    if kind == "motorised":
+        lines.append((cx, y, cx, y + h))
+    if kind == "airborne":
+        # The wings: an arc at the foot of the frame, drawn as two short strokes.
+        lines += [(cx - w * 0.22, y + h * 0.85, cx, y + h * 0.7), (cx, y + h * 0.7, cx + w * 0.22, y + h * 0.85)]
+    if kind == "air_assault":
+        lines += [(cx - w * 0.2, y + h * 0.15, cx + w * 0.2, y + h * 0.15)]
+    if kind in ("mechanised", "armour"):
+        ovals.append(track)
+    if kind == "recon":
+        lines.append((x, y + h, x + w, y))
+        ovals.append(track)
+    if kind == "artillery":
+        dots.append((cx, cy, h * 0.18))
+    if kind == "supply":
+        lines.append((x, y + h * 0.72, x + w, y + h * 0.72))
+    if kind == "transport":
+        ovals.append((cx, cy, h * 0.3, h * 0.3))
+        lines += [(cx - h * 0.3, cy, cx + h * 0.3, cy), (cx, cy - h * 0.3, cx, cy + h * 0.3)]
+    return {"lines": [tuple(_fmt(v) for v in ln) for ln in lines],
+            "ovals": [tuple(_fmt(v) for v in o) for o in ovals],
+            "dots": [tuple(_fmt(v) for v in d) for d in dots]}
+
+
+def _draw_counters(picture: Picture, size: float,
+                   centre: Callable[[str], tuple[float, float]]) -> list[dict[str, object]]:
+    """Each hex's stack of counters, centred a little below the hex centre
+    (the hex id stays readable above it): the lower counters as edges
+    stepping up and right, the top one in full."""
+    style = _styler(picture)
+    stacks: dict[str, list[Counter]] = {}
+    for c in picture.counters:
+        stacks.setdefault(c.hex, []).append(c)
+    out = []
+    side = COUNTER_SIDE * size
+    for hex_, pile in stacks.items():
+        cx, cy = centre(hex_)
+        under = min(len(pile) - 1, STACK_LAYERS)
+        # The whole stack, layers included, is centred on the hex.
+        x = cx - side / 2 - under * STACK_STEP / 2
+        y = cy - side / 2 + under * STACK_STEP / 2 + size * 0.12
+        layers = [{"x": _fmt(x + k * STACK_STEP), "y": _fmt(y - k * STACK_STEP), "style": style(c.kind)}
+                  for k, c in enumerate(pile[-1 - under:-1])]
+        top = pile[-1]
+        st = style(top.kind)
+        tx, ty = x + under * STACK_STEP, y - under * STACK_STEP
+        # Top to bottom: the id, the echelon mark, the type frame, the figures.
+        fw, fh = side * 0.52, side * 0.3
+        fx, fy = tx + (side - fw) / 2, ty + side * 0.38
+        id_font = max(MIN_COUNTER_TEXT_MM, side * 0.18)
+        fig_font = max(MIN_COUNTER_TEXT_MM, side * 0.26)
+        out.append({
+            "x": _fmt(tx), "y": _fmt(ty), "w": _fmt(side), "style": st, "layers": layers,
+            "id": top.back if top.flipped and top.back else top.id,
+            "id_x": _fmt(tx + side / 2), "id_y": _fmt(ty + side * 0.05 + id_font * 0.8), "id_font": _fmt(id_font),
+            "frame": {"x": _fmt(fx), "y": _fmt(fy), "w": _fmt(fw), "h": _fmt(fh),
+                      "fill": top.symbol_fill or st.fill},
+            "nato": _nato(top.type, fx, fy, fw, fh) if top.type != "none" else None,
+            "echelon": ECHELON_MARKS[top.echelon],
+            "ech_y": _fmt(fy - side * 0.02), "ech_font": _fmt(max(MIN_COUNTER_TEXT_MM * 0.8, side * 0.13)),
+            "figures": top.figures, "fig_y": _fmt(ty + side - side * 0.06), "fig_font": _fmt(fig_font),
+            "flipped": top.flipped,
+            "count": str(len(pile)) if len(pile) > 1 else "",
+            "count_x": _fmt(tx + side), "count_y": _fmt(ty), "count_r": _fmt(max(1.1, side * 0.17)),
+            "count_font": _fmt(MIN_COUNTER_TEXT_MM),
+        })
+    return out
 
 
 def _markers(picture: Picture) -> list[dict[str, object]]:

@@ -15,10 +15,11 @@ from pbem.board import (
     CAPTION_FONT,
     MIN_HEX_MM,
     PAGES,
+    Counter,
     HexCell,
     Picture,
-    Piece,
     PictureError,
+    Piece,
     RoadPath,
     Style,
     hex_size_on_page,
@@ -182,3 +183,67 @@ def test_cli_refuses_to_write_tiles_into_one_file(tmp_path: Path, monkeypatch: p
     assert r.exit_code == 0, r.output
     files = sorted(p.name for p in (tmp_path / "tiles").iterdir())
     assert files[0] == "overview.svg" and "tile-A1.svg" in files and len(files) >= 3
+
+
+# --- counters ------------------------------------------------------------------------
+
+COUNTER_STYLES = {
+    **STYLES,
+    "it": Style(fill="#7fa37a", stroke="#1d2b1a", width=0.25, halo="#111111"),
+    "uk": Style(fill="#c9b38a", stroke="#3a2a12", width=0.25, halo="#111111"),
+}
+
+
+def figure_7() -> Picture:
+    """PAA §11.4 Figure 7, as counters: two Italian units stacked in 0906,
+    BR SG/2/IBDE in 1006, and an out-of-supply Italian unit (flipped) in 0807."""
+    grid = Grid("pointy", "even", "up")
+    ids = DigitIds(grid, "RRCC")
+    hexes = []
+    for row in range(6, 13):
+        for col in range(3, 11):
+            h = grid.to_axial(Offset(col, row))
+            hexes.append(HexCell(ids.format(h), h.q, h.r, "clear", caption=ids.format(h)))
+    counters = (
+        Counter("0906", "it", "132/A", "armour", "regiment", "3-8"),
+        Counter("0906", "it", "BERS/8", "motorised", "regiment", "2-8"),
+        Counter("1006", "uk", "SG/2/I", "infantry", "battalion", "1-4", symbol_fill="#d9534f"),
+        Counter("0807", "it", "PAV/17", "infantry", "regiment", "1-3", flipped=True, back="OOS"),
+    )
+    return Picture(title="PAA Figure 7", hexes=tuple(hexes), styles=COUNTER_STYLES, counters=counters, grid=grid)
+
+
+def test_counters_show_id_type_echelon_figures_and_stack_height() -> None:
+    svg = render_svg(figure_7())
+    body = svg[svg.index('<g id="counters"'):]
+    stacks = body.split('<g class="stack">')[1:]
+    assert len(stacks) == 3
+    top_0906 = stacks[0]
+    # The last counter given is on top; the one under it is a layer; the stack says 2.
+    assert ">BERS/8</text>" in top_0906 and ">2-8</text>" in top_0906 and ">III</text>" in top_0906
+    assert "132/A" not in top_0906
+    assert ">2</text>" in top_0906
+    assert top_0906.count("<rect") == 3  # one layer under the counter, the counter, its type frame
+    # Motorised infantry: the cross and a vertical bar.
+    assert top_0906.count("<line") == 3
+    uk = stacks[1]
+    assert 'fill="#d9534f"' in uk and ">II</text>" in uk and uk.count("<line") == 2
+    oos = stacks[2]
+    assert ">OOS</text>" in oos and 'fill="url(#counter-back)"' in oos and "PAV/17" not in oos
+    assert 'id="counter-back"' in svg
+
+
+def test_counter_text_is_readable_on_tiles() -> None:
+    pic = figure_7()
+    big = Picture(title=pic.title, hexes=synthetic().hexes, styles=COUNTER_STYLES,
+                  counters=tuple(Counter(h.id, "uk", "7/4", "armour", "brigade", "4-10")
+                                 for k, h in enumerate(synthetic().hexes) if k % 11 == 0),
+                  grid=Grid("flat", "odd"))
+    pages = render_pages(big, "a4")
+    assert len(pages) > 2
+    for t in pages[1:]:
+        body = t.svg[t.svg.index('<g id="counters"'):]
+        fonts = [float(f) * _scale(t.svg) for f in re.findall(r'font-size="([^"]+)"', body)]
+        assert fonts and min(fonts) >= 1.6 * 0.8 - 1e-9  # echelon marks are symbols at 80 %
+        text_fonts = [float(f) * _scale(t.svg) for f in re.findall(r'<text [^>]*font-size="([^"]+)"[^>]*>[^<]*\d', body)]
+        assert text_fonts and min(text_fonts) >= 1.6
