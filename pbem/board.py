@@ -254,6 +254,9 @@ class Picture(msgspec.Struct, frozen=True):
     grid: Grid = Grid()
     #: Kilometres per hex, for the overview's scale bar (0: unknown).
     hex_km: float = 0.0
+    #: Hexes the reader cares about (where their own units stand): a report
+    #: prints the tiles holding them (by default, those holding any piece).
+    focus: tuple[str, ...] = ()
 
 
 class PictureError(ValueError):
@@ -1121,12 +1124,27 @@ def _column_letters(i: int) -> str:
     return out
 
 
-def render_pages(picture: Picture, page: PageName = "a4", min_hex: float = MIN_HEX_MM) -> list[MapPage]:
+def _in_window(picture: Picture, t: TileWindow, hexes: Sequence[str]) -> bool:
+    cells = {h.id: h for h in picture.hexes}
+    for hid in hexes:
+        h = cells.get(hid)
+        if h is None:
+            raise PictureError(f"no hex {hid!r} in the picture")
+        x, y = picture.grid.centre(Axial(h.q, h.r), t.size)
+        if t.x <= x + t.ox <= t.x + t.w and t.y <= y + t.oy <= t.y + t.h:
+            return True
+    return False
+
+
+def render_pages(picture: Picture, page: PageName = "a4", min_hex: float = MIN_HEX_MM, *,
+                 focused: bool = False) -> list[MapPage]:
     """The map for printing and play: one page when the whole map fits with
     hexes at least ``min_hex`` mm across flats (PLAN: 12 mm for play);
     otherwise an overview page, scaled to fit, with the legend, a scale bar
     and the tiles outlined, followed by the tiles at ``min_hex``, each
-    naming its neighbours at its edges."""
+    naming its neighbours at its edges. ``focused``: only the tiles showing
+    a hex of ``picture.focus`` (or, without focus, a piece or counter), for
+    a report."""
     from pbem.resources import template_env
 
     if hex_size_on_page(picture, page) >= min_hex:
@@ -1140,7 +1158,10 @@ def render_pages(picture: Picture, page: PageName = "a4", min_hex: float = MIN_H
     body = _draw(picture, w0.size, w0.ox, w0.oy, (0.0, 0.0, total[0], total[1]))
     template = template_env().get_template("map-tile.svg.j2")
     top = MARGIN_MM + TILE_HEADER_MM
+    wanted = picture.focus or tuple(dict.fromkeys([p.hex for p in picture.pieces] + [c.hex for c in picture.counters]))
     for t in windows:
+        if focused and not _in_window(picture, t, wanted):
+            continue
         mid_x, mid_y = MARGIN_MM + t.w / 2, top + t.h / 2
         # (text, x, y, rotation): the up-pointing triangle of a side label,
         # turned to read along the edge, points off the page.

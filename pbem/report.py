@@ -64,6 +64,9 @@ class Report:
     svg: str = ""
     outcome: str = ""
     state_text: str = ""
+    #: A map too large for a page at playing size: ``svg`` is its overview,
+    #: these are the tiles where the reader's units stand.
+    tiles: tuple[str, ...] = ()
 
 
 def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tuple[int | None, tuple[Happening, ...]]:
@@ -128,10 +131,13 @@ def build(replay: Any, role: str, *, with_map: bool = True, overlays: Sequence[s
         sections = ()
         state_text = rules.render_text(view)
     svg = ""
+    tiles: tuple[str, ...] = ()
     if with_map and (hasattr(rules, "map_picture") or overlays):
-        from pbem.board import render_svg
+        from pbem.board import render_pages
 
-        svg = inline_svg(render_svg(map_picture(rules, view, overlays)))
+        first, *rest = render_pages(map_picture(rules, view, overlays), focused=True)
+        svg = inline_svg(first.svg)
+        tiles = tuple(inline_svg(t.svg) for t in rest)
     decision = replay.pending()
     outcome = replay.outcome()
     since, events = happenings(replay.history, role, replay.rules)
@@ -141,7 +147,7 @@ def build(replay: Any, role: str, *, with_map: bool = True, overlays: Sequence[s
         scenario=genesis.scenario, role=role, seq=replay.seq, pending=pending_text(decision),
         my_turn=decision is not None and decision.role == role, since=since, happenings=events,
         sections=sections, svg=svg, outcome=outcome.summary if outcome is not None else "",
-        state_text=state_text,
+        state_text=state_text, tiles=tiles,
     )
 
 
@@ -164,5 +170,6 @@ def render(report: Report, fmt: Format = "html") -> str:
     env = template_env()
     if fmt == "html":
         # The SVG comes from pbem.board.render_svg, whose template escapes every string.
-        return env.get_template("report.html.j2").render(r=report, svg=Markup(report.svg))
+        return env.get_template("report.html.j2").render(
+            r=report, svg=Markup(report.svg), tiles=[Markup(t) for t in report.tiles])
     return env.get_template("report.txt.j2").render(r=report)

@@ -247,3 +247,32 @@ def test_counter_text_is_readable_on_tiles() -> None:
         assert fonts and min(fonts) >= 1.6 * 0.8 - 1e-9  # echelon marks are symbols at 80 %
         text_fonts = [float(f) * _scale(t.svg) for f in re.findall(r'<text [^>]*font-size="([^"]+)"[^>]*>[^<]*\d', body)]
         assert text_fonts and min(text_fonts) >= 1.6
+
+
+def test_a_report_prints_only_the_tiles_where_the_reader_s_units_stand() -> None:
+    base = synthetic()
+    corner = base.hexes[0].id  # column 01, row 01: one corner of the map
+    pic = Picture(title=base.title, hexes=base.hexes, styles=STYLES, grid=base.grid,
+                  pieces=(Piece(corner, "unit", "1-1"),), focus=(corner,))
+    every = render_pages(pic, "a4")
+    few = render_pages(pic, "a4", focused=True)
+    assert few[0].name == "overview" and 2 <= len(few) < len(every)
+    assert all(f"{corner}</text>" in t.svg for t in few[1:])
+    # Without a focus, the tiles holding pieces are printed.
+    unfocused = Picture(title=base.title, hexes=base.hexes, styles=STYLES, grid=base.grid,
+                        pieces=(Piece(corner, "unit", "1-1"),))
+    assert [p.name for p in render_pages(unfocused, "a4", focused=True)] == [p.name for p in few]
+    with pytest.raises(PictureError, match="no hex 'nowhere'"):
+        render_pages(Picture(title="x", hexes=base.hexes, styles=STYLES, grid=base.grid, focus=("nowhere",)),
+                     "a4", focused=True)
+
+
+def test_the_html_report_has_a_print_page_per_tile() -> None:
+    from pbem.report import Report, render
+
+    r = Report(rules_title="T", game_title="g", game_id="00", scenario="s", role="red", seq=3, pending="",
+               my_turn=False, since=None, happenings=(), sections=(), svg="<svg>overview</svg>",
+               tiles=("<svg>tile A1</svg>", "<svg>tile B1</svg>"))
+    html = render(r, "html")
+    assert html.count('<div class="map">') == 3
+    assert html.index("overview") < html.index("tile A1") < html.index("tile B1")
