@@ -21,7 +21,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import msgspec
 
@@ -195,6 +195,19 @@ class Counter(msgspec.Struct, frozen=True):
     symbol_fill: str = ""
 
 
+class Display(msgspec.Struct, frozen=True):
+    """A box or track printed beside the map that holds counters: a box
+    (destroyed units, units refitting, reinforcements to come) or, with
+    ``cells``, a track of labelled cells (the turn track, replacement
+    points). A counter's ``hex`` names its cell on a track, or its slot in
+    a box (counters with the same slot stack)."""
+
+    id: str
+    title: str
+    cells: tuple[str, ...] = ()
+    counters: tuple[Counter, ...] = ()
+
+
 class Shade(msgspec.Struct, frozen=True):
     """A tint laid over one hex, under everything but the hex fills (an
     overlay such as a network of hexes)."""
@@ -249,6 +262,8 @@ class Picture(msgspec.Struct, frozen=True):
     arrows: tuple[Arrow, ...] = ()
     callouts: tuple[Callout, ...] = ()
     counters: tuple[Counter, ...] = ()
+    #: Boxes and tracks beside the map, printed on a page of their own.
+    displays: tuple[Display, ...] = ()
     #: How the game's map lays out its hexes (orientation, which way rows
     #: grow on the page); ``HexCell`` positions are axial in this grid.
     grid: Grid = Grid()
@@ -830,7 +845,7 @@ def _draw(picture: Picture, size: float, ox: float, oy: float,
         cx, cy = centre(shade.hex)
         shades.append({"style": style(shade.kind), "points": _points(corners(cx, cy, size))})
 
-    counters = _draw_counters(picture, size, centre)
+    counters = _draw_counters(picture, picture.counters, size, centre, below=size * 0.12)
     for stack in counters:
         x, y, w = float(str(stack["x"])), float(str(stack["y"])), float(str(stack["w"]))
         obstacles.append((x, y - STACK_STEP * STACK_LAYERS, x + w + STACK_STEP * STACK_LAYERS, y + w, W_PIECE))
@@ -881,14 +896,15 @@ def _nato(kind: CounterType, x: float, y: float, w: float, h: float) -> dict[str
             "dots": [tuple(_fmt(v) for v in d) for d in dots]}
 
 
-def _draw_counters(picture: Picture, size: float,
-                   centre: Callable[[str], tuple[float, float]]) -> list[dict[str, object]]:
-    """Each hex's stack of counters, centred a little below the hex centre
-    (the hex id stays readable above it): the lower counters as edges
-    stepping up and right, the top one in full."""
+def _draw_counters(picture: Picture, counters: Sequence[Counter], size: float,
+                   centre: Callable[[str], tuple[float, float]], below: float = 0.0) -> list[dict[str, object]]:
+    """Each place's stack of counters (a hex, or a display's slot), centred
+    ``below`` mm under the place's centre (on the map, the hex id stays
+    readable above it): the lower counters as edges stepping up and right,
+    the top one in full."""
     style = _styler(picture)
     stacks: dict[str, list[Counter]] = {}
-    for c in picture.counters:
+    for c in counters:
         stacks.setdefault(c.hex, []).append(c)
     out = []
     side = COUNTER_SIDE * size
@@ -897,7 +913,7 @@ def _draw_counters(picture: Picture, size: float,
         under = min(len(pile) - 1, STACK_LAYERS)
         # The whole stack, layers included, is centred on the hex.
         x = cx - side / 2 - under * STACK_STEP / 2
-        y = cy - side / 2 + under * STACK_STEP / 2 + size * 0.12
+        y = cy - side / 2 + under * STACK_STEP / 2 + below
         layers = [{"x": _fmt(x + k * STACK_STEP), "y": _fmt(y - k * STACK_STEP), "style": style(c.kind)}
                   for k, c in enumerate(pile[-1 - under:-1])]
         top = pile[-1]
@@ -913,7 +929,7 @@ def _draw_counters(picture: Picture, size: float,
             "id": top.back if top.flipped and top.back else top.id,
             "id_x": _fmt(tx + side / 2), "id_y": _fmt(ty + side * 0.05 + id_font * 0.8), "id_font": _fmt(id_font),
             "frame": {"x": _fmt(fx), "y": _fmt(fy), "w": _fmt(fw), "h": _fmt(fh),
-                      "fill": top.symbol_fill or st.fill},
+                      "fill": top.symbol_fill or st.fill} if top.type != "none" else None,
             "nato": _nato(top.type, fx, fy, fw, fh) if top.type != "none" else None,
             "echelon": ECHELON_MARKS[top.echelon],
             "ech_y": _fmt(fy - side * 0.02), "ech_font": _fmt(max(MIN_COUNTER_TEXT_MM * 0.8, side * 0.13)),
@@ -1136,6 +1152,55 @@ def _in_window(picture: Picture, t: TileWindow, hexes: Sequence[str]) -> bool:
     return False
 
 
+def render_displays(picture: Picture, page: PageName = "a4") -> list[MapPage]:
+    """The picture's boxes and tracks on pages of their own ("displays",
+    "displays-2" ...), counters at the size they have on 12 mm hexes, each
+    display a titled frame of square cells; a track's cells are labelled."""
+    from pbem.resources import template_env
+
+    page_w, page_h = page_size(page)
+    size = MIN_HEX_MM / math.sqrt(3.0)
+    cell = COUNTER_SIDE * size + 2.5 + STACK_STEP * STACK_LAYERS
+    per_row = max(1, int((page_w - 2 * MARGIN_MM - 2.0) // cell))
+    top = MARGIN_MM + TILE_HEADER_MM
+    pages: list[list[dict[str, object]]] = [[]]
+    y = top
+    for d in picture.displays:
+        slots = list(d.cells) or list(dict.fromkeys(c.hex for c in d.counters)) or [""]
+        unknown = [c.hex for c in d.counters if d.cells and c.hex not in d.cells]
+        if unknown:
+            raise PictureError(f"display {d.id!r} has no cell {unknown[0]!r}")
+        rows = math.ceil(len(slots) / per_row)
+        height = 6.0 + rows * cell + 2.0
+        if y + height > page_h - MARGIN_MM and pages[-1]:
+            pages.append([])
+            y = top
+        places: dict[str, tuple[float, float]] = {}
+        cells = []
+        for k, slot in enumerate(slots):
+            cx = MARGIN_MM + 1.0 + (k % per_row) * cell
+            cy = y + 6.0 + (k // per_row) * cell
+            places[slot] = (cx + cell / 2, cy + cell / 2)
+            cells.append({"x": _fmt(cx), "y": _fmt(cy), "label": slot if d.cells else "",
+                          "lx": _fmt(cx + 0.8), "ly": _fmt(cy + 2.3)})
+        width = max(min(len(slots), per_row) * cell, text_width(d.title, 3.0, bold=True) + 1.0) + 2.0
+        pages[-1].append({
+            "title": d.title, "x": _fmt(MARGIN_MM), "y": _fmt(y), "w": _fmt(width), "h": _fmt(height - 2.0),
+            "tx": _fmt(MARGIN_MM + 1.0), "ty": _fmt(y + 4.3), "cell": _fmt(cell), "cells": cells,
+            "counters": _draw_counters(picture, d.counters, size, places.__getitem__, below=1.0),
+        })
+        y += height + 2.0
+    template = template_env().get_template("map-displays.svg.j2")
+    out = []
+    for i, boxes in enumerate(pages):
+        name = "displays" if i == 0 else f"displays-{i + 1}"
+        counters = [c for b in boxes for c in cast("list[dict[str, object]]", b["counters"])]
+        out.append(MapPage(name, template.render(
+            width=_fmt(page_w), height=_fmt(page_h), title=picture.title, boxes=boxes, counters=counters,
+            markers=[], title_x=_fmt(MARGIN_MM), title_y=_fmt(MARGIN_MM + 5), fmt=_fmt)))
+    return out
+
+
 def render_pages(picture: Picture, page: PageName = "a4", min_hex: float = MIN_HEX_MM, *,
                  focused: bool = False) -> list[MapPage]:
     """The map for printing and play: one page when the whole map fits with
@@ -1147,8 +1212,9 @@ def render_pages(picture: Picture, page: PageName = "a4", min_hex: float = MIN_H
     a report."""
     from pbem.resources import template_env
 
+    displays = render_displays(picture, page) if picture.displays else []
     if hex_size_on_page(picture, page) >= min_hex:
-        return [MapPage("map", render_svg(picture, page))]
+        return [MapPage("map", render_svg(picture, page)), *displays]
     windows = tile_windows(picture, page, min_hex)
     pages = [MapPage("overview", render_svg(picture, page, tiles=windows))]
     page_w, page_h = page_size(page)
@@ -1181,4 +1247,4 @@ def render_pages(picture: Picture, page: PageName = "a4", min_hex: float = MIN_H
             markers=_markers(picture), fmt=_fmt, **body,
         )
         pages.append(MapPage(t.name, svg))
-    return pages
+    return pages + displays

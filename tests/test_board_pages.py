@@ -276,3 +276,40 @@ def test_the_html_report_has_a_print_page_per_tile() -> None:
     html = render(r, "html")
     assert html.count('<div class="map">') == 3
     assert html.index("overview") < html.index("tile A1") < html.index("tile B1")
+
+
+def test_displays_hold_counters_in_boxes_and_on_tracks() -> None:
+    from pbem.board import Display, render_displays
+
+    turn = Display("turn", "Turn track", cells=tuple(str(n) for n in range(1, 21)),
+                   counters=(Counter("5", "it", "TURN", "none", figures="Apr 41"),))
+    dead = Display("destroyed", "Destroyed units", counters=(
+        Counter("a", "uk", "SG/2/I", "infantry", "battalion", "1-4"),
+        Counter("b", "uk", "7/4", "armour", "brigade", "4-10"),
+        Counter("b", "uk", "4/7", "armour", "brigade", "3-10")))
+    pic = Picture(title="PAA", hexes=synthetic(3, 3).hexes, styles=COUNTER_STYLES, grid=Grid("flat", "odd"),
+                  displays=(turn, dead))
+    pages = render_pages(pic, "a4")
+    assert [p.name for p in pages] == ["map", "displays"]
+    svg = pages[1].svg
+    assert ">Turn track</text>" in svg and ">Destroyed units</text>" in svg
+    assert all(f">{n}</text>" in svg for n in range(1, 21))
+    assert ">Apr 41</text>" in svg and ">SG/2/I</text>" in svg and ">4/7</text>" in svg
+    assert "7/4" not in svg  # under 4/7 in the same slot: a stack of 2
+    assert svg.count('<g class="stack">') == 3
+    fonts = [float(f) for f in re.findall(r'<text [^>]*font-size="([^"]+)"[^>]*>[^<]*\d', svg)]
+    assert min(fonts) >= 1.6
+    with pytest.raises(PictureError, match="no cell '21'"):
+        render_displays(Picture(title="x", hexes=pic.hexes, styles=COUNTER_STYLES,
+                                displays=(Display("turn", "T", cells=("1",), counters=(Counter("21", "it"),)),)))
+
+
+def test_many_displays_continue_on_more_pages() -> None:
+    from pbem.board import Display
+
+    boxes = tuple(Display(f"b{k}", f"Box {k}", counters=tuple(Counter(str(i), "uk", f"u{i}") for i in range(30)))
+                  for k in range(6))
+    pages = render_pages(Picture(title="x", hexes=synthetic(3, 3).hexes, styles=COUNTER_STYLES, displays=boxes))
+    names = [p.name for p in pages]
+    assert names[:3] == ["map", "displays", "displays-2"]
+    assert all(f">Box {k}</text>" in "".join(p.svg for p in pages) for k in range(6))
