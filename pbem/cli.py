@@ -116,14 +116,17 @@ class _Group(click.Group):
                 import traceback
 
                 traceback.print_exc()
+            from pbem.text import safe_lines
+
+            # Messages may carry text from files and emails: never a raw control character (issue 27).
             if isinstance(exc, PbemError):
-                click.echo(f"pbem: {exc}", err=True)
+                click.echo(safe_lines(f"pbem: {exc}"), err=True)
                 ctx.exit(exc.exit_code)
             if isinstance(exc, OSError):
-                click.echo(f"pbem: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
+                click.echo(safe_lines(f"pbem: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")), err=True)
                 ctx.exit(1)
-            click.echo(f"pbem: internal error: {type(exc).__name__}: {exc} (run with --traceback and "
-                       "report it)", err=True)
+            click.echo(safe_lines(f"pbem: internal error: {type(exc).__name__}: {exc} (run with --traceback and "
+                                  "report it)"), err=True)
             ctx.exit(1)
 
 
@@ -570,6 +573,7 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
     seat = _seat(game, identity, passphrase_file)
     inputs: list[tuple[str, bytes]] = []
     skipped = 0
+    others: list[str] = []
     for f in files:
         if str(f) != "-" and f.is_file():
             with open(f, "rb") as fh:
@@ -583,13 +587,24 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
             inputs += found
             continue
         for name, data in found:
-            if parse_turn(data, name).header.get("game") == seat.replay.game_hex:
+            header_game = parse_turn(data, name).header.get("game", "")
+            if header_game == seat.replay.game_hex:
                 inputs.append((name, data))
             else:
                 skipped += 1
+                others.append(header_game)
     if not inputs:
-        from pbem.errors import BadFile
-        raise BadFile("no turn file of this game found in " + ", ".join(map(str, files)))
+        from pbem.errors import BadFile, ForeignGame
+        from pbem.game import short_game
+        from pbem.text import shown
+
+        where = ", ".join(shown(str(f)) for f in files)
+        if others:
+            seen = list(dict.fromkeys(short_game(g) for g in others))
+            games = ", ".join(seen[:5]) + (f" and {len(seen) - 5} more" if len(seen) > 5 else "")
+            raise ForeignGame(f"{where}: every turn file in it belongs to another game (game {games}; this "
+                              f"game is {short_game(seat.replay.game_hex)}): nothing was stored")
+        raise BadFile("no turn file of this game found in " + where)
     with seat.gd.lock(exclusive=True):
         result = receive_turns(seat, inputs, auto_reply=not no_auto)
     lines = [f"skipped {skipped} turn file(s) of other games"] if skipped else []
@@ -649,14 +664,21 @@ def explain(topic: str, subject: tuple[str, ...], game: Path, identity: Path | N
 def verify(directory: Path | None, game: Path, as_json: bool) -> None:
     """Verify a whole game offline with public keys only."""
     from pbem.errors import Equivocation
-    from pbem.session import check_evidence, load_public, pending_text
+    from pbem.session import evidence_records, load_public, pending_text
     from pbem.store import GameDir
 
     gd = GameDir(directory or game)
     gd.require()
     with gd.lock(exclusive=False):
         replay = load_public(gd)
-        evidence = check_evidence(gd, replay)
+        records = evidence_records(gd, replay)
+    # Only evidence that proves equivocation accuses anyone; a record that does not
+    # verify (e.g. kept by an older pbem from a file of another game) is named, not held against anyone.
+    evidence = [str(e) for e in records if e.valid]
+    for e in records:
+        if not e.valid:
+            click.echo(f"pbem: warning: {gd.evidence_dir / e.name}-a.json and -b.json: {e}; "
+                       "it accuses nobody", err=True)
     outcome = replay.outcome()
     data = {"ok": not evidence, "game": replay.game_hex, "events": replay.seq + 1, "head": replay.head.hex(),
             "pending": pending_text(replay.pending()), "equivocations": evidence,

@@ -32,6 +32,7 @@ from pbem.deck import DECK, DeckError
 from pbem.dice import entropy_commitment, roll, roll_one
 from pbem.errors import (
     BadFile,
+    ForeignGame,
     IllegalAction,
     UsageProblem,
     VerifyError,
@@ -39,6 +40,7 @@ from pbem.errors import (
 )
 from pbem.identity import parse_public, verify_signature
 from pbem.rulesapi import DICE, Decision, Outcome, RulesModule, data_hash
+from pbem.text import shown
 
 AUDIT = "*"
 
@@ -244,14 +246,16 @@ class Replay:
             unwrapped = codec.unwrap(stored)
         except CodecError as exc:
             raise BadFile(f"event {self.seq + 1}: {exc}") from None
-        if unwrapped.seq == 0 or self.genesis is None:
+        if self.genesis is None:
             return self._apply_genesis(unwrapped, verify_signature_)
-        if unwrapped.game != self.game_hex:  # checked again after the signature
-            raise VerifyError(f"event {unwrapped.seq}: belongs to another game ({unwrapped.game[:12]}..., "
-                              f"this game is {self.game_hex[:12]}...)")
+        theirs = event_game(unwrapped)
+        if theirs != self.game_hex:  # checked again after the signature
+            raise ForeignGame(f"event {unwrapped.seq} {foreign_game_text(unwrapped.seq, theirs, self.game_hex)}")
+        if unwrapped.seq == 0:
+            return self._apply_genesis(unwrapped, verify_signature_)
         key = self.keys.get(unwrapped.author)
         if key is None:
-            raise VerifyError(f"event {unwrapped.seq}: author '{unwrapped.author}' is not a player "
+            raise VerifyError(f"event {unwrapped.seq}: author '{shown(unwrapped.author)}' is not a player "
                               f"of this game (players: {', '.join(self.keys)})")
         if verify_signature_ and not verify_signature(key, unwrapped.sig, codec.signing_input(unwrapped.body)):
             raise VerifyError(f"event {unwrapped.seq}: signature is not valid for {unwrapped.author}'s "
@@ -260,8 +264,7 @@ class Replay:
         if body.genesis is not None:
             raise VerifyError(f"event {body.seq}: a second genesis inside the game")
         if body.game != self.game_hex:
-            raise VerifyError(f"event {body.seq}: belongs to another game ({body.game[:12]}..., "
-                              f"this game is {self.game_hex[:12]}...)")
+            raise ForeignGame(f"event {body.seq} {foreign_game_text(body.seq, body.game, self.game_hex)}")
         self._check_continuity(body)
         return self._apply_body(body, codec.sha256(stored))
 
@@ -732,6 +735,28 @@ def _action_decoder(action_type: Any) -> msgspec.json.Decoder:
     if hit is None or hit[0] is not action_type:
         hit = _DECODERS[id(action_type)] = (action_type, msgspec.json.Decoder(action_type))
     return hit[1]
+
+
+def event_game(unwrapped: Unwrapped) -> str:
+    """The game id an event claims (not yet verified): its ``game`` field, or
+    for a genesis (seq 0, no ``game``) the hash of its signed bytes, which is
+    by definition the id of the game it creates."""
+    if unwrapped.seq == 0 and not unwrapped.game:
+        return codec.sha256(codec.signing_input(unwrapped.body)).hex()
+    return unwrapped.game
+
+
+def short_game(game: str) -> str:
+    """A game id as people see it (``pbem show`` prints the same 16 digits);
+    input that is no game id is shown escaped and cut."""
+    if len(game) == 64 and all(c in "0123456789abcdef" for c in game):
+        return game[:16]
+    return repr(shown(game, 24)) if game else "no game id"
+
+
+def foreign_game_text(seq: int, theirs: str, ours: str) -> str:
+    what = "is the genesis of another game" if seq == 0 else "belongs to another game"
+    return f"{what} (game {short_game(theirs)}; this game is {short_game(ours)})"
 
 
 def opening_matches(record: CommitRecord, domain: bytes, label: str, salt: bytes, value: bytes) -> bool:
