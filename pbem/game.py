@@ -34,6 +34,7 @@ from pbem.errors import (
     BadFile,
     ForeignGame,
     IllegalAction,
+    PbemError,
     UsageProblem,
     VerifyError,
     VersionMismatch,
@@ -273,6 +274,14 @@ class Replay:
             return codec.decode_body(unwrapped.body)
         except CodecError as exc:
             if "format version" in str(exc):
+                if self.genesis is not None:
+                    # Signed (checked before decoding) inside a game whose genesis fixed the
+                    # format: the signer broke the game's protocol; no pbem upgrade helps.
+                    raise IllegalAction(
+                        f"event {unwrapped.seq} by {unwrapped.author}: signed with event format version "
+                        f"{_format_version(unwrapped.body)}, but this game is played at format version "
+                        f"{codec.FORMAT_VERSION}, fixed by its genesis; a game changes format version only "
+                        "by an upgrade both players sign, so the event is refused") from None
                 raise VersionMismatch(f"event {unwrapped.seq}: {exc}") from None
             raise BadFile(f"event {unwrapped.seq}: {exc}") from None
 
@@ -344,6 +353,30 @@ class Replay:
         return body
 
     def _apply_body(self, body: Body, event_hash: bytes) -> EventInfo:
+        """``_fold`` with the engine's guarantee (issue 27 point 5): whatever a
+        signed event holds, judging it ends in acceptance or a PbemError naming
+        the event and its signer, never in another exception. A rules module
+        that raises while judging an event refuses it (never accepts it)."""
+        judging: list[str] = []
+        try:
+            return self._fold(body, event_hash, judging)
+        except PbemError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - see the docstring
+            what = f"event {body.seq} by {body.author}" + (judging[-1] if judging else "")
+            raise IllegalAction(
+                f"{what}: refused: the {self.rules.SPEC.id} rules could not judge it ({type(exc).__name__}: "
+                f"{shown(str(exc), 200)}); nothing of the event is accepted (if it is legal, this is a "
+                "rules bug: report it with --traceback)") from exc
+
+    def _safe_format(self, action: Any) -> str:
+        """How an action is named in a refusal, even one the rules cannot format."""
+        try:
+            return shown(self._format(action), 200)
+        except Exception:  # noqa: BLE001 - a crafted action must still be named
+            return shown(codec.canonical(action).decode("ascii", "replace"), 200)
+
+    def _fold(self, body: Body, event_hash: bytes, judging: list[str]) -> EventInfo:
         seq, author = body.seq, body.author
         where = f"event {seq} by {author}"
         decision = self.pending()
@@ -380,7 +413,9 @@ class Replay:
 
         labels = []
         for index, raw in enumerate(body.actions, 1):
+            judging.append(f", action {index}")
             action = self._decode_action(raw, f"{where}, action {index}")
+            judging[-1] = f", action {index} ({self._safe_format(action)})"
             now = self.rules.pending(self.state) if self.rules.outcome(self.state) is None else None
             if isinstance(action, deckmod.DeckAction) and now is not None and now.role == author \
                     and now.kind == DECK:
@@ -389,12 +424,12 @@ class Replay:
             if now is None or now.role != author or now.kind in (DICE, DECK) \
                     or isinstance(action, deckmod.DeckAction):
                 who = "nobody (the game is over)" if now is None else f"{now.role}'s ({now.kind})"
-                raise IllegalAction(f"{where}, action {index} ({self._format(action)}): "
+                raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}): "
                                     f"out of turn: the decision is {who}")
             problems = self.rules.check(self.state, action, ctx)
             if problems:
-                raise IllegalAction(f"{where}, action {index} ({self.rules.format_action(action)}) "
-                                    "is illegal:", details=[str(p) for p in problems])
+                raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}) "
+                                    "is illegal:", details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
             describe = getattr(self.rules, "describe_action", None)
             # Worded before it is applied, with what this replay knows (its own secrets).
             label = describe(self.state, action, self.role) if describe is not None else \
@@ -402,6 +437,7 @@ class Replay:
             self.state = self.rules.apply(self.state, action, ctx)
             labels.append(label)
 
+        judging.clear()
         after = self.pending()
         if after is not None and after.kind == DICE:
             if after.role == author:
@@ -448,7 +484,7 @@ class Replay:
         self.state, problems = self.rules.on_deck(self.state, ctx)
         if problems:
             raise IllegalAction(f"{where} ({self._format(action)}) shows an illegal play:",
-                                details=[str(p) for p in problems])
+                                details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
         return self._format(action)
 
     def _deck_message(self, task: deckmod.DeckTask, action: Any, author: str, seq: int) -> None:
@@ -684,7 +720,7 @@ class Replay:
                 self.state, problems = self.rules.reveal_die(self.state, opening.label, result, ctx)
             if problems:
                 raise IllegalAction(f"{where}: opening '{opening.label}' shows an earlier illegal "
-                                    "action:", details=[str(p) for p in problems])
+                                    "action:", details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
 
     def _open_leaves(self, body: Body, where: str, ctx: _Ctx) -> None:
         """Leaf openings of Merkle sets (DESIGN 4): each proves one key's value."""
@@ -709,14 +745,14 @@ class Replay:
             self.state, problems = hook(self.state, leaf.label, leaf.key, value, ctx)
             if problems:
                 raise IllegalAction(f"{what}: the opening shows an illegal action:",
-                                    details=[str(p) for p in problems])
+                                    details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
 
     def _decode_action(self, raw: msgspec.Raw, where: str) -> Any:
         data = bytes(raw)
         try:
             action = _action_decoder(self.rules.Action).decode(data)
         except msgspec.DecodeError as exc:
-            raise BadFile(f"{where}: not a valid {self.rules.SPEC.id} action: {exc}") from None
+            raise BadFile(f"{where}: not a valid {self.rules.SPEC.id} action: {shown(str(exc))}") from None
         except RecursionError:
             raise BadFile(f"{where}: action nested too deeply") from None
         if codec.canonical(action) != data:
@@ -735,6 +771,22 @@ def _action_decoder(action_type: Any) -> msgspec.json.Decoder:
     if hit is None or hit[0] is not action_type:
         hit = _DECODERS[id(action_type)] = (action_type, msgspec.json.Decoder(action_type))
     return hit[1]
+
+
+#: Longest rule problem shown from a refusal (a problem may quote input).
+PROBLEM_LIMIT = 1000
+
+
+class _Version(msgspec.Struct):
+    v: Any = None
+
+
+def _format_version(body: bytes) -> str:
+    """The ``v`` an event body claims, as text for a refusal."""
+    try:
+        return shown(repr(msgspec.json.decode(body, type=_Version).v), 40)
+    except (msgspec.DecodeError, RecursionError):
+        return "(unreadable)"
 
 
 def event_game(unwrapped: Unwrapped) -> str:
