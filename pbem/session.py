@@ -35,7 +35,7 @@ from pbem.game import AUDIT, EventInfo, Replay, audit_openings, event_game, fore
 from pbem.identity import Identity, fingerprint, parse_public, verify_signature
 from pbem.rulesapi import DICE, Decision, Order, RulesModule, data_hash
 from pbem.store import GameDir, LocalConfig
-from pbem.text import shown
+from pbem.text import escaped, shown
 from pbem.turnfile import format_turn, parse_turn
 from pbem.vault import Secret, VaultData
 
@@ -777,7 +777,7 @@ def email_for(gd: GameDir, sent: Sent, *, sender: str = "", recipient: str = "")
     theirs = [i.seq for i in replay.history[: sent.seqs[0]] if i.author != me]
     host_sender = sender if replay.history[0].author == me else recipient
     turn = Path(sent.turn_file).read_bytes()
-    title = f"{replay.rules.SPEC.title} {replay.genesis.title or replay.genesis.scenario}".strip()
+    title = f"{replay.rules.SPEC.title} {shown(replay.genesis.title, 120) or replay.genesis.scenario}".strip()
     return build_message(turn=turn, turn_name=Path(sent.turn_file).name, game=replay.game_hex, title=title,
                          seqs=sent.seqs, author=me, sender=sender, recipient=recipient,
                          summary=turn_summary(replay, sent.seqs), reply_to_seq=max(theirs) if theirs else None,
@@ -788,7 +788,7 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
     """Plain-text summary of events ``seqs`` from public information (an email body)."""
     spec = replay.rules.SPEC
     g = replay.genesis
-    lines = [f"{spec.title}: {g.title or 'game'} {replay.game_hex[:16]} (scenario {g.scenario})", ""]
+    lines = [f"{spec.title}: {shown(g.title) or 'game'} {replay.game_hex[:16]} (scenario {g.scenario})", ""]
     for seq in seqs:
         info = replay.history[seq]
         lines.append(f"Event {seq} by {info.author}: " + ("; ".join(info.actions) or "no actions"))
@@ -798,7 +798,7 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
         if info.reveals:
             lines.append(f"  opens {len(info.reveals)} commitment(s)")
         if info.note:
-            lines.append(f"  note: {info.note}")
+            lines.append(f"  note: {escaped(info.note)}")
     outcome = replay.outcome()
     lines += ["", f"Next decision: {pending_text(replay.pending())}"]
     if outcome is not None:
