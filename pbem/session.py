@@ -742,6 +742,12 @@ def _conflict(seat: Seat, replay: Replay, incoming: codec.Unwrapped, existing: b
     this game, at that seq, by one author, each validly signed by that author."""
     held = codec.unwrap(existing)
     key = replay.keys.get(incoming.author)
+    from pbem import evidence as evidencemod
+
+    if any(r.stands == existing and r.other == incoming.stored and evidencemod.is_cleared(replay, r)
+           for r in evidencemod.records(seat.gd)):
+        raise VerifyError(f"event {incoming.seq}: the version of event {incoming.seq} that both players agreed "
+                          "to set aside (their signed consents are in evidence/); nothing was stored")
     if key is not None and incoming.author == held.author and incoming.seq == held.seq and \
             event_game(incoming) == event_game(held) == replay.game_hex and \
             verify_signature(key, incoming.sig, codec.signing_input(incoming.body)) and \
@@ -851,10 +857,18 @@ class Evidence:
     seq: int
     valid: bool
     why: str = ""
+    #: both players signed that it was a mistake (pbem.evidence): it stops nothing
+    cleared: bool = False
+
+    @property
+    def accuses(self) -> bool:
+        return self.valid and not self.cleared
 
     def __str__(self) -> str:
         text = f"{shown(self.author, 40)} signed two different events for seq {self.seq}"
-        return text if self.valid else f"{text} (evidence does NOT verify: {self.why})"
+        if not self.valid:
+            return f"{text} (evidence does NOT verify: {self.why})"
+        return f"{text} (cleared: both players signed that it was a mistake)" if self.cleared else text
 
 
 def evidence_records(gd: GameDir, replay: Replay) -> list[Evidence]:
@@ -882,6 +896,12 @@ def evidence_records(gd: GameDir, replay: Replay) -> list[Evidence]:
         elif not (_is_event_of(ua, replay.game_hex) and _is_event_of(ub, replay.game_hex)):
             why = "an event is malformed"
         found.append(Evidence(base, ua.author, ua.seq, not why, why))
+    if any(e.valid for e in found):
+        from pbem import evidence as evidencemod
+
+        cleared = {r.base for r in evidencemod.records(gd) if evidencemod.is_cleared(replay, r)}
+        for e in found:
+            e.cleared = e.valid and e.name in cleared
     return found
 
 
