@@ -803,7 +803,7 @@ def short_game(game: str) -> str:
     input that is no game id is shown escaped and cut."""
     if len(game) == 64 and all(c in "0123456789abcdef" for c in game):
         return game[:16]
-    return repr(shown(game, 24)) if game else "no game id"
+    return f"'{shown(game, 24)}'" if game else "no game id"
 
 
 def foreign_game_text(seq: int, theirs: str, ours: str) -> str:
