@@ -814,6 +814,7 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
     """List the events of a game: author, actions, dice, notes (public information)."""
     from pbem.session import history_json, load_public
     from pbem.store import GameDir
+    from pbem.text import escaped
 
     gd = GameDir(directory or game)
     gd.require()
@@ -822,7 +823,7 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
     items = history_json(replay.history)
     lines = []
     for item in items:
-        line = f"{item['seq']:>5}  {item['author']:<8} " + ("; ".join(item["actions"]) or "-")
+        line = f"{item['seq']:>5}  {item['author']:<8} " + ("; ".join(map(escaped, item["actions"])) or "-")
         if "rolls" in item:
             shown = ", ".join("?" if v is None else str(v) for v in item["rolls"]["values"])
             line += f"  [dice of event {item['rolls']['asked_in']}: {shown}]"

@@ -85,7 +85,8 @@ def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tu
             what = "; ".join(asked.actions) if asked is not None and asked.actions else ""
             dice_for = f"event {info.rolls.asked_seq} by {info.rolls.asker}" + (f" ({what})" if what else "")
         # the note is the opponent's free text: every control character escaped (issue 27 point 7)
-        out.append(Happening(info.seq, info.author, info.actions, dice, dice_for, escaped(info.note)))
+        out.append(Happening(info.seq, info.author, tuple(map(escaped, info.actions)), dice, dice_for,
+                             escaped(info.note)))
     return since, tuple(out)
 
 

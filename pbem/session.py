@@ -797,7 +797,7 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
     lines = [f"{spec.title}: {shown(g.title) or 'game'} {replay.game_hex[:16]} (scenario {g.scenario})", ""]
     for seq in seqs:
         info = replay.history[seq]
-        lines.append(f"Event {seq} by {info.author}: " + ("; ".join(info.actions) or "no actions"))
+        lines.append(f"Event {seq} by {info.author}: " + ("; ".join(map(escaped, info.actions)) or "no actions"))
         if info.rolls is not None:
             lines.append(f"  dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
                          f"{dice_text(info.rolls.values, info.rolls.sides, replay.rules)}")
