@@ -357,13 +357,16 @@ class Replay:
         signed event holds, judging it ends in acceptance or a PbemError naming
         the event and its signer, never in another exception. A rules module
         that raises while judging an event refuses it (never accepts it)."""
-        judging: list[str] = []
+        judging: list[Any] = []  # [index, action] while an action is judged: named only on failure
         try:
             return self._fold(body, event_hash, judging)
         except PbemError:
             raise
         except Exception as exc:  # noqa: BLE001 - see the docstring
-            what = f"event {body.seq} by {body.author}" + (judging[-1] if judging else "")
+            what = f"event {body.seq} by {body.author}"
+            if judging:
+                index, action = judging
+                what += f", action {index}" + ("" if action is None else f" ({self._safe_format(action)})")
             raise IllegalAction(
                 f"{what}: refused: the {self.rules.SPEC.id} rules could not judge it ({type(exc).__name__}: "
                 f"{shown(str(exc), 200)}); nothing of the event is accepted (if it is legal, this is a "
@@ -376,7 +379,7 @@ class Replay:
         except Exception:  # noqa: BLE001 - a crafted action must still be named
             return shown(codec.canonical(action).decode("ascii", "replace"), 200)
 
-    def _fold(self, body: Body, event_hash: bytes, judging: list[str]) -> EventInfo:
+    def _fold(self, body: Body, event_hash: bytes, judging: list[Any]) -> EventInfo:
         seq, author = body.seq, body.author
         where = f"event {seq} by {author}"
         decision = self.pending()
@@ -413,9 +416,9 @@ class Replay:
 
         labels = []
         for index, raw in enumerate(body.actions, 1):
-            judging.append(f", action {index}")
+            judging[:] = [index, None]
             action = self._decode_action(raw, f"{where}, action {index}")
-            judging[-1] = f", action {index} ({self._safe_format(action)})"
+            judging[1] = action
             now = self.rules.pending(self.state) if self.rules.outcome(self.state) is None else None
             if isinstance(action, deckmod.DeckAction) and now is not None and now.role == author \
                     and now.kind == DECK:
