@@ -114,7 +114,8 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     (BadFile.exit_code, "bad file: corrupt, truncated, oversized or not a pbem file"),
     (VerifyError.exit_code, "verification failed: signature, hash chain, "
      "replayed/out-of-order event, wrong signer, or a commitment that does not open"),
-    (IllegalAction.exit_code, "illegal action or out of turn (the message names the rule)"),
+    (IllegalAction.exit_code, "illegal action or out of turn, or a signed event the game's "
+     "rules or format refuse (the message names the signer, the event and the rule)"),
     (Equivocation.exit_code, "equivocation: an author signed two different events of this "
      "game for one sequence number; both are kept as evidence and the game is stopped"),
     (Busy.exit_code, "the game directory is in use by another pbem process"),
