@@ -116,14 +116,17 @@ class _Group(click.Group):
                 import traceback
 
                 traceback.print_exc()
+            from pbem.text import safe_lines
+
+            # Messages may carry text from files and emails: never a raw control character (issue 27).
             if isinstance(exc, PbemError):
-                click.echo(f"pbem: {exc}", err=True)
+                click.echo(safe_lines(f"pbem: {exc}"), err=True)
                 ctx.exit(exc.exit_code)
             if isinstance(exc, OSError):
-                click.echo(f"pbem: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
+                click.echo(safe_lines(f"pbem: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")), err=True)
                 ctx.exit(1)
-            click.echo(f"pbem: internal error: {type(exc).__name__}: {exc} (run with --traceback and "
-                       "report it)", err=True)
+            click.echo(safe_lines(f"pbem: internal error: {type(exc).__name__}: {exc} (run with --traceback and "
+                                  "report it)"), err=True)
             ctx.exit(1)
 
 
@@ -570,6 +573,7 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
     seat = _seat(game, identity, passphrase_file)
     inputs: list[tuple[str, bytes]] = []
     skipped = 0
+    others: list[str] = []
     for f in files:
         if str(f) != "-" and f.is_file():
             with open(f, "rb") as fh:
@@ -583,13 +587,24 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
             inputs += found
             continue
         for name, data in found:
-            if parse_turn(data, name).header.get("game") == seat.replay.game_hex:
+            header_game = parse_turn(data, name).header.get("game", "")
+            if header_game == seat.replay.game_hex:
                 inputs.append((name, data))
             else:
                 skipped += 1
+                others.append(header_game)
     if not inputs:
-        from pbem.errors import BadFile
-        raise BadFile("no turn file of this game found in " + ", ".join(map(str, files)))
+        from pbem.errors import BadFile, ForeignGame
+        from pbem.game import short_game
+        from pbem.text import shown
+
+        where = ", ".join(shown(str(f)) for f in files)
+        if others:
+            seen = list(dict.fromkeys(short_game(g) for g in others))
+            games = ", ".join(seen[:5]) + (f" and {len(seen) - 5} more" if len(seen) > 5 else "")
+            raise ForeignGame(f"{where}: every turn file in it belongs to another game (game {games}; this "
+                              f"game is {short_game(seat.replay.game_hex)}): nothing was stored")
+        raise BadFile("no turn file of this game found in " + where)
     with seat.gd.lock(exclusive=True):
         result = receive_turns(seat, inputs, auto_reply=not no_auto)
     lines = [f"skipped {skipped} turn file(s) of other games"] if skipped else []
@@ -649,14 +664,23 @@ def explain(topic: str, subject: tuple[str, ...], game: Path, identity: Path | N
 def verify(directory: Path | None, game: Path, as_json: bool) -> None:
     """Verify a whole game offline with public keys only."""
     from pbem.errors import Equivocation
-    from pbem.session import check_evidence, load_public, pending_text
+    from pbem.session import evidence_records, load_public, pending_text
     from pbem.store import GameDir
 
     gd = GameDir(directory or game)
     gd.require()
     with gd.lock(exclusive=False):
         replay = load_public(gd)
-        evidence = check_evidence(gd, replay)
+        records = evidence_records(gd, replay)
+    # Only evidence that proves equivocation accuses anyone; a record that does not
+    # verify (e.g. kept by an older pbem from a file of another game) is named, not held against anyone.
+    evidence = [str(e) for e in records if e.accuses]
+    for e in records:
+        if not e.valid:
+            click.echo(f"pbem: warning: {gd.evidence_dir / e.name}-a.json and -b.json: {e}; "
+                       "it accuses nobody", err=True)
+        elif e.cleared:
+            click.echo(f"pbem: note: {e} (see 'pbem evidence')", err=True)
     outcome = replay.outcome()
     data = {"ok": not evidence, "game": replay.game_hex, "events": replay.seq + 1, "head": replay.head.hex(),
             "pending": pending_text(replay.pending()), "equivocations": evidence,
@@ -669,6 +693,78 @@ def verify(directory: Path | None, game: Path, as_json: bool) -> None:
     _emit(data, as_json, text)
     if evidence:
         raise Equivocation("equivocation evidence in this game:", details=evidence)
+
+
+@cli.group(invoke_without_command=True)
+@game_option
+@json_option
+@click.pass_context
+def evidence(ctx: click.Context, game: Path, as_json: bool) -> None:
+    """Show this game's equivocation evidence: who signed two events for which
+    seq, whether it verifies, and which players consented to clear it. A stop
+    is lifted only by both players' signed consents ('pbem evidence clear');
+    the evidence stays."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from pbem import evidence as evidencemod
+    from pbem.session import load_public
+    from pbem.store import GameDir
+
+    gd = GameDir(game)
+    gd.require()
+    with gd.lock(exclusive=False):
+        replay = load_public(gd)
+        rows = evidencemod.describe(gd, replay)
+        stopped = gd.stopped_reason()
+    lines = [f"GAME STOPPED: {stopped}" if stopped else "the game is not stopped"]
+    for row in rows:
+        state = ("cleared by both players" if row["cleared"] else
+                 f"consents so far: {', '.join(row['consents']) or 'none'}") if row["valid"] else \
+            f"does NOT verify ({row['why']}): accuses nobody"
+        lines.append(f"{row['record']}: {row['author']} signed two different events for seq {row['seq']}; "
+                     f"kept {str(row['stands'])[:16]}, set aside {str(row['other'])[:16]}; {state}")
+    if not rows:
+        lines.append("no equivocation evidence")
+    elif stopped:
+        lines.append("if both players agree it was a mistake, each runs 'pbem evidence clear' (the second with "
+                     "the first one's consent file); the evidence stays")
+    _emit({"stopped": stopped, "records": rows}, as_json, "\n".join(lines))
+
+
+@evidence.command("clear")
+@click.argument("consent_files", nargs=-1, type=click.Path(path_type=Path))
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+              help="Where to write your consent file for the opponent (default: GAME/outbox/).")
+@click.option("-g", "--game", type=click.Path(path_type=Path), envvar=GAME_ENV, default=None,
+              help="Game directory (default: the one given to 'pbem evidence', else $PBEM_GAME, else .).")
+@identity_option
+@passphrase_option
+@json_option
+@click.pass_context
+def evidence_clear(ctx: click.Context, consent_files: tuple[Path, ...], out: Path | None, game: Path | None,
+                   identity: Path | None, passphrase_file: Path | None, as_json: bool) -> None:
+    """Sign your consent that this game's equivocation was a mistake and the
+    event in your log stands; with the opponent's CONSENT_FILES, check and keep
+    their consent too. The stop is lifted when both players' signed consents
+    are here; nothing is deleted."""
+    from pbem import evidence as evidencemod
+
+    game = game or ctx.parent.params["game"]
+    seat = _seat(game, identity, passphrase_file)
+    incoming = [(str(f), evidencemod.require_usable(f)) for f in consent_files]
+    with seat.gd.lock(exclusive=True):
+        done = evidencemod.clear(seat.gd, seat.replay, seat.identity, seat.role, incoming, out)
+        stopped = seat.gd.stopped_reason()
+    lines = []
+    for c in done:
+        lines.append(f"{c.record}: consents of {', '.join(c.consented)}"
+                     + ("; cleared by both players" if c.lifted else "; waiting for your opponent's consent"))
+        if c.consent_file is not None:
+            lines.append(f"  send {c.consent_file} to your opponent ('pbem evidence clear FILE' on their side)")
+    lines.append(f"the game is still stopped: {stopped}" if stopped else "the game is not stopped")
+    _emit({"records": [{"record": c.record, "consents": c.consented, "cleared": c.lifted,
+                        "consent_file": str(c.consent_file) if c.consent_file else None} for c in done],
+           "stopped": stopped}, as_json, "\n".join(lines))
 
 
 @cli.command()
@@ -718,6 +814,7 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
     """List the events of a game: author, actions, dice, notes (public information)."""
     from pbem.session import history_json, load_public
     from pbem.store import GameDir
+    from pbem.text import escaped
 
     gd = GameDir(directory or game)
     gd.require()
@@ -726,7 +823,7 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
     items = history_json(replay.history)
     lines = []
     for item in items:
-        line = f"{item['seq']:>5}  {item['author']:<8} " + ("; ".join(item["actions"]) or "-")
+        line = f"{item['seq']:>5}  {item['author']:<8} " + ("; ".join(map(escaped, item["actions"])) or "-")
         if "rolls" in item:
             shown = ", ".join("?" if v is None else str(v) for v in item["rolls"]["values"])
             line += f"  [dice of event {item['rolls']['asked_in']}: {shown}]"

@@ -20,6 +20,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from pbem.text import shown
+
 FORMAT_VERSION = 1
 SIG_DOMAIN = b"pbem/v1/event\x00"
 
@@ -192,7 +194,7 @@ def unwrap(stored: bytes) -> Unwrapped:
     try:
         signed = _signed_decoder.decode(stored)
     except msgspec.DecodeError as exc:
-        raise CodecError(f"not a pbem event: {exc}") from None
+        raise CodecError(f"not a pbem event: {shown(str(exc))}") from None
     except RecursionError:
         raise CodecError("not a pbem event: JSON nested too deeply") from None
     body = bytes(signed.body)
@@ -202,7 +204,7 @@ def unwrap(stored: bytes) -> Unwrapped:
     try:
         head = _head_decoder.decode(body)
     except msgspec.DecodeError as exc:
-        raise CodecError(f"event body is not a JSON object with author and seq: {exc}") from None
+        raise CodecError(f"event body is not a JSON object with author and seq: {shown(str(exc))}") from None
     except RecursionError:
         raise CodecError("event body is nested too deeply") from None
     return Unwrapped(stored=stored, body=body, sig=sig, author=head.author, seq=head.seq, game=head.game)
@@ -213,7 +215,7 @@ def decode_body(body: bytes) -> Body:
     try:
         head = _head_decoder.decode(body)
     except msgspec.DecodeError as exc:
-        raise CodecError(f"malformed event body: {exc}") from None
+        raise CodecError(f"malformed event body: {shown(str(exc))}") from None
     except RecursionError:
         raise CodecError("event body is nested too deeply") from None
     if head.v != FORMAT_VERSION:
@@ -222,7 +224,7 @@ def decode_body(body: bytes) -> Body:
     try:
         decoded = _body_decoder.decode(body)
     except msgspec.DecodeError as exc:
-        raise CodecError(f"malformed event body: {exc}") from None
+        raise CodecError(f"malformed event body: {shown(str(exc))}") from None
     except RecursionError:
         raise CodecError("event body is nested too deeply") from None
     if canonical(decoded) != body:

@@ -39,8 +39,9 @@ class BadFile(PbemError):
 
 
 class VerifyError(PbemError):
-    """Cryptographic or chain verification failed: forged, tampered, foreign,
-    replayed, out-of-order, wrong signer, or a commitment that does not open."""
+    """Cryptographic or chain verification failed: forged, tampered, replayed,
+    out-of-order, wrong signer, or a commitment that does not open. (A file of
+    another game is ``ForeignGame``.)"""
 
     exit_code = 4
 
@@ -111,11 +112,12 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     (1, "unexpected internal error (run with --traceback and report it)"),
     (2, "usage error: bad command line, option or configuration"),
     (BadFile.exit_code, "bad file: corrupt, truncated, oversized or not a pbem file"),
-    (VerifyError.exit_code, "verification failed: signature, hash chain, foreign game, "
+    (VerifyError.exit_code, "verification failed: signature, hash chain, "
      "replayed/out-of-order event, wrong signer, or a commitment that does not open"),
-    (IllegalAction.exit_code, "illegal action or out of turn (the message names the rule)"),
-    (Equivocation.exit_code, "equivocation: an author signed two different events for "
-     "one sequence number; both are kept as evidence and the game is stopped"),
+    (IllegalAction.exit_code, "illegal action or out of turn, or a signed event the game's "
+     "rules or format refuse (the message names the signer, the event and the rule)"),
+    (Equivocation.exit_code, "equivocation: an author signed two different events of this "
+     "game for one sequence number; both are kept as evidence and the game is stopped"),
     (Busy.exit_code, "the game directory is in use by another pbem process"),
     (KeyProblem.exit_code, "identity key or vault unusable (wrong passphrase or key, damaged file)"),
     (NotFound.exit_code, "game directory, key file or rules module not found"),

@@ -32,13 +32,16 @@ from pbem.deck import DECK, DeckError
 from pbem.dice import entropy_commitment, roll, roll_one
 from pbem.errors import (
     BadFile,
+    ForeignGame,
     IllegalAction,
+    PbemError,
     UsageProblem,
     VerifyError,
     VersionMismatch,
 )
 from pbem.identity import parse_public, verify_signature
 from pbem.rulesapi import DICE, Decision, Outcome, RulesModule, data_hash
+from pbem.text import shown
 
 AUDIT = "*"
 
@@ -244,14 +247,16 @@ class Replay:
             unwrapped = codec.unwrap(stored)
         except CodecError as exc:
             raise BadFile(f"event {self.seq + 1}: {exc}") from None
-        if unwrapped.seq == 0 or self.genesis is None:
+        if self.genesis is None:
             return self._apply_genesis(unwrapped, verify_signature_)
-        if unwrapped.game != self.game_hex:  # checked again after the signature
-            raise VerifyError(f"event {unwrapped.seq}: belongs to another game ({unwrapped.game[:12]}..., "
-                              f"this game is {self.game_hex[:12]}...)")
+        theirs = event_game(unwrapped)
+        if theirs != self.game_hex:  # checked again after the signature
+            raise ForeignGame(f"event {unwrapped.seq} {foreign_game_text(unwrapped.seq, theirs, self.game_hex)}")
+        if unwrapped.seq == 0:
+            return self._apply_genesis(unwrapped, verify_signature_)
         key = self.keys.get(unwrapped.author)
         if key is None:
-            raise VerifyError(f"event {unwrapped.seq}: author '{unwrapped.author}' is not a player "
+            raise VerifyError(f"event {unwrapped.seq}: author '{shown(unwrapped.author)}' is not a player "
                               f"of this game (players: {', '.join(self.keys)})")
         if verify_signature_ and not verify_signature(key, unwrapped.sig, codec.signing_input(unwrapped.body)):
             raise VerifyError(f"event {unwrapped.seq}: signature is not valid for {unwrapped.author}'s "
@@ -260,8 +265,7 @@ class Replay:
         if body.genesis is not None:
             raise VerifyError(f"event {body.seq}: a second genesis inside the game")
         if body.game != self.game_hex:
-            raise VerifyError(f"event {body.seq}: belongs to another game ({body.game[:12]}..., "
-                              f"this game is {self.game_hex[:12]}...)")
+            raise ForeignGame(f"event {body.seq} {foreign_game_text(body.seq, body.game, self.game_hex)}")
         self._check_continuity(body)
         return self._apply_body(body, codec.sha256(stored))
 
@@ -270,6 +274,14 @@ class Replay:
             return codec.decode_body(unwrapped.body)
         except CodecError as exc:
             if "format version" in str(exc):
+                if self.genesis is not None:
+                    # Signed (checked before decoding) inside a game whose genesis fixed the
+                    # format: the signer broke the game's protocol; no pbem upgrade helps.
+                    raise IllegalAction(
+                        f"event {unwrapped.seq} by {unwrapped.author}: signed with event format version "
+                        f"{_format_version(unwrapped.body)}, but this game is played at format version "
+                        f"{codec.FORMAT_VERSION}, fixed by its genesis; a game changes format version only "
+                        "by an upgrade both players sign, so the event is refused") from None
                 raise VersionMismatch(f"event {unwrapped.seq}: {exc}") from None
             raise BadFile(f"event {unwrapped.seq}: {exc}") from None
 
@@ -341,6 +353,33 @@ class Replay:
         return body
 
     def _apply_body(self, body: Body, event_hash: bytes) -> EventInfo:
+        """``_fold`` with the engine's guarantee (issue 27 point 5): whatever a
+        signed event holds, judging it ends in acceptance or a PbemError naming
+        the event and its signer, never in another exception. A rules module
+        that raises while judging an event refuses it (never accepts it)."""
+        judging: list[Any] = []  # [index, action] while an action is judged: named only on failure
+        try:
+            return self._fold(body, event_hash, judging)
+        except PbemError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - see the docstring
+            what = f"event {body.seq} by {body.author}"
+            if judging:
+                index, action = judging
+                what += f", action {index}" + ("" if action is None else f" ({self._safe_format(action)})")
+            raise IllegalAction(
+                f"{what}: refused: the {self.rules.SPEC.id} rules could not judge it ({type(exc).__name__}: "
+                f"{shown(str(exc), 200)}); nothing of the event is accepted (if it is legal, this is a "
+                "rules bug: report it with --traceback)") from exc
+
+    def _safe_format(self, action: Any) -> str:
+        """How an action is named in a refusal, even one the rules cannot format."""
+        try:
+            return shown(self._format(action), 200)
+        except Exception:  # noqa: BLE001 - a crafted action must still be named
+            return shown(codec.canonical(action).decode("ascii", "replace"), 200)
+
+    def _fold(self, body: Body, event_hash: bytes, judging: list[Any]) -> EventInfo:
         seq, author = body.seq, body.author
         where = f"event {seq} by {author}"
         decision = self.pending()
@@ -377,7 +416,9 @@ class Replay:
 
         labels = []
         for index, raw in enumerate(body.actions, 1):
+            judging[:] = [index, None]
             action = self._decode_action(raw, f"{where}, action {index}")
+            judging[1] = action
             now = self.rules.pending(self.state) if self.rules.outcome(self.state) is None else None
             if isinstance(action, deckmod.DeckAction) and now is not None and now.role == author \
                     and now.kind == DECK:
@@ -386,12 +427,12 @@ class Replay:
             if now is None or now.role != author or now.kind in (DICE, DECK) \
                     or isinstance(action, deckmod.DeckAction):
                 who = "nobody (the game is over)" if now is None else f"{now.role}'s ({now.kind})"
-                raise IllegalAction(f"{where}, action {index} ({self._format(action)}): "
+                raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}): "
                                     f"out of turn: the decision is {who}")
             problems = self.rules.check(self.state, action, ctx)
             if problems:
-                raise IllegalAction(f"{where}, action {index} ({self.rules.format_action(action)}) "
-                                    "is illegal:", details=[str(p) for p in problems])
+                raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}) "
+                                    "is illegal:", details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
             describe = getattr(self.rules, "describe_action", None)
             # Worded before it is applied, with what this replay knows (its own secrets).
             label = describe(self.state, action, self.role) if describe is not None else \
@@ -399,6 +440,7 @@ class Replay:
             self.state = self.rules.apply(self.state, action, ctx)
             labels.append(label)
 
+        judging.clear()
         after = self.pending()
         if after is not None and after.kind == DICE:
             if after.role == author:
@@ -445,7 +487,7 @@ class Replay:
         self.state, problems = self.rules.on_deck(self.state, ctx)
         if problems:
             raise IllegalAction(f"{where} ({self._format(action)}) shows an illegal play:",
-                                details=[str(p) for p in problems])
+                                details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
         return self._format(action)
 
     def _deck_message(self, task: deckmod.DeckTask, action: Any, author: str, seq: int) -> None:
@@ -681,7 +723,7 @@ class Replay:
                 self.state, problems = self.rules.reveal_die(self.state, opening.label, result, ctx)
             if problems:
                 raise IllegalAction(f"{where}: opening '{opening.label}' shows an earlier illegal "
-                                    "action:", details=[str(p) for p in problems])
+                                    "action:", details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
 
     def _open_leaves(self, body: Body, where: str, ctx: _Ctx) -> None:
         """Leaf openings of Merkle sets (DESIGN 4): each proves one key's value."""
@@ -706,14 +748,14 @@ class Replay:
             self.state, problems = hook(self.state, leaf.label, leaf.key, value, ctx)
             if problems:
                 raise IllegalAction(f"{what}: the opening shows an illegal action:",
-                                    details=[str(p) for p in problems])
+                                    details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
 
     def _decode_action(self, raw: msgspec.Raw, where: str) -> Any:
         data = bytes(raw)
         try:
             action = _action_decoder(self.rules.Action).decode(data)
         except msgspec.DecodeError as exc:
-            raise BadFile(f"{where}: not a valid {self.rules.SPEC.id} action: {exc}") from None
+            raise BadFile(f"{where}: not a valid {self.rules.SPEC.id} action: {shown(str(exc))}") from None
         except RecursionError:
             raise BadFile(f"{where}: action nested too deeply") from None
         if codec.canonical(action) != data:
@@ -732,6 +774,44 @@ def _action_decoder(action_type: Any) -> msgspec.json.Decoder:
     if hit is None or hit[0] is not action_type:
         hit = _DECODERS[id(action_type)] = (action_type, msgspec.json.Decoder(action_type))
     return hit[1]
+
+
+#: Longest rule problem shown from a refusal (a problem may quote input).
+PROBLEM_LIMIT = 1000
+
+
+class _Version(msgspec.Struct):
+    v: Any = None
+
+
+def _format_version(body: bytes) -> str:
+    """The ``v`` an event body claims, as text for a refusal."""
+    try:
+        return shown(repr(msgspec.json.decode(body, type=_Version).v), 40)
+    except (msgspec.DecodeError, RecursionError):
+        return "(unreadable)"
+
+
+def event_game(unwrapped: Unwrapped) -> str:
+    """The game id an event claims (not yet verified): its ``game`` field, or
+    for a genesis (seq 0, no ``game``) the hash of its signed bytes, which is
+    by definition the id of the game it creates."""
+    if unwrapped.seq == 0 and not unwrapped.game:
+        return codec.sha256(codec.signing_input(unwrapped.body)).hex()
+    return unwrapped.game
+
+
+def short_game(game: str) -> str:
+    """A game id as people see it (``pbem show`` prints the same 16 digits);
+    input that is no game id is shown escaped and cut."""
+    if len(game) == 64 and all(c in "0123456789abcdef" for c in game):
+        return game[:16]
+    return f"'{shown(game, 24)}'" if game else "no game id"
+
+
+def foreign_game_text(seq: int, theirs: str, ours: str) -> str:
+    what = "is the genesis of another game" if seq == 0 else "belongs to another game"
+    return f"{what} (game {short_game(theirs)}; this game is {short_game(ours)})"
 
 
 def opening_matches(record: CommitRecord, domain: bytes, label: str, salt: bytes, value: bytes) -> bool:

@@ -11,7 +11,8 @@ both players hold alike. Nothing here knows a game.
 A4 and Letter, the map inline as SVG) or plain text (an email body) through
 ``templates/report.html.j2`` and ``templates/report.txt.j2``. Every string
 that reaches the HTML is escaped by the template environment; notes and the
-game title are player-supplied.
+game title are player-supplied, so ``build`` escapes their control, format
+and bidi characters (``pbem.text``) for both formats, the text report too.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pbem.game import EventInfo
+from pbem.text import escaped, shown
 
 Format = Literal["html", "text"]
 FORMATS: tuple[str, ...] = ("html", "text")
@@ -85,7 +87,9 @@ def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tu
             asked = history[info.rolls.asked_seq] if info.rolls.asked_seq < len(history) else None
             what = "; ".join(asked.actions) if asked is not None and asked.actions else ""
             dice_for = f"event {info.rolls.asked_seq} by {info.rolls.asker}" + (f" ({what})" if what else "")
-        out.append(Happening(info.seq, info.author, info.actions, dice, dice_for, info.note))
+        # the note is the opponent's free text: every control character escaped (issue 27 point 7)
+        out.append(Happening(info.seq, info.author, tuple(map(escaped, info.actions)), dice, dice_for,
+                             escaped(info.note)))
     return since, tuple(out)
 
 
@@ -143,7 +147,7 @@ def build(replay: Any, role: str, *, with_map: bool = True, overlays: Sequence[s
     since, events = happenings(replay.history, role, replay.rules)
     genesis = replay.genesis
     return Report(
-        rules_title=rules.SPEC.title, game_title=genesis.title, game_id=replay.game_hex[:16],
+        rules_title=rules.SPEC.title, game_title=shown(genesis.title), game_id=replay.game_hex[:16],
         scenario=genesis.scenario, role=role, seq=replay.seq, pending=pending_text(decision),
         my_turn=decision is not None and decision.role == role, since=since, happenings=events,
         sections=sections, svg=svg, outcome=outcome.summary if outcome is not None else "",

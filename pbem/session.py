@@ -23,6 +23,7 @@ from pbem.dice import entropy_commitment, new_secret
 from pbem.errors import (
     BadFile,
     Equivocation,
+    ForeignGame,
     IllegalAction,
     NotFound,
     PbemError,
@@ -30,10 +31,11 @@ from pbem.errors import (
     VerifyError,
 )
 from pbem.fileio import write_atomic
-from pbem.game import AUDIT, EventInfo, Replay, audit_openings
+from pbem.game import AUDIT, EventInfo, Replay, audit_openings, event_game, foreign_game_text
 from pbem.identity import Identity, fingerprint, parse_public, verify_signature
 from pbem.rulesapi import DICE, Decision, Order, RulesModule, data_hash
 from pbem.store import GameDir, LocalConfig
+from pbem.text import escaped, shown
 from pbem.turnfile import format_turn, parse_turn
 from pbem.vault import Secret, VaultData
 
@@ -662,9 +664,11 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
     for name, data in turn_files:
         for stored in parse_turn(data, name).events:
             try:
-                incoming.append(codec.unwrap(stored))
+                unwrapped = codec.unwrap(stored)
             except codec.CodecError as exc:
-                raise BadFile(f"{name}: {exc}") from None
+                raise BadFile(f"{shown(name)}: {exc}") from None
+            require_this_game(seat.replay, shown(name), unwrapped)
+            incoming.append(unwrapped)
     # Several files (a mailbox) may repeat events or arrive out of order.
     incoming = sorted({u.stored: u for u in incoming}.values(), key=lambda u: u.seq)
     held = seat.replay.seq  # load_seat verified events 0..held
@@ -722,17 +726,47 @@ def _lost_auto_reply(seat: Seat) -> Sent | None:
     return sent
 
 
+def require_this_game(replay: Replay, name: str, unwrapped: codec.Unwrapped) -> None:
+    """ForeignGame if ``unwrapped`` is an event of another game (another game
+    id, or a genesis other than this game's), whatever its key or seq: such a
+    file is refused before anything else is looked at, so it is never stored,
+    never evidence of equivocation and never stops the game (issue 27 point 1)."""
+    theirs = event_game(unwrapped)
+    if theirs != replay.game_hex:
+        raise ForeignGame(f"{name}: event {unwrapped.seq} {foreign_game_text(unwrapped.seq, theirs, replay.game_hex)}"
+                          ": nothing was stored, and a file of another game is never evidence against anyone")
+
+
 def _conflict(seat: Seat, replay: Replay, incoming: codec.Unwrapped, existing: bytes) -> None:
-    """Two different events for one seq: equivocation if one author signed both."""
+    """Two different events for one seq: equivocation only if both are events of
+    this game, at that seq, by one author, each validly signed by that author."""
     held = codec.unwrap(existing)
     key = replay.keys.get(incoming.author)
-    if key is not None and incoming.author == held.author and \
-            verify_signature(key, incoming.sig, codec.signing_input(incoming.body)):
+    from pbem import evidence as evidencemod
+
+    if any(r.stands == existing and r.other == incoming.stored and evidencemod.is_cleared(replay, r)
+           for r in evidencemod.records(seat.gd)):
+        raise VerifyError(f"event {incoming.seq}: the version of event {incoming.seq} that both players agreed "
+                          "to set aside (their signed consents are in evidence/); nothing was stored")
+    if key is not None and incoming.author == held.author and incoming.seq == held.seq and \
+            event_game(incoming) == event_game(held) == replay.game_hex and \
+            verify_signature(key, incoming.sig, codec.signing_input(incoming.body)) and \
+            _is_event_of(incoming, replay.game_hex):
         seat.gd.record_equivocation(incoming.seq, incoming.author, existing, incoming.stored)
         raise Equivocation(f"{incoming.author} signed two different events for seq {incoming.seq}: "
                            f"both are kept in {seat.gd.evidence_dir} as proof and the game is stopped")
     raise VerifyError(f"event {incoming.seq}: conflicts with the event already held for that seq "
                       "and is not validly signed by its author")
+
+
+def _is_event_of(unwrapped: codec.Unwrapped, game: str) -> bool:
+    """Whether verified bytes decode to a well-formed event of ``game`` at their seq by
+    their author (the head peek that found them is lenient)."""
+    try:
+        body = codec.decode_body(unwrapped.body)
+    except codec.CodecError:
+        return False
+    return body.game == game and body.seq == unwrapped.seq and body.author == unwrapped.author
 
 
 def email_for(gd: GameDir, sent: Sent, *, sender: str = "", recipient: str = "") -> bytes:
@@ -749,7 +783,7 @@ def email_for(gd: GameDir, sent: Sent, *, sender: str = "", recipient: str = "")
     theirs = [i.seq for i in replay.history[: sent.seqs[0]] if i.author != me]
     host_sender = sender if replay.history[0].author == me else recipient
     turn = Path(sent.turn_file).read_bytes()
-    title = f"{replay.rules.SPEC.title} {replay.genesis.title or replay.genesis.scenario}".strip()
+    title = f"{replay.rules.SPEC.title} {shown(replay.genesis.title, 120) or replay.genesis.scenario}".strip()
     return build_message(turn=turn, turn_name=Path(sent.turn_file).name, game=replay.game_hex, title=title,
                          seqs=sent.seqs, author=me, sender=sender, recipient=recipient,
                          summary=turn_summary(replay, sent.seqs), reply_to_seq=max(theirs) if theirs else None,
@@ -760,17 +794,17 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
     """Plain-text summary of events ``seqs`` from public information (an email body)."""
     spec = replay.rules.SPEC
     g = replay.genesis
-    lines = [f"{spec.title}: {g.title or 'game'} {replay.game_hex[:16]} (scenario {g.scenario})", ""]
+    lines = [f"{spec.title}: {shown(g.title) or 'game'} {replay.game_hex[:16]} (scenario {g.scenario})", ""]
     for seq in seqs:
         info = replay.history[seq]
-        lines.append(f"Event {seq} by {info.author}: " + ("; ".join(info.actions) or "no actions"))
+        lines.append(f"Event {seq} by {info.author}: " + ("; ".join(map(escaped, info.actions)) or "no actions"))
         if info.rolls is not None:
             lines.append(f"  dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
                          f"{dice_text(info.rolls.values, info.rolls.sides, replay.rules)}")
         if info.reveals:
             lines.append(f"  opens {len(info.reveals)} commitment(s)")
         if info.note:
-            lines.append(f"  note: {info.note}")
+            lines.append(f"  note: {escaped(info.note)}")
     outcome = replay.outcome()
     lines += ["", f"Next decision: {pending_text(replay.pending())}"]
     if outcome is not None:
@@ -812,25 +846,68 @@ def audit(events: list[bytes], rules: RulesModule) -> Audit:
     return Audit(r, unopened, dealt)
 
 
-def check_evidence(gd: GameDir, replay: Replay) -> list[str]:
-    """Describe equivocation proofs held in the game directory (each re-verified)."""
-    found = []
+@dataclass
+class Evidence:
+    """One equivocation record in ``evidence/``: the pair of files, what they
+    claim, and whether they prove it (both events of this game, same author and
+    seq, different, each validly signed by that author)."""
+
+    name: str
+    author: str
+    seq: int
+    valid: bool
+    why: str = ""
+    #: both players signed that it was a mistake (pbem.evidence): it stops nothing
+    cleared: bool = False
+
+    @property
+    def accuses(self) -> bool:
+        return self.valid and not self.cleared
+
+    def __str__(self) -> str:
+        text = f"{shown(self.author, 40)} signed two different events for seq {self.seq}"
+        if not self.valid:
+            return f"{text} (evidence does NOT verify: {self.why})"
+        return f"{text} (cleared: both players signed that it was a mistake)" if self.cleared else text
+
+
+def evidence_records(gd: GameDir, replay: Replay) -> list[Evidence]:
+    """Every equivocation record held in the game directory, each re-verified."""
+    found: list[Evidence] = []
     if not gd.evidence_dir.is_dir():
         return found
     for a in sorted(gd.evidence_dir.glob("equivocation-*-a.json")):
-        b = a.with_name(a.name[:-len("-a.json")] + "-b.json")
+        base = a.name[:-len("-a.json")]
+        b = a.with_name(base + "-b.json")
         try:
             ua, ub = codec.unwrap(a.read_bytes()), codec.unwrap(b.read_bytes())
         except (OSError, codec.CodecError):
-            found.append(f"{a.name}: evidence file damaged")
+            found.append(Evidence(base, "?", -1, False, "evidence file damaged"))
             continue
         key = replay.keys.get(ua.author)
-        valid = key is not None and ua.author == ub.author and ua.seq == ub.seq and ua.stored != ub.stored \
-            and verify_signature(key, ua.sig, codec.signing_input(ua.body)) \
-            and verify_signature(key, ub.sig, codec.signing_input(ub.body))
-        found.append(f"{ua.author} signed two different events for seq {ua.seq}"
-                     + ("" if valid else " (evidence does NOT verify)"))
+        why = ""
+        if event_game(ua) != replay.game_hex or event_game(ub) != replay.game_hex:
+            why = "an event of another game"
+        elif key is None or ua.author != ub.author or ua.seq != ub.seq or ua.stored == ub.stored:
+            why = "not two different events of one author at one seq"
+        elif not (verify_signature(key, ua.sig, codec.signing_input(ua.body))
+                  and verify_signature(key, ub.sig, codec.signing_input(ub.body))):
+            why = "a signature is not valid"
+        elif not (_is_event_of(ua, replay.game_hex) and _is_event_of(ub, replay.game_hex)):
+            why = "an event is malformed"
+        found.append(Evidence(base, ua.author, ua.seq, not why, why))
+    if any(e.valid for e in found):
+        from pbem import evidence as evidencemod
+
+        cleared = {r.base for r in evidencemod.records(gd) if evidencemod.is_cleared(replay, r)}
+        for e in found:
+            e.cleared = e.valid and e.name in cleared
     return found
+
+
+def check_evidence(gd: GameDir, replay: Replay) -> list[str]:
+    """Describe equivocation proofs held in the game directory (each re-verified)."""
+    return [str(e) for e in evidence_records(gd, replay)]
 
 
 def dice_text(values: Sequence[int | None], sides: Sequence[int] = (), rules: Any = None) -> str:

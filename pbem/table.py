@@ -442,7 +442,7 @@ class LocalTable:
         for player in self.players:
             with player.gd.lock(exclusive=False):
                 replay = session.load_public(player.gd)
-                evidence = session.check_evidence(player.gd, replay)
+                evidence = [str(e) for e in session.evidence_records(player.gd, replay) if e.accuses]
             if evidence:
                 raise Equivocation(f"equivocation evidence in {player.gd.path}:", details=evidence)
             heads.add(replay.head)

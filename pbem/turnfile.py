@@ -20,6 +20,7 @@ import msgspec
 
 from pbem import codec
 from pbem.errors import BadFile
+from pbem.text import shown
 
 MAGIC = "pbem-turn v1"
 #: Largest turn file accepted (bytes).
@@ -42,6 +43,7 @@ def format_turn(game: str, rules: str, events: Sequence[bytes], authors: Sequenc
 
 def parse_turn(data: bytes, name: str = "turn file") -> TurnFile:
     """Parse a turn file; BadFile naming the problem if it is not one."""
+    name = shown(name)  # a path or an email attachment's name: input, shown escaped
     if len(data) > MAX_TURN_FILE_BYTES:
         raise BadFile(f"{name} is {len(data)} bytes, over the limit of {MAX_TURN_FILE_BYTES}")
     if not data.isascii():

@@ -88,9 +88,10 @@ BAD_FILES = {
     "oversized": (lambda turn, foreign, t: turn + b" " * (16 << 20), 3, "over the limit"),
     "binary": (lambda turn, foreign, t: b"\x00\xff" * 40, 3, "not a pbem turn file"),
     "not a turn file": (lambda turn, foreign, t: b"hello\n", 3, "not a pbem turn file"),
-    "foreign game": (lambda turn, foreign, t: foreign, 4, "another game"),
+    "foreign game": (lambda turn, foreign, t: foreign, 11, "belongs to another game"),
+    # a genesis other than this game's creates another game (issue 27 point 1)
     "replayed genesis": (lambda turn, foreign, t: _file(t.blue.gd.event_path(0).read_bytes().replace(
-        b'"scenario":"sprint"', b'"scenario":"standard"')), 4, "conflicts"),
+        b'"scenario":"sprint"', b'"scenario":"standard"')), 11, "is the genesis of another game"),
     "out of order": (lambda turn, foreign, t: _file(_reseq(turn, t)), 4, "out of order"),
     "wrong signer": (lambda turn, foreign, t: _file(_resign(turn, t)), 4, "signature is not valid"),
     "out of turn": (lambda turn, foreign, t: _file(_blue_event(t)), 5, "out of turn"),

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbem import codec, session
-from pbem.errors import IllegalAction, PbemError, VerifyError
+from pbem.errors import ForeignGame, IllegalAction, PbemError, VerifyError
 from pbem.game import Replay
 from tests.conftest import new_table
 from tests.race import rules as race
@@ -93,9 +93,9 @@ def test_events_spliced_from_another_game_are_detected(sample_log, tmp_path):
     other = new_table(tmp_path)
     other.play("red", "advance 1", "pass")
     foreign = other.red.gd.read_events()
-    with pytest.raises(VerifyError):
+    with pytest.raises(ForeignGame, match="event 2 belongs to another game"):
         _verify(sample_log[:2] + foreign[2:3])
-    with pytest.raises(VerifyError):
+    with pytest.raises(ForeignGame, match="event 1 belongs to another game"):
         _verify(foreign[:1] + sample_log[1:])
 
 

@@ -934,6 +934,9 @@ def check(state: State, action: object, ctx) -> list[Problem]:
     decision = pending(state)
     if decision is None or decision.role != side:
         return [Problem("RB 3.0", "it is not your decision")]
+    unknown = _unknown_hexes(action)
+    if unknown:
+        return unknown
     match action:
         case Deploy():
             return _check_deploy(state, action, side, ctx)
@@ -947,6 +950,90 @@ def check(state: State, action: object, ctx) -> list[Problem]:
     if state.phase != "turn":
         return [Problem(p.rule, _named(state, p.message)) for p in _check_month(state, action, side, ctx)]
     return _check_turn(state, _current(state), action, side, ctx)
+
+
+def _hexes_named(action: object) -> list[str]:
+    """Every hex id an action names (the fields that hold hexes, by action type)."""
+    match action:
+        case (Deploy(hex=h) | AcceptBattle(hex=h) | RefuseBattle(hex=h) | routs.PursuitFire(hex=h)
+              | PursuitLosses(hex=h) | Rout(hex=h) | cb.FirePlan(hex=h) | cb.LossAllocation(hex=h) | Probe(hex=h)
+              | RetreatSpeed(hex=h)):
+            return [h]
+        case mv.Move(origin=origin, destination=destination, units=units):
+            return [origin] + ([destination] if destination else []) + [h for u in units for h in u.path]
+        case ForcedMarches(marches=marches):
+            return [h for f in marches for h in f.path]
+        case bu.Redeploy(path=path) | bu.ReturnForRefit(path=path):
+            return list(path)
+        case bu.SeaRedeploy(to=to):
+            return [to]
+        case OpenMinefields(hexes=hexes):
+            return list(hexes)
+        case cb.BattleSelection(active=active, assault=assault):
+            return list(active) + list(assault)
+        case SupplyCheck(fortress=fortress, oasis=oasis):
+            return list(fortress) + list(oasis)
+    return []
+
+
+def _unknown_hexes(action: object) -> list[Problem]:
+    """RB 1.0: every hex an action names is a hex of the map. A signed action
+    naming another ('Z99') is refused here, before any rule looks it up.
+    (Full name validation at parse time comes with issue 19's parser.)"""
+    hexes = _map().hexes
+    bad = list(dict.fromkeys(h for h in _hexes_named(action) if h not in hexes))
+    return [Problem("RB 1.0", f"{_kind_of(action)} names {_quoted(h)}, which is not a hex of the map")
+            for h in bad[:5]]
+
+
+def _quoted(text: str, limit: int = 40) -> str:
+    """Input text in a problem: quoted, escaped, cut (the engine escapes again)."""
+    return repr(text[:limit]) + ("..." if len(text) > limit else "")
+
+
+#: What an action is called in a refusal, with the rule that says when it is made.
+_ACTION_NAMES = {
+    "deploy": ("a set-up Deploy", "RB 18.0"), "end-deployment": ("the end of deployment", "RB 18.0"),
+    "keep-hand": ("keeping the initial hand", "RB 18.0"), "redraw": ("a redraw of the initial hand", "RB 18.0"),
+    "challenge": ("an Initiative challenge", "RB 3.3"), "answer": ("an answer to the Initiative challenge", "RB 3.3"),
+    "open-challenge": ("turning up the challenge card", "RB 3.3"),
+    "early-arrival": ("an Early Arrival check", "RB 16.41"), "reinforce": ("Reinforcements", "RB 16.4"),
+    "call-malta": ("calling the Malta Group", "RB 18.6"), "rebuild": ("a Rebuild", "RB 16.54"),
+    "end-buildup": ("the end of the Buildup", "RB 16.0"), "redeploy": ("a Redeploy", "RB 16.51"),
+    "sea-redeploy": ("a Sea Redeploy", "RB 16.53"), "refit": ("a Return for Refit", "RB 16.52"),
+    "buy-supply": ("buying Supply Cards", "RB 16.5"), "build-minefield": ("building a Minefield", "RB 16.55"),
+    "open-minefields": ("opening Minefields", "RB 14.2"), "reveal-all": ("turning every block face up", "RB 17.0"),
+    "supply-check": ("a Supply Check", "RB 12.7"), "play-cards": ("playing Supply Cards", "RB 3.42"),
+    "move": ("a Move", "RB 3.44"), "forced-marches": ("Forced Marches", "RB 6.4"),
+    "end-movement": ("the end of movement", "RB 3.44"), "accept-battle": ("accepting battle", "RB 8.4"),
+    "refuse-battle": ("Refusing Battle", "RB 10.2"), "pursuit": ("Pursuit Fire", "RB 10.5"),
+    "pursuit-losses": ("Pursuit losses", "RB 10.5"), "rout": ("a Rout", "RB 11.1"),
+    "march-losses": ("Forced March losses", "RB 6.4"), "probe": ("a Probe", "RB 10.41"),
+    "retreat-speed": ("a Retreat's slowest speed", "RB 10.3"), "blitz": ("the Blitz choice", "RB 3.45"),
+    "reveal-units": ("revealing units in battles", "RB 7.3"), "reveal-option": ("Supply Revealed", "RB 3.48"),
+    "battles": ("choosing the Active Battles", "RB 8.6"), "fire": ("a Fire plan", "RB 9.1"),
+    "losses": ("placing combat losses", "RB 9.5"),
+}
+
+
+def _kind_of(action: object) -> str:
+    tag = getattr(getattr(type(action), "__struct_config__", None), "tag", None)
+    name, rule = _ACTION_NAMES.get(str(tag), (f"the action '{tag}'", ""))
+    return f"{name} ({rule})" if rule else name
+
+
+def _not_now(state: State, action: object) -> list[Problem]:
+    """RB 3.0: an action of another step of the Sequence of Play is refused
+    naming the step the game is in and what that step allows (its rule)."""
+    decision = pending(state)
+    if state.phase == "turn":
+        turn = _current(state)
+        where = f"{turn.active} Player-Turn {turn.number}, step '{turn.step}'"
+    else:
+        where = f"the {state.phase} phase" + (f", step '{state.stage}'" if state.stage else "")
+    now = decision.prompt if decision is not None else "nothing (the game is over)"
+    return [Problem("RB 3.0", f"{_kind_of(action)} is not allowed now: the game is at {where}, "
+                              f"which allows {now}")]
 
 
 def _initial_cards(state: State, side: Side) -> int:
@@ -1006,7 +1093,7 @@ def _check_month(state: State, action: object, side: Side, ctx) -> list[Problem]
             missing = [lbl for lbl in _final_labels(state, side) if not ctx.opened(lbl)]
             return [Problem("RB 17.0", f"open every block's identity: {', '.join(missing)} not opened")] if missing else []
     if state.phase != "buildup" or stage != "buildup":
-        return [Problem("RB 3.0", f"not an action now ({_STAGE_PROMPTS.get(stage, stage)})")]
+        return _not_now(state, action)
     return _check_buildup(state, action, side, hand, ctx)
 
 
@@ -1133,7 +1220,7 @@ def _check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) ->
                 probs.append(Problem("RB 16.6", f"only dummies may be handed back: the hand holds "
                                                 f"{hand.count - hand.real} dummies, not {discard}"))
             return probs + _card_checks(state, side, refs, discard, 0, "RB 16.6", ctx)
-    return [Problem("RB 16.5", f"not a Buildup action: {format_action(action)}")]
+    return _not_now(state, action)
 
 
 def _new_block_problems(state: State, side: Side, tokens: tuple[str, ...],
@@ -1979,7 +2066,7 @@ def _check_turn_raw(state: State, turn: Turn, action: object, side: Side, ctx) -
             if not ctx.opened(turn.option_label):
                 return [Problem("RB 3.48", f"open the cards played '{turn.option_label}' in this event")]
             return _option_problems(state, turn, ctx.value(turn.option_label))
-    return [Problem("", f"unknown action {action!r}")]
+    return _not_now(state, action)
 
 
 def _check_refusal(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
@@ -2978,7 +3065,7 @@ def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> l
             if turn.step not in ("offensive-losses", "defensive-losses") or turn.fire_result is None:
                 return [Problem("RB 9.5", "no hits are waiting to be placed")]
             return cb.check_allocation(pos, turn.fire_result, action, units=_roster(state).get)
-    return [Problem("", f"unknown action {action!r}")]
+    return _not_now(state, action)
 
 
 def _end_turn(state: State, turn: Turn) -> State:
