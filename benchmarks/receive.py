@@ -78,7 +78,7 @@ def main_() -> None:
     pbem.identity.SCRYPT_N = 1 << 10  # keygen cost is not what is measured here
     os.environ["PBEM_PASSPHRASE"] = PASSPHRASE
     from pbem import rulesapi
-    rulesapi.register(race)
+    rulesapi.register(race.RULES)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         game, dirs = build(args.events, root)

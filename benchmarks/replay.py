@@ -103,7 +103,7 @@ def main_() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp) / "game"
         events = build_log(args.events, directory)
-        keys = Replay(race)
+        keys = Replay(race.RULES)
         keys.apply_stored(events[0])
         bare = min(bare_verify_seconds(events, keys.keys) for _ in range(args.repeat))
         full = min(pbem_verify_seconds(directory) for _ in range(args.repeat))

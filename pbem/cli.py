@@ -12,11 +12,14 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from pbem import __version__
+
+if TYPE_CHECKING:
+    from pbem.rulesapi import RulesModule
 
 GAME_ENV = "PBEM_GAME"
 HOME_ENV = "PBEM_HOME"
@@ -273,20 +276,17 @@ def new(directory: Path, rules_id: str, scenario: str | None, role: str | None, 
     _sent_report(sent, as_json, {"game_dir": str(directory)})
 
 
-def _scenario_listing(module: Any, scenario: str | None) -> str:
-    """The rules' scenarios (with the optional ``scenario_info(id)`` line of each) and options."""
-    spec = module.SPEC
+def _scenario_listing(rules: RulesModule, scenario: str | None) -> str:
+    """The rules' scenarios (with the ``scenario_info(id)`` line of each) and options."""
+    spec = rules.SPEC
     head = "no --scenario given" if scenario is None else f"unknown scenario '{scenario}'"
     lines = [f"{head}; the scenarios of {spec.title} (rules {spec.id}) are:"]
-    info = getattr(module, "scenario_info", None)
     for sid in spec.scenarios:
-        text = ""
-        if info is not None:
-            try:
-                text = str(info(sid)).strip()
-            except (KeyError, ValueError):
-                text = ""
-            text = text.splitlines()[0] if text else ""
+        try:
+            text = rules.scenario_info(sid).strip()
+        except (KeyError, ValueError):
+            text = ""
+        text = text.splitlines()[0] if text else ""
         lines.append(f"  {sid}" + (f": {text}" if text else ""))
     lines.append(f"options (--option NAME, repeatable): {', '.join(spec.options) or 'none'}")
     lines.append(f"usage: pbem new DIRECTORY --rules {spec.id} --scenario SCENARIO "
@@ -644,7 +644,7 @@ def explain(topic: str, subject: tuple[str, ...], game: Path, identity: Path | N
     from pbem.session import draft_replay
 
     seat = _seat(game, identity, passphrase_file)
-    if not hasattr(seat.rules, "explain"):
+    if not seat.rules.explain_topics:
         raise NotFound(f"rules '{seat.rules.SPEC.id}' explain nothing")
     with seat.gd.lock(exclusive=False):
         probe, _ = draft_replay(seat)
@@ -883,7 +883,8 @@ def _complete_spec(ctx: click.Context, field: str, incomplete: str) -> list[str]
         spec = rulesapi.load_any(rules_id).SPEC
     except Exception:  # noqa: BLE001 - completion must never fail loudly
         return []
-    return [v for v in getattr(spec, field, ()) if v.startswith(incomplete)]
+    values: tuple[str, ...] = {"scenarios": spec.scenarios, "options": spec.options, "roles": spec.roles}.get(field, ())
+    return [v for v in values if v.startswith(incomplete)]
 
 
 @rules_group.command("show")
@@ -894,11 +895,11 @@ def rules_show(rules_id: str, as_json: bool) -> None:
     from pbem import rulesapi
     from pbem.errors import NotFound
 
-    module = rulesapi.load_any(rules_id)
-    spec = getattr(module, "SPEC", None)
-    missing = rulesapi.missing_parts(module)
-    if spec is None:
+    rules = rulesapi.load_any(rules_id)
+    missing = rulesapi.missing_parts(rules)
+    if "SPEC" in missing:
         raise NotFound(f"rules '{rules_id}' have no SPEC yet: {', '.join(missing)} are missing")
+    spec = rules.SPEC
     data = {"id": spec.id, "version": spec.version, "title": spec.title, "roles": list(spec.roles),
             "scenarios": list(spec.scenarios), "options": list(spec.options), "playable": not missing}
     lines = [f"{spec.title} (rules {spec.id} version {spec.version})",
@@ -917,12 +918,14 @@ def rules_list(as_json: bool) -> None:
 
     rows = []
     for rid in rulesapi.available():
-        module = rulesapi.load_any(rid)
-        spec = getattr(module, "SPEC", None)
-        missing = rulesapi.missing_parts(module)
-        rows.append({"id": rid, "title": getattr(spec, "title", getattr(module, "__doc__", "") or "").strip()
-                     .splitlines()[0] if spec or module.__doc__ else "",
-                     "playable": not missing, "scenarios": list(getattr(spec, "scenarios", ()))})
+        rules = rulesapi.load_any(rid)
+        missing = rulesapi.missing_parts(rules)
+        if "SPEC" in missing:
+            doc = (type(rules).__doc__ or "").strip()
+            rows.append({"id": rid, "title": doc.splitlines()[0] if doc else "", "playable": False, "scenarios": []})
+            continue
+        rows.append({"id": rid, "title": rules.SPEC.title, "playable": not missing,
+                     "scenarios": list(rules.SPEC.scenarios)})
     _emit(rows, as_json, "\n".join(f"{r['id']:<8} {r['title']}" + ("" if r["playable"] else "  (not yet playable)")
                                    for r in rows))
 
@@ -934,10 +937,10 @@ def rules_check(rules_id: str) -> None:
     from pbem import rulesapi
     from pbem.errors import BadFile, NotFound
 
-    module = rulesapi.load_any(rules_id)
-    if not hasattr(module, "data_check_report"):
+    report = rulesapi.load_any(rules_id).data_check_report()
+    if report is None:
         raise NotFound(f"rules '{rules_id}' has no data check")
-    lines, ok = module.data_check_report()
+    lines, ok = report
     click.echo("\n".join(lines))
     if not ok:
         raise BadFile(f"{rules_id} data does not match its rulebook (see the lines marked above)")
@@ -979,10 +982,10 @@ def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, pass
     else:
         if wanted:
             raise UsageProblem("map overlays show your side's view of a game: give -g GAME")
-        module = rulesapi.load_any(rules_id)
-        if not hasattr(module, "map_picture"):
+        empty = rulesapi.load_any(rules_id).map_picture()
+        if empty is None:
             raise NotFound(f"rules '{rules_id}' has no map")
-        picture = module.map_picture()
+        picture = empty
     pages = render_pages(picture, page)  # type: ignore[arg-type]
     # A path without the .svg suffix (or an existing directory) is a directory.
     to_dir = out if out is not None and str(out) != "-" and (out.is_dir() or out.suffix.lower() != ".svg") else None
@@ -1050,15 +1053,17 @@ def demo(rules_id: str | None, directory: Path | None, keep: bool, max_events: i
     turn file, then write both players' reports and verify both logs."""
     import tempfile
 
+    from pbem.errors import UsageProblem
     from pbem.table import THROWAWAY_PASSPHRASE, LocalTable, demo_policy, demo_rules
 
     module = demo_rules(rules_id)
-    spec = module.SPEC
+    spec, demo = module.SPEC, module.demo
+    if demo is None:  # demo_rules only returns games that offer one
+        raise UsageProblem(f"rules '{spec.id}' offer no demo")
     if directory is None:
         directory = Path(tempfile.mkdtemp(prefix="pbem-demo-"))
     echo = (lambda line: None) if as_json else click.echo
-    table = LocalTable.create(directory, spec.id, module.DEMO_SCENARIO, tuple(getattr(module, "DEMO_OPTIONS", ())),
-                              echo=echo)
+    table = LocalTable.create(directory, spec.id, demo.scenario, demo.options, echo=echo)
     echo(f"demo: {spec.title}, scenario {table.scenario}, in {table.directory}")
     echo(f"throwaway identities (passphrase '{THROWAWAY_PASSPHRASE}', not secret): "
          + ", ".join(str(p.key_path) for p in table.players))

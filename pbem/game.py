@@ -40,7 +40,7 @@ from pbem.errors import (
     VersionMismatch,
 )
 from pbem.identity import parse_public, verify_signature
-from pbem.rulesapi import DICE, Decision, Outcome, RulesModule, data_hash
+from pbem.rulesapi import DICE, Decision, Outcome, RulesError, RulesModule, data_hash
 from pbem.text import shown
 
 AUDIT = "*"
@@ -433,10 +433,8 @@ class Replay:
             if problems:
                 raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}) "
                                     "is illegal:", details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
-            describe = getattr(self.rules, "describe_action", None)
             # Worded before it is applied, with what this replay knows (its own secrets).
-            label = describe(self.state, action, self.role) if describe is not None else \
-                self.rules.format_action(action)
+            label = self.rules.describe_action(self.state, action, self.role)
             self.state = self.rules.apply(self.state, action, ctx)
             labels.append(label)
 
@@ -663,9 +661,9 @@ class Replay:
     def _check_secret_request(self, decision: Decision, author: str, where: str) -> None:
         if not decision.secret:
             return
-        if not hasattr(self.rules, "reveal_die"):
+        if not self.rules.secret_dice:
             raise IllegalAction(f"{where}: the rules asked for secret dice but cannot reveal them "
-                                "(a rules module error: reveal_die is missing)")
+                                "(a rules module error: secret_dice is not declared)")
         if len(decision.secret) != len(decision.dice):
             raise IllegalAction(f"{where}: the rules asked for {len(decision.dice)} secret dice with "
                                 f"{len(decision.secret)} seeds (a rules module error)")
@@ -727,7 +725,6 @@ class Replay:
 
     def _open_leaves(self, body: Body, where: str, ctx: _Ctx) -> None:
         """Leaf openings of Merkle sets (DESIGN 4): each proves one key's value."""
-        hook = getattr(self.rules, "on_open_leaf", None)
         for leaf in body.leaves:
             what = f"{where}: opens '{leaf.label}' at '{leaf.key}'"
             record = self.commitments.get(leaf.label)
@@ -741,11 +738,9 @@ class Replay:
                               path=[(h, right) for h, right in leaf.path])
             if not verify_leaf(record.digest, proof):
                 raise VerifyError(f"{what}: the proof does not match the set's root from event {record.seq}")
-            if hook is None:
-                raise IllegalAction(f"{what}: these rules open no set leaves")
             value = bytes.fromhex(leaf.value)
             self.leaves[(leaf.label, leaf.key)] = value
-            self.state, problems = hook(self.state, leaf.label, leaf.key, value, ctx)
+            self.state, problems = self.rules.on_open_leaf(self.state, leaf.label, leaf.key, value, ctx)
             if problems:
                 raise IllegalAction(f"{what}: the opening shows an illegal action:",
                                     details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
@@ -753,7 +748,7 @@ class Replay:
     def _decode_action(self, raw: msgspec.Raw, where: str) -> Any:
         data = bytes(raw)
         try:
-            action = _action_decoder(self.rules.Action).decode(data)
+            action = _action_decoder(self.rules.action_type).decode(data)
         except msgspec.DecodeError as exc:
             raise BadFile(f"{where}: not a valid {self.rules.SPEC.id} action: {shown(str(exc))}") from None
         except RecursionError:
@@ -767,12 +762,19 @@ _DECODERS: dict[int, tuple[Any, msgspec.json.Decoder]] = {}
 
 
 def _action_decoder(action_type: Any) -> msgspec.json.Decoder:
-    """One typed decoder per rules module's Action type: msgspec rebuilds its
-    type plan on every ``decode(..., type=Union)`` call, which cost about a
-    tenth of a RitD verify."""
+    """One typed decoder per game's action type, for the game's actions and
+    the engine's own (the shared deck's messages, pbem.deck: the engine's
+    envelope of actions, which no game lists in its union). msgspec
+    rebuilds its type plan on every ``decode(..., type=Union)`` call, which
+    cost about a tenth of a RitD verify. RulesError if the game's actions
+    take a tag the engine's use."""
     hit = _DECODERS.get(id(action_type))
     if hit is None or hit[0] is not action_type:
-        hit = _DECODERS[id(action_type)] = (action_type, msgspec.json.Decoder(action_type))
+        try:
+            decoder = msgspec.json.Decoder(action_type | deckmod.DeckStep | deckmod.DeckKeys)
+        except TypeError as exc:
+            raise RulesError(f"the game's action types clash with the engine's deck messages: {exc}") from None
+        hit = _DECODERS[id(action_type)] = (action_type, decoder)
     return hit[1]
 
 

@@ -20,10 +20,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pbem.game import EventInfo
+from pbem.rulesapi import RulesModule
 from pbem.text import escaped, shown
+
+if TYPE_CHECKING:
+    from pbem.board import Picture
 
 Format = Literal["html", "text"]
 FORMATS: tuple[str, ...] = ("html", "text")
@@ -93,28 +97,25 @@ def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tu
     return since, tuple(out)
 
 
-def map_picture(rules: Any, view: Any = None, overlays: Sequence[str] = ()) -> Any:
-    """``rules.map_picture(view)``, the ``overlays`` named (e.g. "supply")
-    passed only when asked for, so that rules whose hook takes no
-    ``overlays`` keyword keep working. UsageProblem for an overlay the rules
-    do not list in ``MAP_OVERLAYS`` or refuse (their ValueError); NotFound
-    if the rules draw no map."""
+def map_picture(rules: RulesModule, view: Any = None, overlays: Sequence[str] = ()) -> Picture:
+    """The game's map with what ``view`` shows and the ``overlays`` named
+    (e.g. "supply"). UsageProblem for an overlay the rules do not list in
+    ``map_overlays`` or refuse (their ValueError); NotFound if the game
+    draws no map."""
     from pbem.errors import NotFound, UsageProblem
 
-    hook = getattr(rules, "map_picture", None)
-    if hook is None:
-        raise NotFound(f"rules '{rules.SPEC.id}' have no map")
-    if not overlays:
-        return hook(view)
-    offered = tuple(getattr(rules, "MAP_OVERLAYS", ()))
+    offered = rules.map_overlays
     missing = [o for o in overlays if o not in offered]
     if missing:
         known = ", ".join(offered) if offered else "none"
         raise UsageProblem(f"rules '{rules.SPEC.id}' draw no map overlay {', '.join(missing)} (they offer: {known})")
     try:
-        return hook(view, overlays=tuple(overlays))
+        picture = rules.map_picture(view, tuple(overlays))
     except ValueError as e:
         raise UsageProblem(str(e)) from None
+    if picture is None:
+        raise NotFound(f"rules '{rules.SPEC.id}' have no map")
+    return picture
 
 
 def build(replay: Any, role: str, *, with_map: bool = True, overlays: Sequence[str] = ()) -> Report:
@@ -127,19 +128,22 @@ def build(replay: Any, role: str, *, with_map: bool = True, overlays: Sequence[s
 
     rules = replay.rules
     view = rules.view(replay.state, role)
-    hook = getattr(rules, "report_sections", None)
-    if hook is not None:
-        sections = tuple((title, tuple(lines)) for title, lines in hook(view))
+    own = rules.report_sections(view)
+    if own is not None:
+        sections = tuple((title, tuple(lines)) for title, lines in own)
         state_text = ""
     else:
         sections = ()
         state_text = rules.render_text(view)
     svg = ""
     tiles: tuple[str, ...] = ()
-    if with_map and (hasattr(rules, "map_picture") or overlays):
+    picture = None
+    if with_map:
+        picture = map_picture(rules, view, overlays) if overlays else rules.map_picture(view)
+    if picture is not None:
         from pbem.board import render_pages
 
-        first, *rest = render_pages(map_picture(rules, view, overlays), focused=True)
+        first, *rest = render_pages(picture, focused=True)
         svg = inline_svg(first.svg)
         tiles = tuple(inline_svg(t.svg) for t in rest)
     decision = replay.pending()

@@ -1,11 +1,13 @@
-"""The interface between the engine and a game's rules (DESIGN 6).
+"""The contract between the engine and a game's rules (DESIGN 6, issue 18).
 
-A rules module is any object (usually a module) with the attributes listed
-in ``REQUIRED``. It is found through the ``pbem.rules`` entry-point group, so
-a third-party package can add a game without touching pbem:
+A game is an instance of a subclass of ``Rules``, which names every hook
+the engine may call: the required ones (``REQUIRED``) and the optional ones
+with their documented defaults. It is found through the ``pbem.rules``
+entry-point group, so a third-party package can add a game without
+touching pbem:
 
     [project.entry-points."pbem.rules"]
-    mygame = "mygame.rules"
+    mygame = "mygame.rules:RULES"
 
 Rules are pure functions over immutable state. They never touch files,
 crypto, email or a randomness source: the engine hands them dice and
@@ -26,12 +28,16 @@ import importlib
 import importlib.metadata
 import importlib.resources
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import msgspec
 
 from pbem.commit import decode_leaves as decode_set  # noqa: F401  (for rules: a whole set's opening)
 from pbem.errors import NotFound
+
+if TYPE_CHECKING:
+    from pbem.board import Picture
+    from pbem.deck import DeckTask
 
 ENTRY_POINT_GROUP = "pbem.rules"
 
@@ -166,86 +172,217 @@ class ComposeCtx(Ctx, Protocol):
         replays stay deterministic."""
 
 
-class RulesModule(Protocol):
-    SPEC: Spec
-    Action: Any
-
-    def initial_state(self, scenario: str, options: tuple[str, ...]) -> Any: ...
-    def pending(self, state: Any) -> Decision | None: ...
-    def legal_actions(self, state: Any, role: str, ctx: Ctx) -> list[Any]: ...
-    def check(self, state: Any, action: Any, ctx: Ctx) -> list[Problem]: ...
-    def apply(self, state: Any, action: Any, ctx: Ctx) -> Any: ...
-    def resolve_dice(self, state: Any, values: tuple[int | None, ...], ctx: Ctx) -> Any: ...
-    def on_open(self, state: Any, label: str, value: bytes, ctx: Ctx) -> tuple[Any, list[Problem]]: ...
-    def view(self, state: Any, role: str | None) -> Any: ...
-    def outcome(self, state: Any) -> Outcome | None: ...
-    def parse_order(self, state: Any, role: str, text: str, ctx: ComposeCtx) -> Order: ...
-    def format_action(self, action: Any) -> str: ...
-    def render_text(self, view: Any) -> str: ...
+S = TypeVar("S")
+A = TypeVar("A")
+V = TypeVar("V")
 
 
+class RulesError(Exception):
+    """A rules module broke the contract (a hook called that it does not
+    provide, an impossible request): a bug in the rules, not in the log."""
+
+
+class Demo(msgspec.Struct, frozen=True):
+    """A scripted game for ``pbem demo``: its scenario and options."""
+
+    scenario: str
+    options: tuple[str, ...] = ()
+
+
+class Rules(Generic[S, A, V]):
+    """The contract between the engine and a game: every hook the engine
+    may call (DESIGN 6, issue 18). A game subclasses it, overrides the
+    abstract members and the optional hooks it needs, and registers one
+    instance under the ``pbem.rules`` entry-point group. Rules are pure: no
+    files, crypto, email or randomness source (``ComposeCtx.fresh`` is the
+    only randomness, and only while composing).
+
+    ``S``: the immutable rules state folded over the log; ``A``: the game's
+    actions (a tagged msgspec union, integers only: DESIGN 3); ``V``: what
+    one side may see of a state. The engine passes them through untouched.
+
+    Engine work that a game only asks for travels outside its ``Action``
+    union: the shared deck's messages (pbem.deck) are the engine's own
+    actions. A game without secrets, cards or decks overrides none of the
+    hooks about them and pays nothing for them.
+    """
+
+    # -- required ---------------------------------------------------------------
+
+    @property
+    def SPEC(self) -> Spec:  # noqa: N802  (the game's constant description)
+        """Id, version, title, roles, scenarios, options and data files."""
+        raise NotImplementedError
+
+    @property
+    def action_type(self) -> Any:
+        """The union of the game's action types, as the log stores them."""
+        raise NotImplementedError
+
+    @property
+    def state_type(self) -> type[S]:
+        """The state's type, for the replay cache (pbem.snapshot)."""
+        raise NotImplementedError
+
+    def initial_state(self, scenario: str, options: tuple[str, ...]) -> S:
+        raise NotImplementedError
+
+    def pending(self, state: S) -> Decision | None:
+        """Who decides next and what kind of input is awaited; None at the end."""
+        raise NotImplementedError
+
+    def legal_actions(self, state: S, role: str, ctx: Ctx) -> list[A]:
+        """Actions ``role`` may take now: each passes ``check`` once the
+        engine has added the commitments and openings of its order. A game
+        whose orders need more than the action (secret values, routes)
+        lists them through ``legal_orders``, which is complete."""
+        raise NotImplementedError
+
+    def check(self, state: S, action: A, ctx: Ctx) -> list[Problem]:
+        """Every problem with ``action`` now, each naming its rule; [] if legal."""
+        raise NotImplementedError
+
+    def apply(self, state: S, action: A, ctx: Ctx) -> S:
+        """The state after a checked action; never fails on one."""
+        raise NotImplementedError
+
+    def view(self, state: S, role: str | None) -> V:
+        """What ``role`` may see (None: the public); never a hidden value."""
+        raise NotImplementedError
+
+    def outcome(self, state: S) -> Outcome | None:
+        raise NotImplementedError
+
+    def parse_order(self, state: S, role: str, text: str, ctx: ComposeCtx) -> Order:
+        """A player's order text as an action with the secrets it commits and
+        opens. ValueError (naming the expected syntax or the rule) if unreadable."""
+        raise NotImplementedError
+
+    def format_action(self, action: A) -> str:
+        """The action as public text (the order syntax where possible)."""
+        raise NotImplementedError
+
+    def render_text(self, view: V) -> str:
+        """The view as plain text (``pbem show``)."""
+        raise NotImplementedError
+
+    # -- optional, with their defaults -------------------------------------------
+
+    @property
+    def map_overlays(self) -> tuple[str, ...]:
+        """Map overlays ``map_picture`` draws on request (``pbem map --overlay NAME``); none by default."""
+        return ()
+
+    @property
+    def explain_topics(self) -> tuple[str, ...]:
+        """Topics of ``explain`` (``pbem explain TOPIC SUBJECT``); none by default."""
+        return ()
+
+    @property
+    def secret_dice(self) -> bool:
+        """Whether the rules ask for secret dice (``Decision.secret``); such
+        rules override ``reveal_die``. False by default."""
+        return False
+
+    @property
+    def demo(self) -> Demo | None:
+        """A scripted game for ``pbem demo`` (with ``demo_orders``); None by default."""
+        return None
+
+    def resolve_dice(self, state: S, values: tuple[int | None, ...], ctx: Ctx) -> S:
+        """The dice asked for by a ``DICE`` decision were rolled (None: a
+        secret die this replay cannot see). Default: the rules never ask."""
+        raise RulesError(f"rules '{self.SPEC.id}' asked for dice but do not resolve them")
+
+    def on_open(self, state: S, label: str, value: bytes, ctx: Ctx) -> tuple[S, list[Problem]]:
+        """A commitment was opened: discharge the deferred checks waiting on
+        it; problems prove an earlier action illegal. Default: nothing waits."""
+        return state, []
+
+    def on_open_leaf(self, state: S, label: str, key: str, value: bytes, ctx: Ctx) -> tuple[S, list[Problem]]:
+        """One leaf of the Merkle set ``label`` was opened. Default: these
+        rules commit no sets, so any leaf opening is refused."""
+        return state, [Problem("", f"rules '{self.SPEC.id}' open no set leaves")]
+
+    def reveal_die(self, state: S, label: str, value: int, ctx: Ctx) -> tuple[S, list[Problem]]:
+        """A secret die became known to this replay (its seed ``label`` was
+        opened). Needed when ``secret_dice``."""
+        raise RulesError(f"rules '{self.SPEC.id}' asked for secret dice but cannot reveal them")
+
+    def legal_orders(self, state: S, role: str, ctx: Ctx) -> list[str]:
+        """Every order ``role`` may give now, in ``parse_order``'s syntax
+        (``pbem options``; "<1-3>" stands for each number of the range); each
+        parses to an action that passes ``check``. Default: ``legal_actions``
+        formatted, for games whose every action is secret-free."""
+        return [self.format_action(a) for a in self.legal_actions(state, role, ctx)]
+
+    def explain(self, state: S, role: str, topic: str, subject: str, ctx: Ctx) -> list[str]:
+        """Lines for ``pbem explain TOPIC SUBJECT`` (ValueError for an unknown
+        topic or subject). Default: no topics."""
+        raise ValueError(f"rules '{self.SPEC.id}' explain nothing")
+
+    def report_sections(self, view: V) -> list[tuple[str, list[str]]] | None:
+        """The rules' own sections of ``pbem report`` (title, lines; "Key:
+        value" lines print as table rows), from the view alone. Default:
+        None, and the report shows ``render_text``."""
+        return None
+
+    def map_picture(self, view: V | None = None, overlays: tuple[str, ...] = ()) -> Picture | None:
+        """The map with what ``view`` shows (the empty map without a view)
+        and the ``overlays`` asked for (names in ``map_overlays``; ValueError
+        for one it cannot draw). Default: None, the game has no map."""
+        return None
+
+    def describe_action(self, state: S, action: A, role: str | None) -> str:
+        """The action in words for the history of ``role``'s replay (None:
+        the public one), naming what that replay knows. Default: ``format_action``."""
+        return self.format_action(action)
+
+    def describe_dice(self, sides: tuple[int, ...], values: tuple[int | None, ...]) -> str | None:
+        """The rules' own words for a roll (None: the numbers)."""
+        return None
+
+    def scenario_info(self, scenario: str) -> str:
+        """One line about a scenario for ``pbem new``'s list; "" by default."""
+        return ""
+
+    def demo_orders(self, state: S, role: str, ctx: Ctx) -> list[str] | None:
+        """The scripted orders of ``demo`` for ``role`` now; None when the
+        script is over."""
+        return None
+
+    def deck_task(self, state: S) -> DeckTask | None:
+        """While ``pending`` returns a ``pbem.deck.DECK`` decision: the deck
+        work the engine must do for the role (pbem/deck.py). Default: no deck."""
+        return None
+
+    def on_deck(self, state: S, ctx: Ctx) -> tuple[S, list[Problem]]:
+        """The deck work asked for is done and checked; cards are seen
+        through ``ctx.card``. Needed by rules whose ``deck_task`` asks."""
+        raise RulesError(f"rules '{self.SPEC.id}' asked for deck work but do not take it")
+
+    def data_check_report(self) -> tuple[list[str], bool] | None:
+        """``pbem rules check``: lines checking the data against the
+        rulebook's counts, and whether all hold. Default: None (no check)."""
+        return None
+
+
+#: Kept for type annotations in the engine: any game.
+RulesModule = Rules[Any, Any, Any]
+
+
+#: The members a playable game overrides (the rest have defaults).
 REQUIRED: tuple[str, ...] = (
-    "SPEC", "Action", "initial_state", "pending", "legal_actions", "check", "apply",
-    "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action", "render_text",
+    "SPEC", "action_type", "state_type", "initial_state", "pending", "legal_actions", "check", "apply",
+    "view", "outcome", "parse_order", "format_action", "render_text",
 )
 
-#: Optional:
-#: ``legal_orders(state, role, ctx) -> list[str]``: every order the role may
-#: give now in the syntax of ``parse_order``, used by ``pbem options`` instead
-#: of formatting ``legal_actions`` (for orders that carry secrets);
-#: ``explain(state, role, topic, subject, ctx) -> list[str]``: lines for
-#: ``pbem explain TOPIC SUBJECT`` (ValueError for an unknown topic or subject);
-#: ``reveal_die(state, label, value, ctx) -> (state, problems)``: a secret die
-#: becomes known to this replay because its seed ``label`` was opened (needed
-#: by any rules module that asks for secret dice);
-#: ``report_sections(view) -> list[tuple[str, list[str]]]``: the rules' own
-#: sections of ``pbem report`` (title, lines; a line "Key: value" prints as a
-#: table row), computed from the view alone (without it the report shows
-#: ``render_text(view)``);
-#: ``map_picture(view=None) -> pbem.board.Picture``: the map with the pieces
-#: the view shows (the empty map without a view), for ``pbem report`` and
-#: ``pbem map -g``; without it the report has no map. Rules that draw
-#: overlays on request (e.g. a supply network) list their names in
-#: ``MAP_OVERLAYS`` (tuple of str) and accept them as
-#: ``map_picture(view, overlays=(...))``, computed from the view alone
-#: (ValueError for one they cannot draw); pbem passes the keyword only when
-#: the player asks (``--overlay``, ``--supply``), so a hook without it works;
-#: ``MAP_OVERLAYS``: see ``map_picture``.
-#: ``describe_action(state, action, role) -> str``: the action in words for
-#: the history of a replay of ``role`` (None: the public replay; the audit's
-#: role sees everything), e.g. naming the units that replay knows; without it
-#: ``format_action``;
-#: ``describe_dice(sides, values) -> str | None``: the rules' own words for a
-#: roll (e.g. cards drawn as secret dice; None: shown as numbers);
-#: ``scenario_info(scenario_id) -> str``: one line describing a scenario, for
-#: ``pbem new``'s scenario list;
-#: ``DEMO_SCENARIO`` (str), ``DEMO_OPTIONS`` (tuple of str) and
-#: ``demo_orders(state, role, ctx) -> list[str] | None``: a scripted game for
-#: ``pbem demo`` (pbem/table.py): the orders ``role`` gives at its decision
-#: now, None when the script is over;
-#: ``deck_task(state) -> pbem.deck.DeckTask | None`` and ``on_deck(state, ctx)
-#: -> (state, problems)``: the shared deck (pbem.deck, DESIGN 4): while
-#: ``pending`` returns a Decision of kind ``pbem.deck.DECK``, ``deck_task`` says
-#: what the role must send (a shuffle step with its deals, or key openings);
-#: pbem computes it from the player's seeds without asking, checks it on
-#: receipt, then calls ``on_deck``; the rules see a card only through
-#: ``ctx.card(round, position)`` (the label, or None where this replay cannot
-#: see it), and must list ``pbem.deck.DeckStep | pbem.deck.DeckKeys`` in
-#: their ``Action`` union;
-#: ``on_open_leaf(state, label, key, value, ctx) -> (state, problems)``: one
-#: leaf of the Merkle set ``label`` was opened (needed by any rules module
-#: whose orders commit ``sets``); the whole set's opening at the audit comes
-#: to ``on_open`` as usual, its value readable with ``decode_set``.
-OPTIONAL: tuple[str, ...] = ("legal_orders", "explain", "reveal_die", "report_sections", "map_picture",
-                             "MAP_OVERLAYS", "describe_action", "describe_dice", "scenario_info", "DEMO_SCENARIO",
-                             "DEMO_OPTIONS", "demo_orders", "on_open_leaf", "deck_task", "on_deck")
-
-_registered: dict[str, Any] = {}
+_registered: dict[str, Rules[Any, Any, Any]] = {}
 
 
-def register(module: Any) -> None:
-    """Register a rules module directly (tests; entry points are the normal way)."""
-    _registered[module.SPEC.id] = module
+def register(rules: Rules[Any, Any, Any]) -> None:
+    """Register a game directly (tests; entry points are the normal way)."""
+    _registered[rules.SPEC.id] = rules
 
 
 def unregister(rules_id: str) -> None:
@@ -272,30 +409,37 @@ def _own_entry_point(rules_id: str) -> importlib.metadata.EntryPoint | None:
     return next(iter(own.select(group=ENTRY_POINT_GROUP, name=rules_id)), None)
 
 
-def load_any(rules_id: str) -> Any:
-    """The object registered as ``rules_id`` (possibly not yet playable): one
-    registered in-process, else pbem's own games, else any installed plugin's."""
+def load_any(rules_id: str) -> Rules[Any, Any, Any]:
+    """The game registered as ``rules_id`` (possibly not yet playable): one
+    registered in-process, else pbem's own games, else any installed
+    plugin's. NotFound if there is none or the entry point does not name
+    an instance of ``Rules``."""
     if rules_id in _registered:
         return _registered[rules_id]
     ep = _own_entry_point(rules_id) or _entry_points().get(rules_id)
     if ep is None:
         known = ", ".join(available()) or "none"
         raise NotFound(f"no rules module '{rules_id}' is installed (available: {known})")
-    return ep.load()
+    rules = ep.load()
+    if not isinstance(rules, Rules):
+        raise NotFound(f"rules '{rules_id}' ({ep.value}) is not a pbem.rulesapi.Rules instance")
+    return rules
 
 
-def missing_parts(module: Any) -> list[str]:
-    return [name for name in REQUIRED if not hasattr(module, name)]
+def missing_parts(rules: Rules[Any, Any, Any]) -> list[str]:
+    """The required members ``rules`` leaves to the contract's base class."""
+    own = [vars(c) for c in type(rules).__mro__ if c is not Rules and issubclass(c, Rules)]
+    return [name for name in REQUIRED if not any(name in d for d in own)]
 
 
-def load(rules_id: str) -> RulesModule:
-    """A playable rules module; NotFound if absent or incomplete."""
-    module = load_any(rules_id)
-    missing = missing_parts(module)
+def load(rules_id: str) -> Rules[Any, Any, Any]:
+    """A playable game; NotFound if absent or incomplete."""
+    rules = load_any(rules_id)
+    missing = missing_parts(rules)
     if missing:
         raise NotFound(f"rules '{rules_id}' cannot host games yet: it does not provide "
                        f"{', '.join(missing)}")
-    return module
+    return rules
 
 
 def data_hash(spec: Spec, read: Callable[[str], bytes] | None = None) -> bytes:

@@ -33,7 +33,7 @@ from pbem.errors import (
 from pbem.fileio import write_atomic
 from pbem.game import AUDIT, EventInfo, Replay, audit_openings, event_game, foreign_game_text
 from pbem.identity import Identity, fingerprint, parse_public, verify_signature
-from pbem.rulesapi import DICE, Decision, Order, RulesModule, data_hash
+from pbem.rulesapi import DICE, Ctx, Decision, Order, RulesModule, data_hash
 from pbem.store import GameDir, LocalConfig
 from pbem.text import escaped, shown
 from pbem.turnfile import format_turn, parse_turn
@@ -307,11 +307,35 @@ def parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
 class _ComposeCtx:
     """The replay's Ctx plus ``fresh()`` randomness, for parse_order only."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: Ctx) -> None:
         self._ctx = ctx
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._ctx, name)
+    @property
+    def role(self) -> str | None:
+        return self._ctx.role
+
+    @property
+    def seq(self) -> int:
+        return self._ctx.seq
+
+    @property
+    def author(self) -> str:
+        return self._ctx.author
+
+    def value(self, label: str) -> bytes | None:
+        return self._ctx.value(label)
+
+    def committed(self, label: str) -> bool:
+        return self._ctx.committed(label)
+
+    def opened(self, label: str) -> bool:
+        return self._ctx.opened(label)
+
+    def leaf(self, label: str, key: str) -> bytes | None:
+        return self._ctx.leaf(label, key)
+
+    def card(self, rnd: str, pos: int) -> str | None:
+        return self._ctx.card(rnd, pos)
 
     def fresh(self) -> bytes:
         return os.urandom(16)
@@ -540,10 +564,7 @@ def legal_orders(seat: Seat) -> list[str]:
     decision = probe.pending()
     if decision is None or decision.role != seat.role or decision.kind in (DICE, DECK):
         return []
-    if hasattr(seat.rules, "legal_orders"):
-        return list(seat.rules.legal_orders(probe.state, seat.role, probe.ctx(seat.role)))
-    return [seat.rules.format_action(a)
-            for a in seat.rules.legal_actions(probe.state, seat.role, probe.ctx(seat.role))]
+    return list(seat.rules.legal_orders(probe.state, seat.role, probe.ctx(seat.role)))
 
 
 def send(seat: Seat, *, note: str = "", open_all: bool = False, out: Path | None = None) -> Sent:
@@ -910,13 +931,12 @@ def check_evidence(gd: GameDir, replay: Replay) -> list[str]:
     return [str(e) for e in evidence_records(gd, replay)]
 
 
-def dice_text(values: Sequence[int | None], sides: Sequence[int] = (), rules: Any = None) -> str:
+def dice_text(values: Sequence[int | None], sides: Sequence[int] = (), rules: RulesModule | None = None) -> str:
     """Dice for people: a secret die this side cannot see shows as '?'; the
-    rules may word their own dice (optional ``describe_dice`` hook, e.g. cards
+    rules may word their own dice (the ``describe_dice`` hook, e.g. cards
     drawn as dice)."""
-    describe = getattr(rules, "describe_dice", None)
-    if describe is not None and sides:
-        text = describe(tuple(sides), tuple(values))
+    if rules is not None and sides:
+        text = rules.describe_dice(tuple(sides), tuple(values))
         if text:
             return text
     return "[" + ", ".join("?" if v is None else str(v) for v in values) + "]"

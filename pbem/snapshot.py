@@ -143,8 +143,8 @@ def _path(gd: GameDir, role: str):
 def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
     """Write the cache for ``replay`` (a player's perspective). Never raises for
     a rules module whose state cannot be encoded: it then keeps no cache."""
-    state_type = getattr(replay.rules, "State", None)
-    if state_type is None or replay.role is None or replay.genesis is None:
+    state_type = replay.rules.state_type
+    if replay.role is None or replay.genesis is None:
         return
     o = replay.dice_origin
     snap = Snapshot(
@@ -179,9 +179,9 @@ def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> 
     advanced to the cached point, or None when there is no cache that matches
     the log. The cache holds the genesis' own effects too, so they are not
     applied again."""
-    state_type = getattr(base.rules, "State", None)
+    state_type = base.rules.state_type
     path = _path(gd, base.role or "")
-    if state_type is None or base.role is None or not path.exists():
+    if base.role is None or not path.exists():
         return None
     try:
         plain = unseal_bytes(path.read_bytes(), identity, base.game_hex, base.role, magic=_MAGIC,

@@ -10,17 +10,16 @@ directory (``receive``), whose automatic entropy answer is delivered back.
 Each player's ``Seat`` stays in memory between turns: ``send`` and
 ``receive`` keep it current, so nothing is replayed twice.
 
-Nothing here knows a game. A rules module offers a demo with two optional
-attributes (see ``offers_demo``):
+Nothing here knows a game. A game offers a demo with two optional hooks of
+the contract (pbem.rulesapi.Rules; see ``offers_demo``):
 
-- ``DEMO_SCENARIO: str``: the scenario the demo plays;
+- ``demo``: the scenario (and options) the demo plays;
 - ``demo_orders(state, role, ctx) -> list[str] | None``: the orders
   ``role`` gives now, in the syntax of ``parse_order``, given the state and
   ctx of ``role``'s own replay (its secrets known, its unsent orders
   applied). The table calls it whenever ``role`` has a (non-dice) decision
   and calls it again while the decision is still ``role``'s; ``[]`` sends
-  the event as it stands; ``None`` ends the script (the demo stops);
-- ``DEMO_OPTIONS: tuple[str, ...]`` (optional, default ``()``): game options.
+  the event as it stands; ``None`` ends the script (the demo stops).
 """
 
 from __future__ import annotations
@@ -63,10 +62,9 @@ class TableError(PbemError):
 
 # -- which rules offer a demo ---------------------------------------------------
 
-def offers_demo(module: Any) -> bool:
-    """True if ``module`` is playable and has ``demo_orders`` and ``DEMO_SCENARIO``."""
-    return (not rulesapi.missing_parts(module) and callable(getattr(module, "demo_orders", None))
-            and isinstance(getattr(module, "DEMO_SCENARIO", None), str))
+def offers_demo(rules: rulesapi.RulesModule) -> bool:
+    """True if ``rules`` is playable and offers a scripted ``demo``."""
+    return not rulesapi.missing_parts(rules) and rules.demo is not None
 
 
 def demo_rules_ids() -> list[str]:
@@ -85,7 +83,7 @@ def demo_rules(rules_id: str | None = None) -> RulesModule:
     """The rules module ``pbem demo`` plays: ``rules_id`` (UsageProblem if it offers
     no demo, NotFound if absent), else ``PREFERRED_DEMO`` if it offers one, else the
     first installed one that does; UsageProblem if none does."""
-    hint = "a demo needs the optional rules attributes DEMO_SCENARIO and demo_orders"
+    hint = "a demo needs the contract's optional hooks demo and demo_orders"
     if rules_id is not None:
         module = rulesapi.load_any(rules_id)
         if not offers_demo(module):
@@ -130,9 +128,7 @@ class Turn:
         decision = self.decision
         if decision is None or decision.role != self.role or decision.kind in (DICE, DECK):
             return []
-        if hasattr(self.rules, "legal_orders"):
-            return list(self.rules.legal_orders(self.state, self.role, self.ctx()))
-        return [self.rules.format_action(a) for a in self.rules.legal_actions(self.state, self.role, self.ctx())]
+        return list(self.rules.legal_orders(self.state, self.role, self.ctx()))
 
     def situation(self) -> str:
         return self.rules.render_text(self.rules.view(self.state, self.role))

@@ -38,7 +38,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(autouse=True)
 def race_rules(monkeypatch):
     """The race test game, registered without an entry point; cheap scrypt for test keys."""
-    rulesapi.register(race)
+    rulesapi.register(race.RULES)
     monkeypatch.setattr(identity_mod, "SCRYPT_N", 1 << 10)
     monkeypatch.setenv("PBEM_PASSPHRASE", PASSPHRASE)
     monkeypatch.setenv("PBEM_LOCK_WAIT", "0.3")

@@ -18,11 +18,11 @@ from tests.race import rules as race
 
 class SelfPlay:
     def __init__(self, scenario: str = "standard", seed: int = 0) -> None:
-        rulesapi.register(race)
+        rulesapi.register(race.RULES)
         self.rng = random.Random(seed)
         self.ids = {"red": Identity.generate(), "blue": Identity.generate()}
         self.vaults = {r: VaultData(game="", role=r) for r in self.ids}
-        self.replay = Replay(race)
+        self.replay = Replay(race.RULES)
         self.events: list[bytes] = []
         genesis = codec.Genesis(rules="race", rules_version=race.SPEC.version,
                                 data_hash=rulesapi.data_hash(race.SPEC).hex(), scenario=scenario,
@@ -55,7 +55,7 @@ class SelfPlay:
 
     def owner_view(self, role: str) -> Replay:
         """The log replayed from ``role``'s perspective."""
-        r = Replay(race, role=role, known=self.vaults[role].known_values())
+        r = Replay(race.RULES, role=role, known=self.vaults[role].known_values())
         for stored in self.events:
             r.apply_stored(stored)
         return r

@@ -160,9 +160,10 @@ def test_unknown_page_is_refused() -> None:
 
 def test_ritd_map_fits_one_a4_page_at_playing_size(tmp_path: Path) -> None:
     """`pbem map ritd --page a4` writes one page; its hexes are at least 12 mm."""
-    from rules import ritd
+    from rules.ritd import RULES
 
-    pic = ritd.map_picture()
+    pic = RULES.map_picture()
+    assert pic is not None
     assert hex_size_on_page(pic, "a4") >= MIN_HEX_MM
     assert CAPTION_FONT >= 1.8
     r = CliRunner().invoke(cli, ["map", "ritd", "--page", "a4", "-o", str(tmp_path)])
@@ -173,9 +174,9 @@ def test_ritd_map_fits_one_a4_page_at_playing_size(tmp_path: Path) -> None:
 
 
 def test_cli_refuses_to_write_tiles_into_one_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rules import ritd
+    from rules.ritd import RitdRules
 
-    monkeypatch.setattr(ritd, "map_picture", lambda view=None, overlays=(): synthetic())
+    monkeypatch.setattr(RitdRules, "map_picture", lambda self, view=None, overlays=(): synthetic())
     r = CliRunner().invoke(cli, ["map", "ritd", "-o", str(tmp_path / "m.svg")])
     assert r.exit_code == 2
     assert "give -o DIRECTORY" in r.output

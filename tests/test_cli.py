@@ -169,7 +169,7 @@ def plugin_env(tmp_path: Path) -> dict[str, str]:
     info = site / "pbem_race_test-1.0.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pbem-race-test\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[pbem.rules]\nrace = tests.race.rules\n")
+    (info / "entry_points.txt").write_text("[pbem.rules]\nrace = tests.race.rules:RULES\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]), PBEM_PASSPHRASE=PASSPHRASE)
     env.pop("PBEM_TRACEBACK", None)
     return env
@@ -252,6 +252,6 @@ def test_the_games_pbem_ships_are_found_in_its_own_distribution_first():
     from pbem import rulesapi
 
     ep = rulesapi._own_entry_point("ritd")
-    assert ep is not None and ep.value == "rules.ritd"
+    assert ep is not None and ep.value == "rules.ritd:RULES"
     assert rulesapi._own_entry_point("race") is None
     assert rulesapi.load_any("ritd") is ep.load()

@@ -45,7 +45,7 @@ def test_rules_module_provides_the_interface_and_integer_only_actions(rules_id):
     module = rulesapi.load(rules_id)
     assert rulesapi.missing_parts(module) == []
     assert len(module.SPEC.roles) == 2 and module.SPEC.scenarios
-    assert _no_floats(module.Action), "DESIGN 3: integers only, no floats anywhere in the log"
+    assert _no_floats(module.action_type), "DESIGN 3: integers only, no floats anywhere in the log"
 
 
 @given(st.integers(0, 2**32))
@@ -58,14 +58,14 @@ def test_random_legal_self_play_never_fails_and_always_ends(seed):
         game.step()
     assert game.replay.outcome() is not None
     # every side's replay, the public one and the audit agree on the public facts
-    public = Replay(race)
+    public = Replay(race.RULES)
     for stored in game.events:
         public.apply_stored(stored)
     for role in ("red", "blue"):
         mine = game.owner_view(role)
         assert mine.head == public.head
         assert [r.pos for r in mine.state.runners.values()] == [r.pos for r in public.state.runners.values()]
-    audit = Replay(race, role=AUDIT, known={**game.vaults["red"].known_values(),
+    audit = Replay(race.RULES, role=AUDIT, known={**game.vaults["red"].known_values(),
                                            **game.vaults["blue"].known_values()})
     for stored in game.events:
         audit.apply_stored(stored)

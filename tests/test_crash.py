@@ -190,7 +190,7 @@ def prepared(tmp_path_factory, crash_env) -> dict[str, Prepared]:
     """Each scenario's starting directories, and its crash points from a clean run."""
     out = {}
     with pytest.MonkeyPatch.context() as mp:
-        rulesapi.register(race)
+        rulesapi.register(race.RULES)
         mp.setattr(identity_mod, "SCRYPT_N", 1 << 10)
         mp.setenv("PBEM_PASSPHRASE", PASSPHRASE)
         for scenario, build in SCENARIOS:

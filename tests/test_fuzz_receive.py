@@ -28,7 +28,7 @@ def base(tmp_path_factory):
     from pbem import rulesapi
     from tests.race import rules as race
 
-    rulesapi.register(race)
+    rulesapi.register(race.RULES)
     old = pbem.identity.SCRYPT_N
     pbem.identity.SCRYPT_N = 1 << 10
     try:

@@ -103,7 +103,7 @@ def test_the_audit_opens_whole_sets_and_checks_them(tmp_path):
     table.play("red", "pass")
     table.play("blue", "advance 1", "pass", open_all=True)
     events = table.blue.gd.read_events()
-    audit = session.audit(events, race)  # raises on an illegal event
+    audit = session.audit(events, race.RULES)  # raises on an illegal event
     assert "blue" not in audit.unopened and "blue.traps" in audit.replay.opened
     red = table.red.seat().replay
     assert red.leaf("blue.traps", "5") == b"1"  # the whole set was opened
@@ -133,7 +133,7 @@ def test_opened_leaves_survive_the_replay_cache(tmp_path):
     table.play("red", "advance 2")
     table.play("blue", "open trap 3")
     cached = table.red.seat().replay  # restored from the cache
-    fresh = Replay(race, role="red", known=table.red.seat().vault.known_values())
+    fresh = Replay(race.RULES, role="red", known=table.red.seat().vault.known_values())
     for stored in table.red.gd.read_events():
         fresh.apply_stored(stored)
     assert cached.leaves == fresh.leaves == {("blue.traps", "3"): b"1"}
@@ -143,7 +143,7 @@ def test_opened_leaves_survive_the_replay_cache(tmp_path):
 def test_the_audit_perspective_knows_every_leaf_from_the_start(tmp_path):
     table = _trapped(tmp_path)
     known = table.blue.seat().vault.known_values()
-    audit = Replay(race, role=AUDIT, known=known)
+    audit = Replay(race.RULES, role=AUDIT, known=known)
     for stored in table.blue.gd.read_events():
         audit.apply_stored(stored)
     assert audit.leaf("blue.traps", "5") == b"1"

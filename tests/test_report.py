@@ -185,33 +185,44 @@ def test_svg_from_render_svg_parses_as_xml_when_inlined():
 
 
 def test_map_overlays_reach_only_rules_that_offer_them():
-    """The ``overlays`` keyword is passed only when asked for, so a
-    ``map_picture(view)`` hook without it keeps working; an overlay the rules
-    do not list in MAP_OVERLAYS, or refuse, is a usage problem (exit 2)."""
-    from types import SimpleNamespace
-
+    """An overlay the rules do not list in ``map_overlays``, or refuse, is a
+    usage problem (exit 2); a game without a map (the contract's default
+    ``map_picture``) is NotFound."""
     from pbem.errors import NotFound, UsageProblem
-    from pbem.rulesapi import Spec
+    from pbem.rulesapi import Rules, Spec
 
     spec = Spec(id="toy", version="1", title="Toy", roles=("a", "b"), scenarios=("s",))
-    calls = []
-    old = SimpleNamespace(SPEC=spec, map_picture=lambda view: calls.append(view) or "picture")
-    assert report.map_picture(old, "v") == "picture" and calls == ["v"]
+
+    class Plain(Rules):
+        SPEC = spec
+
+        def map_picture(self, view=None, overlays=()):
+            return ("picture", view, overlays)
+
+    assert report.map_picture(Plain(), "v") == ("picture", "v", ())
     with pytest.raises(UsageProblem, match="draw no map overlay supply .they offer: none."):
-        report.map_picture(old, "v", ("supply",))
+        report.map_picture(Plain(), "v", ("supply",))
 
-    def drawn(view, overlays=()):
-        if "fog" in overlays:
-            raise ValueError("fog needs a view")
-        return ("picture", view, overlays)
+    class Layered(Plain):
+        @property
+        def map_overlays(self):
+            return ("supply", "fog")
 
-    new = SimpleNamespace(SPEC=spec, MAP_OVERLAYS=("supply", "fog"), map_picture=drawn)
-    assert report.map_picture(new, "v") == ("picture", "v", ())
-    assert report.map_picture(new, "v", ["supply"]) == ("picture", "v", ("supply",))
+        def map_picture(self, view=None, overlays=()):
+            if "fog" in overlays:
+                raise ValueError("fog needs a view")
+            return ("picture", view, overlays)
+
+    assert report.map_picture(Layered(), "v") == ("picture", "v", ())
+    assert report.map_picture(Layered(), "v", ["supply"]) == ("picture", "v", ("supply",))
     with pytest.raises(UsageProblem, match="fog needs a view"):
-        report.map_picture(new, "v", ("fog",))
+        report.map_picture(Layered(), "v", ("fog",))
     with pytest.raises(UsageProblem, match="no map overlay roads .they offer: supply, fog."):
-        report.map_picture(new, "v", ("roads",))
+        report.map_picture(Layered(), "v", ("roads",))
+
+    class Mapless(Rules):
+        SPEC = spec
+
     with pytest.raises(NotFound, match="have no map"):
-        report.map_picture(SimpleNamespace(SPEC=spec), "v")
+        report.map_picture(Mapless(), "v")
     assert UsageProblem.exit_code == 2

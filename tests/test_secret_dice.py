@@ -35,7 +35,7 @@ def test_the_audit_sees_every_secret_die_from_the_start(table):
     table.play("red", "scout")
     table.play("red", "advance 1", "pass")
     seed = table.red.seat().vault.known_values()["red.scout0"]
-    audit = Replay(race, role=AUDIT, known={"red.scout0": seed})
+    audit = Replay(race.RULES, role=AUDIT, known={"red.scout0": seed})
     for stored in table.red.gd.read_events():
         audit.apply_stored(stored)
     assert audit.history[3].rolls.values == table.red.seat().replay.history[3].rolls.values

@@ -10,7 +10,7 @@ from tests.race import rules as race
 
 def _full(side) -> Replay:
     seat_vault = side.seat().vault
-    r = Replay(race, role=side.role, known=seat_vault.known_values())
+    r = Replay(race.RULES, role=side.role, known=seat_vault.known_values())
     for stored in side.gd.read_events():
         r.apply_stored(stored)
     return r

@@ -89,7 +89,7 @@ def test_demo_without_rules_picks_a_rules_module_that_offers_one(tmp_path, monke
 
 def test_demo_with_no_demo_capable_rules_is_a_usage_error(tmp_path, monkeypatch):
     monkeypatch.setattr(rulesapi, "available", lambda: ["race"])
-    monkeypatch.delattr(race, "demo_orders")
+    monkeypatch.setattr(race.RaceRules, "demo", property(lambda self: None))
     result = run("demo", "--dir", tmp_path)
     assert result.exit_code == 2
     assert "no installed rules module offers a demo" in result.output and "demo_orders" in result.output
@@ -100,11 +100,11 @@ def test_demo_with_no_demo_capable_rules_is_a_usage_error(tmp_path, monkeypatch)
 
 
 def test_ritd_is_preferred_for_the_demo_when_it_offers_one(monkeypatch):
-    fake = types.SimpleNamespace(**{name: getattr(race, name) for name in rulesapi.REQUIRED})
-    fake.SPEC = rulesapi.Spec(id="ritd", version="0", title="fake", roles=race.ROLES, scenarios=("standard",))
-    fake.DEMO_SCENARIO, fake.demo_orders = "standard", race.demo_orders
+    class Fake(race.RaceRules):
+        SPEC = rulesapi.Spec(id="ritd", version="0", title="fake", roles=race.ROLES, scenarios=("standard",))
+
     monkeypatch.setattr(rulesapi, "available", lambda: ["race", "ritd"])
-    rulesapi.register(fake)
+    rulesapi.register(Fake())
     try:
         assert demo_rules_ids() == ["ritd", "race"]
     finally:
@@ -206,7 +206,7 @@ def test_order_templates_expand_into_every_number():
 def test_local_table_api_with_the_demo_policy(tmp_path):
     lines: list[str] = []
     table = LocalTable.create(tmp_path, "race", "sprint", echo=lines.append)
-    result = table.play(demo_policy(race), 200)
+    result = table.play(demo_policy(race.RULES), 200)
     assert result.outcome is not None and result.stopped == "outcome"
     assert lines == table.log and lines[-1].endswith("(opens all its commitments for the audit)")
     paths = table.reports(tmp_path / "reports")
@@ -219,7 +219,7 @@ def test_local_table_api_with_the_demo_policy(tmp_path):
 # -- pbem new without a scenario -----------------------------------------------------------
 
 def test_new_without_scenario_lists_the_scenarios_and_options(tmp_path, monkeypatch):
-    monkeypatch.setattr(race, "scenario_info", lambda sid: f"first to {race.GOALS[sid]} wins", raising=False)
+    monkeypatch.setattr(race.RaceRules, "scenario_info", lambda self, sid: f"first to {race.GOALS[sid]} wins")
     result = run("new", tmp_path / "g", "--rules", "race")
     assert result.exit_code == 2
     for line in ("  standard: first to 10 wins", "  sprint: first to 5 wins", "short-dodge",

@@ -310,8 +310,7 @@ Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMar
           | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | Rout | RevealUnits | RevealOption
           | cb.BattleSelection | cb.FirePlan | cb.LossAllocation | KeepHand | Redraw | Challenge | Answer
           | OpenChallenge | EarlyArrival | Reinforce | CallMalta | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
-          | EndBuildup | RevealAll | Blitz | BuildMinefield | OpenMinefields | Probe | RetreatSpeed | MarchLosses
-          | DeckStep | DeckKeys)
+          | EndBuildup | RevealAll | Blitz | BuildMinefield | OpenMinefields | Probe | RetreatSpeed | MarchLosses)
 
 
 # -- state -------------------------------------------------------------------------
@@ -4168,6 +4167,10 @@ def format_action(action: object) -> str:
     return type(action).__name__
 
 
+#: The topics of ``explain`` (``pbem explain TOPIC SUBJECT``).
+EXPLAIN_TOPICS: tuple[str, ...] = ("supply", "move", "bp")
+
+
 def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
     """``pbem explain supply <hex or unit>`` / ``pbem explain move <unit>`` /
     ``pbem explain bp [axis|allied]`` (RB 16.5 sidebar)."""
@@ -4187,7 +4190,7 @@ def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
                 for line in mv.explain_move(m, pos, movement, token, _speed(state, pos.block(token)))]
     if topic in ("bp", "buildup"):
         return _divulged(state, role, args.strip().lower())
-    raise ValueError(f"nothing to explain about '{topic}' (topics: supply, move, bp)")
+    raise ValueError(f"nothing to explain about '{topic}' (topics: {', '.join(EXPLAIN_TOPICS)})")
 
 
 def _divulged(state: State, role: Side, who: str) -> list[str]:

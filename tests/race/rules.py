@@ -14,9 +14,11 @@ sequence, RACE 4 attacks, RACE 5 victory.
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
-from pbem.rulesapi import DICE, ActingAs, Decision, Order, Outcome, Problem, Spec
+from pbem.rulesapi import DICE, ActingAs, ComposeCtx, Ctx, Decision, Demo, Order, Outcome, Problem, Rules, Spec
 
 ROLES = ("red", "blue")
 MAX_SPEED = 3
@@ -493,3 +495,77 @@ def demo_orders(state: State, role: str, ctx) -> list[str] | None:
         case "defend":
             return ["defend block"]
     return []
+
+
+class RaceRules(Rules[State, Any, View]):
+    """The race on pbem's contract: secret speeds, dice, secret dice (scouts)
+    and a Merkle set (traps); no map, no deck, no explanations."""
+
+    @property
+    def SPEC(self) -> Spec:  # noqa: N802  (read at each call: tests patch the module's SPEC)
+        return SPEC
+
+    @property
+    def action_type(self) -> Any:
+        return Action
+
+    @property
+    def state_type(self) -> type[State]:
+        return State
+
+    @property
+    def secret_dice(self) -> bool:
+        return True
+
+    @property
+    def demo(self) -> Demo | None:
+        return Demo(DEMO_SCENARIO)
+
+    def initial_state(self, scenario: str, options: tuple[str, ...]) -> State:
+        return initial_state(scenario, options)
+
+    def pending(self, state: State) -> Decision | None:
+        return pending(state)
+
+    def legal_actions(self, state: State, role: str, ctx: Ctx) -> list[Any]:
+        return legal_actions(state, role, ctx)
+
+    def check(self, state: State, action: Any, ctx: Ctx) -> list[Problem]:
+        return check(state, action, ctx)
+
+    def apply(self, state: State, action: Any, ctx: Ctx) -> State:
+        return apply(state, action, ctx)
+
+    def view(self, state: State, role: str | None) -> View:
+        return view(state, role)
+
+    def outcome(self, state: State) -> Outcome | None:
+        return outcome(state)
+
+    def parse_order(self, state: State, role: str, text: str, ctx: ComposeCtx) -> Order:
+        return parse_order(state, role, text, ctx)
+
+    def format_action(self, action: Any) -> str:
+        return format_action(action)
+
+    def render_text(self, view: View) -> str:
+        return render_text(view)
+
+    def resolve_dice(self, state: State, values: tuple[int | None, ...], ctx: Ctx) -> State:
+        return resolve_dice(state, values, ctx)
+
+    def on_open(self, state: State, label: str, value: bytes, ctx: Ctx) -> tuple[State, list[Problem]]:
+        return on_open(state, label, value, ctx)
+
+    def on_open_leaf(self, state: State, label: str, key: str, value: bytes,
+                     ctx: Ctx) -> tuple[State, list[Problem]]:
+        return on_open_leaf(state, label, key, value, ctx)
+
+    def reveal_die(self, state: State, label: str, value: int, ctx: Ctx) -> tuple[State, list[Problem]]:
+        return reveal_die(state, label, value, ctx)
+
+    def demo_orders(self, state: State, role: str, ctx: Ctx) -> list[str] | None:
+        return demo_orders(state, role, ctx)
+
+
+RULES = RaceRules()

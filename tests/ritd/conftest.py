@@ -15,6 +15,7 @@ import pytest
 
 import pbem.deck
 from pbem import rulesapi
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 
 
@@ -22,7 +23,7 @@ from rules.ritd import game as ritd
 def registered_ritd():
     """The rules module registered in-process as 'ritd' (the installed entry
     point is the package rules.ritd, which serves the same functions)."""
-    rulesapi.register(ritd)
+    rulesapi.register(RITD)
     yield
     rulesapi.unregister("ritd")
 

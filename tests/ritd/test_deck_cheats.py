@@ -21,6 +21,7 @@ import pbem.deck as D
 from pbem import session
 from pbem.errors import IllegalAction
 from pbem.game import AUDIT, Replay
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
@@ -146,7 +147,7 @@ def test_a_substituted_card_is_named_by_the_audit(table, monkeypatch):
     data = _tampered_axis_event(table, monkeypatch, mutate_step=substitute)
     table.deliver(table.allied, data)  # accepted: only the keys show it
     known = {**table.axis.seat().vault.known_values(), **table.allied.seat().vault.known_values()}
-    r = Replay(ritd, role=AUDIT, known=known)
+    r = Replay(RITD, role=AUDIT, known=known)
     for stored in table.allied.gd.read_events():
         r.apply_stored(stored)
     with pytest.raises(D.DeckError) as err:
@@ -160,7 +161,7 @@ def test_the_honest_deal_audits_with_the_game_invariants(table):
     table.play("axis", "keep hand")
     table.play("allied", "keep hand")
     known = {**table.axis.seat().vault.known_values(), **table.allied.seat().vault.known_values()}
-    r = Replay(ritd, role=AUDIT, known=known)
+    r = Replay(RITD, role=AUDIT, known=known)
     for stored in table.allied.gd.read_events():
         r.apply_stored(stored)
     [s1] = r.deck_audit()

@@ -9,6 +9,7 @@ import pytest
 
 from pbem import session
 from pbem.errors import IllegalAction
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
@@ -98,7 +99,7 @@ def test_rb_9_1_defensive_fire_first_dice_from_the_plans_hits_placed_by_the_owne
         assert state.position.battles == () and state.turn.step == "final-supply"
     battle.play("axis", "supply check", "reveal option")
     assert battle.allied.seat().replay.state.turn.active == "allied"
-    result = session.audit(battle.allied.gd.read_events(), ritd)
+    result = session.audit(battle.allied.gd.read_events(), RITD)
     assert _units(result.replay.state, "Sollum") == [("Brescia", 2), ("Savona", 4), ("Trento", 2)]
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from pbem import session
 from pbem.errors import IllegalAction
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from tests.ritd.ritd_table import new_game
 
@@ -77,7 +78,7 @@ def test_rb_17_optional_i_tanks_game_moves_at_speed_2_and_both_sides_know_the_op
     axis = table.axis.seat().replay.state
     assert _itank(axis).token == moved[0].token
     assert not [o for o in axis.obligations if o.token == moved[0].token]
-    assert _itank(session.audit(table.allied.gd.read_events(), ritd).replay.state).hex == moved[0].hex
+    assert _itank(session.audit(table.allied.gd.read_events(), RITD).replay.state).hex == moved[0].hex
 
 
 def test_rb_17_optional_i_tanks_game_a_client_ignoring_the_option_is_caught(tmp_path, monkeypatch):
@@ -106,7 +107,7 @@ def test_rb_17_optional_i_tanks_game_a_client_ignoring_the_option_is_caught(tmp_
     assert re.search(rf"event \d+ by allied: block {token} moved in event \d+", text)
     assert "that needs speed 3, but 32AT/1 has speed 2" in text and "RB 6.1" in text
     with pytest.raises(IllegalAction) as err:  # the audit replays with every opening known
-        session.audit(events, ritd)
+        session.audit(events, RITD)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     assert "RB 6.1" in text and "speed 2" in text and "event 7 by allied" in text
 
@@ -168,4 +169,4 @@ def test_rb_17_optional_i_tanks_game_combat_two_hits_take_one_step(tmp_path, mon
     for side in (table.axis, table.allied):
         state = side.seat().replay.state
         assert (_itank(state).cv, _itank(state).hex) == (cv, ritd._map().resolve("Acroma"))
-    assert _itank(session.audit(table.allied.gd.read_events(), ritd).replay.state).cv == cv
+    assert _itank(session.audit(table.allied.gd.read_events(), RITD).replay.state).cv == cv

@@ -12,6 +12,7 @@ import pytest
 
 from pbem import session
 from pbem.errors import IllegalAction
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from tests.ritd.test_game_refusal import _send
 from tests.ritd.test_game_retreat import FACE, _block, standoff_table
@@ -65,7 +66,7 @@ def test_rb_6_4_a_failed_retreat_forced_march_costs_a_step_checked_when_opened_a
     assert axis.turn.march_losses == () and axis.turn.step not in ("march-losses", "forced-march")
     standoff.deliver(standoff.axis, _send(standoff, "allied", "supply check", "reveal option", open_all=True))
     assert not [o for o in standoff.axis.seat().replay.state.obligations if o.token == tk.token]
-    result = session.audit(standoff.allied.gd.read_events(), ritd)
+    result = session.audit(standoff.allied.gd.read_events(), RITD)
     assert result.replay.state.position.block(tk.token).cv == 2
 
 
@@ -95,7 +96,7 @@ def test_rb_6_4_a_forged_retreat_march_loss_is_caught_when_opened_and_at_the_aud
     with pytest.raises(IllegalAction, match=r"(?s)by allied.*RB 6\.4.*7/7 Tk .* must be 7/7 Tk at CV 2"):
         standoff.deliver(standoff.axis, data)
     with pytest.raises(IllegalAction) as err:
-        session.audit(events, ritd)
+        session.audit(events, RITD)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     assert "by allied" in text and "march losses" in text and "RB 6.4" in text and tk.token in text
 
@@ -121,7 +122,7 @@ def test_rb_6_4_a_retreating_unit_at_its_last_step_is_eliminated_by_a_failed_for
         [((f"{tk.token}.id1",), (tk.token,))]
     standoff.deliver(standoff.axis, _send(standoff, "allied", "supply check", "reveal option", open_all=True))
     assert not [o for o in standoff.axis.seat().replay.state.obligations if o.token == tk.token]
-    session.audit(standoff.allied.gd.read_events(), ritd)
+    session.audit(standoff.allied.gd.read_events(), RITD)
 
 
 def test_rb_6_4_a_unit_at_its_last_step_may_not_survive_a_failed_retreat_forced_march(standoff, monkeypatch):

@@ -10,6 +10,7 @@ import pytest
 
 from pbem import codec, session
 from pbem.errors import IllegalAction, VerifyError
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from rules.ritd import mines
 from tests.ritd.ritd_table import new_game
@@ -155,7 +156,7 @@ def _forged_set(gazala, mined: dict[str, int]):
 
 def _audit(events, known):
     from pbem.game import AUDIT, Replay
-    r = Replay(ritd, role=AUDIT, known=known)
+    r = Replay(RITD, role=AUDIT, known=known)
     for stored in events:
         r.apply_stored(stored)
     return r

@@ -14,6 +14,7 @@ import pytest
 import pbem.game
 from pbem import session
 from pbem.errors import IllegalAction
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_demo_19_0 import book_dice  # noqa: F401  (fixture: the rulebook's Demo dice)
@@ -445,8 +446,8 @@ def test_card_draws_are_worded_as_cards_for_their_owner_and_face_down_for_the_ot
     assert ritd.describe_dice((42, 42, 42), (1, 42, 5)) == "3 Supply Cards drawn: 2 real, 1 dummy"
     assert ritd.describe_dice((42, 42), (None, None)) == "2 Supply Cards drawn face down"
     assert ritd.describe_dice((6, 6), (3, 4)) is None
-    assert session.dice_text((None, None), (42, 42), ritd) == "2 Supply Cards drawn face down"
-    assert session.dice_text((3, 4), (6, 6), ritd) == "[3, 4]"
+    assert session.dice_text((None, None), (42, 42), RITD) == "2 Supply Cards drawn face down"
+    assert session.dice_text((3, 4), (6, 6), RITD) == "[3, 4]"
 
 
 def test_cheat_a_rebuild_beyond_the_bp_spent_is_named_when_the_identities_open(tmp_path, book_dice):
@@ -462,7 +463,7 @@ def test_cheat_a_rebuild_beyond_the_bp_spent_is_named_when_the_identities_open(t
     from rules.ritd import hidden
 
     t = tbl.LocalTable.create(tmp_path, "ritd", "demo")
-    script = tbl.demo_policy(rules.ritd)  # the Demo's script (rules.ritd.demo)
+    script = tbl.demo_policy(rules.ritd.RULES)  # the Demo's script (rules.ritd.demo)
     wanted: list[str] = []
     drafted: dict[tuple, list[str]] = {}  # the orders of the event being composed, by role and base
 
@@ -500,7 +501,7 @@ def test_cheat_a_rebuild_beyond_the_bp_spent_is_named_when_the_identities_open(t
     assert f"event {body.seq} by allied" in str(err.value)
     known = {**data.known_values(), **axis.vault.known_values()}
     with pytest.raises(IllegalAction, match=f"event {body.seq} by allied") as err:
-        audit = Replay(ritd, role=AUDIT, known=known)
+        audit = Replay(RITD, role=AUDIT, known=known)
         for event in [*t.player("allied").gd.read_events(), stored]:
             audit.apply_stored(event)
     assert any("RB 16.54" in d and f"not {unit} at CV {cv + 1}" in d for d in err.value.details)

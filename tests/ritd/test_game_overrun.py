@@ -8,6 +8,7 @@ import pytest
 
 from pbem import session
 from pbem.errors import IllegalAction
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from rules.ritd import supply as sp
 from tests.ritd.ritd_table import new_game
@@ -89,7 +90,7 @@ def test_rb_11_4_an_overrun_routs_the_disrupted_units_pursued_by_the_overrunners
     assert state.position.block(_token(overrun, "axis", "Trento")).hex == sollum
     overrun.play("axis", "supply check", "reveal option")
     overrun.deliver(overrun.axis, _send(overrun, "allied", "supply check", open_all=True))
-    result = session.audit(overrun.allied.gd.read_events(), ritd)
+    result = session.audit(overrun.allied.gd.read_events(), RITD)
     assert result.replay.state.position.block(brescia).hex == sollum
 
 
@@ -159,5 +160,5 @@ def test_rb_12_7_final_supply_check_eliminates_the_unshielded_engaged_unit_and_t
             assert state.position.block(marks["Trento"]).disrupted
     table.play("axis", "reveal option")
     table.deliver(table.axis, _send(table, "allied", "supply check", open_all=True))
-    result = session.audit(table.allied.gd.read_events(), ritd)
+    result = session.audit(table.allied.gd.read_events(), RITD)
     assert not result.replay.state.position.has_block(marks["Brescia"])

@@ -12,6 +12,7 @@ import pytest
 
 from pbem import session
 from pbem.errors import IllegalAction
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from rules.ritd import routs
 from tests.ritd.ritd_table import new_game
@@ -77,7 +78,7 @@ def test_rb_10_2_pursuit_fire_dice_secret_losses_and_withdrawal_checked_at_the_a
     assert not [o for o in axis.obligations if o.token == token]
     assert _tk(axis).cv == 2
     assert not [o for o in demo.allied.seat().replay.state.obligations if o.kind == "speed-range"]
-    result = session.audit(demo.allied.gd.read_events(), ritd)
+    result = session.audit(demo.allied.gd.read_events(), RITD)
     assert _tk(result.replay.state).cv == 2
 
 
@@ -94,7 +95,7 @@ def test_rb_10_5_a_lie_about_the_slowest_speed_is_caught_at_the_audit(demo, monk
     with pytest.raises(IllegalAction, match=r"Refused Battle in event \d+ announcing slowest speed 4"):
         demo.deliver(demo.axis, data)
     with pytest.raises(IllegalAction) as err:
-        session.audit(events, ritd)
+        session.audit(events, RITD)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     assert re.search(r"event \d+ by allied", text) and "refuse-battle Sollum slowest 4" in text and "RB 10.5" in text
 
@@ -114,6 +115,6 @@ def test_rb_10_5_a_forged_loss_allocation_is_caught_at_the_audit(demo, monkeypat
     with pytest.raises(IllegalAction, match="Pursuit losses placed in event"):
         demo.deliver(demo.axis, data)
     with pytest.raises(IllegalAction) as err:
-        session.audit(events, ritd)
+        session.audit(events, RITD)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     assert "by allied" in text and "pursuit losses in Sollum" in text and "RB 9.5" in text

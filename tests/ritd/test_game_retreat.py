@@ -15,6 +15,7 @@ import pytest
 from pbem import game as pbem_game
 from pbem import session
 from pbem.errors import IllegalAction
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from rules.ritd import routs
 from tests.ritd.ritd_table import new_game
@@ -259,7 +260,7 @@ def test_rb_10_5_a_lie_about_the_slowest_retreating_speed_is_caught(standoff, mo
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     assert "RB 10.5" in text and "7/7 Tk" in text
     with pytest.raises(IllegalAction) as err:
-        session.audit(events, ritd)
+        session.audit(events, RITD)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     assert re.search(r"event \d+ by allied", text) and "retreat Sollum slowest 4" in text
 
@@ -281,7 +282,7 @@ def test_rb_10_5_a_forged_retreat_loss_allocation_is_caught_when_opened_and_at_t
     with pytest.raises(IllegalAction, match="Pursuit losses placed in event"):
         standoff.deliver(standoff.axis, data)
     with pytest.raises(IllegalAction) as err:
-        session.audit(events, ritd)
+        session.audit(events, RITD)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     assert "by allied" in text and "pursuit losses in Sollum" in text and "RB 9.5" in text
 

@@ -10,6 +10,7 @@ import pytest
 
 from pbem import session
 from pbem.errors import IllegalAction
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from rules.ritd import routs
 from tests.ritd.ritd_table import new_game
@@ -104,7 +105,7 @@ def test_ex_26_a_refusal_leaves_a_disrupted_unit_behind_which_routs_and_is_pursu
     axis = ex26.axis.seat().replay.state
     assert not [o for o in axis.obligations if o.token == token]
     assert _block(axis, "7/4 Armd").cv == 2
-    result = session.audit(ex26.allied.gd.read_events(), ritd)
+    result = session.audit(ex26.allied.gd.read_events(), RITD)
     assert _block(result.replay.state, "7/4 Armd").cv == 2
 
 
@@ -124,7 +125,7 @@ def test_rb_11_3_a_lie_about_the_slowest_speed_of_a_rout_is_caught_at_the_audit(
     with pytest.raises(IllegalAction, match="Routed in event .* announcing slowest speed 2"):
         ex26.deliver(ex26.axis, data)
     with pytest.raises(IllegalAction) as err:
-        session.audit(events, ritd)
+        session.audit(events, RITD)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     assert "by allied" in text and "rout Sollum slowest 2" in text and "RB 10.5" in text
 
@@ -179,7 +180,7 @@ def test_t_12_combat_losses_that_unshield_a_disrupted_unit_rout_it(battle):
     battle.play("axis", "supply check", "reveal option")
     battle.deliver(battle.axis, _send(battle, "allied", "supply check", open_all=True))
     assert not [o for o in battle.axis.seat().replay.state.obligations if o.token == token]
-    result = session.audit(battle.allied.gd.read_events(), ritd)
+    result = session.audit(battle.allied.gd.read_events(), RITD)
     assert _block(result.replay.state, "7/4 Armd").cv == 4
 
 
@@ -193,5 +194,5 @@ def test_rb_11_3_a_rout_with_no_route_to_withdraw_is_eliminated(battle, monkeypa
         state = side.seat().replay.state
         assert not state.position.has_block(token)
         assert state.position.battles == () and state.turn.step == "final-supply"
-    result = session.audit(battle.allied.gd.read_events(), ritd)
+    result = session.audit(battle.allied.gd.read_events(), RITD)
     assert not result.replay.state.position.has_block(token)

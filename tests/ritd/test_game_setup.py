@@ -12,6 +12,7 @@ from pbem import codec, rulesapi, session
 from pbem.errors import IllegalAction
 from pbem.game import AUDIT, Replay
 from pbem.identity import Identity
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from rules.ritd import hidden
 
@@ -81,7 +82,7 @@ def _forged_axis_setup(placements, cv_of=lambda unit, cv: cv):
     CV)``; the Allies join honestly. Returns the public replay after both,
     the Axis identity, vault data, genesis event and secrets."""
     axis, allied = Identity.generate(), Identity.generate()
-    rules = ritd
+    rules = RITD
     nonce = bytes(range(32))
     genesis = codec.Genesis(rules="ritd", rules_version=rules.SPEC.version, data_hash=rulesapi.data_hash(rules.SPEC).hex(),
                             scenario="demo", nonce=nonce.hex(),
@@ -135,7 +136,7 @@ def test_a_hidden_misplacement_is_caught_when_opened_and_by_the_audit(tmp_path):
     with pytest.raises(IllegalAction) as err:
         public.clone().apply_stored(opening)
     assert "event 0 by axis: block A00000000 deployed in Bardia: Trento may not deploy in Bardia" in str(err.value)
-    audit = Replay(ritd, role=AUDIT, known={k: bytes.fromhex(v.value) for k, v in secrets.items()})
+    audit = Replay(RITD, role=AUDIT, known={k: bytes.fromhex(v.value) for k, v in secrets.items()})
     assert msgspec.json.encode(ritd.view(public.state, "allied"))  # the view still renders
     with pytest.raises(IllegalAction, match="Trento may not deploy in Bardia"):
         audit.apply_stored(stored)
@@ -154,7 +155,7 @@ def test_cheat_a_wrong_cv_claimed_for_a_hidden_block_is_caught_when_it_is_reveal
         public.clone().apply_stored(opening)
     assert ("RB 18.0: event 0 by axis: block A00000000 deployed in Bardia: Savona must begin at its maximum "
             "CV 4, not 6") in str(err.value)
-    audit = Replay(ritd, role=AUDIT, known={k: bytes.fromhex(v.value) for k, v in secrets.items()})
+    audit = Replay(RITD, role=AUDIT, known={k: bytes.fromhex(v.value) for k, v in secrets.items()})
     with pytest.raises(IllegalAction, match="Savona must begin at its maximum CV 4, not 6"):
         audit.apply_stored(stored)
 

@@ -13,6 +13,7 @@ from pbem import codec, session
 from pbem.errors import IllegalAction, VerifyError
 from pbem.game import Replay
 from pbem.turnfile import format_turn
+from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
@@ -85,7 +86,7 @@ def test_rb_3_48_an_option_that_does_not_pay_for_the_moves_is_caught_at_supply_r
         session.add_orders(demo.axis.seat(), ["group Ft Capuzzo -> Bardia W1 Brescia"])
     # The cheater signs the same orders without its own checks.
     seat = demo.axis.seat()
-    blind = Replay(ritd, role=None)
+    blind = Replay(RITD, role=None)
     for stored in demo.allied.gd.read_events():
         blind.apply_stored(stored)
     token = {b.unit: b.token for b in seat.replay.state.position.blocks_of("axis")}
@@ -220,7 +221,7 @@ def test_cheat_a_hidden_block_moved_farther_than_its_type_allows_is_caught(demo,
         demo.deliver(demo.allied, data)
     assert "RB 6.1" in str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     with pytest.raises(IllegalAction) as err:
-        session.audit(events, ritd)
+        session.audit(events, RITD)
     text = str(err.value) + " ".join(getattr(err.value, "details", []) or [])
     assert re.search(r"event \d+ by axis", text) and "RB 6.1" in text and "Pavia" in text
 
