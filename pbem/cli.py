@@ -401,7 +401,7 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
         lines.append(f"game over: {outcome.summary}")
     stopped = seat.gd.stopped_reason()
     if stopped:
-        lines.append(f"GAME STOPPED: {stopped}")
+        lines.append(f"GAME STOPPED: {stopped} ('pbem evidence' shows it, and how both players can clear it)")
     _emit(data, as_json, "\n".join(lines))
 
 

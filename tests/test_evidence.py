@@ -150,3 +150,9 @@ def test_the_game_given_to_the_group_is_the_one_cleared(stopped):
     t, _ = stopped
     result = run("evidence", "-g", t.blue.gd.path, "clear")
     assert result.exit_code == 0 and "waiting for your opponent's consent" in result.output, result.output
+
+
+def test_pbem_show_of_a_stopped_game_points_to_pbem_evidence(stopped):
+    t, _ = stopped
+    result = run("show", "-g", t.blue.gd.path)
+    assert result.exit_code == 0 and "GAME STOPPED" in result.output and "'pbem evidence'" in result.output
