@@ -88,7 +88,7 @@ def _require_utf8(args: list[str]) -> None:
     named = [(a, "argument") for a in args] + [(os.environ.get(v, ""), f"${v}") for v in (GAME_ENV, HOME_ENV)]
     for text, what in named:
         if not is_utf8(text):
-            raise StorageProblem(f"{what} {printable_path(text)!r} holds bytes that are not UTF-8: pbem stores "
+            raise StorageProblem(f"{what} '{printable_path(text)}' holds bytes that are not UTF-8: pbem stores "
                                  "and prints paths as UTF-8; rename the file or directory")
 
 
@@ -582,8 +582,10 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
     answers at once with a turn file."""
     from pbem.session import dice_text, pending_text
     from pbem.session import receive as receive_turns
+    from pbem.mail import refuse_special_inputs
     from pbem.turnfile import MAGIC, parse_turn
 
+    refuse_special_inputs(files)  # a device or FIFO is refused at once, before the passphrase
     seat = _seat(game, identity, passphrase_file, exclusive=True)
     inputs: list[tuple[str, bytes]] = []
     skipped = 0

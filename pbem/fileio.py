@@ -227,13 +227,7 @@ def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
         raise StorageProblem(f"{what} {path} is a directory where pbem expects a file") from None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
-                    or stat.S_ISBLK(st.st_mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode)
-                    else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
-            if stat.S_ISDIR(st.st_mode):
-                raise StorageProblem(f"{what} {path} is a directory where pbem expects a file")
-            raise BadFile(f"{what} {path} is {kind}: pbem reads only regular files")
+        refuse_special(path, st.st_mode, what)
         if st.st_size > limit:
             raise BadFile(f"{what} {path} is {st.st_size} bytes, over the limit of {limit}: refused unread")
         chunks, total = [], 0
@@ -250,6 +244,17 @@ def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
         os.close(fd)
 
 
+def refuse_special(path: Path, mode: int, what: str = "file") -> None:
+    """StorageProblem for a directory, BadFile for anything else that is not a regular file."""
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise StorageProblem(f"{what} {path} is a directory where pbem expects a file")
+    kind = ("a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a FIFO (named pipe)"
+            if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise BadFile(f"{what} {path} is {kind}: pbem reads only regular files (refused unread)")
+
+
 def open_regular(path: Path, what: str = "file"):
     """A binary file object for streaming the regular file ``path`` (same refusals as read_regular)."""
     try:
@@ -258,10 +263,11 @@ def open_regular(path: Path, what: str = "file"):
         raise NotFound(f"{what} {path} does not exist") from None
     except IsADirectoryError:
         raise StorageProblem(f"{what} {path} is a directory where pbem expects a file") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    try:
+        refuse_special(path, os.fstat(fd).st_mode, what)
+    except PbemError:
         os.close(fd)
-        raise BadFile(f"{what} {path} is not a regular file (a device, FIFO or socket): pbem reads only "
-                      "regular files")
+        raise
     if hasattr(os, "set_blocking"):
         os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")

@@ -27,6 +27,7 @@ from pbem.errors import (
     IllegalAction,
     NotFound,
     PbemError,
+    StorageProblem,
     UsageProblem,
     VerifyError,
 )
@@ -453,6 +454,7 @@ def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Iden
             return _created_before(gd, genesis, role, out)
         # Write order: the vault and local.json before the genesis, so a directory holding an
         # event always holds its secrets; a crash before the genesis leaves no game at all.
+        require_turn_target(gd, out)
         gd.create_layout()
         vaultmod.save(gd.vault_dir / f"{role}.bin", data, identity)
         gd.write_local(LocalConfig(role=role, identity=str(identity_path), rules=spec.id, email=email,
@@ -654,6 +656,7 @@ def _commit_send(seat: Seat, composed: _Composed, out: Path | None, auto: bool =
     log was read, so nobody else can have stored this seq meanwhile; the check below
     keeps a lockless caller from overwriting the secret of someone else's event."""
     role = seat.role
+    require_turn_target(seat.gd, out)
     if seat.gd.event_path(composed.body.seq).exists():
         raise Busy(f"event {composed.body.seq} was stored by another pbem process while this one composed "
                    "it; nothing was written: run the command again")
@@ -694,6 +697,24 @@ def _write_turn(gd: GameDir, replay: Replay, seqs: list[int], out: Path | None) 
     if str(out) != "-":
         write_atomic(out, data)
     return Sent(turn_file=out, seqs=seqs)
+
+
+def require_turn_target(gd: GameDir, out: Path | None) -> None:
+    """StorageProblem, before anything is signed, if the turn file cannot be written
+    where it goes (the outbox or OUT's directory is a file, OUT is a directory)."""
+    if out is not None and str(out) == "-":
+        return
+    target = gd.outbox_dir / "x" if out is None else Path(out)
+    if target.is_dir():
+        raise StorageProblem(f"{target} is a directory where pbem writes the turn file; nothing was signed")
+    for parent in target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise StorageProblem(f"{parent} is a file where pbem needs a directory for the turn file; "
+                                     "move it away (nothing was signed)")
+            break
+        if out is not None:
+            raise NotFound(f"{parent} does not exist: create it for the turn file (nothing was signed)")
 
 
 def _outbox_name(replay: Replay, seq: int) -> str:

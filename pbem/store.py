@@ -23,7 +23,7 @@ from pathlib import Path
 import msgspec
 
 from pbem import codec
-from pbem.errors import BadFile, Equivocation, NotFound
+from pbem.errors import BadFile, Equivocation, NotFound, StorageProblem
 from pbem.identity import fingerprint
 from pbem.fileio import TMP_PREFIX, locked, make_dirs, read_regular, remove_stale_temps, write_atomic
 
@@ -57,6 +57,11 @@ class GameDir:
         return self.events_dir.is_dir() and (self.events_dir / _name(0)).is_file()
 
     def require(self) -> None:
+        for path, kind in ((self.path, "directory"), (self.events_dir, "directory"),
+                           (self.event_path(0), "file")):
+            if os.path.lexists(path) and os.path.isdir(path) != (kind == "directory"):
+                raise StorageProblem(f"{path} is a {'file' if kind == 'directory' else 'directory'} "
+                                     f"where pbem expects a {kind}")
         if not self.exists():
             raise NotFound(f"{self.path} is not a pbem game directory (no events/{_name(0)}); "
                            "create one with 'pbem new' or 'pbem join', or pass --game DIR")

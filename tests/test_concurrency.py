@@ -32,7 +32,7 @@ from tests.race import rules as race
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forks real processes (POSIX)")
 
-SLOW_TRIES = 12  # per pair in the slow suite
+SLOW_TRIES = 20  # per pair in the slow suite
 
 
 def together(argvs: list[list[str]], tmp: Path) -> list[tuple[int, str]]:
