@@ -295,9 +295,16 @@ def new(directory: Path, rules_id: str, scenario: str | None, role: str | None, 
     sent = new_game(directory, rules_id, scenario, role, ident, path.resolve(), _read_key_arg(opponent_key),
                     options=options, title=title, orders=_orders(orders, orders_file), out=out, email=email,
                     opponent_email=opponent_email)
+    _resent_note(sent, "new")
     _print_turn_to_stdout(sent, directory)
     _vault_hint(directory)
     _sent_report(sent, as_json, {"game_dir": str(directory)})
+
+
+def _resent_note(sent, command: str) -> None:
+    if sent.resent:
+        click.echo(f"nothing new to sign: events {sent.seqs[0]}-{sent.seqs[-1]} were signed by an earlier "
+                   f"'pbem {command}' (interrupted?); their turn file is written again", err=True)
 
 
 def _scenario_listing(module: Any, scenario: str | None) -> str:
@@ -353,6 +360,7 @@ def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders
     ident, path = _unlock(identity, passphrase_file)
     sent, host = join_game(directory, data, ident, path.resolve(), host_fingerprint=host_fingerprint,
                            orders=_orders(orders, orders_file), out=out, email=email, opponent_email=opponent_email)
+    _resent_note(sent, "join")
     host_role = host.history[0].author
     fp = fingerprint(host.keys[host_role])
     _print_turn_to_stdout(sent, directory)

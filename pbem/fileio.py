@@ -191,9 +191,11 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o644, exclusive: bool 
         else:
             _point("rename", path)
             os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename in (None, os.fspath(tmp)):  # name the file meant
+            raise OSError(exc.errno, exc.strerror, os.fspath(path)) from exc
         raise
     if durable:
         fsync_dir(directory)
