@@ -57,6 +57,9 @@ else:
     msvcrt = None
 
 TMP_PREFIX = ".tmp-"
+#: errno values of a file system without hard links.
+_NO_HARD_LINKS = tuple(getattr(errno, name) for name in ("EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS")
+                       if hasattr(errno, name))
 #: Seconds a command waits for the game directory's lock (PLAN: 10 s, $PBEM_LOCK_WAIT).
 DEFAULT_LOCK_WAIT = 10.0
 
@@ -179,7 +182,7 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o644, exclusive: bool 
             try:
                 os.link(tmp, path)  # fails if path exists; never overwrites
             except OSError as exc:
-                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV) or \
+                if exc.errno not in _NO_HARD_LINKS or \
                         os.path.lexists(path):
                     raise
                 # A file system without hard links (some network and FAT file systems): the
