@@ -72,9 +72,14 @@ def _identity_path(identity: Path | None, game: Path | None = None) -> Path:
 
 
 def _unlock(identity: Path | None, passphrase_file: Path | None, game: Path | None = None):
+    from pbem.errors import StorageProblem
+    from pbem.fileio import is_utf8, printable_path
     from pbem.identity import load_identity, read_key_file
 
     path = _identity_path(identity, game)
+    if not is_utf8(str(path.absolute())):  # new and join store it in local.json
+        raise StorageProblem(f"the identity key path '{printable_path(path.absolute())}' holds bytes that are "
+                             "not UTF-8: pbem stores and prints paths as UTF-8; rename the directory")
     read_key_file(path)  # a missing or damaged file is reported before asking a passphrase
     return load_identity(path, _passphrase(passphrase_file)), path
 
@@ -142,6 +147,13 @@ class _Group(click.Group):
                 from pbem.fileio import os_error
 
                 exc = os_error(exc)  # one line naming the path, exit 12 (or 9 for a missing one)
+            if isinstance(exc, UnicodeEncodeError) and "surrogates" in exc.reason:
+                from pbem.errors import StorageProblem
+                from pbem.fileio import printable_path
+
+                exc = StorageProblem(f"a path holds bytes that are not UTF-8 (near "
+                                     f"'{printable_path(exc.object[max(0, exc.start - 40):exc.end + 10])}'): "
+                                     "pbem stores and prints paths as UTF-8; rename it")
             if isinstance(exc, PbemError):
                 click.echo(f"pbem: {exc}", err=True)
                 ctx.exit(exc.exit_code)
@@ -250,7 +262,7 @@ def _print_turn_to_stdout(sent, game: Path) -> None:
 
         gd = GameDir(game)
         replay = load_public(gd)
-        events = [gd.event_path(s).read_bytes() for s in sent.seqs]
+        events = [gd.read_event(s) for s in sent.seqs]
         sys.stdout.buffer.write(format_turn(replay.game_hex, f"{replay.rules.SPEC.id} {replay.rules.SPEC.version}",
                                             events, [replay.history[s].author for s in sent.seqs], sent.seqs))
 

@@ -200,6 +200,14 @@ def test_paths_that_are_not_utf8_are_refused_before_anything_is_written(played, 
     monkeypatch.setenv("PBEM_GAME", bad)
     code, out = pbem("show")
     assert code == 12 and "$PBEM_GAME" in out, out
+    monkeypatch.delenv("PBEM_GAME")
+    os.mkdir(bad)  # a working directory that is not UTF-8: the key's absolute path would be stored
+    shutil.copy(played.red.key_path, Path(bad) / "red.key")
+    monkeypatch.chdir(bad)
+    code, out = pbem("new", "game", "--rules", "race", "--scenario", "sprint", "--role", "red", "--opponent",
+                     played.blue.identity.public_text, "-i", "red.key")
+    assert code == 12 and "identity key path" in out and "not UTF-8" in out, out
+    assert sorted(os.listdir(".")) == ["red.key"]
 
 
 # -- the replay cache never hides damage ----------------------------------------------------
