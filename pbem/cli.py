@@ -600,12 +600,13 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
     mailboxes only this game's turn files are taken. Events already held are
     skipped. When the opponent's dice only wait for your entropy, pbem
     answers at once with a turn file."""
-    from pbem.session import dice_text, pending_text
-    from pbem.session import receive as receive_turns
-    from pbem.mail import refuse_special_inputs
-    from pbem.turnfile import MAGIC, parse_turn
+    from pbem.fileio import refuse_special_inputs
 
     refuse_special_inputs(files)  # a device or FIFO is refused at once, before the passphrase
+
+    from pbem.session import dice_text, pending_text
+    from pbem.session import receive as receive_turns
+    from pbem.turnfile import MAGIC, parse_turn
     seat = _seat(game, identity, passphrase_file, exclusive=True)
     inputs: list[tuple[str, bytes]] = []
     skipped = 0

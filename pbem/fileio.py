@@ -42,7 +42,7 @@ import signal
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from pbem.errors import BadFile, Busy, NotFound, PbemError, StorageProblem
@@ -258,6 +258,26 @@ def refuse_special(path: Path, mode: int, what: str = "file") -> None:
     kind = ("a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a FIFO (named pipe)"
             if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
     raise BadFile(f"{what} {path} is {kind}: pbem reads only regular files (refused unread)")
+
+
+def refuse_special_inputs(paths: Iterable[Path]) -> None:
+    """Refuse at once (before any passphrase or replay) an input that is a device, FIFO
+    or socket, or a symlink to one, and a Maildir holding one; BadFile naming it."""
+    for path in paths:
+        if str(path) == "-":
+            continue
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            raise NotFound(f"{path} does not exist") from None
+        if stat.S_ISDIR(mode):
+            for sub in ("new", "cur"):
+                if (path / sub).is_dir():
+                    for entry in os.scandir(path / sub):
+                        if not entry.name.startswith("."):
+                            refuse_special(Path(entry.path), os.stat(entry.path).st_mode, "message")
+            continue
+        refuse_special(path, mode, "input file")
 
 
 def open_regular(path: Path, what: str = "file"):

@@ -20,9 +20,8 @@ import email.policy
 import os
 import smtplib
 import ssl
-import stat
 import tomllib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from email.message import EmailMessage, Message
 from email.utils import formatdate, getaddresses, parseaddr
 from pathlib import Path
@@ -30,7 +29,7 @@ from pathlib import Path
 import msgspec
 
 from pbem.errors import BadFile, NotFound, UsageProblem
-from pbem.fileio import open_regular, read_regular, refuse_special
+from pbem.fileio import open_regular, read_regular
 from pbem.turnfile import MAGIC, MAX_TURN_FILE_BYTES
 
 #: Largest message read (bytes): a larger .eml is refused unread, a larger message in a
@@ -157,26 +156,6 @@ def turn_files_in_message(msg: Message) -> list[bytes]:
 def _read_limited(path: Path) -> bytes:
     """A message file: a regular file only (never a device or FIFO), size checked first."""
     return read_regular(path, MAX_MESSAGE_BYTES, "message")
-
-
-def refuse_special_inputs(paths: Iterable[Path]) -> None:
-    """Refuse at once (before any passphrase or replay) an input that is a device, FIFO
-    or socket, or a symlink to one, and a Maildir holding one; BadFile naming it."""
-    for path in paths:
-        if str(path) == "-":
-            continue
-        try:
-            mode = os.stat(path).st_mode
-        except FileNotFoundError:
-            raise NotFound(f"{path} does not exist") from None
-        if stat.S_ISDIR(mode):
-            for sub in ("new", "cur"):
-                if (path / sub).is_dir():
-                    for entry in os.scandir(path / sub):
-                        if not entry.name.startswith("."):
-                            refuse_special(Path(entry.path), os.stat(entry.path).st_mode, "message")
-            continue
-        refuse_special(path, mode, "input file")
 
 
 def _may_hold_turn(data: bytes) -> bool:
