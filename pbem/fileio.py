@@ -274,8 +274,12 @@ def refuse_special_inputs(paths: Iterable[Path]) -> None:
             for sub in ("new", "cur"):
                 if (path / sub).is_dir():
                     for entry in os.scandir(path / sub):
-                        if not entry.name.startswith("."):
+                        if entry.name.startswith("."):
+                            continue
+                        try:
                             refuse_special(Path(entry.path), os.stat(entry.path).st_mode, "message")
+                        except FileNotFoundError:  # a dangling symlink, or a message just moved
+                            continue
             continue
         refuse_special(path, mode, "input file")
 

@@ -186,11 +186,11 @@ def _maildir_messages(path: Path) -> Iterator[tuple[str, Message]]:
                 continue
             file = path / sub / name
             try:
-                data = _read_limited(file)
-            except BadFile as exc:
-                if "over the limit" in str(exc):
+                if os.stat(file).st_size > MAX_MESSAGE_BYTES:
                     continue
-                raise
+                data = _read_limited(file)
+            except (FileNotFoundError, NotFound):  # a dangling symlink, or a message moved meanwhile
+                continue
             if _may_hold_turn(data):
                 yield f"{path}/{sub}/{name}", email.message_from_bytes(data, policy=email.policy.default)
 

@@ -161,3 +161,19 @@ def test_an_mbox_of_more_than_ten_thousand_messages_is_streamed_and_its_turn_tak
     assert found[0][0].endswith("#12001")
     result, _ = _invoke("receive", "-g", t.blue.gd.path, box)
     assert result.exit_code == 0 and "received events 2-2" in result.output, result.output
+
+
+def test_a_maildir_skips_dangling_links_and_oversized_messages_and_takes_its_turn(game):
+    t, tmp = game
+    seat = t.red.seat()
+    session.add_orders(seat, ["advance 1", "pass"])
+    turn = Path(session.send(seat).turn_file).read_bytes()
+    box = tmp / "Maildir"
+    for sub in ("new", "cur", "tmp"):
+        (box / sub).mkdir(parents=True)
+    (box / "new" / "1.gone").symlink_to(tmp / "nowhere")
+    with open(box / "new" / "2.huge", "wb") as fh:
+        fh.truncate(65 << 20)  # over 64 MiB: cannot be one pbem wrote; skipped unread
+    (box / "cur" / "3.turn:2,S").write_bytes(_mbox_message(3, turn).split(b"\n", 1)[1])
+    result, _ = _invoke("receive", "-g", t.blue.gd.path, box)
+    assert result.exit_code == 0 and "received events 2-2" in result.output, result.output
