@@ -212,7 +212,8 @@ def test_a_kill_at_every_write_point_of_every_command_loses_nothing_and_the_retr
 
     trials = [(i, name, n) for i, (name, n) in enumerate(_trials(bases))]
     failures = faultkit.in_workers(trial, trials)
-    print(f"{len(trials)} kills over {len(bases)} commands")
+    print(f"{len(trials)} kills over {len(bases)} commands: "
+          + ", ".join(f"{name} {len(base.points)}" for name, base in bases.items()))
     assert len(trials) > 150
     assert not failures, f"{len(failures)} of {len(trials)} kills failed:\n" + "\n".join(failures)
 
