@@ -516,6 +516,7 @@ def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: P
         held = _joined_before(gd, tf.events, role)
         if isinstance(held, Sent):
             return held, host
+        require_turn_target(gd, out)
         composed = _compose(seat, draft)
         # Write order: the vault (my entropy and secrets), local.json, then the host's events,
         # then mine: a directory that holds an event of mine holds its secrets, and a crash
