@@ -234,8 +234,13 @@ def _orders(orders: tuple[str, ...], orders_file: Path | None) -> list[str]:
         from pbem.fileio import read_regular
         from pbem.turnfile import MAX_TURN_FILE_BYTES
 
-        text = sys.stdin.read() if str(orders_file) == "-" else \
-            read_regular(orders_file, MAX_TURN_FILE_BYTES, "orders file").decode("utf-8")
+        from pbem.errors import BadFile
+
+        try:
+            text = sys.stdin.read() if str(orders_file) == "-" else \
+                read_regular(orders_file, MAX_TURN_FILE_BYTES, "orders file").decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadFile(f"orders file {orders_file} is not UTF-8 text") from None
         out += [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     return out
 
