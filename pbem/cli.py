@@ -42,13 +42,15 @@ def _emit(data: Any, as_json: bool, text: str) -> None:
 
 
 def _passphrase(passphrase_file: Path | None, *, confirm: bool = False) -> str:
-    from pbem.errors import NotFound, UsageProblem
+    from pbem.errors import UsageProblem
 
     if passphrase_file is not None:
+        from pbem.fileio import read_regular
+
         try:
-            return passphrase_file.read_text(encoding="utf-8").splitlines()[0]
-        except FileNotFoundError:
-            raise NotFound(f"passphrase file {passphrase_file} does not exist") from None
+            return read_regular(passphrase_file, 64 << 10, "passphrase file").decode("utf-8").splitlines()[0]
+        except UnicodeDecodeError:
+            raise UsageProblem(f"passphrase file {passphrase_file} is not UTF-8 text") from None
         except IndexError:
             raise UsageProblem(f"passphrase file {passphrase_file} is empty") from None
     env = os.environ.get(PASSPHRASE_ENV)
@@ -73,20 +75,44 @@ def _identity_path(identity: Path | None, game: Path | None = None) -> Path:
 
 
 def _unlock(identity: Path | None, passphrase_file: Path | None, game: Path | None = None):
+    from pbem.errors import StorageProblem
+    from pbem.fileio import is_utf8, printable_path
     from pbem.identity import load_identity, read_key_file
 
     path = _identity_path(identity, game)
+    if not is_utf8(str(path.absolute())):  # new and join store it in local.json
+        raise StorageProblem(f"the identity key path '{printable_path(path.absolute())}' holds bytes that are "
+                             "not UTF-8: pbem stores and prints paths as UTF-8; rename the directory")
     read_key_file(path)  # a missing or damaged file is reported before asking a passphrase
     return load_identity(path, _passphrase(passphrase_file)), path
 
 
-def _seat(game: Path, identity: Path | None, passphrase_file: Path | None):
+def _require_utf8(args: list[str]) -> None:
+    """Refuse, before anything is read or written, arguments and game paths that are not
+    UTF-8: pbem stores paths in local.json and prints them, both as UTF-8."""
+    from pbem.errors import StorageProblem
+    from pbem.fileio import is_utf8, printable_path
+
+    named = [(a, "argument") for a in args] + [(os.environ.get(v, ""), f"${v}") for v in (GAME_ENV, HOME_ENV)]
+    for text, what in named:
+        if not is_utf8(text):
+            raise StorageProblem(f"{what} '{printable_path(text)}' holds bytes that are not UTF-8: pbem stores "
+                                 "and prints paths as UTF-8; rename the file or directory")
+
+
+def _seat(game: Path, identity: Path | None, passphrase_file: Path | None, *, exclusive: bool = False):
+    """My seat in GAME, read under the game's lock, which stays held until the command ends
+    (exclusive for a command that changes the game). The passphrase is asked first, so a
+    person typing it never holds other commands up."""
     from pbem.session import load_seat
     from pbem.store import GameDir
 
     gd = GameDir(game)
     gd.require()
     ident, _ = _unlock(identity, passphrase_file, game)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:  # (shell completion runs outside a command and reads without it)
+        ctx.with_resource(gd.lock(exclusive=exclusive))
     return load_seat(gd, ident)
 
 
@@ -109,6 +135,7 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
+            _require_utf8([*getattr(ctx, "_protected_args", ()), *ctx.args])
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
             raise
@@ -121,13 +148,21 @@ class _Group(click.Group):
                 traceback.print_exc()
             from pbem.text import safe_lines
 
+            if isinstance(exc, OSError):
+                from pbem.fileio import os_error
+
+                exc = os_error(exc)  # one line naming the path, exit 12 (or 9 for a missing one)
+            if isinstance(exc, UnicodeEncodeError) and "surrogates" in exc.reason:
+                from pbem.errors import StorageProblem
+                from pbem.fileio import printable_path
+
+                exc = StorageProblem(f"a path holds bytes that are not UTF-8 (near "
+                                     f"'{printable_path(exc.object[max(0, exc.start - 40):exc.end + 10])}'): "
+                                     "pbem stores and prints paths as UTF-8; rename it")
             # Messages may carry text from files and emails: never a raw control character (issue 27).
             if isinstance(exc, PbemError):
                 click.echo(safe_lines(f"pbem: {exc}"), err=True)
                 ctx.exit(exc.exit_code)
-            if isinstance(exc, OSError):
-                click.echo(safe_lines(f"pbem: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")), err=True)
-                ctx.exit(1)
             click.echo(safe_lines(f"pbem: internal error: {type(exc).__name__}: {exc} (run with --traceback and "
                                   "report it)"), err=True)
             ctx.exit(1)
@@ -179,8 +214,9 @@ def key_cmd(path: Path | None, as_json: bool) -> None:
 
     path = path or _default_identity()
     if path.suffix == ".pub":
+        from pbem.fileio import read_regular
         from pbem.identity import parse_public, public_text
-        text = public_text(parse_public(path.read_text()))
+        text = public_text(parse_public(read_regular(path, 64 << 10, "public key file").decode("ascii", "replace")))
     else:
         text = read_key_file(path).public
     _emit({"public_key": text, "fingerprint": fingerprint(text)}, as_json,
@@ -190,16 +226,27 @@ def key_cmd(path: Path | None, as_json: bool) -> None:
 # -- creating and joining games -------------------------------------------------
 
 def _read_key_arg(value: str) -> str:
+    from pbem.fileio import read_regular
+
     path = Path(value)
     if not value.startswith("pbem-ed25519:") and path.exists():
-        return path.read_text().strip()
+        return read_regular(path, 64 << 10, "public key file").decode("ascii", "replace").strip()
     return value
 
 
 def _orders(orders: tuple[str, ...], orders_file: Path | None) -> list[str]:
     out = list(orders)
     if orders_file is not None:
-        text = sys.stdin.read() if str(orders_file) == "-" else orders_file.read_text(encoding="utf-8")
+        from pbem.fileio import read_regular
+        from pbem.turnfile import MAX_TURN_FILE_BYTES
+
+        from pbem.errors import BadFile
+
+        try:
+            text = sys.stdin.read() if str(orders_file) == "-" else \
+                read_regular(orders_file, MAX_TURN_FILE_BYTES, "orders file").decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadFile(f"orders file {orders_file} is not UTF-8 text") from None
         out += [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     return out
 
@@ -226,7 +273,7 @@ def _print_turn_to_stdout(sent, game: Path) -> None:
 
         gd = GameDir(game)
         replay = load_public(gd)
-        events = [gd.event_path(s).read_bytes() for s in sent.seqs]
+        events = [gd.read_event(s) for s in sent.seqs]
         sys.stdout.buffer.write(format_turn(replay.game_hex, f"{replay.rules.SPEC.id} {replay.rules.SPEC.version}",
                                             events, [replay.history[s].author for s in sent.seqs], sent.seqs))
 
@@ -271,9 +318,16 @@ def new(directory: Path, rules_id: str, scenario: str | None, role: str | None, 
     sent = new_game(directory, rules_id, scenario, role, ident, path.resolve(), _read_key_arg(opponent_key),
                     options=options, title=title, orders=_orders(orders, orders_file), out=out, email=email,
                     opponent_email=opponent_email)
+    _resent_note(sent, "new")
     _print_turn_to_stdout(sent, directory)
     _vault_hint(directory)
     _sent_report(sent, as_json, {"game_dir": str(directory)})
+
+
+def _resent_note(sent, command: str) -> None:
+    if sent.resent:
+        click.echo(f"nothing new to sign: events {sent.seqs[0]}-{sent.seqs[-1]} were signed by an earlier "
+                   f"'pbem {command}' (interrupted?); their turn file is written again", err=True)
 
 
 def _scenario_listing(rules: RulesModule, scenario: str | None) -> str:
@@ -326,6 +380,7 @@ def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders
     ident, path = _unlock(identity, passphrase_file)
     sent, host = join_game(directory, data, ident, path.resolve(), host_fingerprint=host_fingerprint,
                            orders=_orders(orders, orders_file), out=out, email=email, opponent_email=opponent_email)
+    _resent_note(sent, "join")
     host_role = host.history[0].author
     fp = fingerprint(host.keys[host_role])
     _print_turn_to_stdout(sent, directory)
@@ -346,22 +401,14 @@ def _vault_hint(directory: Path) -> None:
 
 
 def _read_input(path: Path) -> bytes:
-    from pbem.errors import BadFile, NotFound
+    from pbem.errors import BadFile
+    from pbem.fileio import read_regular
     from pbem.turnfile import MAX_TURN_FILE_BYTES
 
     if str(path) == "-":
         data = sys.stdin.buffer.read(MAX_TURN_FILE_BYTES + 1)
-    else:
-        try:
-            size = path.stat().st_size
-            if size > MAX_TURN_FILE_BYTES:
-                raise BadFile(f"{path} is {size} bytes, over the limit of {MAX_TURN_FILE_BYTES}: refused unread")
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_TURN_FILE_BYTES + 1)
-        except FileNotFoundError:
-            raise NotFound(f"{path} does not exist") from None
-        except IsADirectoryError:
-            raise BadFile(f"{path} is a directory, not a turn file") from None
+    else:  # only a regular file, its size checked before reading (never a device or FIFO)
+        data = read_regular(path, MAX_TURN_FILE_BYTES, "turn file")
     if len(data) > MAX_TURN_FILE_BYTES:
         raise BadFile(f"{path} is over the limit of {MAX_TURN_FILE_BYTES} bytes for a turn file")
     return data
@@ -381,8 +428,7 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
     from pbem.session import dice_text, draft_replay, pending_text
 
     seat = _seat(game, identity, passphrase_file)
-    with seat.gd.lock(exclusive=False):
-        probe, draft = draft_replay(seat)
+    probe, draft = draft_replay(seat)
     v = seat.rules.view(probe.state, seat.role)
     outcome = probe.outcome()
     last = seat.replay.history[-1].rolls if seat.replay.history else None
@@ -415,9 +461,8 @@ def options(game: Path, identity: Path | None, passphrase_file: Path | None, as_
     from pbem.session import draft_replay, legal_orders, pending_text
 
     seat = _seat(game, identity, passphrase_file)
-    with seat.gd.lock(exclusive=False):
-        legal = legal_orders(seat)
-        probe, _ = draft_replay(seat)
+    legal = legal_orders(seat)
+    probe, _ = draft_replay(seat)
     _emit({"pending": pending_text(probe.pending()), "orders": legal}, as_json,
           "\n".join(legal) if legal else f"nothing for you to decide now; next decision: "
                                          f"{pending_text(probe.pending())}")
@@ -458,9 +503,8 @@ def do_cmd(orders: tuple[str, ...], orders_file: Path | None, game: Path, identi
     texts = _orders(orders, orders_file)
     if not texts:
         raise UsageProblem("no orders given (see 'pbem options')")
-    seat = _seat(game, identity, passphrase_file)
-    with seat.gd.lock(exclusive=True):
-        added = add_orders(seat, texts)
+    seat = _seat(game, identity, passphrase_file, exclusive=True)
+    added = add_orders(seat, texts)
     _emit({"added": [o.text for o in added]}, as_json, "\n".join(f"added: {o.text}" for o in added))
 
 
@@ -476,9 +520,8 @@ def undo(count: int | None, all_: bool, game: Path, identity: Path | None, passp
     """Drop the last COUNT draft orders (default 1). Signed events are final."""
     from pbem.session import undo as undo_orders
 
-    seat = _seat(game, identity, passphrase_file)
-    with seat.gd.lock(exclusive=True):
-        removed = undo_orders(seat, None if all_ else (count or 1))
+    seat = _seat(game, identity, passphrase_file, exclusive=True)
+    removed = undo_orders(seat, None if all_ else (count or 1))
     _emit({"removed": [o.text for o in removed]}, as_json,
           "\n".join(f"removed: {o.text}" for o in removed) or "the draft is empty")
 
@@ -513,9 +556,8 @@ def send(note: str, open_all: bool, since: int | None, eml: bool, smtp: bool, sm
         with gd.lock(exclusive=False):
             sent = export_turn(gd, since, out)
     else:
-        seat = _seat(game, identity, passphrase_file)
-        with seat.gd.lock(exclusive=True):
-            sent = send_turn(seat, note=note, open_all=open_all, out=out)
+        seat = _seat(game, identity, passphrase_file, exclusive=True)
+        sent = send_turn(seat, note=note, open_all=open_all, out=out)
         if sent.resent:
             click.echo(f"nothing new to sign: events {sent.seqs[0]}-{sent.seqs[-1]} were signed by an earlier "
                        "'pbem send' (interrupted?); their turn file is written again", err=True)
@@ -566,11 +608,14 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
     mailboxes only this game's turn files are taken. Events already held are
     skipped. When the opponent's dice only wait for your entropy, pbem
     answers at once with a turn file."""
+    from pbem.fileio import refuse_special_inputs
+
+    refuse_special_inputs(files)  # a device or FIFO is refused at once, before the passphrase
+
     from pbem.session import dice_text, pending_text
     from pbem.session import receive as receive_turns
     from pbem.turnfile import MAGIC, parse_turn
-
-    seat = _seat(game, identity, passphrase_file)
+    seat = _seat(game, identity, passphrase_file, exclusive=True)
     inputs: list[tuple[str, bytes]] = []
     skipped = 0
     others: list[str] = []
@@ -605,8 +650,7 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
             raise ForeignGame(f"{where}: every turn file in it belongs to another game (game {games}; this "
                               f"game is {short_game(seat.replay.game_hex)}): nothing was stored")
         raise BadFile("no turn file of this game found in " + where)
-    with seat.gd.lock(exclusive=True):
-        result = receive_turns(seat, inputs, auto_reply=not no_auto)
+    result = receive_turns(seat, inputs, auto_reply=not no_auto)
     lines = [f"skipped {skipped} turn file(s) of other games"] if skipped else []
     if result.appended:
         lines.append(f"received events {result.appended[0]}-{result.appended[-1]}")
@@ -646,8 +690,7 @@ def explain(topic: str, subject: tuple[str, ...], game: Path, identity: Path | N
     seat = _seat(game, identity, passphrase_file)
     if not seat.rules.explain_topics:
         raise NotFound(f"rules '{seat.rules.SPEC.id}' explain nothing")
-    with seat.gd.lock(exclusive=False):
-        probe, _ = draft_replay(seat)
+    probe, _ = draft_replay(seat)
     try:
         lines = seat.rules.explain(probe.state, seat.role, topic, " ".join(subject), probe.ctx(seat.role))
     except ValueError as exc:
@@ -847,17 +890,15 @@ def vault() -> None:
 @game_option
 def vault_backup(out: Path, game: Path) -> None:
     """Copy your (still encrypted) vault to OUT. Without it you cannot open your commitments."""
-    from pbem.errors import NotFound
-    from pbem.fileio import write_atomic
+    from pbem.fileio import read_regular, write_atomic
     from pbem.store import GameDir
+    from pbem.vault import MAX_VAULT_BYTES
 
     gd = GameDir(game)
     gd.require()
     with gd.lock(exclusive=False):
         src = gd.vault_dir / f"{gd.read_local().role}.bin"
-        if not src.exists():
-            raise NotFound(f"no vault at {src}")
-        write_atomic(out, src.read_bytes(), mode=0o600)
+        write_atomic(out, read_regular(src, MAX_VAULT_BYTES, "vault"), mode=0o600)
     click.echo(f"vault copied to {out} (encrypted with your identity key)")
 
 
@@ -1026,8 +1067,7 @@ def report(fmt: str, out: Path | None, game: Path, identity: Path | None, passph
 
     seat = _seat(game, identity, passphrase_file)
     wanted = _overlays(overlays, supply)
-    with seat.gd.lock(exclusive=False):
-        text = reportmod.render(reportmod.build(seat.replay, seat.role, overlays=wanted), fmt)  # type: ignore[arg-type]
+    text = reportmod.render(reportmod.build(seat.replay, seat.role, overlays=wanted), fmt)  # type: ignore[arg-type]
     if out is None or str(out) == "-":
         click.echo(text, nl=False)
     else:

@@ -1,32 +1,148 @@
-"""Crash-safe file writes and the game directory lock.
+"""Crash-safe file writes, safe reads and the game directory lock.
 
-``write_atomic`` writes a temp file in the target's directory, fsyncs it,
-renames it over the target and fsyncs the directory: after a crash at any
-point the target holds either its old bytes or its new bytes. Temp files
-left by a crash start with ``.tmp-`` and are ignored by readers.
+Writes. ``write_atomic`` writes a temp file in the target's directory, fsyncs
+it, renames (or, for a file that must never be overwritten, hard-links) it to
+the target and fsyncs the directory: after a crash at any point the target
+holds either its old bytes or its new bytes. Temp files left by a crash start
+with ``.tmp-`` and are ignored by readers and removed by the next writer.
+``make_dirs`` and ``remove`` are the other two changes pbem makes to a game
+directory. The order of the writes of each command is in docs/protocol.md
+("Write order and recovery").
+
+Reads. ``read_regular`` reads only a regular file (a device, FIFO or socket,
+or a symlink to one, is refused before a byte is read) and refuses one over
+its size limit before reading it.
+
+Lock. ``locked`` holds ``GAME/lock`` (fcntl.flock, or msvcrt.locking on
+Windows), shared for commands that only read and exclusive for commands that
+change the game; a command takes it before it reads anything of the game and
+holds it until its last write. A second process waits $PBEM_LOCK_WAIT seconds
+(default 10) and then fails with Busy (exit 7). It is re-entrant within one
+process. In a directory this user cannot write, a shared lock is taken on
+the existing lock file read-only, or skipped if there is none (nobody can
+change such a directory through this user's pbem anyway).
+
+Fault injection (tests only). Every write point (``mkdir``, ``create``,
+``write``, ``fsync``, ``link``, ``rename``, ``unlink``, ``fsync-dir``) calls
+``_point``. When the environment holds ``PBEM_FAULT=kill:N`` the process
+kills itself (SIGKILL) at the N-th point, a ``write`` first writing half its
+bytes; ``PBEM_FAULT=fail:N`` raises OSError(ENOSPC) there instead (a full
+disk); ``PBEM_FAULT_LOG=FILE`` appends one line per point ("kind path"). The
+plan is read once at import (``FAULTS``; tests may also set it directly); when
+neither variable is set ``FAULTS`` is None and each point costs one global
+lookup.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
+import signal
+import stat
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from pbem.errors import Busy
+from pbem.errors import BadFile, Busy, NotFound, PbemError, StorageProblem
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    fcntl = None
+else:
+    import fcntl
+
+    msvcrt = None
 
 TMP_PREFIX = ".tmp-"
+#: errno values of a file system without hard links.
+_NO_HARD_LINKS = tuple(getattr(errno, name) for name in ("EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS")
+                       if hasattr(errno, name))
+#: Seconds a command waits for the game directory's lock (PLAN: 10 s, $PBEM_LOCK_WAIT).
+DEFAULT_LOCK_WAIT = 10.0
 
+
+# -- fault injection (tests only) ---------------------------------------------------
+
+class FaultPlan:
+    """Where to kill or fail: see the module docstring."""
+
+    def __init__(self, mode: str = "", at: int = 0, log: str | None = None) -> None:
+        if mode not in ("", "kill", "fail"):
+            raise ValueError(f"PBEM_FAULT mode must be kill or fail, not {mode!r}")
+        self.mode, self.at, self.log, self.count = mode, at, log, 0
+
+    @classmethod
+    def from_env(cls) -> FaultPlan | None:
+        spec, log = os.environ.get("PBEM_FAULT", ""), os.environ.get("PBEM_FAULT_LOG") or None
+        if not spec and not log:
+            return None
+        mode, _, at = spec.partition(":")
+        return cls(mode, int(at or 0), log)
+
+    def reached(self, kind: str, path: os.PathLike[str] | str) -> bool:
+        """Count one point; True if the process must die here (fail raises at once)."""
+        self.count += 1
+        if self.log:
+            with open(self.log, "a", encoding="utf-8", errors="backslashreplace") as fh:
+                fh.write(f"{kind} {os.fspath(path)}\n")
+        if self.count != self.at:
+            return False
+        if self.mode == "fail":
+            raise OSError(errno.ENOSPC, "No space left on device (injected fault)", os.fspath(path))
+        return self.mode == "kill"
+
+    @staticmethod
+    def die() -> None:
+        """A real kill: no finally block, no atexit handler, no flush runs."""
+        if hasattr(signal, "SIGKILL"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        os._exit(137)
+
+
+FAULTS: FaultPlan | None = FaultPlan.from_env()
+
+
+def _point(kind: str, path: os.PathLike[str] | str) -> None:
+    if FAULTS is not None and FAULTS.reached(kind, path):
+        FAULTS.die()
+
+
+# -- writes -------------------------------------------------------------------------
 
 def fsync_dir(path: Path) -> None:
+    """Make a rename or unlink in ``path`` durable (no-op where directories cannot be opened)."""
+    _point("fsync-dir", path)
+    if not hasattr(os, "O_DIRECTORY"):  # Windows: NTFS journals its metadata
+        return
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def make_dirs(path: Path, mode: int = 0o777) -> None:
+    """``mkdir -p``; a path that exists as a file is reported (StorageProblem), not created."""
+    if path.is_dir():
+        return
+    _point("mkdir", path)
+    try:
+        path.mkdir(mode=mode, parents=True, exist_ok=True)
+    except FileExistsError:
+        raise StorageProblem(f"{path} is a file where pbem needs a directory; move it away") from None
+
+
+def remove(path: Path) -> None:
+    """Delete ``path`` if it exists, durably."""
+    if not os.path.lexists(path):
+        return
+    _point("unlink", path)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    fsync_dir(path.parent)
 
 
 def write_atomic(path: Path, data: bytes, *, mode: int = 0o644, exclusive: bool = False,
@@ -40,70 +156,284 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o644, exclusive: bool 
     that are derived and checked when read (the replay cache).
     """
     directory = path.parent
+    if os.path.isdir(path):
+        raise StorageProblem(f"{path} is a directory where pbem writes a file; move it away")
     tmp = directory / f"{TMP_PREFIX}{path.name}.{os.getpid()}.{time.monotonic_ns()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    _point("create", tmp)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), mode)
     try:
         try:
-            os.fchmod(fd, mode)  # umask may have narrowed or widened nothing; be exact
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)  # umask may have narrowed or widened nothing; be exact
             view = memoryview(data)
             while view:
+                if FAULTS is not None and FAULTS.reached("write", tmp):
+                    os.write(fd, view[: len(view) // 2])  # a torn write, then the kill
+                    FAULTS.die()
                 written = os.write(fd, view)
                 view = view[written:]
             if durable:
+                _point("fsync", tmp)
                 os.fsync(fd)
         finally:
             os.close(fd)
         if exclusive:
-            os.link(tmp, path)  # fails if path exists; never overwrites
-            os.unlink(tmp)
+            _point("link", path)
+            try:
+                os.link(tmp, path)  # fails if path exists; never overwrites
+            except OSError as exc:
+                if exc.errno not in _NO_HARD_LINKS or \
+                        os.path.lexists(path):
+                    raise
+                # A file system without hard links (some network and FAT file systems): the
+                # lock serializes pbem's writers, so a checked rename is as safe here.
+                os.replace(tmp, path)
+            else:
+                _point("unlink", tmp)
+                os.unlink(tmp)
         else:
+            _point("rename", path)
             os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename in (None, os.fspath(tmp)):  # name the file meant
+            raise OSError(exc.errno, exc.strerror, os.fspath(path)) from exc
         raise
     if durable:
         fsync_dir(directory)
 
 
 def remove_stale_temps(directory: Path) -> None:
-    """Delete temp files a crashed writer left behind (call under the lock)."""
+    """Delete temp files a crashed writer left behind (call under the exclusive lock)."""
     for name in os.listdir(directory):
         if name.startswith(TMP_PREFIX):
+            _point("unlink", directory / name)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(directory / name)
 
 
+# -- reads --------------------------------------------------------------------------
+
+def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.
+
+    Raises NotFound if it does not exist, StorageProblem for a directory,
+    BadFile for a device, FIFO or socket (or a symlink to one: refused before
+    reading, and a FIFO without a writer never blocks) or a file over
+    ``limit`` bytes, and lets other OSErrors through (the CLI reports them as
+    StorageProblem).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise NotFound(f"{what} {path} does not exist") from None
+    except IsADirectoryError:
+        raise StorageProblem(f"{what} {path} is a directory where pbem expects a file") from None
+    try:
+        st = os.fstat(fd)
+        refuse_special(path, st.st_mode, what)
+        if st.st_size > limit:
+            raise BadFile(f"{what} {path} is {st.st_size} bytes, over the limit of {limit}: refused unread")
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:  # it grew while being read
+            raise BadFile(f"{what} {path} is over the limit of {limit} bytes: refused")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def refuse_special(path: Path, mode: int, what: str = "file") -> None:
+    """StorageProblem for a directory, BadFile for anything else that is not a regular file."""
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise StorageProblem(f"{what} {path} is a directory where pbem expects a file")
+    kind = ("a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a FIFO (named pipe)"
+            if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise BadFile(f"{what} {path} is {kind}: pbem reads only regular files (refused unread)")
+
+
+def refuse_special_inputs(paths: Iterable[Path]) -> None:
+    """Refuse at once (before any passphrase or replay) an input that is a device, FIFO
+    or socket, or a symlink to one, and a Maildir holding one; BadFile naming it."""
+    for path in paths:
+        if str(path) == "-":
+            continue
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            raise NotFound(f"{path} does not exist") from None
+        if stat.S_ISDIR(mode):
+            for sub in ("new", "cur"):
+                if (path / sub).is_dir():
+                    for entry in os.scandir(path / sub):
+                        if entry.name.startswith("."):
+                            continue
+                        try:
+                            refuse_special(Path(entry.path), os.stat(entry.path).st_mode, "message")
+                        except FileNotFoundError:  # a dangling symlink, or a message just moved
+                            continue
+            continue
+        refuse_special(path, mode, "input file")
+
+
+def open_regular(path: Path, what: str = "file"):
+    """A binary file object for streaming the regular file ``path`` (same refusals as read_regular)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise NotFound(f"{what} {path} does not exist") from None
+    except IsADirectoryError:
+        raise StorageProblem(f"{what} {path} is a directory where pbem expects a file") from None
+    try:
+        refuse_special(path, os.fstat(fd).st_mode, what)
+    except PbemError:
+        os.close(fd)
+        raise
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+# -- the lock -----------------------------------------------------------------------
+
 def lock_wait_seconds() -> float:
     try:
-        return float(os.environ.get("PBEM_LOCK_WAIT", "5"))
+        return max(0.0, float(os.environ.get("PBEM_LOCK_WAIT", DEFAULT_LOCK_WAIT)))
     except ValueError:
-        return 5.0
+        return DEFAULT_LOCK_WAIT
+
+
+#: Locks this process holds: lock file -> [exclusive, depth] (re-entrance).
+_HELD: dict[str, list] = {}
+_READ_ONLY = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def _try_lock(fd: int, exclusive: bool) -> bool:
+    if fcntl is not None:
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise
+            return False
+        return True
+    try:  # Windows: one byte, always exclusive (readers then take turns too)
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    except OSError:
+        return False
+    return True
+
+
+def _unlock(fd: int) -> None:
+    if fcntl is None:  # pragma: no cover - Windows
+        with contextlib.suppress(OSError):
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
 
 @contextlib.contextmanager
 def locked(lock_path: Path, *, exclusive: bool, wait: float | None = None) -> Iterator[None]:
     """Hold the game's lock: shared for readers, exclusive for writers.
 
-    Waits up to ``wait`` seconds (default $PBEM_LOCK_WAIT, 5) and then raises
+    Waits up to ``wait`` seconds (default $PBEM_LOCK_WAIT, 10) and then raises
     Busy naming the directory, so a second process never interleaves writes.
+    Re-entrant in one process (an exclusive hold covers a nested shared one).
+    StorageProblem if an exclusive lock is asked in a directory this user
+    cannot write.
     """
+    key = os.path.abspath(lock_path)
+    held = _HELD.get(key)
+    if held is not None:
+        if exclusive and not held[0]:
+            raise RuntimeError(f"{lock_path}: exclusive lock asked while holding it shared")
+        held[1] += 1
+        try:
+            yield
+        finally:
+            held[1] -= 1
+        return
     wait = lock_wait_seconds() if wait is None else wait
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        deadline = time.monotonic() + wait
-        flags = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
-        while True:
-            try:
-                fcntl.flock(fd, flags)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+    except OSError as exc:
+        if exclusive or exc.errno not in _READ_ONLY:
+            raise
+        try:  # a read-only game directory (a copy to verify): read it under a shared lock if one exists
+            fd = os.open(lock_path, os.O_RDONLY)
+        except FileNotFoundError:
+            fd = -1
+    try:
+        if fd >= 0:
+            deadline = time.monotonic() + wait
+            while not _try_lock(fd, exclusive):
                 if time.monotonic() >= deadline:
-                    raise Busy(f"game directory {lock_path.parent} is in use by another pbem "
-                               f"process (waited {wait:g} s); try again when it has finished") from None
+                    raise Busy(f"game directory {lock_path.parent} is in use by another pbem process "
+                               f"(waited {wait:g} s, $PBEM_LOCK_WAIT); run the command again when it "
+                               "has finished") from None
                 time.sleep(0.05)
-        yield
+        _HELD[key] = [exclusive, 1]
+        try:
+            yield
+        finally:
+            del _HELD[key]
+            if fd >= 0:
+                _unlock(fd)
     finally:
-        os.close(fd)  # closing releases the flock
+        if fd >= 0:
+            os.close(fd)  # closing releases the flock
+
+
+# -- operating system errors as pbem errors -------------------------------------------
+
+def printable_path(path: object) -> str:
+    """A path for a message: bytes that are not UTF-8 shown as \\xNN escapes."""
+    text = os.fspath(path) if isinstance(path, (str, bytes, os.PathLike)) else str(path)
+    if isinstance(text, bytes):
+        return text.decode("utf-8", "backslashreplace")
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def os_error(exc: OSError) -> PbemError:
+    """The pbem error (one line naming the path, a documented exit code) for ``exc``."""
+    path = printable_path(exc.filename) if exc.filename is not None else "a file"
+    if exc.filename2 is not None:
+        path += f" -> {printable_path(exc.filename2)}"
+    code = exc.errno
+    if code == errno.ENOENT:
+        return NotFound(f"{path} does not exist (or a directory on its way is missing)")
+    if code in (errno.EACCES, errno.EPERM):
+        return StorageProblem(f"permission denied: {path} (check its owner and mode; show, log, verify, "
+                              "audit, report and map also work in a game directory you cannot write)")
+    if code == errno.EROFS:
+        return StorageProblem(f"{path} is on a read-only file system; this command changes the game "
+                              "(read-only commands such as show, log and verify work there)")
+    if code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        return StorageProblem(f"no space left on the device (or over quota) writing {path}: nothing was "
+                              "half-written; free some space and run the same command again")
+    if code == errno.EFBIG:
+        return StorageProblem(f"file too large writing {path} (a file-size limit, e.g. ulimit -f): nothing "
+                              "was half-written; raise the limit and run the same command again")
+    if code == errno.ENOTDIR:
+        return StorageProblem(f"{path}: a part of this path is a file where pbem expects a directory")
+    if code == errno.EISDIR:
+        return StorageProblem(f"{path} is a directory where pbem expects a file")
+    if code == errno.EEXIST:
+        return StorageProblem(f"{path} already exists")
+    return StorageProblem(f"{exc.strerror or exc}: {path}")

@@ -23,13 +23,15 @@ from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
 from pbem.errors import BadFile, KeyProblem, NotFound, UsageProblem
-from pbem.fileio import write_atomic
+from pbem.fileio import make_dirs, read_regular, write_atomic
 
 PUBLIC_PREFIX = "pbem-ed25519:"
 _FP_DOMAIN = b"pbem/v1/fingerprint\x00"
 #: scrypt cost: about 0.1 s and 32 MiB on a laptop, per RFC 7914 guidance.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 1 << 15, 8, 1
 MIN_PASSPHRASE = 8
+#: Largest key file read (one is under 1 KiB).
+MAX_KEY_FILE = 64 << 10
 
 
 class KeyFile(msgspec.Struct, forbid_unknown_fields=True):
@@ -122,8 +124,8 @@ def _kdf(passphrase: str, salt: bytes, n: int, r: int, p: int) -> bytes:
 
 def read_key_file(path: Path) -> KeyFile:
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+        data = read_regular(path, MAX_KEY_FILE, "identity key file")
+    except NotFound:
         raise NotFound(f"no identity key at {path} (create one with 'pbem keygen')") from None
     try:
         doc = msgspec.json.decode(data, type=KeyFile)
@@ -160,7 +162,7 @@ def save_identity(identity: Identity, path: Path, passphrase: str, *, force: boo
         raise UsageProblem(f"passphrase too short: use at least {MIN_PASSPHRASE} characters")
     if path.exists() and not force:
         raise UsageProblem(f"{path} already exists; refusing to overwrite an identity (use --force)")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent)
     write_atomic(path, identity.to_file_bytes(passphrase), mode=0o600)
     pub = path.with_name(path.name + ".pub")
     write_atomic(pub, (identity.public_text + "\n").encode(), mode=0o644)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import email
 import email.policy
-import mailbox
 import os
 import smtplib
 import ssl
@@ -30,12 +29,13 @@ from pathlib import Path
 import msgspec
 
 from pbem.errors import BadFile, NotFound, UsageProblem
+from pbem.fileio import open_regular, read_regular
 from pbem.turnfile import MAGIC, MAX_TURN_FILE_BYTES
 
-#: Largest message or mailbox file read (bytes); larger ones are refused unread.
+#: Largest message read (bytes): a larger .eml is refused unread, a larger message in a
+#: mailbox is skipped (a turn file is at most 16 MiB). Mailboxes themselves have no limit
+#: of size or number of messages: they are streamed, one message at a time.
 MAX_MESSAGE_BYTES = 64 << 20
-#: Most messages read from one mbox or Maildir.
-MAX_MESSAGES = 10_000
 
 
 def message_id(game: str, seq: int, address: str) -> str:
@@ -92,9 +92,11 @@ class SmtpConfig(msgspec.Struct, forbid_unknown_fields=True):
 
 def load_smtp_config(path: Path) -> SmtpConfig:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+        data = tomllib.loads(read_regular(path, 1 << 20, "SMTP configuration").decode("utf-8"))
+    except NotFound:
         raise NotFound(f"no SMTP configuration at {path} (see README, 'Email')") from None
+    except UnicodeDecodeError:
+        raise BadFile(f"{path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise BadFile(f"{path}: {exc}") from None
     try:
@@ -152,34 +154,74 @@ def turn_files_in_message(msg: Message) -> list[bytes]:
 
 
 def _read_limited(path: Path) -> bytes:
-    size = path.stat().st_size
-    if size > MAX_MESSAGE_BYTES:
-        raise BadFile(f"{path} is {size} bytes, over the limit of {MAX_MESSAGE_BYTES}: refused unread")
-    return path.read_bytes()
+    """A message file: a regular file only (never a device or FIFO), size checked first."""
+    return read_regular(path, MAX_MESSAGE_BYTES, "message")
+
+
+def _may_hold_turn(data: bytes) -> bool:
+    """False when ``data`` cannot carry a turn file: its first line appears nowhere, neither
+    as it is (plain or quoted-printable parts) nor base64-encoded. Saves parsing every
+    message of a large mailbox."""
+    return any(marker in data for marker in _MARKERS)
+
+
+def _base64_markers() -> tuple[bytes, ...]:
+    import base64
+
+    # At an attachment's start (offset 0) all 16 characters are the magic's own; after
+    # one or two other bytes (a CRLF), characters 4-15 still are.
+    return tuple(base64.b64encode(b"\0" * k + MAGIC.encode())[4 if k else 0:16] for k in range(3))
+
+
+_MARKERS = (MAGIC.encode(), *_base64_markers())
 
 
 def _maildir_messages(path: Path) -> Iterator[tuple[str, Message]]:
-    box = mailbox.Maildir(path, factory=None, create=False)
-    for count, key in enumerate(sorted(box.keys())):
-        if count >= MAX_MESSAGES:
-            raise BadFile(f"{path} holds more than {MAX_MESSAGES} messages")
-        for sub in ("new", "cur"):
-            file = path / sub / key
-            matches = [file] if file.exists() else list((path / sub).glob(f"{key}:*"))
-            if matches:
-                data = _read_limited(matches[0])
-                yield f"{path}/{sub}/{matches[0].name}", email.message_from_bytes(data, policy=email.policy.default)
-                break
+    """Every message of a Maildir (new/ and cur/), one file in memory at a time; no
+    limit on their number. A message over MAX_MESSAGE_BYTES cannot be one pbem wrote
+    and is skipped; an entry that is not a regular file is refused (BadFile)."""
+    for sub in ("new", "cur"):
+        for name in sorted(os.listdir(path / sub)):
+            if name.startswith("."):
+                continue
+            file = path / sub / name
+            try:
+                if os.stat(file).st_size > MAX_MESSAGE_BYTES:
+                    continue
+                data = _read_limited(file)
+            except (FileNotFoundError, NotFound):  # a dangling symlink, or a message moved meanwhile
+                continue
+            if _may_hold_turn(data):
+                yield f"{path}/{sub}/{name}", email.message_from_bytes(data, policy=email.policy.default)
 
 
 def _mbox_messages(path: Path) -> Iterator[tuple[str, Message]]:
-    _read_limited(path)  # size check before mailbox parses it
-    box = mailbox.mbox(path, create=False)
-    for count, key in enumerate(box.keys()):
-        if count >= MAX_MESSAGES:
-            raise BadFile(f"{path} holds more than {MAX_MESSAGES} messages")
-        data = box.get_bytes(key)
-        yield f"{path}#{count + 1}", email.message_from_bytes(data, policy=email.policy.default)
+    """Every message of an mbox file, streamed: one message in memory at a time, no limit
+    on the file's size or the number of messages. Messages are separated by lines
+    starting "From " (as Python's mailbox module reads them); one over MAX_MESSAGE_BYTES
+    is skipped."""
+    with open_regular(path, "mailbox") as fh:
+        count, size, chunks, at_line_start = 0, 0, [], True
+
+        def finish() -> Iterator[tuple[str, Message]]:
+            data = b"".join(chunks)
+            if size <= MAX_MESSAGE_BYTES and _may_hold_turn(data):
+                yield f"{path}#{count}", email.message_from_bytes(data, policy=email.policy.default)
+
+        while line := fh.readline(1 << 20):
+            if at_line_start and line.startswith(b"From "):
+                if count:
+                    yield from finish()
+                count, size, chunks = count + 1, 0, []
+            elif count:
+                size += len(line)
+                if size <= MAX_MESSAGE_BYTES:
+                    chunks.append(line)
+                else:
+                    chunks = []
+            at_line_start = line.endswith(b"\n")
+        if count:
+            yield from finish()
 
 
 def turn_files_from_path(path: Path, data: bytes | None = None) -> tuple[str, list[tuple[str, bytes]]]:
@@ -192,10 +234,11 @@ def turn_files_from_path(path: Path, data: bytes | None = None) -> tuple[str, li
             raise BadFile(f"{path} is a directory but not a Maildir (no cur/, new/, tmp/)")
         return "maildir", [(name, tf) for name, msg in _maildir_messages(path) for tf in turn_files_in_message(msg)]
     if data is None:
-        try:
-            data = _read_limited(path)
-        except FileNotFoundError:
-            raise NotFound(f"{path} does not exist") from None
+        with open_regular(path, "input file") as fh:
+            head = fh.read(64)
+        if head.startswith(b"From "):  # an mbox: streamed, whatever its size
+            return "mbox", [(name, tf) for name, msg in _mbox_messages(path) for tf in turn_files_in_message(msg)]
+        data = _read_limited(path)
     if is_turn_file(data):
         return "turn file", [(str(path), data)]
     if data.startswith(b"From "):

@@ -22,15 +22,17 @@ from pbem.deck import DECK
 from pbem.dice import entropy_commitment, new_secret
 from pbem.errors import (
     BadFile,
+    Busy,
     Equivocation,
     ForeignGame,
     IllegalAction,
     NotFound,
     PbemError,
+    StorageProblem,
     UsageProblem,
     VerifyError,
 )
-from pbem.fileio import write_atomic
+from pbem.fileio import make_dirs, read_regular, remove, write_atomic
 from pbem.game import AUDIT, EventInfo, Replay, audit_openings, event_game, foreign_game_text
 from pbem.identity import Identity, fingerprint, parse_public, verify_signature
 from pbem.rulesapi import DICE, Ctx, Decision, Order, RulesModule, data_hash
@@ -59,10 +61,14 @@ def _draft_path(gd: GameDir, role: str) -> Path:
     return gd.drafts_dir / f"{role}.json"
 
 
+#: Largest draft read (a draft is a few KiB).
+MAX_DRAFT_BYTES = 16 << 20
+
+
 def read_draft(gd: GameDir, role: str, base: int) -> Draft:
     try:
-        draft = msgspec.json.decode(_draft_path(gd, role).read_bytes(), type=Draft)
-    except FileNotFoundError:
+        draft = msgspec.json.decode(read_regular(_draft_path(gd, role), MAX_DRAFT_BYTES, "draft"), type=Draft)
+    except NotFound:
         return Draft(base=base)
     except msgspec.DecodeError as exc:
         raise BadFile(f"{_draft_path(gd, role)} is damaged ({exc}); delete it to start the draft "
@@ -71,33 +77,32 @@ def read_draft(gd: GameDir, role: str, base: int) -> Draft:
 
 
 def write_draft(gd: GameDir, role: str, draft: Draft) -> None:
-    gd.drafts_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(gd.drafts_dir)
     write_atomic(_draft_path(gd, role), msgspec.json.encode(draft), mode=0o600)
 
 
 def live_draft(seat: Seat) -> Draft:
     """My draft, or an empty one if it is the draft already signed into my event after its
-    base (a send killed between storing that event and deleting the draft)."""
+    base (a send killed between storing that event and deleting the draft). That event
+    starts with the draft's actions; it may add deck messages (pbem.deck) computed at send."""
     draft = read_draft(seat.gd, seat.role, seat.replay.seq)
     if draft.orders and draft.base < seat.replay.seq:
-        body = codec.decode_body(codec.unwrap(seat.gd.event_path(draft.base + 1).read_bytes()).body)
-        if body.author == seat.role and [bytes(a) for a in body.actions] == [bytes(o.action) for o in draft.orders]:
+        body = codec.decode_body(codec.unwrap(seat.gd.read_event(draft.base + 1)).body)
+        signed = [bytes(a) for a in body.actions]
+        if body.author == seat.role and signed[:len(draft.orders)] == [bytes(o.action) for o in draft.orders]:
             return Draft(base=seat.replay.seq)
     return draft
 
 
 def clear_draft(gd: GameDir, role: str) -> None:
-    try:
-        _draft_path(gd, role).unlink()
-    except FileNotFoundError:
-        pass
+    remove(_draft_path(gd, role))
 
 
 # -- loading a game -------------------------------------------------------
 
 def genesis_of(gd: GameDir) -> tuple[Genesis, bytes]:
     gd.require()
-    stored = gd.event_path(0).read_bytes()
+    stored = gd.read_event(0)
     try:
         body = codec.decode_body(codec.unwrap(stored).body)
     except codec.CodecError as exc:
@@ -471,6 +476,11 @@ def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Iden
 
     gd = GameDir(path)
     with gd.lock(exclusive=True):
+        if gd.events_dir.is_dir() and any(gd.events_dir.iterdir()):
+            return _created_before(gd, genesis, role, out)
+        # Write order: the vault and local.json before the genesis, so a directory holding an
+        # event always holds its secrets; a crash before the genesis leaves no game at all.
+        require_turn_target(gd, out)
         gd.create_layout()
         vaultmod.save(gd.vault_dir / f"{role}.bin", data, identity)
         gd.write_local(LocalConfig(role=role, identity=str(identity_path), rules=spec.id, email=email,
@@ -478,6 +488,24 @@ def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Iden
         gd.write_game_toml(check.game_hex, genesis)
         gd.append(0, stored)
         return _write_turn(gd, check, [0], out)
+
+
+def _created_before(gd: GameDir, genesis: Genesis, role: str, out: Path | None) -> Sent:
+    """'pbem new' again on a directory where it already stored its genesis (killed before
+    writing the invitation, or the invitation lost): the same invitation is written again,
+    never a second genesis. Any other game there is refused."""
+    held = load_public(gd)
+    g = held.genesis
+    same = (g.rules, g.scenario, g.options, g.title, g.players) == \
+        (genesis.rules, genesis.scenario, genesis.options, genesis.title, genesis.players)
+    if not (same and held.history[0].author == role):
+        raise BadFile(f"{gd.path} already holds a game; choose an empty directory")
+    if held.seq > 0:
+        raise BadFile(f"{gd.path} already holds this game, joined by your opponent: nothing to create "
+                      "('pbem send --since 0' writes the invitation again)")
+    sent = _write_turn(gd, held, [0], out)
+    sent.resent = True
+    return sent
 
 
 def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: Path, *,
@@ -510,16 +538,47 @@ def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: P
     seat = Seat(gd, rules, identity, role, data, host)
     if draft:
         draft, _ = with_deck(host, role, data, draft)  # e.g. the deck's first shuffle step
-    composed = _compose(seat, draft)
     with gd.lock(exclusive=True):
-        gd.create_layout()
-        for seq, stored in enumerate(tf.events):
-            gd.append(seq, stored)
+        held = _joined_before(gd, tf.events, role)
+        if isinstance(held, Sent):
+            return held, host
+        require_turn_target(gd, out)
+        composed = _compose(seat, draft)
+        # Write order: the vault (my entropy and secrets), local.json, then the host's events,
+        # then mine: a directory that holds an event of mine holds its secrets, and a crash
+        # before my event leaves a join that the same command finishes.
+        if not held:
+            gd.create_layout()
+        vaultmod.save(seat.vault_path, composed.data, identity)
         gd.write_local(LocalConfig(role=role, identity=str(identity_path), rules=rules.SPEC.id, email=email,
                                    opponent_email=opponent_email))
         gd.write_game_toml(host.game_hex, host.genesis)
-        sent = _commit_send(seat, composed, out)
+        for seq, stored in enumerate(tf.events[held:], start=held):
+            gd.append(seq, stored)
+        sent = _commit_send(seat, composed, out, vault_saved=True)
     return sent, host
+
+
+def _joined_before(gd: GameDir, invitation: Sequence[bytes], role: str) -> int | Sent:
+    """How many of the invitation's events an earlier 'pbem join' killed in ``gd`` stored
+    (0 for a fresh directory), or, when it stored my answer too, that answer's turn file
+    written again (the same signed bytes). Any other game there is refused."""
+    if not (gd.events_dir.is_dir() and any(n for n in os.listdir(gd.events_dir) if not n.startswith("."))):
+        return 0
+    held = gd.read_events()
+    common = min(len(held), len(invitation))
+    if held[:common] != list(invitation[:common]):
+        raise BadFile(f"{gd.path} already holds a game; choose an empty directory")
+    if len(held) <= len(invitation):
+        return len(held)
+    replay = load_public(gd)
+    unanswered = _unanswered(replay, role)
+    if unanswered and unanswered[0] == len(invitation) and gd.read_local().role == role:
+        sent = _write_turn(gd, replay, unanswered, None)
+        sent.resent = True
+        return sent
+    raise BadFile(f"{gd.path} already holds this game, joined and played on: nothing to join "
+                  f"('pbem send --since {len(invitation)}' writes your turn file again)")
 
 
 # -- do / undo / send ---------------------------------------------------------
@@ -614,11 +673,19 @@ def _compose(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "",
     return _Composed(body, stored, data, check)
 
 
-def _commit_send(seat: Seat, composed: _Composed, out: Path | None, auto: bool = False) -> Sent:
+def _commit_send(seat: Seat, composed: _Composed, out: Path | None, auto: bool = False,
+                 vault_saved: bool = False) -> Sent:
     """Write vault first, then the event: a crash between leaves unused secrets, never
-    an event whose secrets are lost."""
+    an event whose secrets are lost. Called under the exclusive lock taken before the
+    log was read, so nobody else can have stored this seq meanwhile; the check below
+    keeps a lockless caller from overwriting the secret of someone else's event."""
     role = seat.role
-    vaultmod.save(seat.vault_path, composed.data, seat.identity)
+    require_turn_target(seat.gd, out)
+    if seat.gd.event_path(composed.body.seq).exists():
+        raise Busy(f"event {composed.body.seq} was stored by another pbem process while this one composed "
+                   "it; nothing was written: run the command again")
+    if not vault_saved:
+        vaultmod.save(seat.vault_path, composed.data, seat.identity)
     seat.gd.append(composed.body.seq, composed.stored)
     clear_draft(seat.gd, role)
     seat.vault, seat.replay = composed.data, composed.replay
@@ -644,16 +711,34 @@ def _send_locked(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "", op
 
 
 def _write_turn(gd: GameDir, replay: Replay, seqs: list[int], out: Path | None) -> Sent:
-    events = [gd.event_path(s).read_bytes() for s in seqs]
+    events = [gd.read_event(s) for s in seqs]
     authors = [replay.history[s].author for s in seqs]
     data = format_turn(replay.game_hex, f"{replay.rules.SPEC.id} {replay.rules.SPEC.version}",
                        events, authors, seqs)
     if out is None:
-        gd.outbox_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(gd.outbox_dir)
         out = gd.outbox_dir / _outbox_name(replay, seqs[-1])
     if str(out) != "-":
         write_atomic(out, data)
     return Sent(turn_file=out, seqs=seqs)
+
+
+def require_turn_target(gd: GameDir, out: Path | None) -> None:
+    """StorageProblem, before anything is signed, if the turn file cannot be written
+    where it goes (the outbox or OUT's directory is a file, OUT is a directory)."""
+    if out is not None and str(out) == "-":
+        return
+    target = gd.outbox_dir / "x" if out is None else Path(out)
+    if target.is_dir():
+        raise StorageProblem(f"{target} is a directory where pbem writes the turn file; nothing was signed")
+    for parent in target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise StorageProblem(f"{parent} is a file where pbem needs a directory for the turn file; "
+                                     "move it away (nothing was signed)")
+            break
+        if out is not None:
+            raise NotFound(f"{parent} does not exist: create it for the turn file (nothing was signed)")
 
 
 def _outbox_name(replay: Replay, seq: int) -> str:

@@ -6,13 +6,20 @@ history) is saved to ``cache/<role>.bin``, encrypted like the vault (it
 holds what that player knows). The next command restores it only if it is
 checked against the log: same format, rules id, version and data, and the
 hash of the stored event at its sequence number equals its recorded head;
-then it applies just the newer events, each fully verified. Anything else
-(no cache, another version, a mismatch, damage) falls back to a full
-replay. ``pbem verify`` and ``pbem audit`` never use the cache.
+then it applies just the newer events, each fully verified. A cache of
+another version, game or role, or a damaged or unreadable cache, falls back
+to a full replay. A cache of this game that has seen more events than the
+log now holds, or another event at its head, means the event log lost or
+changed events: that is reported (BadFile), never hidden by a shorter
+replay (PLAN: the cheap check is the event count and the hash of the last
+event; ``pbem verify`` and ``pbem audit`` never use the cache and check
+every event).
 
 Being derived and checked when read, the cache is written atomically but
-without fsync (``write_atomic(durable=False)``): after a power loss it may be
-stale or empty, which only costs one full replay.
+without fsync (``write_atomic(durable=False)``), after the events it
+summarises are durable: after a power loss it may be stale or empty, which
+only costs one full replay. A cache that cannot be written (full disk) is
+skipped the same way.
 """
 
 from __future__ import annotations
@@ -21,8 +28,8 @@ import msgspec
 
 from pbem import __version__, codec
 from pbem import deck as deckmod
-from pbem.errors import PbemError
-from pbem.fileio import write_atomic
+from pbem.errors import BadFile, PbemError
+from pbem.fileio import make_dirs, read_regular, write_atomic
 from pbem.game import CommitRecord, DiceOrigin, EventInfo, Replay, SecretDie
 from pbem.identity import Identity
 from pbem.store import GameDir
@@ -30,6 +37,8 @@ from pbem.vault import seal_bytes, unseal_bytes
 
 _MAGIC = b"PBEMCCH2"  # 2: the deck as plain, already-checked strings
 _PURPOSE = b"cache"
+#: Largest cache read (a 20-month campaign's is a few MiB).
+MAX_CACHE_BYTES = 1 << 30
 
 
 class _Commit(msgspec.Struct, frozen=True):
@@ -169,22 +178,25 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
                    where=[(r, s, seq, who) for (r, s), (seq, who) in replay.deck_where.items()]),
     )
     path = _path(gd, replay.role)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, seal_bytes(msgspec.json.encode(snap), identity, replay.game_hex, replay.role,
-                                  magic=_MAGIC, purpose=_PURPOSE), mode=0o600, durable=False)
+    try:
+        make_dirs(path.parent)
+        write_atomic(path, seal_bytes(msgspec.json.encode(snap), identity, replay.game_hex, replay.role,
+                                      magic=_MAGIC, purpose=_PURPOSE), mode=0o600, durable=False)
+    except (OSError, PbemError):
+        pass  # no cache this time: the next command replays the whole log
 
 
 def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> Replay | None:
     """``base`` (its genesis verified by ``Replay.open_genesis``, perspective set)
-    advanced to the cached point, or None when there is no cache that matches
-    the log. The cache holds the genesis' own effects too, so they are not
-    applied again."""
+    advanced to the cached point, or None when there is no usable cache. The
+    cache holds the genesis' own effects too, so they are not applied again.
+    BadFile if the cache shows that the log lost or changed events."""
     state_type = base.rules.state_type
     path = _path(gd, base.role or "")
     if base.role is None or not path.exists():
         return None
     try:
-        plain = unseal_bytes(path.read_bytes(), identity, base.game_hex, base.role, magic=_MAGIC,
+        plain = unseal_bytes(read_regular(path, MAX_CACHE_BYTES, "replay cache"), identity, base.game_hex, base.role, magic=_MAGIC,
                              purpose=_PURPOSE)
         snap = msgspec.json.decode(plain, type=Snapshot)
         state = msgspec.json.decode(bytes(snap.state), type=state_type)
@@ -193,14 +205,18 @@ def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> 
     spec = base.rules.SPEC
     if (snap.pbem, snap.rules, snap.rules_version, snap.game, snap.role) != \
             (__version__, spec.id, spec.version, base.game_hex, base.role) or \
-            snap.data_hash != base.genesis.data_hash or not 0 <= snap.seq < event_count:
+            snap.data_hash != base.genesis.data_hash or snap.seq < 0:
         return None
-    try:
-        held = gd.event_path(snap.seq).read_bytes()
-    except OSError:
-        return None
+    if snap.seq >= event_count:
+        raise BadFile(f"the event log in {gd.events_dir} is damaged: it holds {event_count} events but this "
+                      f"copy had stored {snap.seq + 1} (its replay cache saw them); events {event_count}-"
+                      f"{snap.seq} are missing. Restore the game directory from a backup, or ask your "
+                      f"opponent to resend them ('pbem send --since {event_count}') and receive that file")
+    held = gd.read_event(snap.seq)
     if codec.sha256(held).hex() != snap.head:
-        return None
+        raise BadFile(f"the event log in {gd.events_dir} is damaged: {gd.event_path(snap.seq)} is not the "
+                      "event this copy stored (its hash differs from the one the replay cache recorded); "
+                      "restore the game directory from a backup and run 'pbem verify'")
     r = base.clone()
     r.state = state
     r.seq = snap.seq

@@ -23,10 +23,12 @@ from pathlib import Path
 import msgspec
 
 from pbem import codec
-from pbem.errors import BadFile, Equivocation, NotFound
+from pbem.errors import BadFile, Equivocation, NotFound, StorageProblem
 from pbem.identity import fingerprint
-from pbem.fileio import TMP_PREFIX, locked, remove_stale_temps, write_atomic
+from pbem.fileio import TMP_PREFIX, locked, make_dirs, read_regular, remove_stale_temps, write_atomic
 
+#: Largest local.json, STOPPED or evidence file read.
+MAX_SMALL_FILE = 1 << 20
 
 
 class LocalConfig(msgspec.Struct, forbid_unknown_fields=True):
@@ -55,6 +57,11 @@ class GameDir:
         return self.events_dir.is_dir() and (self.events_dir / _name(0)).is_file()
 
     def require(self) -> None:
+        for path, kind in ((self.path, "directory"), (self.events_dir, "directory"),
+                           (self.event_path(0), "file")):
+            if os.path.lexists(path) and os.path.isdir(path) != (kind == "directory"):
+                raise StorageProblem(f"{path} is a {'file' if kind == 'directory' else 'directory'} "
+                                     f"where pbem expects a {kind}")
         if not self.exists():
             raise NotFound(f"{self.path} is not a pbem game directory (no events/{_name(0)}); "
                            "create one with 'pbem new' or 'pbem join', or pass --game DIR")
@@ -64,12 +71,17 @@ class GameDir:
         if self.events_dir.exists() and any(self.events_dir.iterdir()):
             raise BadFile(f"{self.path} already holds a game; choose an empty directory")
         for d in (self.events_dir, self.evidence_dir, self.vault_dir, self.drafts_dir, self.outbox_dir):
-            d.mkdir(parents=True, exist_ok=True)
+            make_dirs(d)
         self.vault_dir.chmod(0o700)
 
     @contextlib.contextmanager
     def lock(self, *, exclusive: bool) -> Iterator[None]:
-        self.path.mkdir(parents=True, exist_ok=True)
+        """The directory's lock (pbem.fileio.locked): take it before reading anything of the
+        game and hold it until the last write. An exclusive lock creates the directory."""
+        if exclusive:
+            make_dirs(self.path)
+        elif not self.path.is_dir():
+            self.require()
         with locked(self.lock_path, exclusive=exclusive):
             if exclusive:  # no other pbem process holds the lock: every temp file is a crash's leftover
                 for d in (self.events_dir, self.evidence_dir, self.vault_dir, self.drafts_dir, self.outbox_dir,
@@ -93,10 +105,7 @@ class GameDir:
 
     def read_event(self, seq: int) -> bytes:
         """The stored bytes of event ``seq``; BadFile if oversized."""
-        data = self.event_path(seq).read_bytes()
-        if len(data) > codec.MAX_EVENT_BYTES:
-            raise BadFile(f"{self.event_path(seq)} is over the size limit")
-        return data
+        return read_regular(self.event_path(seq), codec.MAX_EVENT_BYTES, "event file")
 
     def _seqs(self) -> list[int]:
         names = [name for name in os.listdir(self.events_dir) if not name.startswith(TMP_PREFIX)]
@@ -125,19 +134,20 @@ class GameDir:
     # -- equivocation -------------------------------------------------------
 
     def record_equivocation(self, seq: int, author: str, held: bytes, other: bytes) -> Path:
-        """Keep both signed events as proof and stop the game."""
-        self.evidence_dir.mkdir(parents=True, exist_ok=True)
+        """Keep both signed events as proof and stop the game. The -b file is written
+        first: readers look for -a files, so a crash never leaves half a proof."""
+        make_dirs(self.evidence_dir)
         base = self.evidence_dir / f"equivocation-{seq:06d}-{author}"
-        write_atomic(base.with_name(base.name + "-a.json"), held)
         write_atomic(base.with_name(base.name + "-b.json"), other)
+        write_atomic(base.with_name(base.name + "-a.json"), held)
         write_atomic(self.stopped_path,
                      f"equivocation by {author} at event {seq}: see {base.name}-a.json and -b.json\n".encode())
         return base
 
     def stopped_reason(self) -> str | None:
         try:
-            return self.stopped_path.read_text().strip()
-        except FileNotFoundError:
+            return read_regular(self.stopped_path, MAX_SMALL_FILE, "stop file").decode("utf-8", "replace").strip()
+        except NotFound:
             return None
 
     def require_not_stopped(self) -> None:
@@ -149,8 +159,8 @@ class GameDir:
 
     def read_local(self) -> LocalConfig:
         try:
-            return msgspec.json.decode(self.local_path.read_bytes(), type=LocalConfig)
-        except FileNotFoundError:
+            return msgspec.json.decode(read_regular(self.local_path, MAX_SMALL_FILE), type=LocalConfig)
+        except NotFound:
             raise NotFound(f"{self.local_path} is missing: this directory does not say which "
                            "role you play (was it created with 'pbem new' or 'pbem join'?)") from None
         except msgspec.DecodeError as exc:

@@ -20,10 +20,12 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from pbem.errors import BadFile, KeyProblem, NotFound
-from pbem.fileio import write_atomic
+from pbem.fileio import make_dirs, read_regular, write_atomic
 from pbem.identity import Identity
 
 _MAGIC = b"PBEMVLT1"
+#: Largest vault read (a whole campaign's secrets are a few MiB).
+MAX_VAULT_BYTES = 256 << 20
 
 
 class Secret(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
@@ -92,13 +94,13 @@ def unseal(blob: bytes, identity: Identity, game: str, role: str) -> VaultData:
 
 def load(path: Path, identity: Identity, game: str, role: str) -> VaultData:
     try:
-        blob = path.read_bytes()
-    except FileNotFoundError:
+        blob = read_regular(path, MAX_VAULT_BYTES, "vault")
+    except NotFound:
         raise NotFound(f"no vault at {path}: without it your commitments cannot be opened "
                        "(restore it from 'pbem vault backup')") from None
     return unseal(blob, identity, game, role)
 
 
 def save(path: Path, data: VaultData, identity: Identity) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent)
     write_atomic(path, seal(data, identity), mode=0o600)

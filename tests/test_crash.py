@@ -392,7 +392,7 @@ def test_killing_send_and_receive_at_every_crash_point_loses_nothing_and_retry_c
         prepared, crash_env, tmp_path):
     kills = [Kill(name, point) for name, prep in prepared.items() for point in range(1, len(prep.points) + 1)]
     failures, killed = run_kills(kills, prepared, tmp_path, crash_env)
-    assert killed == len(kills) > 80
+    assert killed == len(kills) > 60  # (73 since directories that exist are no longer made again)
     assert not failures, f"{len(failures)} of {len(kills)} kills failed:\n" + "\n".join(failures)
 
 

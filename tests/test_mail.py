@@ -123,6 +123,7 @@ def new_copy(t, path: Path):
     gd = GameDir(path)
     for event in sorted(gd.events_dir.glob("*.json"))[2:]:
         event.unlink()
+    shutil.rmtree(path / "cache")  # it had seen the later events: it did not exist then
     return gd
 
 
