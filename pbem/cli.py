@@ -123,11 +123,29 @@ identity_option = click.option("-i", "--identity", type=click.Path(path_type=Pat
 passphrase_option = click.option("--passphrase-file", type=click.Path(path_type=Path), default=None,
                                  help=f"Read the passphrase from this file (else ${PASSPHRASE_ENV}, else prompt).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-#: What the rules draw over a game's map on request (their MAP_OVERLAYS); --supply is short for --overlay supply.
-overlay_option = click.option("--overlay", "overlays", multiple=True, metavar="NAME",
-                              help="Draw this overlay of the rules on the map (repeatable), e.g. 'supply'.")
-supply_option = click.option("--supply", is_flag=True,
-                             help="Shade your side's supply network on the map (same as --overlay supply).")
+
+
+class _OverlayOption(click.Option):
+    """``--overlay NAME``: the overlays each installed game names (its
+    ``map_overlays``), listed when the help is shown, never hard-wired."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        from pbem import rulesapi
+
+        offered = []
+        for rid in rulesapi.available():
+            try:
+                names = rulesapi.load_any(rid).map_overlays
+            except Exception:  # noqa: BLE001 - a broken plugin must not break --help
+                continue
+            offered += [f"{n} ({rid})" for n in names]
+        self.help = ("Draw this overlay of the game's map (repeatable). Offered: "
+                     + (", ".join(offered) or "none") + ".")
+        return super().get_help_record(ctx)
+
+
+overlay_option = click.option("--overlay", "overlays", multiple=True, metavar="NAME", cls=_OverlayOption,
+                              help="Draw this overlay of the game's map (repeatable).")
 
 
 class _Group(click.Group):
@@ -310,6 +328,9 @@ def new(directory: Path, rules_id: str, scenario: str | None, role: str | None, 
     from pbem.session import new_game
 
     module = rulesapi.load(rules_id)  # an unknown or unplayable game is named before any passphrase
+    if rulesapi.is_frozen(rules_id):
+        raise UsageProblem(f"rules {rules_id} is a frozen older version, kept so that games started under it "
+                           f"finish; start a new game with --rules {module.SPEC.id}")
     if scenario is None or scenario not in module.SPEC.scenarios:
         raise UsageProblem(_scenario_listing(module, scenario))
     _require_options(role=role, opponent_key=opponent_key)
@@ -385,7 +406,7 @@ def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders
     fp = fingerprint(host.keys[host_role])
     _print_turn_to_stdout(sent, directory)
     _vault_hint(directory)
-    options = list(host.genesis.options)
+    options = list(host.genesis.options) if host.genesis is not None else []
     if not as_json:
         click.echo(f"joined game {host.game_hex[:16]} as {host.other(host_role)}; host {host_role} has key "
                    f"fingerprint {fp}: check it with them by another channel", err=True)
@@ -761,8 +782,9 @@ def evidence(ctx: click.Context, game: Path, as_json: bool) -> None:
         stopped = gd.stopped_reason()
     lines = [f"GAME STOPPED: {stopped}" if stopped else "the game is not stopped"]
     for row in rows:
+        consents = [str(c) for c in row["consents"]]  # type: ignore[attr-defined]
         state = ("cleared by both players" if row["cleared"] else
-                 f"consents so far: {', '.join(row['consents']) or 'none'}") if row["valid"] else \
+                 f"consents so far: {', '.join(consents) or 'none'}") if row["valid"] else \
             f"does NOT verify ({row['why']}): accuses nobody"
         lines.append(f"{row['record']}: {row['author']} signed two different events for seq {row['seq']}; "
                      f"kept {str(row['stands'])[:16]}, set aside {str(row['other'])[:16]}; {state}")
@@ -792,8 +814,9 @@ def evidence_clear(ctx: click.Context, consent_files: tuple[Path, ...], out: Pat
     are here; nothing is deleted."""
     from pbem import evidence as evidencemod
 
-    game = game or ctx.parent.params["game"]
-    seat = _seat(game, identity, passphrase_file)
+    if game is None and ctx.parent is not None:
+        game = ctx.parent.params["game"]
+    seat = _seat(Path(game or "."), identity, passphrase_file)
     incoming = [(str(f), evidencemod.require_usable(f)) for f in consent_files]
     with seat.gd.lock(exclusive=True):
         done = evidencemod.clear(seat.gd, seat.replay, seat.identity, seat.role, incoming, out)
@@ -966,9 +989,10 @@ def rules_list(as_json: bool) -> None:
             rows.append({"id": rid, "title": doc.splitlines()[0] if doc else "", "playable": False, "scenarios": []})
             continue
         rows.append({"id": rid, "title": rules.SPEC.title, "playable": not missing,
-                     "scenarios": list(rules.SPEC.scenarios)})
-    _emit(rows, as_json, "\n".join(f"{r['id']:<8} {r['title']}" + ("" if r["playable"] else "  (not yet playable)")
-                                   for r in rows))
+                     "scenarios": list(rules.SPEC.scenarios), "frozen": rulesapi.is_frozen(rid)})
+    _emit(rows, as_json, "\n".join(
+        f"{r['id']:<8} {r['title']}" + ("" if r["playable"] else "  (not yet playable)")
+        + ("  (frozen: for games started under this version)" if r.get("frozen") else "") for r in rows))
 
 
 @rules_group.command("check")
@@ -987,8 +1011,8 @@ def rules_check(rules_id: str) -> None:
         raise BadFile(f"{rules_id} data does not match its rulebook (see the lines marked above)")
 
 
-def _overlays(overlays: tuple[str, ...], supply: bool) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(overlays + (("supply",) if supply else ())))
+def _overlays(overlays: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(overlays))
 
 
 @cli.command("map")
@@ -998,7 +1022,6 @@ def _overlays(overlays: tuple[str, ...], supply: bool) -> tuple[str, ...]:
 @identity_option
 @passphrase_option
 @overlay_option
-@supply_option
 @click.option("--page", type=click.Choice(["a4", "a3", "letter"]), default="a4", show_default=True,
               help="Landscape page size. A map whose hexes would be under 12 mm across on one page "
                    "is printed as an overview and tiles (then -o names a directory).")
@@ -1006,7 +1029,7 @@ def _overlays(overlays: tuple[str, ...], supply: bool) -> tuple[str, ...]:
               help="Write the SVG to this .svg file (default: stdout), or into this directory (any "
                    "other path): map.svg, or overview.svg and one tile-NAME.svg per tile.")
 def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, passphrase_file: Path | None,
-            overlays: tuple[str, ...], supply: bool, page: str, out: Path | None) -> None:
+            overlays: tuple[str, ...], page: str, out: Path | None) -> None:
     """Render the map of RULES_ID, or of a game from your side (-g), as SVG on landscape pages."""
     from pbem import rulesapi
     from pbem.board import render_pages
@@ -1016,14 +1039,14 @@ def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, pass
 
     if (rules_id is None) == (game is None):
         raise UsageProblem("give either RULES_ID (the empty map) or -g GAME (your side's view), not both")
-    wanted = _overlays(overlays, supply)
+    wanted = _overlays(overlays)
     if game is not None:
         seat = _seat(game, identity, passphrase_file)
         picture = map_picture(seat.rules, seat.rules.view(seat.replay.state, seat.role), wanted)
     else:
         if wanted:
             raise UsageProblem("map overlays show your side's view of a game: give -g GAME")
-        empty = rulesapi.load_any(rules_id).map_picture()
+        empty = rulesapi.load_any(str(rules_id)).map_picture()
         if empty is None:
             raise NotFound(f"rules '{rules_id}' has no map")
         picture = empty
@@ -1058,15 +1081,14 @@ def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, pass
 @identity_option
 @passphrase_option
 @overlay_option
-@supply_option
 def report(fmt: str, out: Path | None, game: Path, identity: Path | None, passphrase_file: Path | None,
-           overlays: tuple[str, ...], supply: bool) -> None:
+           overlays: tuple[str, ...]) -> None:
     """Your printable turn report: the situation from your side, what happened since your last event, the map."""
     from pbem import report as reportmod
     from pbem.fileio import write_atomic
 
     seat = _seat(game, identity, passphrase_file)
-    wanted = _overlays(overlays, supply)
+    wanted = _overlays(overlays)
     text = reportmod.render(reportmod.build(seat.replay, seat.role, overlays=wanted), fmt)  # type: ignore[arg-type]
     if out is None or str(out) == "-":
         click.echo(text, nl=False)

@@ -209,13 +209,13 @@ class _Strict(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defa
     pass
 
 
-class Card(_Strict, tag="card"):
+class Card(_Strict, frozen=True, tag="card"):
     """A card entering the round face known: its label is encoded afresh."""
 
     label: Label
 
 
-class Carry(_Strict, tag="carry"):
+class Carry(_Strict, frozen=True, tag="carry"):
     """A card carried over still encrypted: position ``pos`` of earlier round ``round``."""
 
     round: Label
@@ -225,7 +225,7 @@ class Carry(_Strict, tag="carry"):
 Source = Card | Carry
 
 
-class Step(_Strict):
+class Step(_Strict, frozen=True):
     """One shuffle message. ``cards``: the step's output, fixed-width hex elements.
 
     ``commits``: step 1 and 2 one digest (the global key), steps 3 and 4 one
@@ -240,7 +240,7 @@ class Step(_Strict):
     sources: list[Source] = []
 
 
-class KeyOpening(_Strict):
+class KeyOpening(_Strict, frozen=True):
     """Opening of the key committed at (round, step, index): key and salt as hex."""
 
     round: Label
@@ -250,7 +250,7 @@ class KeyOpening(_Strict):
     salt: Hex32
 
 
-class Draw(_Strict):
+class Draw(_Strict, frozen=True):
     """Public record: position ``pos`` of ``round`` was dealt to role ``to``."""
 
     round: Label
@@ -258,7 +258,7 @@ class Draw(_Strict):
     to: str
 
 
-class DeckRound(_Strict):
+class DeckRound(_Strict, frozen=True):
     """The four steps of one round, in order."""
 
     steps: list[Step]
@@ -802,14 +802,14 @@ class _DeckAction(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_
     pass
 
 
-class DeckStep(_DeckAction, tag="deck-step"):
+class DeckStep(_DeckAction, frozen=True, tag="deck-step"):
     """A shuffle step; with step 3 or 4 the author's keys dealing positions to the opponent."""
 
     step: Step
     deal: list[KeyOpening] = []
 
 
-class DeckKeys(_DeckAction, tag="deck-keys"):
+class DeckKeys(_DeckAction, frozen=True, tag="deck-keys"):
     """Key openings: ``deal`` deals positions to the opponent (the author's key
     for a position the opponent draws); ``open`` shows the author's own cards
     (its own key for positions dealt to it)."""

@@ -289,6 +289,13 @@ class Rules(Generic[S, A, V]):
         """A scripted game for ``pbem demo`` (with ``demo_orders``); None by default."""
         return None
 
+    @property
+    def report_templates(self) -> str | None:
+        """A package of the game's own report templates (``report.html.j2``,
+        ``report.txt.j2``), each replacing the engine's of the same name;
+        None by default: the engine's templates."""
+        return None
+
     def resolve_dice(self, state: S, values: tuple[int | None, ...], ctx: Ctx) -> S:
         """The dice asked for by a ``DICE`` decision were rolled (None: a
         secret die this replay cannot see). Default: the rules never ask."""
@@ -440,6 +447,32 @@ def load(rules_id: str) -> Rules[Any, Any, Any]:
         raise NotFound(f"rules '{rules_id}' cannot host games yet: it does not provide "
                        f"{', '.join(missing)}")
     return rules
+
+
+def is_frozen(rules_id: str) -> bool:
+    """Whether ``rules_id`` names a frozen older version (``ritd@3``): kept
+    for the games started under it, never offered for a new game."""
+    return "@" in rules_id
+
+
+def load_version(rules_id: str, version: str) -> Rules[Any, Any, Any]:
+    """The rules a game started under ``rules_id`` version ``version`` plays
+    with: the current game if it is that version, else the frozen package
+    of that released version (entry point ``<id>@<version>``, e.g.
+    ``ritd@3``). VersionMismatch naming what this pbem has otherwise."""
+    from pbem.errors import VersionMismatch
+
+    current = load(rules_id)
+    if current.SPEC.version == version:
+        return current
+    frozen_id = f"{rules_id}@{version}"
+    if frozen_id in available():
+        frozen = load(frozen_id)
+        if frozen.SPEC.id == rules_id and frozen.SPEC.version == version:
+            return frozen
+    kept = sorted(r.split("@", 1)[1] for r in available() if r.startswith(f"{rules_id}@"))
+    raise VersionMismatch(f"this game needs rules {rules_id} version {version}; this pbem has version "
+                          f"{current.SPEC.version}" + (f" and the frozen versions {', '.join(kept)}" if kept else ""))
 
 
 def data_hash(spec: Spec, read: Callable[[str], bytes] | None = None) -> bytes:
