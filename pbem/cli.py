@@ -255,10 +255,9 @@ def _read_key_arg(value: str) -> str:
 def _orders(orders: tuple[str, ...], orders_file: Path | None) -> list[str]:
     out = list(orders)
     if orders_file is not None:
+        from pbem.errors import BadFile
         from pbem.fileio import read_regular
         from pbem.turnfile import MAX_TURN_FILE_BYTES
-
-        from pbem.errors import BadFile
 
         try:
             text = sys.stdin.read() if str(orders_file) == "-" else \

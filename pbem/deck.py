@@ -52,8 +52,8 @@ from typing import Annotated
 
 import msgspec
 
-from .commit import commitment_digest, hash_parts
 from .codec import Hex32, Label
+from .commit import commitment_digest, hash_parts
 
 _ENCODE = b"pbem/v1/deck/card"
 _DERIVE = b"pbem/v1/deck/derive"
@@ -671,10 +671,9 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
         sources = rnd.steps[0].sources
         resolve = history_resolver(group, history)
         for src in sources:
-            if isinstance(src, Carry):
-                if (src.round, src.pos) in carried:
-                    raise DeckError(f"position {src.pos} of {src.round!r} was carried before", name, 1,
-                                    authors[FIRST])
+            if isinstance(src, Carry) and (src.round, src.pos) in carried:
+                raise DeckError(f"position {src.pos} of {src.round!r} was carried before", name, 1,
+                                authors[FIRST])
         try:
             inputs = input_elements(group, game, sources, resolve)
         except DeckError as exc:
@@ -686,8 +685,9 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
                 raise DeckError(exc.reason, name, i + 1, authors[i % 2]) from None
         n = len(sources)
 
-        def key(step: int, index: int, rname: str = name, done: DeckRound = rnd) -> int:
-            who = authors[FIRST if step % 2 else SECOND]
+        def key(step: int, index: int, rname: str = name, done: DeckRound = rnd,
+                pair: tuple[str, str] = authors) -> int:
+            who = pair[FIRST if step % 2 else SECOND]
             o = by_key.get((rname, step, index))
             if o is None:
                 raise DeckError(f"key {index} was never opened", rname, step, who)
@@ -696,8 +696,8 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
             except DeckError as exc:
                 raise DeckError(exc.reason, rname, step, who) from None
 
-        def fail(step: int, msg: str, rname: str = name) -> DeckError:
-            return DeckError(msg, rname, step, authors[FIRST if step % 2 else SECOND])
+        def fail(step: int, msg: str, rname: str = name, pair: tuple[str, str] = authors) -> DeckError:
+            return DeckError(msg, rname, step, pair[FIRST if step % 2 else SECOND])
 
         x = [_elems(group, s) for s in rnd.steps]
         # step 1: position j is input j under a (old per-card key of first stripped)

@@ -28,7 +28,7 @@ def templates_root() -> Path:
 
 
 @functools.cache
-def template_env(game_templates: str | None = None) -> "jinja2.Environment":
+def template_env(game_templates: str | None = None) -> jinja2.Environment:
     """The shared Jinja environment: autoescaping on for HTML, SVG and XML.
     With ``game_templates`` (a game's ``report_templates`` package), a
     template of that package replaces the engine's of the same name; the
