@@ -306,7 +306,8 @@ def _print_turn_to_stdout(sent, game: Path) -> None:
               shell_complete=lambda ctx, param, incomplete: _complete_spec(ctx, "roles", incomplete))
 @click.option("--opponent", "opponent_key", default=None,
               help="Opponent's public key line (pbem-ed25519:...) or a file holding it.  [required]")
-@click.option("--option", "options", multiple=True, help="Optional rule to use (repeatable).")
+@click.option("--option", "options", multiple=True, metavar="NAME[=VALUE]",
+              help="Optional rule to use, or an option's value (repeatable): see 'pbem rules show RULES'.")
 @click.option("--title", default="", help="A title for the game.")
 @click.option("--order", "orders", multiple=True, help="Set-up order for genesis (repeatable).")
 @click.option("--email", default="", help="Your email address (for 'pbem send --eml/--smtp').")
@@ -332,6 +333,9 @@ def new(directory: Path, rules_id: str, scenario: str | None, role: str | None, 
                            f"finish; start a new game with --rules {module.SPEC.id}")
     if scenario is None or scenario not in module.SPEC.scenarios:
         raise UsageProblem(_scenario_listing(module, scenario))
+    bad_options = rulesapi.option_problems(module.SPEC, scenario, options)
+    if bad_options:  # before any passphrase, like the scenario
+        raise UsageProblem("; ".join(bad_options) + f" (see 'pbem rules show {rules_id}')")
     _require_options(role=role, opponent_key=opponent_key)
     assert role is not None and opponent_key is not None
     ident, path = _unlock(identity, passphrase_file)
@@ -362,10 +366,21 @@ def _scenario_listing(rules: RulesModule, scenario: str | None) -> str:
             text = ""
         text = text.splitlines()[0] if text else ""
         lines.append(f"  {sid}" + (f": {text}" if text else ""))
-    lines.append(f"options (--option NAME, repeatable): {', '.join(spec.options) or 'none'}")
+    lines += _option_lines(spec)
     lines.append(f"usage: pbem new DIRECTORY --rules {spec.id} --scenario SCENARIO "
                  f"--role {'|'.join(spec.roles)} --opponent KEY [--option NAME ...]")
     return "\n".join(lines)
+
+
+def _option_lines(spec: Any) -> list[str]:
+    """The game's options for people: those without values, then each
+    option with values, its choices, default and scenarios."""
+    lines = [f"options (--option NAME, repeatable): {', '.join(spec.options) or 'none'}"]
+    for g in spec.option_groups:
+        how = "required" if g.required else f"default {g.default}" if g.default else "optional"
+        where = f"; scenarios {', '.join(g.scenarios)}" if g.scenarios else ""
+        lines.append(f"  --option {g.name}={'|'.join(g.choices)} ({how}{where})" + (f": {g.text}" if g.text else ""))
+    return lines
 
 
 def _require_options(**values: Any) -> None:
@@ -953,7 +968,9 @@ def _complete_spec(ctx: click.Context, field: str, incomplete: str) -> list[str]
 @click.argument("rules_id")
 @json_option
 def rules_show(rules_id: str, as_json: bool) -> None:
-    """Show a rules module: roles, scenarios, options, and whether it is playable."""
+    """Show a rules module: roles, scenarios, options (with their values), and whether it is playable."""
+    import msgspec
+
     from pbem import rulesapi
     from pbem.errors import NotFound
 
@@ -963,10 +980,10 @@ def rules_show(rules_id: str, as_json: bool) -> None:
         raise NotFound(f"rules '{rules_id}' have no SPEC yet: {', '.join(missing)} are missing")
     spec = rules.SPEC
     data = {"id": spec.id, "version": spec.version, "title": spec.title, "roles": list(spec.roles),
-            "scenarios": list(spec.scenarios), "options": list(spec.options), "playable": not missing}
+            "scenarios": list(spec.scenarios), "options": list(spec.options),
+            "option_groups": [msgspec.to_builtins(g) for g in spec.option_groups], "playable": not missing}
     lines = [f"{spec.title} (rules {spec.id} version {spec.version})",
-             f"roles: {', '.join(spec.roles)}", f"scenarios: {', '.join(spec.scenarios)}",
-             f"options: {', '.join(spec.options) or 'none'}"]
+             f"roles: {', '.join(spec.roles)}", f"scenarios: {', '.join(spec.scenarios)}", *_option_lines(spec)]
     if missing:
         lines.append(f"not yet playable: {', '.join(missing)} missing")
     _emit(data, as_json, "\n".join(lines))
@@ -1160,7 +1177,8 @@ def demo(rules_id: str | None, directory: Path | None, keep: bool, max_events: i
               help="Directory for both players' games, throwaway keys and reports.")
 @click.option("--max-events", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Stop (successfully) when the log holds this many events.")
-@click.option("--option", "options", multiple=True, help="Optional rule to use (repeatable).")
+@click.option("--option", "options", multiple=True, metavar="NAME[=VALUE]",
+              help="Optional rule to use, or an option's value (repeatable): see 'pbem rules show RULES'.")
 @click.option("-v", "--verbose", is_flag=True, help="Print one line per turn file (on stderr).")
 @json_option
 def selfplay(rules_id: str, scenario: str, seed: int, directory: Path, max_events: int, options: tuple[str, ...],

@@ -27,7 +27,7 @@ import hashlib
 import importlib
 import importlib.metadata
 import importlib.resources
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import msgspec
@@ -45,16 +45,74 @@ ENTRY_POINT_GROUP = "pbem.rules"
 DICE = "dice"
 
 
+class OptionGroup(msgspec.Struct, frozen=True):
+    """An option of a game that takes a value (issue 26): a choice among
+    ``choices`` ("C2 = single-roll | per-hex"), ``required`` when the game
+    cannot be played without one, else ``default`` applies; offered only in
+    ``scenarios`` when that is not empty. A genesis stores it as
+    ``name=value``; options without values (``Spec.options``) as the bare name."""
+
+    name: str
+    choices: tuple[str, ...]
+    text: str = ""
+    required: bool = False
+    default: str = ""
+    scenarios: tuple[str, ...] = ()
+
+
 class Spec(msgspec.Struct, frozen=True):
     id: str
     version: str
     title: str
     roles: tuple[str, ...]
     scenarios: tuple[str, ...]
+    #: Optional rules without values (on when named).
     options: tuple[str, ...] = ()
+    #: Options with values (``--option name=value``).
+    option_groups: tuple[OptionGroup, ...] = ()
     #: Package holding the data files (read with importlib.resources).
     data_package: str = ""
     data_files: tuple[str, ...] = ()
+
+
+def option_problems(spec: Spec, scenario: str, options: Sequence[str]) -> list[str]:
+    """Why ``options`` (as a genesis stores them: ``name`` or ``name=value``)
+    cannot be a game of ``spec`` in ``scenario``, each naming the choices;
+    [] if they can. A game stored before values existed (bare names) still
+    passes."""
+    groups = {g.name: g for g in spec.option_groups}
+    problems, seen = [], set()
+    for text in options:
+        name, eq, value = text.partition("=")
+        if name in seen:
+            problems.append(f"option '{name}' is given twice")
+        seen.add(name)
+        group = groups.get(name)
+        if group is None:
+            if eq or name not in spec.options:
+                offered = [*spec.options, *(f"{g.name}={'|'.join(g.choices)}" for g in spec.option_groups)]
+                problems.append(f"unknown option '{text}' (offered: {', '.join(offered) or 'none'})")
+            continue
+        if group.scenarios and scenario not in group.scenarios:
+            problems.append(f"option '{name}' is offered only in the scenarios {', '.join(group.scenarios)}")
+        if not eq or value not in group.choices:
+            problems.append(f"option '{name}' takes one of: {', '.join(group.choices)} (as {name}=VALUE)")
+    for group in spec.option_groups:
+        if group.required and group.name not in seen and (not group.scenarios or scenario in group.scenarios):
+            problems.append(f"option '{group.name}' is required: --option {group.name}=VALUE with VALUE one of "
+                            f"{', '.join(group.choices)}")
+    return problems
+
+
+def option_value(spec: Spec, options: Sequence[str], name: str) -> str | None:
+    """The value of option group ``name`` in a game's ``options`` (its
+    default when not given), or for an option without values "on"/None."""
+    for text in options:
+        key, eq, value = text.partition("=")
+        if key == name:
+            return value if eq else "on"
+    group = next((g for g in spec.option_groups if g.name == name), None)
+    return (group.default or None) if group is not None else None
 
 
 class Decision(msgspec.Struct, frozen=True):

@@ -452,9 +452,9 @@ def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Iden
         raise UsageProblem(f"role must be one of {', '.join(spec.roles)}")
     if scenario not in spec.scenarios:
         raise UsageProblem(f"unknown scenario '{scenario}' (choose from {', '.join(spec.scenarios)})")
-    bad = [o for o in options if o not in spec.options]
+    bad = rulesapi.option_problems(spec, scenario, options)
     if bad:
-        raise UsageProblem(f"unknown options {bad} (offered: {', '.join(spec.options) or 'none'})")
+        raise UsageProblem("; ".join(bad))
     opponent = parse_public(opponent_key)
     if fingerprint(opponent) == identity.fingerprint:
         raise UsageProblem("the opponent's key is your own key")

@@ -231,9 +231,9 @@ class LocalTable:
         if scenario not in spec.scenarios:
             raise UsageProblem(f"unknown scenario '{scenario}' of rules {spec.id} "
                                f"(choose from {', '.join(spec.scenarios)})")
-        bad = [o for o in options if o not in spec.options]
+        bad = rulesapi.option_problems(spec, scenario, options)
         if bad:
-            raise UsageProblem(f"unknown options {bad} (offered: {', '.join(spec.options) or 'none'})")
+            raise UsageProblem("; ".join(bad))
         directory = directory.resolve()
         taken = [p for role in spec.roles for p in (directory / role, directory / f"{role}.key")
                  if p.exists()]
