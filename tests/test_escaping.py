@@ -13,11 +13,11 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from pbem import codec, session
+from pbem import session
 from pbem.cli import cli
 from pbem.store import GameDir
 from pbem.text import LIMIT, escaped, shown
-from tests.conftest import Side, Table, make_side
+from tests.conftest import Table, make_side
 from tests.test_foreign_game import tree_hash
 
 EVIL = "\x1b]0;PWNED\x07"

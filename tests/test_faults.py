@@ -25,7 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem import fileio, identity as identity_mod, rulesapi, session
+from pbem import fileio, rulesapi, session
+from pbem import identity as identity_mod
 from pbem.fileio import FaultPlan
 from pbem.identity import load_identity
 from pbem.store import GameDir

@@ -38,7 +38,7 @@ def _parse(path: Path) -> email.message.EmailMessage:
 
 
 def _turn_of(msg) -> bytes:
-    (part,) = [p for p in msg.iter_attachments()]
+    (part,) = list(msg.iter_attachments())
     return part.get_content()
 
 

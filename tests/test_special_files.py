@@ -153,7 +153,7 @@ def test_an_mbox_of_more_than_ten_thousand_messages_is_streamed_and_its_turn_tak
     box = tmp / "big.mbox"
     filler = _mbox_message(0)
     with open(box, "wb") as fh:
-        for n in range(12_000):
+        for _ in range(12_000):
             fh.write(filler)
         fh.write(_mbox_message(12_001, turn))
     kind, found = turn_files_from_path(box)

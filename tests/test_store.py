@@ -76,9 +76,8 @@ def test_a_second_process_waits_then_fails_cleanly(table, tmp_path):
     try:
         assert proc.stdout.readline().strip() == "locked"
         start = time.monotonic()
-        with pytest.raises(Busy, match="in use by another pbem process"):
-            with table.red.gd.lock(exclusive=True):
-                pass
+        with pytest.raises(Busy, match="in use by another pbem process"), table.red.gd.lock(exclusive=True):
+            pass
         assert time.monotonic() - start >= 0.25  # it waited PBEM_LOCK_WAIT first
         with pytest.raises(Busy):
             _locked_do(table)

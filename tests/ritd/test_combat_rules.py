@@ -30,7 +30,7 @@ def _two_battles() -> Position:
 
 def test_rb_8_6_new_battles_and_fortress_attacks_are_mandatory_except_in_blitz_combat() -> None:
     pos = _two_battles()
-    kw = dict(new_battles=[HEX], fortress_hexes=[OTHER])
+    kw = {"new_battles": [HEX], "fortress_hexes": [OTHER]}
     assert cb.mandatory_battles(pos, "axis", **kw) == (HEX, OTHER)
     assert cb.mandatory_battles(pos, "axis", blitz=True, **kw) == (HEX,)
     assert cb.mandatory_battles(pos, "allied", **kw) == (HEX,)  # the Fortress Defender need not fight
@@ -41,7 +41,7 @@ def test_rb_8_6_new_battles_and_fortress_attacks_are_mandatory_except_in_blitz_c
 
 def test_rb_10_4_no_combat_after_a_partial_retreat_even_in_a_fortress() -> None:
     pos = _two_battles()
-    kw = dict(new_battles=[], fortress_hexes=[OTHER], partial_retreats=[OTHER])
+    kw = {"new_battles": [], "fortress_hexes": [OTHER], "partial_retreats": [OTHER]}
     assert cb.mandatory_battles(pos, "axis", **kw) == ()
     probs = cb.check_battle_selection(pos, "axis", cb.BattleSelection(active=(OTHER,)), **kw)
     assert rules_of(probs) == ["RB 10.4"]
@@ -50,7 +50,7 @@ def test_rb_10_4_no_combat_after_a_partial_retreat_even_in_a_fortress() -> None:
 def test_rb_8_6_assault_battles_are_active_battles_of_an_assault_turn() -> None:
     pos = _two_battles()
     sel = cb.BattleSelection(active=(HEX,), assault=(OTHER,))
-    kw = dict(new_battles=[], fortress_hexes=[])
+    kw = {"new_battles": [], "fortress_hexes": []}
     assert rules_of(cb.check_battle_selection(pos, "axis", sel, assault_turn=False, **kw)) == ["RB 4.3", "RB 8.6"]
     ok = cb.BattleSelection(active=(HEX, OTHER), assault=(OTHER,))
     assert cb.check_battle_selection(pos, "axis", ok, assault_turn=True, **kw) == []

@@ -429,7 +429,7 @@ def test_rb_15_1_the_supply_check_orders_offer_each_oasis_choice(demo):
     demo.play("axis", "supply check", "pass", "end movement", "supply check")
     state = _state(demo.allied)
     siwa = ritd._map().resolve("Siwa")
-    movers = [b for b in state.position.blocks_of("allied")][:2]
+    movers = list(state.position.blocks_of("allied"))[:2]
     pos = state.position.replace_blocks([msgspec.structs.replace(b, hex=siwa) for b in movers])
     st = msgspec.structs.replace(state, position=pos)
     orders = ritd.legal_orders(st, "allied", None)
@@ -450,7 +450,7 @@ def test_card_draws_are_worded_as_cards_for_their_owner_and_face_down_for_the_ot
     assert session.dice_text((3, 4), (6, 6), RITD) == "[3, 4]"
 
 
-def test_cheat_a_rebuild_beyond_the_bp_spent_is_named_when_the_identities_open(tmp_path, book_dice):
+def test_cheat_a_rebuild_beyond_the_bp_spent_is_named_when_the_identities_open(tmp_path, book_dice):  # noqa: F811 (a fixture)
     """Issue 7 cheat (RB 16.54, T-21): in the Demo's Month 2 Buildup the Allies
     pay 2 BP for one step of the 7 SG (CV 2 -> 3), but a modified client
     commits the new identity at CV 4. The Axis cannot see the commitment and

@@ -293,7 +293,7 @@ def test_callouts_name_a_hexs_pieces_beside_them_without_covering_pieces_or_each
     _, _, w, h = boxes[0]
     assert h < 9 * 1.7 and w > 2 * text_width("Unit 0 4", 1.7)
     # Every callout stays on the page, and each leader runs from its piece's edge to its box.
-    assert all(0 <= bx and bx + bw <= 297 and 0 <= by and by + bh <= 210 for bx, by, bw, bh in boxes)
+    assert all(bx >= 0 and bx + bw <= 297 and by >= 0 and by + bh <= 210 for bx, by, bw, bh in boxes)
     leaders = root.find(f".//{SVG}g[@id='callouts']").findall(f"{SVG}line")
     for line, (px, py, pw) in zip(leaders, rects):
         x1, y1 = float(line.get("x1")), float(line.get("y1"))

@@ -9,7 +9,6 @@ import pytest
 from rules.ritd import movement as mv
 from rules.ritd import supply
 from rules.ritd.position import Battle, Position
-from tests.ritd.rulebook_cases import MECHILI_SUPPLY_LINES
 from tests.ritd.movement_support import (
     MAP,
     at,
@@ -21,6 +20,7 @@ from tests.ritd.movement_support import (
     rules_of,
     step,
 )
+from tests.ritd.rulebook_cases import MECHILI_SUPPLY_LINES
 
 # ------------------------------------------------------- RB 5.2 Regroup Example (EX-02)
 
@@ -270,7 +270,7 @@ def test_rb_5_3_withdrawal_reachable_hexes_lie_on_valid_lines_only() -> None:
     reach = mv.reachable(MAP, pos, turn, "recon", 4, withdrawal="pass")
     valid = [r.line.hexes for r in mv.withdrawal_routes(MAP, pos, "recon") if r.valid]
     assert reach.paths
-    for dest, path in reach.paths.items():
+    for path in reach.paths.values():
         assert any(v[:len(path)] == path for v in valid)
     assert at("Msus") in reach.paths and at("Charruba") in reach.paths
     assert at("Derna") not in reach.paths and at("Gazala W1") not in reach.paths

@@ -124,7 +124,7 @@ def test_disrupted_stacks_are_drawn_differently():
         return ritd.BlockView(token=token, side=side, hex="1405", where="Sollum", unit="X" if side == "allied" else "",
                               cv=2 if side == "allied" else 0, disrupted=disrupted, revealed=False)
 
-    base = dict(role="allied", scenario="demo", month=1, phase="turn", side="axis")
+    base = {"role": "allied", "scenario": "demo", "month": 1, "phase": "turn", "side": "axis"}
     all_down = ritd.View(blocks=[block("L1", "allied", True), block("A1", "axis", True)], **base)
     mixed = ritd.View(blocks=[block("L1", "allied", True), block("L2", "allied", False)], **base)
     assert [(p.kind, p.text) for p in map_picture(all_down).pieces] == [

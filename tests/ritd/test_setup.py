@@ -7,8 +7,13 @@ import pytest
 from rules.ritd.hexmap import load_map
 from rules.ritd.position import Block, Position
 from rules.ritd.scenarios import load_scenarios
-from rules.ritd.setup import (check_deployment_complete, check_hidden_placement, check_public_placement,
-                              side_hexes, starting_count)
+from rules.ritd.setup import (
+    check_deployment_complete,
+    check_hidden_placement,
+    check_public_placement,
+    side_hexes,
+    starting_count,
+)
 
 
 @pytest.fixture(scope="module")

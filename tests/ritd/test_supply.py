@@ -8,7 +8,6 @@ in rules/ritd/decisions/supply.md.
 from __future__ import annotations
 
 import msgspec
-
 import pytest
 
 from rules.ritd.hexmap import HexMap, load_map

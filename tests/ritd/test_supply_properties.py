@@ -100,7 +100,7 @@ def test_rb_16_2_buildup_check_eliminates_unsupplied_and_recovers_supplied() -> 
             Block("far", "axis", AT("Siwa NE1")),
         ),
         battles=(battle,),
-        fortresses={f: "axis" for f in FORTRESS_HEXES},
+        fortresses=dict.fromkeys(FORTRESS_HEXES, "axis"),
     )
     out, report = buildup_supply_check(M, pos)
     assert report.ok
@@ -115,7 +115,7 @@ def test_rb_16_2_buildup_check_eliminates_unsupplied_and_recovers_supplied() -> 
 def test_rb_12_6_network_holds_supplied_highway_and_chain_hexes() -> None:
     pos = Position(
         blocks=(Block("recon", "axis", AT("Mechili")), Block("msus", "axis", AT("Msus"))),
-        fortresses={f: "axis" for f in FORTRESS_HEXES},
+        fortresses=dict.fromkeys(FORTRESS_HEXES, "axis"),
     )
     net = network(M, pos, "axis")
     assert AT("Mechili") in net and AT("Msus") in net and AT("Agedabia") in net
