@@ -174,11 +174,12 @@ def load_seat(gd: GameDir, identity: Identity) -> Seat:
 # -- composing events -------------------------------------------------------
 
 def _my_reveal(seat_role: str, replay: Replay, data: VaultData) -> bytes:
-    if seat_role not in replay.entropy_seq:
+    seq = replay.entropy_seq_of(seat_role)
+    if seq is None:
         return b""
-    x = data.entropy_for(replay.entropy_seq[seat_role])
+    x = data.entropy_for(seq)
     if x is None:
-        raise NotFound(f"the vault has lost the entropy secret of event {replay.entropy_seq[seat_role]}; "
+        raise NotFound(f"the vault has lost the entropy secret of event {seq}; "
                        "restore the vault from its backup")
     return x
 
@@ -243,16 +244,8 @@ def _leaf_openings(data: VaultData, orders: Sequence[DraftOrder]) -> list[LeafOp
 
 
 def simulate(replay: Replay, body: Body) -> Replay:
-    """Apply an unsigned body to a copy of ``replay`` (for checking drafts)."""
-    twin = replay.clone()
-    if body.genesis is not None:
-        twin.genesis = None
-        stored = codec.wrap(codec.canonical(body), bytes(64))
-        twin.apply_stored(stored, verify_signature_=False)
-    else:
-        twin._check_continuity(body)
-        twin._apply_body(body, codec.sha256(codec.canonical(body)))
-    return twin
+    """Apply an unsigned body to a fork of ``replay`` (for checking drafts): ``Replay.simulate``."""
+    return replay.simulate(body)
 
 
 def _sign(identity: Identity, body: Body) -> bytes:
@@ -394,25 +387,25 @@ def _deck_order(replay: Replay, role: str, data: VaultData) -> DraftOrder:
 
     if task.kind == "step":
         rnd = task.round
-        done = replay.deck_rounds.get(rnd, [])
+        done = replay.ledger.steps(rnd)
         seed = seed_of(rnd)
         if seed is None:
             seed = deckmod.new_seed()
             secrets[deckmod.seed_label(rnd, role)] = Secret(value=seed.hex(), salt=os.urandom(32).hex())
         old = {src.round: needed(src.round) for src in task.sources if isinstance(src, deckmod.Carry)}
         step = deckmod.make_step(g, game, rnd, task.sources, done, seed,
-                                 deckmod.history_resolver(g, replay._deck_history()), old,
-                                 {r: replay._own_step(r, role) for r in old})
+                                 deckmod.history_resolver(g, replay.ledger.history()), old,
+                                 {r: replay.ledger.own_step(r, role) for r in old})
         number = len(done) + 1
         deal = [deckmod.open_key(g, game, rnd, seed, number, pos) for pos in task.deal] if number >= 3 else []
         action: Any = deckmod.DeckStep(step=step, deal=deal)
     else:
-        deal = [deckmod.open_key(g, game, task.round, needed(task.round), replay._own_step(task.round, role), pos)
+        deal = [deckmod.open_key(g, game, task.round, needed(task.round), replay.ledger.own_step(task.round, role), pos)
                 for pos in task.deal]
-        opens = [deckmod.open_key(g, game, rnd, needed(rnd), replay._own_step(rnd, role), pos)
+        opens = [deckmod.open_key(g, game, rnd, needed(rnd), replay.ledger.own_step(rnd, role), pos)
                  for rnd, pos in task.open]
         action = deckmod.DeckKeys(deal=deal, open=opens)
-    return DraftOrder(text=f"({replay._format(action)})", action=codec.raw(action), secrets=secrets)
+    return DraftOrder(text=f"({replay.format_action(action)})", action=codec.raw(action), secrets=secrets)
 
 
 def _with_secrets(data: VaultData, orders: Sequence[DraftOrder]) -> VaultData:
@@ -426,10 +419,9 @@ def simulate_draft(replay: Replay, role: str, data: VaultData, orders: Sequence[
                     genesis: Genesis | None) -> Replay:
     """The replay after ``orders`` were sent by ``role`` (on a clone: nothing is written)."""
     data = _with_secrets(data, orders)
-    twin = replay.clone()
-    twin.known = {**replay.known, **data.known_values()}
+    twin = replay.with_known(data.known_values())
     body = _body(twin, role, data, orders, x_next=bytes(32), genesis=genesis)
-    return simulate(twin, body)
+    return twin.simulate(body)
 
 
 # -- creating and joining -----------------------------------------------------
@@ -661,13 +653,11 @@ def _compose(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "",
     data = _with_secrets(seat.vault, orders)
     extra = []
     if open_all:
-        extra = [label for label, rec in replay.commitments.items()
-                 if rec.author == role and label not in replay.opened]
+        extra = replay.unopened(role)
     x_next = new_secret()
     body = _body(replay, role, data, orders, x_next=x_next, note=note, extra_reveals=extra)
     stored = _sign(seat.identity, body)
-    check = replay.clone()
-    check.known = {**replay.known, **data.known_values()}
+    check = replay.with_known(data.known_values())
     check.apply_stored(stored)
     data.entropy[str(body.seq)] = x_next.hex()
     return _Composed(body, stored, data, check)
@@ -779,7 +769,7 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
     incoming = sorted({u.stored: u for u in incoming}.values(), key=lambda u: u.seq)
     held = seat.replay.seq  # load_seat verified events 0..held
     have: dict[int, bytes] = {}
-    twin = seat.replay.clone()
+    twin = seat.replay.fork()
     appended, duplicates = [], []
     for unwrapped in incoming:
         stored = unwrapped.stored
@@ -939,12 +929,12 @@ def audit(events: list[bytes], rules: RulesModule) -> Audit:
     for stored in events:
         r.apply_stored(stored)
     unopened: dict[str, list[str]] = {}
-    for label, rec in r.commitments.items():
+    for label, author in r.commitment_authors().items():
         if label not in known:
-            unopened.setdefault(rec.author, []).append(label)
+            unopened.setdefault(author, []).append(label)
     dealt: list[deckmod.Dealt] = []
     seeds_open = not any(label.startswith("deck/") for labels in unopened.values() for label in labels)
-    if r.deck_rounds and seeds_open:
+    if r.ledger and seeds_open:
         try:
             dealt = r.deck_audit()
         except deckmod.DeckError as exc:
