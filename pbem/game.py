@@ -16,9 +16,10 @@ start, so every deferred check becomes an immediate one).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -170,6 +171,89 @@ class _Ctx:
 
     def card(self, rnd: str, pos: int) -> str | None:
         return self._replay.card(rnd, pos)
+
+
+@dataclass
+class _Event:
+    """An event being folded: what its start found, the action labels so far."""
+
+    seq: int
+    author: str
+    where: str
+    x: bytes
+    rolled: Roll | None
+    game_over: bool = False
+    labels: list[str] = field(default_factory=list)
+
+
+_T = TypeVar("_T")
+
+
+class OpenEvent:
+    """An unsigned event of one author folded as far as its actions so far, not
+    yet ended (``Replay.open_event``). Immutable: ``add`` and ``close`` work on
+    forks, so an OpenEvent can be extended twice in two ways, and a refused
+    action leaves it as it was.
+
+    ``add`` differs from folding the whole longer body in one way only: the
+    commitments and secret values the new action brings are recorded just
+    before it, where a whole body records every commitment of the event before
+    its first action. Actions already added were judged without them; a rule
+    that let an action depend on a *later* action's commitment in the same
+    event would be judged differently here (no game does; the event is folded
+    whole again when it is signed and sent, so nothing is ever signed on this
+    path alone). An action that opens a value or a leaf changes the state
+    before all actions of a whole body: it cannot be added (``addable``)."""
+
+    __slots__ = ("_replay", "_event", "_body")
+
+    def __init__(self, replay: Replay, event: _Event, body: Body) -> None:
+        self._replay = replay
+        self._event = event
+        self._body = body
+
+    @property
+    def body(self) -> Body:
+        """The body of the actions so far (its commitments as folded)."""
+        return self._body
+
+    @staticmethod
+    def addable(reveals: Sequence[str], leaves: Sequence[object]) -> bool:
+        """Whether an action with these openings can be added (none: see the class)."""
+        return not reveals and not leaves
+
+    def add(self, raw: msgspec.Raw, commits: Sequence[codec.Commitment] = (),
+            known: Mapping[str, bytes] | None = None) -> OpenEvent:
+        """A new OpenEvent: this one with ``commits`` recorded, ``known`` values
+        known, then the action ``raw`` checked and applied (one rules step).
+        Raises the PbemError folding the whole body would raise for that action."""
+        body = self._body
+        twin = self._replay.fork()
+        if known:
+            twin.known = {**twin.known, **known}
+        ev = dataclasses.replace(self._event, labels=list(self._event.labels))
+        index = len(body.actions) + 1
+        judging: list[Any] = []
+
+        def step() -> None:
+            if ev.game_over:  # as _begin says of a whole body with actions
+                raise IllegalAction(f"{ev.where}: the game is over; only openings for the audit may follow")
+            twin._commit(commits, ev.seq, ev.author, ev.where)
+            twin._act(ev, index, raw, judging)
+
+        twin._judged(body, judging, step)
+        longer = msgspec.structs.replace(body, actions=[*body.actions, raw], commits=[*body.commits, *commits])
+        return OpenEvent(twin, ev, longer)
+
+    def close(self, body: Body | None = None) -> Replay:
+        """The replay after the event, ended as ``body`` (by default the body of
+        the actions so far): the dice it asks for, its entropy commitment, its
+        hash as head. ``body`` must hold the same actions and commitments."""
+        body = self._body if body is None else body
+        twin = self._replay.fork()
+        ev = dataclasses.replace(self._event, labels=list(self._event.labels))
+        twin._judged(body, [], lambda: twin._finish(ev, body, codec.sha256(codec.canonical(body))))
+        return twin
 
 
 @dataclass
@@ -434,7 +518,9 @@ class Replay:
 
     def _apply_genesis(self, unwrapped: Unwrapped, verify_sig: bool) -> EventInfo:
         body = self._genesis_header(unwrapped, verify_sig)
-        self.state = self.rules.initial_state(body.genesis.scenario, tuple(body.genesis.options))
+        g = body.genesis
+        assert g is not None  # _genesis_header refuses a body without one
+        self.state = self.rules.initial_state(g.scenario, tuple(g.options))
         return self._apply_body(body, codec.sha256(unwrapped.stored))
 
     def _genesis_header(self, unwrapped: Unwrapped, verify_sig: bool) -> Body:
@@ -478,16 +564,29 @@ class Replay:
         return body
 
     def _apply_body(self, body: Body, event_hash: bytes) -> EventInfo:
-        """``_fold`` with the engine's guarantee (issue 27 point 5): whatever a
-        signed event holds, judging it ends in acceptance or a PbemError naming
-        the event and its signer, never in another exception. A rules module
-        that raises while judging an event refuses it (never accepts it)."""
+        """The fold of one event (``_begin``, each action, ``_finish``) with the
+        engine's guarantee (issue 27 point 5): whatever a signed event holds,
+        judging it ends in acceptance or a PbemError naming the event and its
+        signer, never in another exception. A rules module that raises while
+        judging an event refuses it (never accepts it)."""
         judging: list[Any] = []  # [index, action] while an action is judged: named only on failure
+
+        def fold() -> EventInfo:
+            ev = self._begin(body)
+            for index, raw in enumerate(body.actions, 1):
+                self._act(ev, index, raw, judging)
+            judging.clear()
+            return self._finish(ev, body, event_hash)
+
+        return self._judged(body, judging, fold)
+
+    def _judged(self, body: Body, judging: list[Any], step: Callable[[], _T]) -> _T:
+        """``step()``, any exception but a PbemError turned into the refusal of the event."""
         try:
-            return self._fold(body, event_hash, judging)
+            return step()
         except PbemError:
             raise
-        except Exception as exc:  # noqa: BLE001 - see the docstring
+        except Exception as exc:  # noqa: BLE001 - see _apply_body
             what = f"event {body.seq} by {body.author}"
             if judging:
                 index, action = judging
@@ -504,7 +603,9 @@ class Replay:
         except Exception:  # noqa: BLE001 - a crafted action must still be named
             return shown(codec.canonical(action).decode("ascii", "replace"), 200)
 
-    def _fold(self, body: Body, event_hash: bytes, judging: list[Any]) -> EventInfo:
+    def _begin(self, body: Body) -> _Event:
+        """The start of an event: its turn, its entropy, its commitments, its
+        openings (of values and of leaves) and the dice it answers."""
         seq, author = body.seq, body.author
         where = f"event {seq} by {author}"
         decision = self.pending()
@@ -520,10 +621,7 @@ class Replay:
         ctx = _Ctx(self, seq, author)
         # Commitments first: an event may open what it commits (a whole turn in
         # one event commits its secret option and opens it at its end).
-        for c in body.commits:
-            if c.label in self.commitments:
-                raise VerifyError(f"{where}: commitment label '{c.label}' is already in use")
-            self.commitments[c.label] = CommitRecord(bytes.fromhex(c.digest), seq, author, c.kind)
+        self._commit(body.commits, seq, author, where)
         self._open(body, where, ctx)
         self._open_leaves(body, where, ctx)
 
@@ -538,32 +636,43 @@ class Replay:
             self.state = self.rules.resolve_dice(self.state, values, ctx)
             rolled = Roll(origin.seq, seq, origin.author, origin.sides, values)
             self.dice_origin = None
+        return _Event(seq, author, where, x, rolled, game_over)
 
-        labels = []
-        for index, raw in enumerate(body.actions, 1):
-            judging[:] = [index, None]
-            action = self._decode_action(raw, f"{where}, action {index}")
-            judging[1] = action
-            now = self.rules.pending(self.state) if self.rules.outcome(self.state) is None else None
-            if isinstance(action, deckmod.DeckAction) and now is not None and now.role == author \
-                    and now.kind == DECK:
-                labels.append(self._apply_deck(action, author, seq, f"{where}, action {index}", ctx))
-                continue
-            if now is None or now.role != author or now.kind in (DICE, DECK) \
-                    or isinstance(action, deckmod.DeckAction):
-                who = "nobody (the game is over)" if now is None else f"{now.role}'s ({now.kind})"
-                raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}): "
-                                    f"out of turn: the decision is {who}")
-            problems = self.rules.check(self.state, action, ctx)
-            if problems:
-                raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}) "
-                                    "is illegal:", details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
-            # Worded before it is applied, with what this replay knows (its own secrets).
-            label = self.rules.describe_action(self.state, action, self.role)
-            self.state = self.rules.apply(self.state, action, ctx)
-            labels.append(label)
+    def _commit(self, commits: Iterable[codec.Commitment], seq: int, author: str, where: str) -> None:
+        for c in commits:
+            if c.label in self.commitments:
+                raise VerifyError(f"{where}: commitment label '{c.label}' is already in use")
+            self.commitments[c.label] = CommitRecord(bytes.fromhex(c.digest), seq, author, c.kind)
 
-        judging.clear()
+    def _act(self, ev: _Event, index: int, raw: msgspec.Raw, judging: list[Any]) -> None:
+        """Action ``index`` (from 1) of the event: decoded, checked and applied."""
+        where, author = ev.where, ev.author
+        judging[:] = [index, None]
+        action = self._decode_action(raw, f"{where}, action {index}")
+        judging[1] = action
+        ctx = _Ctx(self, ev.seq, author)
+        now = self.rules.pending(self.state) if self.rules.outcome(self.state) is None else None
+        if isinstance(action, deckmod.DeckAction) and now is not None and now.role == author \
+                and now.kind == DECK:
+            ev.labels.append(self._apply_deck(action, author, ev.seq, f"{where}, action {index}", ctx))
+            return
+        if now is None or now.role != author or now.kind in (DICE, DECK) \
+                or isinstance(action, deckmod.DeckAction):
+            who = "nobody (the game is over)" if now is None else f"{now.role}'s ({now.kind})"
+            raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}): "
+                                f"out of turn: the decision is {who}")
+        problems = self.rules.check(self.state, action, ctx)
+        if problems:
+            raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}) "
+                                "is illegal:", details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
+        # Worded before it is applied, with what this replay knows (its own secrets).
+        label = self.rules.describe_action(self.state, action, self.role)
+        self.state = self.rules.apply(self.state, action, ctx)
+        ev.labels.append(label)
+
+    def _finish(self, ev: _Event, body: Body, event_hash: bytes) -> EventInfo:
+        """The end of an event: the dice it asks for, its entropy commitment, the head."""
+        seq, author, where = ev.seq, ev.author, ev.where
         after = self.pending()
         if after is not None and after.kind == DICE:
             if after.role == author:
@@ -571,17 +680,38 @@ class Replay:
                                     "(a rules module error: dice must wait for the opponent)")
             if self.dice_origin is None:
                 self._check_secret_request(after, author, where)
-                self.dice_origin = DiceOrigin(seq, event_hash, author, x, after.dice, after.secret)
+                self.dice_origin = DiceOrigin(seq, event_hash, author, ev.x, after.dice, after.secret)
 
         self.entropy_commit[author] = bytes.fromhex(body.entropy.commit)
         self.entropy_seq[author] = seq
         self.seq = seq
         self.head = event_hash
-        info = EventInfo(seq, author, event_hash, tuple(labels), len(body.commits),
+        info = EventInfo(seq, author, event_hash, tuple(ev.labels), len(body.commits),
                          tuple(o.label for o in body.reveals) + tuple(f"{o.label}[{o.key}]" for o in body.leaves),
-                         body.note, rolled)
+                         body.note, ev.rolled)
         self.history.append(info)
         return info
+
+    # -- an event composed action by action (pbem.session's drafts) -------------
+
+    def open_event(self, body: Body) -> OpenEvent:
+        """The unsigned ``body`` (not a genesis) begun and its actions applied on a
+        fork, the event left open so that ``OpenEvent.add`` can append one more
+        action at the cost of one rules step. ``OpenEvent.close`` ends it; closing
+        an OpenEvent of a body gives the replay ``simulate(body)`` gives."""
+        if body.genesis is not None:
+            raise UsageProblem("a genesis is composed whole (Replay.simulate), not action by action")
+        twin = self.fork()
+        judging: list[Any] = []
+        twin._check_continuity(body)
+
+        def begin() -> _Event:
+            ev = twin._begin(body)
+            for index, raw in enumerate(body.actions, 1):
+                twin._act(ev, index, raw, judging)
+            return ev
+
+        return OpenEvent(twin, twin._judged(body, judging, begin), body)
 
     # -- the shared deck (pbem.deck, DESIGN 4) ----------------------------------
 
