@@ -205,7 +205,7 @@ class OpenEvent:
     path alone). An action that opens a value or a leaf changes the state
     before all actions of a whole body: it cannot be added (``addable``)."""
 
-    __slots__ = ("_replay", "_event", "_body")
+    __slots__ = ("_body", "_event", "_replay")
 
     def __init__(self, replay: Replay, event: _Event, body: Body) -> None:
         self._replay = replay

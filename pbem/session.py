@@ -33,7 +33,15 @@ from pbem.errors import (
     VerifyError,
 )
 from pbem.fileio import make_dirs, read_regular, remove, write_atomic
-from pbem.game import AUDIT, EventInfo, OpenEvent, Replay, audit_openings, event_game, foreign_game_text
+from pbem.game import (
+    AUDIT,
+    EventInfo,
+    OpenEvent,
+    Replay,
+    audit_openings,
+    event_game,
+    foreign_game_text,
+)
 from pbem.identity import Identity, fingerprint, parse_public, verify_signature
 from pbem.rulesapi import DICE, Ctx, Decision, Order, RulesModule, data_hash
 from pbem.store import GameDir, LocalConfig
@@ -350,7 +358,7 @@ class Composer:
     ``add_orders``, so a whole turn composed order by order is folded once.
     Sending folds the signed event whole, as the opponent will."""
 
-    __slots__ = ("base", "role", "data", "orders", "_open", "probe", "_auto")
+    __slots__ = ("_auto", "_open", "base", "data", "orders", "probe", "role")
 
     def __init__(self, base: Replay, role: str, data: VaultData, orders: tuple[DraftOrder, ...],
                  open_event: OpenEvent, probe: Replay, auto: frozenset[int] = frozenset()) -> None:

@@ -24,9 +24,9 @@ skipped the same way.
 
 from __future__ import annotations
 
-import msgspec
-
 from pathlib import Path
+
+import msgspec
 
 from pbem import __version__, codec
 from pbem.errors import BadFile, PbemError
