@@ -186,7 +186,7 @@ def before(rules: Rules[Any, Any, Any], replay: Replay, role: str, data: VaultDa
 
 def process(rules: Rules[Any, Any, Any], replay: Replay, role: str, data: VaultData,
             orders: list[session.DraftOrder], text: str) -> None:
-    session._parse_orders(rules, replay, role, data, orders, [text], None, None)
+    session.compose_orders(rules, replay, role, data, orders, [text])
 
 
 def best(fn: Callable[[], None], repeat: int) -> float:
@@ -203,13 +203,13 @@ def measure(name: str, rules: Rules[Any, Any, Any], replay: Replay, role: str, d
     counter = Counted(rules)
     rows = []
     for n in sizes:
-        orders, comp = session._parse_orders(rules, replay, role, data, [], texts[:n], None, None)
+        orders, comp = session.compose_orders(rules, replay, role, data, [], texts[:n])
         assert comp is not None
         text = texts[n]
         runs: list[Callable[[], None]] = [
             functools.partial(before, rules, replay, role, data, orders, text),
             functools.partial(process, rules, replay, role, data, orders, text),
-            functools.partial(session._parse_orders, rules, replay, role, data, orders, [text], None, comp),
+            functools.partial(session.compose_orders, rules, replay, role, data, orders, [text], held=comp),
         ]
         cells = []
         for run in runs:

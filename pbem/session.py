@@ -283,14 +283,17 @@ def parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
     """Parse and check ``texts`` after ``base``; IllegalAction lists every problem.
     Public for drivers of whole games (pbem.table, self-play) as well as ``add_orders``.
     Each text costs O(1) rules steps once the draft ``base`` is folded (see ``Composer``)."""
-    return _parse_orders(rules, replay, role, data, base, texts, genesis, None)[0]
+    return compose_orders(rules, replay, role, data, base, texts, genesis=genesis)[0]
 
 
-def _parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
-                  base: Sequence[DraftOrder], texts: Sequence[str], genesis: Genesis | None,
-                  held: Composer | None) -> tuple[list[DraftOrder], Composer | None]:
-    """``parse_orders``, from the composer ``held`` when it fits the draft, and
-    the composer of the orders it returns (None for a genesis, composed whole)."""
+def compose_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
+                   base: Sequence[DraftOrder], texts: Sequence[str], *, genesis: Genesis | None = None,
+                   held: Composer | None = None) -> tuple[list[DraftOrder], Composer | None]:
+    """``parse_orders``, continuing from the composer ``held`` when it holds the
+    draft ``base`` (``Composer.fits``; otherwise the draft is folded once), and
+    the composer of the orders it returns: hand it back with the next texts.
+    None when there is none (a genesis is composed whole, and orders given
+    when the decision is not mine are refused before any fold)."""
     orders = list(base)
     comp: Composer | None = None
     problems: list[str] = []
@@ -686,8 +689,8 @@ def add_orders(seat: Seat, texts: Sequence[str]) -> list[DraftOrder]:
     seat.gd.require_not_stopped()
     draft = live_draft(seat)
     _require_fresh(seat, draft)
-    orders, comp = _parse_orders(seat.rules, seat.replay, seat.role, seat.vault, draft.orders, texts, None,
-                                 seat.composer)
+    orders, comp = compose_orders(seat.rules, seat.replay, seat.role, seat.vault, draft.orders, texts,
+                                  held=seat.composer)
     write_draft(seat.gd, seat.role, Draft(base=seat.replay.seq, orders=orders))
     seat.composer = comp
     return orders[len(draft.orders):]

@@ -138,7 +138,7 @@ def test_incremental_compose_gives_the_whole_path_bytes_race(table, fixed_random
     fixed_randomness()
     whole = _whole_path(seat.rules, seat.replay, "blue", seat.vault, texts)
     fixed_randomness()
-    orders, comp = session._parse_orders(seat.rules, seat.replay, "blue", seat.vault, [], texts, None, None)
+    orders, comp = session.compose_orders(seat.rules, seat.replay, "blue", seat.vault, [], texts)
     assert comp is not None
     assert msgspec.json.encode(orders) == msgspec.json.encode(whole)
     assert _body_bytes(seat.replay, "blue", seat.vault, orders) == _body_bytes(seat.replay, "blue", seat.vault, whole)
@@ -147,15 +147,15 @@ def test_incremental_compose_gives_the_whole_path_bytes_race(table, fixed_random
 
 def test_one_order_added_to_a_held_draft_costs_one_rules_step(table, monkeypatch):
     seat = table.red.seat()
-    first, comp = session._parse_orders(seat.rules, seat.replay, "red", seat.vault, [], ["advance 1"], None, None)
+    first, comp = session.compose_orders(seat.rules, seat.replay, "red", seat.vault, [], ["advance 1"])
     steps = []
     real = race.RULES.apply
     monkeypatch.setattr(race.RULES, "apply", lambda *a: steps.append(1) or real(*a))
-    _, comp2 = session._parse_orders(seat.rules, seat.replay, "red", seat.vault, first, ["pass"], None, comp)
+    _, comp2 = session.compose_orders(seat.rules, seat.replay, "red", seat.vault, first, ["pass"], held=comp)
     assert len(steps) == 1 and comp2 is not None and len(comp2.orders) == 2
     assert comp.orders == tuple(first)  # the held composer is unchanged
     steps.clear()
-    session._parse_orders(seat.rules, seat.replay, "red", seat.vault, first, ["pass"], None, None)
+    session.compose_orders(seat.rules, seat.replay, "red", seat.vault, first, ["pass"])
     assert len(steps) == 2  # a new process folds the stored draft once, then adds the order
 
 
