@@ -77,6 +77,7 @@ class _Blind:
 @pytest.fixture(scope="module", params=GAMES)
 def played(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> LocalTable:
     rules_id = request.param
+    rulesapi.register(race.RULES)  # other tests' fixtures may have unregistered it
     rules = rulesapi.load(rules_id)
     demo = rules.demo
     scenario = demo.scenario if demo is not None else rules.SPEC.scenarios[0]
@@ -190,6 +191,7 @@ def test_orders_parse_to_canonical_actions_and_formats_parse_back(played: LocalT
 
 @pytest.mark.parametrize("rules_id", GAMES)
 def test_every_scenario_initialises_and_lists_its_first_orders(rules_id: str) -> None:
+    rulesapi.register(race.RULES)
     rules = rulesapi.load(rules_id)
     for scenario in rules.SPEC.scenarios:
         state = rules.initial_state(scenario, ())
