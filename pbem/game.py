@@ -6,7 +6,17 @@ size and form, signature by the author's genesis key, ``game``/``seq``/
 dice owed to the previous event, then every action through the rules'
 ``check`` and ``apply``. The first failure raises a PbemError naming the
 event and the problem; a Replay that raised must be discarded (callers work
-on a ``clone()`` when they need all-or-nothing).
+on a ``fork()`` when they need all-or-nothing).
+
+The public API beside ``apply_stored``: ``fork`` (an independent copy:
+applying events to one fork is never seen through another), ``simulate``
+(an unsigned body applied to a fork), ``with_known``, ``open_event`` (an
+unsigned event folded action by action: ``OpenEvent``, what pbem.session
+composes drafts with), ``snapshot``/``restored`` (the fold as the plain
+``ReplayData`` the replay cache stores), the queries ``value``,
+``committed``, ``is_opened``, ``unopened``, ``commitment_authors``,
+``entropy_seq_of``, ``format_action``, and the shared deck's ``ledger``
+(pbem.ledger) with ``card``, ``deck_audit`` and ``deck_event``.
 
 One Replay takes one *perspective*: public (keys only), a player (their own
 secrets are known), or an audit (every opening in the log is known from the
