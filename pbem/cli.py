@@ -792,12 +792,12 @@ def evidence_clear(ctx: click.Context, consent_files: tuple[Path, ...], out: Pat
     are here; nothing is deleted."""
     from pbem import evidence as evidencemod
 
-    game = game or ctx.parent.params["game"]
-    seat = _seat(game, identity, passphrase_file)
+    if game is None and ctx.parent is not None:
+        game = ctx.parent.params["game"]
     incoming = [(str(f), evidencemod.require_usable(f)) for f in consent_files]
-    with seat.gd.lock(exclusive=True):
-        done = evidencemod.clear(seat.gd, seat.replay, seat.identity, seat.role, incoming, out)
-        stopped = seat.gd.stopped_reason()
+    seat = _seat(Path(game or "."), identity, passphrase_file, exclusive=True)
+    done = evidencemod.clear(seat.gd, seat.replay, seat.identity, seat.role, incoming, out)
+    stopped = seat.gd.stopped_reason()
     lines = []
     for c in done:
         lines.append(f"{c.record}: consents of {', '.join(c.consented)}"
