@@ -21,13 +21,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import msgspec  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
 
 from rules.ritd.hexmap import HexMap, load_map  # noqa: E402
 from rules.ritd.position import Block, Position  # noqa: E402
 from rules.ritd.scenarios import HexZone, load_scenarios  # noqa: E402
-import msgspec  # noqa: E402
-
 from rules.ritd.supply import SupplyChoices, initial_supply_check  # noqa: E402
 
 

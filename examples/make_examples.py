@@ -15,7 +15,7 @@
    Player-Turn (a Regroup into Sollum) has come in and the Allies must accept
    or refuse battle (RB 8.4). The README's ``examples/ritd-report.png``.
 3. examples/map-own-units.png: the Axis map later in the same Demo, when the
-   Allies must answer the battle of Player-Turn 5 (``pbem map -g GAME --supply``).
+   Allies must answer the battle of Player-Turn 5 (``pbem map -g GAME --overlay supply``).
 4. examples/ritd-map.{svg,png}: the empty map (``pbem map ritd``).
 
 Dice come from both players' entropy, so each run plays a different (equally
@@ -283,7 +283,7 @@ def make_own_units_map(tmp: Path, stage: Path) -> None:
     table, _, _ = play_demo(tmp / "own-units", stop=allied_must_answer_a_later_battle)
     axis = table.player("axis")
     svg = tmp / "map-own-units.svg"
-    pbem("map", "-g", str(axis.gd.path), "-i", str(axis.key_path), "--supply", "-o", str(svg), passphrase=True)
+    pbem("map", "-g", str(axis.gd.path), "-i", str(axis.key_path), "--overlay", "supply", "-o", str(svg), passphrase=True)
     svg_to_png(svg, stage / "map-own-units.png")
 
 

@@ -570,7 +570,8 @@ def _layout_pieces(picture: Picture, size: float, style: Callable[[str], Style])
         sym_w = syms.get(hex_, [])
         widths = [PIECE_SPACER if _invisible(style(p.kind), p.text) else PIECE_SIDE for p in ps]
 
-        def row_scale(lo: int, hi: int, with_syms: bool) -> float:
+        def row_scale(lo: int, hi: int, with_syms: bool, sym_w: list[float] = sym_w,
+                      widths: list[float] = widths) -> float:
             fixed = sum(sym_w) if with_syms else 0.0
             n_items = (len(sym_w) if with_syms else 0) + hi - lo
             scalable = (sum(widths[lo:hi]) + PIECE_GAP * (n_items - 1)) * size

@@ -123,11 +123,29 @@ identity_option = click.option("-i", "--identity", type=click.Path(path_type=Pat
 passphrase_option = click.option("--passphrase-file", type=click.Path(path_type=Path), default=None,
                                  help=f"Read the passphrase from this file (else ${PASSPHRASE_ENV}, else prompt).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-#: What the rules draw over a game's map on request (their MAP_OVERLAYS); --supply is short for --overlay supply.
-overlay_option = click.option("--overlay", "overlays", multiple=True, metavar="NAME",
-                              help="Draw this overlay of the rules on the map (repeatable), e.g. 'supply'.")
-supply_option = click.option("--supply", is_flag=True,
-                             help="Shade your side's supply network on the map (same as --overlay supply).")
+
+
+class _OverlayOption(click.Option):
+    """``--overlay NAME``: the overlays each installed game names (its
+    ``map_overlays``), listed when the help is shown, never hard-wired."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        from pbem import rulesapi
+
+        offered = []
+        for rid in rulesapi.available():
+            try:
+                names = rulesapi.load_any(rid).map_overlays
+            except Exception:  # noqa: BLE001 - a broken plugin must not break --help
+                continue
+            offered += [f"{n} ({rid})" for n in names]
+        self.help = ("Draw this overlay of the game's map (repeatable). Offered: "
+                     + (", ".join(offered) or "none") + ".")
+        return super().get_help_record(ctx)
+
+
+overlay_option = click.option("--overlay", "overlays", multiple=True, metavar="NAME", cls=_OverlayOption,
+                              help="Draw this overlay of the game's map (repeatable).")
 
 
 class _Group(click.Group):
@@ -237,10 +255,9 @@ def _read_key_arg(value: str) -> str:
 def _orders(orders: tuple[str, ...], orders_file: Path | None) -> list[str]:
     out = list(orders)
     if orders_file is not None:
+        from pbem.errors import BadFile
         from pbem.fileio import read_regular
         from pbem.turnfile import MAX_TURN_FILE_BYTES
-
-        from pbem.errors import BadFile
 
         try:
             text = sys.stdin.read() if str(orders_file) == "-" else \
@@ -289,7 +306,8 @@ def _print_turn_to_stdout(sent, game: Path) -> None:
               shell_complete=lambda ctx, param, incomplete: _complete_spec(ctx, "roles", incomplete))
 @click.option("--opponent", "opponent_key", default=None,
               help="Opponent's public key line (pbem-ed25519:...) or a file holding it.  [required]")
-@click.option("--option", "options", multiple=True, help="Optional rule to use (repeatable).")
+@click.option("--option", "options", multiple=True, metavar="NAME[=VALUE]",
+              help="Optional rule to use, or an option's value (repeatable): see 'pbem rules show RULES'.")
 @click.option("--title", default="", help="A title for the game.")
 @click.option("--order", "orders", multiple=True, help="Set-up order for genesis (repeatable).")
 @click.option("--email", default="", help="Your email address (for 'pbem send --eml/--smtp').")
@@ -310,8 +328,14 @@ def new(directory: Path, rules_id: str, scenario: str | None, role: str | None, 
     from pbem.session import new_game
 
     module = rulesapi.load(rules_id)  # an unknown or unplayable game is named before any passphrase
+    if rulesapi.is_frozen(rules_id):
+        raise UsageProblem(f"rules {rules_id} is a frozen older version, kept so that games started under it "
+                           f"finish; start a new game with --rules {module.SPEC.id}")
     if scenario is None or scenario not in module.SPEC.scenarios:
         raise UsageProblem(_scenario_listing(module, scenario))
+    bad_options = rulesapi.option_problems(module.SPEC, scenario, options)
+    if bad_options:  # before any passphrase, like the scenario
+        raise UsageProblem("; ".join(bad_options) + f" (see 'pbem rules show {rules_id}')")
     _require_options(role=role, opponent_key=opponent_key)
     assert role is not None and opponent_key is not None
     ident, path = _unlock(identity, passphrase_file)
@@ -342,10 +366,21 @@ def _scenario_listing(rules: RulesModule, scenario: str | None) -> str:
             text = ""
         text = text.splitlines()[0] if text else ""
         lines.append(f"  {sid}" + (f": {text}" if text else ""))
-    lines.append(f"options (--option NAME, repeatable): {', '.join(spec.options) or 'none'}")
+    lines += _option_lines(spec)
     lines.append(f"usage: pbem new DIRECTORY --rules {spec.id} --scenario SCENARIO "
                  f"--role {'|'.join(spec.roles)} --opponent KEY [--option NAME ...]")
     return "\n".join(lines)
+
+
+def _option_lines(spec: Any) -> list[str]:
+    """The game's options for people: those without values, then each
+    option with values, its choices, default and scenarios."""
+    lines = [f"options (--option NAME, repeatable): {', '.join(spec.options) or 'none'}"]
+    for g in spec.option_groups:
+        how = "required" if g.required else f"default {g.default}" if g.default else "optional"
+        where = f"; scenarios {', '.join(g.scenarios)}" if g.scenarios else ""
+        lines.append(f"  --option {g.name}={'|'.join(g.choices)} ({how}{where})" + (f": {g.text}" if g.text else ""))
+    return lines
 
 
 def _require_options(**values: Any) -> None:
@@ -385,7 +420,7 @@ def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders
     fp = fingerprint(host.keys[host_role])
     _print_turn_to_stdout(sent, directory)
     _vault_hint(directory)
-    options = list(host.genesis.options)
+    options = list(host.genesis.options) if host.genesis is not None else []
     if not as_json:
         click.echo(f"joined game {host.game_hex[:16]} as {host.other(host_role)}; host {host_role} has key "
                    f"fingerprint {fp}: check it with them by another channel", err=True)
@@ -761,8 +796,9 @@ def evidence(ctx: click.Context, game: Path, as_json: bool) -> None:
         stopped = gd.stopped_reason()
     lines = [f"GAME STOPPED: {stopped}" if stopped else "the game is not stopped"]
     for row in rows:
+        consents = [str(c) for c in row["consents"]]  # type: ignore[attr-defined]
         state = ("cleared by both players" if row["cleared"] else
-                 f"consents so far: {', '.join(row['consents']) or 'none'}") if row["valid"] else \
+                 f"consents so far: {', '.join(consents) or 'none'}") if row["valid"] else \
             f"does NOT verify ({row['why']}): accuses nobody"
         lines.append(f"{row['record']}: {row['author']} signed two different events for seq {row['seq']}; "
                      f"kept {str(row['stands'])[:16]}, set aside {str(row['other'])[:16]}; {state}")
@@ -932,7 +968,9 @@ def _complete_spec(ctx: click.Context, field: str, incomplete: str) -> list[str]
 @click.argument("rules_id")
 @json_option
 def rules_show(rules_id: str, as_json: bool) -> None:
-    """Show a rules module: roles, scenarios, options, and whether it is playable."""
+    """Show a rules module: roles, scenarios, options (with their values), and whether it is playable."""
+    import msgspec
+
     from pbem import rulesapi
     from pbem.errors import NotFound
 
@@ -942,10 +980,10 @@ def rules_show(rules_id: str, as_json: bool) -> None:
         raise NotFound(f"rules '{rules_id}' have no SPEC yet: {', '.join(missing)} are missing")
     spec = rules.SPEC
     data = {"id": spec.id, "version": spec.version, "title": spec.title, "roles": list(spec.roles),
-            "scenarios": list(spec.scenarios), "options": list(spec.options), "playable": not missing}
+            "scenarios": list(spec.scenarios), "options": list(spec.options),
+            "option_groups": [msgspec.to_builtins(g) for g in spec.option_groups], "playable": not missing}
     lines = [f"{spec.title} (rules {spec.id} version {spec.version})",
-             f"roles: {', '.join(spec.roles)}", f"scenarios: {', '.join(spec.scenarios)}",
-             f"options: {', '.join(spec.options) or 'none'}"]
+             f"roles: {', '.join(spec.roles)}", f"scenarios: {', '.join(spec.scenarios)}", *_option_lines(spec)]
     if missing:
         lines.append(f"not yet playable: {', '.join(missing)} missing")
     _emit(data, as_json, "\n".join(lines))
@@ -966,9 +1004,10 @@ def rules_list(as_json: bool) -> None:
             rows.append({"id": rid, "title": doc.splitlines()[0] if doc else "", "playable": False, "scenarios": []})
             continue
         rows.append({"id": rid, "title": rules.SPEC.title, "playable": not missing,
-                     "scenarios": list(rules.SPEC.scenarios)})
-    _emit(rows, as_json, "\n".join(f"{r['id']:<8} {r['title']}" + ("" if r["playable"] else "  (not yet playable)")
-                                   for r in rows))
+                     "scenarios": list(rules.SPEC.scenarios), "frozen": rulesapi.is_frozen(rid)})
+    _emit(rows, as_json, "\n".join(
+        f"{r['id']:<8} {r['title']}" + ("" if r["playable"] else "  (not yet playable)")
+        + ("  (frozen: for games started under this version)" if r.get("frozen") else "") for r in rows))
 
 
 @rules_group.command("check")
@@ -987,8 +1026,8 @@ def rules_check(rules_id: str) -> None:
         raise BadFile(f"{rules_id} data does not match its rulebook (see the lines marked above)")
 
 
-def _overlays(overlays: tuple[str, ...], supply: bool) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(overlays + (("supply",) if supply else ())))
+def _overlays(overlays: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(overlays))
 
 
 @cli.command("map")
@@ -998,7 +1037,6 @@ def _overlays(overlays: tuple[str, ...], supply: bool) -> tuple[str, ...]:
 @identity_option
 @passphrase_option
 @overlay_option
-@supply_option
 @click.option("--page", type=click.Choice(["a4", "a3", "letter"]), default="a4", show_default=True,
               help="Landscape page size. A map whose hexes would be under 12 mm across on one page "
                    "is printed as an overview and tiles (then -o names a directory).")
@@ -1006,7 +1044,7 @@ def _overlays(overlays: tuple[str, ...], supply: bool) -> tuple[str, ...]:
               help="Write the SVG to this .svg file (default: stdout), or into this directory (any "
                    "other path): map.svg, or overview.svg and one tile-NAME.svg per tile.")
 def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, passphrase_file: Path | None,
-            overlays: tuple[str, ...], supply: bool, page: str, out: Path | None) -> None:
+            overlays: tuple[str, ...], page: str, out: Path | None) -> None:
     """Render the map of RULES_ID, or of a game from your side (-g), as SVG on landscape pages."""
     from pbem import rulesapi
     from pbem.board import render_pages
@@ -1016,14 +1054,14 @@ def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, pass
 
     if (rules_id is None) == (game is None):
         raise UsageProblem("give either RULES_ID (the empty map) or -g GAME (your side's view), not both")
-    wanted = _overlays(overlays, supply)
+    wanted = _overlays(overlays)
     if game is not None:
         seat = _seat(game, identity, passphrase_file)
         picture = map_picture(seat.rules, seat.rules.view(seat.replay.state, seat.role), wanted)
     else:
         if wanted:
             raise UsageProblem("map overlays show your side's view of a game: give -g GAME")
-        empty = rulesapi.load_any(rules_id).map_picture()
+        empty = rulesapi.load_any(str(rules_id)).map_picture()
         if empty is None:
             raise NotFound(f"rules '{rules_id}' has no map")
         picture = empty
@@ -1058,15 +1096,14 @@ def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, pass
 @identity_option
 @passphrase_option
 @overlay_option
-@supply_option
 def report(fmt: str, out: Path | None, game: Path, identity: Path | None, passphrase_file: Path | None,
-           overlays: tuple[str, ...], supply: bool) -> None:
+           overlays: tuple[str, ...]) -> None:
     """Your printable turn report: the situation from your side, what happened since your last event, the map."""
     from pbem import report as reportmod
     from pbem.fileio import write_atomic
 
     seat = _seat(game, identity, passphrase_file)
-    wanted = _overlays(overlays, supply)
+    wanted = _overlays(overlays)
     text = reportmod.render(reportmod.build(seat.replay, seat.role, overlays=wanted), fmt)  # type: ignore[arg-type]
     if out is None or str(out) == "-":
         click.echo(text, nl=False)
@@ -1140,7 +1177,8 @@ def demo(rules_id: str | None, directory: Path | None, keep: bool, max_events: i
               help="Directory for both players' games, throwaway keys and reports.")
 @click.option("--max-events", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Stop (successfully) when the log holds this many events.")
-@click.option("--option", "options", multiple=True, help="Optional rule to use (repeatable).")
+@click.option("--option", "options", multiple=True, metavar="NAME[=VALUE]",
+              help="Optional rule to use, or an option's value (repeatable): see 'pbem rules show RULES'.")
 @click.option("-v", "--verbose", is_flag=True, help="Print one line per turn file (on stderr).")
 @json_option
 def selfplay(rules_id: str, scenario: str, seed: int, directory: Path, max_events: int, options: tuple[str, ...],

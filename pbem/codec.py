@@ -42,14 +42,14 @@ class _Strict(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defa
     pass
 
 
-class Entropy(_Strict):
+class Entropy(_Strict, frozen=True):
     """Entropy ratchet (DESIGN 5): open the previous secret, commit the next."""
 
     commit: Hex32
     reveal: OptHex32 = ""
 
 
-class Commitment(_Strict):
+class Commitment(_Strict, frozen=True):
     """A new salted commitment published by the event's author. ``kind``
     "set": ``digest`` is the root of a Merkle set (pbem.commit), whose leaves
     are opened one by one (``LeafOpening``) and the whole at the audit."""
@@ -59,7 +59,7 @@ class Commitment(_Strict):
     kind: Literal["", "set"] = ""
 
 
-class LeafOpening(_Strict):
+class LeafOpening(_Strict, frozen=True):
     """Opening of one leaf of a committed Merkle set: the value of ``key``,
     the leaf's salt and the sibling path to the root (pbem.commit.verify_leaf)."""
 
@@ -72,7 +72,7 @@ class LeafOpening(_Strict):
     path: Annotated[list[tuple[Hex32, bool]], msgspec.Meta(max_length=20)]
 
 
-class Opening(_Strict):
+class Opening(_Strict, frozen=True):
     """Opening of an earlier commitment: the committed value bytes and salt."""
 
     label: Label
@@ -80,12 +80,12 @@ class Opening(_Strict):
     value: HexBytes
 
 
-class Player(_Strict):
+class Player(_Strict, frozen=True):
     role: Role
     key: str
 
 
-class Genesis(_Strict):
+class Genesis(_Strict, frozen=True):
     """What seq 0 fixes for the whole game (DESIGN 3)."""
 
     rules: str
@@ -98,7 +98,7 @@ class Genesis(_Strict):
     title: Note = ""
 
 
-class Body(_Strict):
+class Body(_Strict, frozen=True):
     """The signed content of one event."""
 
     v: int

@@ -52,8 +52,8 @@ from typing import Annotated
 
 import msgspec
 
-from .commit import commitment_digest, hash_parts
 from .codec import Hex32, Label
+from .commit import commitment_digest, hash_parts
 
 _ENCODE = b"pbem/v1/deck/card"
 _DERIVE = b"pbem/v1/deck/derive"
@@ -209,13 +209,13 @@ class _Strict(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defa
     pass
 
 
-class Card(_Strict, tag="card"):
+class Card(_Strict, frozen=True, tag="card"):
     """A card entering the round face known: its label is encoded afresh."""
 
     label: Label
 
 
-class Carry(_Strict, tag="carry"):
+class Carry(_Strict, frozen=True, tag="carry"):
     """A card carried over still encrypted: position ``pos`` of earlier round ``round``."""
 
     round: Label
@@ -225,7 +225,7 @@ class Carry(_Strict, tag="carry"):
 Source = Card | Carry
 
 
-class Step(_Strict):
+class Step(_Strict, frozen=True):
     """One shuffle message. ``cards``: the step's output, fixed-width hex elements.
 
     ``commits``: step 1 and 2 one digest (the global key), steps 3 and 4 one
@@ -240,7 +240,7 @@ class Step(_Strict):
     sources: list[Source] = []
 
 
-class KeyOpening(_Strict):
+class KeyOpening(_Strict, frozen=True):
     """Opening of the key committed at (round, step, index): key and salt as hex."""
 
     round: Label
@@ -250,7 +250,7 @@ class KeyOpening(_Strict):
     salt: Hex32
 
 
-class Draw(_Strict):
+class Draw(_Strict, frozen=True):
     """Public record: position ``pos`` of ``round`` was dealt to role ``to``."""
 
     round: Label
@@ -258,7 +258,7 @@ class Draw(_Strict):
     to: str
 
 
-class DeckRound(_Strict):
+class DeckRound(_Strict, frozen=True):
     """The four steps of one round, in order."""
 
     steps: list[Step]
@@ -671,10 +671,9 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
         sources = rnd.steps[0].sources
         resolve = history_resolver(group, history)
         for src in sources:
-            if isinstance(src, Carry):
-                if (src.round, src.pos) in carried:
-                    raise DeckError(f"position {src.pos} of {src.round!r} was carried before", name, 1,
-                                    authors[FIRST])
+            if isinstance(src, Carry) and (src.round, src.pos) in carried:
+                raise DeckError(f"position {src.pos} of {src.round!r} was carried before", name, 1,
+                                authors[FIRST])
         try:
             inputs = input_elements(group, game, sources, resolve)
         except DeckError as exc:
@@ -686,8 +685,9 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
                 raise DeckError(exc.reason, name, i + 1, authors[i % 2]) from None
         n = len(sources)
 
-        def key(step: int, index: int, rname: str = name, done: DeckRound = rnd) -> int:
-            who = authors[FIRST if step % 2 else SECOND]
+        def key(step: int, index: int, rname: str = name, done: DeckRound = rnd,
+                pair: tuple[str, str] = authors) -> int:
+            who = pair[FIRST if step % 2 else SECOND]
             o = by_key.get((rname, step, index))
             if o is None:
                 raise DeckError(f"key {index} was never opened", rname, step, who)
@@ -696,8 +696,8 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
             except DeckError as exc:
                 raise DeckError(exc.reason, rname, step, who) from None
 
-        def fail(step: int, msg: str, rname: str = name) -> DeckError:
-            return DeckError(msg, rname, step, authors[FIRST if step % 2 else SECOND])
+        def fail(step: int, msg: str, rname: str = name, pair: tuple[str, str] = authors) -> DeckError:
+            return DeckError(msg, rname, step, pair[FIRST if step % 2 else SECOND])
 
         x = [_elems(group, s) for s in rnd.steps]
         # step 1: position j is input j under a (old per-card key of first stripped)
@@ -802,14 +802,14 @@ class _DeckAction(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_
     pass
 
 
-class DeckStep(_DeckAction, tag="deck-step"):
+class DeckStep(_DeckAction, frozen=True, tag="deck-step"):
     """A shuffle step; with step 3 or 4 the author's keys dealing positions to the opponent."""
 
     step: Step
     deal: list[KeyOpening] = []
 
 
-class DeckKeys(_DeckAction, tag="deck-keys"):
+class DeckKeys(_DeckAction, frozen=True, tag="deck-keys"):
     """Key openings: ``deal`` deals positions to the opponent (the author's key
     for a position the opponent draws); ``open`` shows the author's own cards
     (its own key for positions dealt to it)."""

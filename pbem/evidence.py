@@ -132,7 +132,7 @@ class Record:
 
 def records(gd: GameDir) -> list[Record]:
     """Every equivocation record in ``gd`` with its stored consents (unverified)."""
-    out = []
+    out: list[Record] = []
     if not gd.evidence_dir.is_dir():
         return out
     for a in sorted(gd.evidence_dir.glob("equivocation-*-a.json")):

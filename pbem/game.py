@@ -52,7 +52,7 @@ from pbem.errors import (
 )
 from pbem.identity import parse_public, verify_signature
 from pbem.ledger import DeckData, DeckLedger
-from pbem.rulesapi import DICE, Decision, Outcome, RulesError, RulesModule, data_hash
+from pbem.rulesapi import DICE, Decision, Outcome, RulesError, RulesModule, data_hash, option_problems
 from pbem.text import shown
 
 AUDIT = "*"
@@ -554,9 +554,9 @@ class Replay:
             raise VerifyError(f"genesis players {roles} do not match the roles {list(spec.roles)}")
         if g.scenario not in spec.scenarios:
             raise VerifyError(f"genesis scenario '{g.scenario}' is not one of {list(spec.scenarios)}")
-        unknown = [o for o in g.options if o not in spec.options]
-        if unknown:
-            raise VerifyError(f"genesis options {unknown} are not offered by {spec.id}")
+        bad = option_problems(spec, g.scenario, g.options)
+        if bad:
+            raise VerifyError(f"genesis options of {spec.id}: {'; '.join(bad)}")
         try:
             keys = {p.role: parse_public(p.key) for p in g.players}
         except UsageProblem as exc:

@@ -90,7 +90,7 @@ class Identity:
         self.name = name
 
     @classmethod
-    def generate(cls, name: str = "") -> "Identity":
+    def generate(cls, name: str = "") -> Identity:
         return cls(Ed25519PrivateKey.generate(), name)
 
     @property

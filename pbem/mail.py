@@ -145,7 +145,7 @@ def turn_files_in_message(msg: Message) -> list[bytes]:
         if part.is_multipart():
             continue
         payload = part.get_payload(decode=True)
-        if not payload or len(payload) > MAX_TURN_FILE_BYTES + 1024:
+        if not isinstance(payload, bytes) or not payload or len(payload) > MAX_TURN_FILE_BYTES + 1024:
             continue
         payload = payload.lstrip(b"\r\n")
         if is_turn_file(payload):
@@ -201,7 +201,8 @@ def _mbox_messages(path: Path) -> Iterator[tuple[str, Message]]:
     starting "From " (as Python's mailbox module reads them); one over MAX_MESSAGE_BYTES
     is skipped."""
     with open_regular(path, "mailbox") as fh:
-        count, size, chunks, at_line_start = 0, 0, [], True
+        count, size, at_line_start = 0, 0, True
+        chunks: list[bytes] = []
 
         def finish() -> Iterator[tuple[str, Message]]:
             data = b"".join(chunks)

@@ -73,6 +73,8 @@ class Report:
     #: A map too large for a page at playing size: ``svg`` is its overview,
     #: these are the tiles where the reader's units stand.
     tiles: tuple[str, ...] = ()
+    #: The game's own report templates (its ``report_templates``), if any.
+    templates: str = ""
 
 
 def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tuple[int | None, tuple[Happening, ...]]:
@@ -155,7 +157,7 @@ def build(replay: Any, role: str, *, with_map: bool = True, overlays: Sequence[s
         scenario=genesis.scenario, role=role, seq=replay.seq, pending=pending_text(decision),
         my_turn=decision is not None and decision.role == role, since=since, happenings=events,
         sections=sections, svg=svg, outcome=outcome.summary if outcome is not None else "",
-        state_text=state_text, tiles=tiles,
+        state_text=state_text, tiles=tiles, templates=rules.report_templates or "",
     )
 
 
@@ -175,7 +177,7 @@ def render(report: Report, fmt: Format = "html") -> str:
 
     from pbem.resources import template_env
 
-    env = template_env()
+    env = template_env(report.templates or None)
     if fmt == "html":
         # The SVG comes from pbem.board.render_svg, whose template escapes every string.
         return env.get_template("report.html.j2").render(

@@ -28,15 +28,24 @@ def templates_root() -> Path:
 
 
 @functools.cache
-def template_env() -> "jinja2.Environment":
+def template_env(game_templates: str | None = None) -> jinja2.Environment:
     """The shared Jinja environment: autoescaping on for HTML, SVG and XML.
+    With ``game_templates`` (a game's ``report_templates`` package), a
+    template of that package replaces the engine's of the same name; the
+    others stay the engine's.
 
     Imported lazily so that CLI start-up does not pay for Jinja.
     """
+    import importlib.resources
+
     import jinja2
 
+    loader: jinja2.BaseLoader = jinja2.FileSystemLoader(str(templates_root()))
+    if game_templates:
+        own = jinja2.FileSystemLoader(str(importlib.resources.files(game_templates)))
+        loader = jinja2.ChoiceLoader([own, loader])
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_root())),
+        loader=loader,
         autoescape=jinja2.select_autoescape(["html", "svg", "xml", "j2"]),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

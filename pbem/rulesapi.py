@@ -27,7 +27,7 @@ import hashlib
 import importlib
 import importlib.metadata
 import importlib.resources
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import msgspec
@@ -45,16 +45,74 @@ ENTRY_POINT_GROUP = "pbem.rules"
 DICE = "dice"
 
 
+class OptionGroup(msgspec.Struct, frozen=True):
+    """An option of a game that takes a value (issue 26): a choice among
+    ``choices`` ("C2 = single-roll | per-hex"), ``required`` when the game
+    cannot be played without one, else ``default`` applies; offered only in
+    ``scenarios`` when that is not empty. A genesis stores it as
+    ``name=value``; options without values (``Spec.options``) as the bare name."""
+
+    name: str
+    choices: tuple[str, ...]
+    text: str = ""
+    required: bool = False
+    default: str = ""
+    scenarios: tuple[str, ...] = ()
+
+
 class Spec(msgspec.Struct, frozen=True):
     id: str
     version: str
     title: str
     roles: tuple[str, ...]
     scenarios: tuple[str, ...]
+    #: Optional rules without values (on when named).
     options: tuple[str, ...] = ()
+    #: Options with values (``--option name=value``).
+    option_groups: tuple[OptionGroup, ...] = ()
     #: Package holding the data files (read with importlib.resources).
     data_package: str = ""
     data_files: tuple[str, ...] = ()
+
+
+def option_problems(spec: Spec, scenario: str, options: Sequence[str]) -> list[str]:
+    """Why ``options`` (as a genesis stores them: ``name`` or ``name=value``)
+    cannot be a game of ``spec`` in ``scenario``, each naming the choices;
+    [] if they can. A game stored before values existed (bare names) still
+    passes."""
+    groups = {g.name: g for g in spec.option_groups}
+    problems, seen = [], set()
+    for text in options:
+        name, eq, value = text.partition("=")
+        if name in seen:
+            problems.append(f"option '{name}' is given twice")
+        seen.add(name)
+        group = groups.get(name)
+        if group is None:
+            if eq or name not in spec.options:
+                offered = [*spec.options, *(f"{g.name}={'|'.join(g.choices)}" for g in spec.option_groups)]
+                problems.append(f"unknown option '{text}' (offered: {', '.join(offered) or 'none'})")
+            continue
+        if group.scenarios and scenario not in group.scenarios:
+            problems.append(f"option '{name}' is offered only in the scenarios {', '.join(group.scenarios)}")
+        if not eq or value not in group.choices:
+            problems.append(f"option '{name}' takes one of: {', '.join(group.choices)} (as {name}=VALUE)")
+    for group in spec.option_groups:
+        if group.required and group.name not in seen and (not group.scenarios or scenario in group.scenarios):
+            problems.append(f"option '{group.name}' is required: --option {group.name}=VALUE with VALUE one of "
+                            f"{', '.join(group.choices)}")
+    return problems
+
+
+def option_value(spec: Spec, options: Sequence[str], name: str) -> str | None:
+    """The value of option group ``name`` in a game's ``options`` (its
+    default when not given), or for an option without values "on"/None."""
+    for text in options:
+        key, eq, value = text.partition("=")
+        if key == name:
+            return value if eq else "on"
+    group = next((g for g in spec.option_groups if g.name == name), None)
+    return (group.default or None) if group is not None else None
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -289,6 +347,13 @@ class Rules(Generic[S, A, V]):
         """A scripted game for ``pbem demo`` (with ``demo_orders``); None by default."""
         return None
 
+    @property
+    def report_templates(self) -> str | None:
+        """A package of the game's own report templates (``report.html.j2``,
+        ``report.txt.j2``), each replacing the engine's of the same name;
+        None by default: the engine's templates."""
+        return None
+
     def resolve_dice(self, state: S, values: tuple[int | None, ...], ctx: Ctx) -> S:
         """The dice asked for by a ``DICE`` decision were rolled (None: a
         secret die this replay cannot see). Default: the rules never ask."""
@@ -440,6 +505,32 @@ def load(rules_id: str) -> Rules[Any, Any, Any]:
         raise NotFound(f"rules '{rules_id}' cannot host games yet: it does not provide "
                        f"{', '.join(missing)}")
     return rules
+
+
+def is_frozen(rules_id: str) -> bool:
+    """Whether ``rules_id`` names a frozen older version (``ritd@3``): kept
+    for the games started under it, never offered for a new game."""
+    return "@" in rules_id
+
+
+def load_version(rules_id: str, version: str) -> Rules[Any, Any, Any]:
+    """The rules a game started under ``rules_id`` version ``version`` plays
+    with: the current game if it is that version, else the frozen package
+    of that released version (entry point ``<id>@<version>``, e.g.
+    ``ritd@3``). VersionMismatch naming what this pbem has otherwise."""
+    from pbem.errors import VersionMismatch
+
+    current = load(rules_id)
+    if current.SPEC.version == version:
+        return current
+    frozen_id = f"{rules_id}@{version}"
+    if frozen_id in available():
+        frozen = load(frozen_id)
+        if frozen.SPEC.id == rules_id and frozen.SPEC.version == version:
+            return frozen
+    kept = sorted(r.split("@", 1)[1] for r in available() if r.startswith(f"{rules_id}@"))
+    raise VersionMismatch(f"this game needs rules {rules_id} version {version}; this pbem has version "
+                          f"{current.SPEC.version}" + (f" and the frozen versions {', '.join(kept)}" if kept else ""))
 
 
 def data_hash(spec: Spec, read: Callable[[str], bytes] | None = None) -> bytes:

@@ -122,7 +122,7 @@ def genesis_of(gd: GameDir) -> tuple[Genesis, bytes]:
 
 def rules_for(gd: GameDir) -> RulesModule:
     genesis, _ = genesis_of(gd)
-    return rulesapi.load(genesis.rules)
+    return rulesapi.load_version(genesis.rules, genesis.rules_version)
 
 
 @dataclass
@@ -156,7 +156,7 @@ def load_seat(gd: GameDir, identity: Identity) -> Seat:
     """Replay the log from my perspective (my secrets known), from the verified
     replay cache when it matches the log."""
     genesis, stored0 = genesis_of(gd)
-    rules = rulesapi.load(genesis.rules)
+    rules = rulesapi.load_version(genesis.rules, genesis.rules_version)
     local = gd.read_local()
     count = gd.event_count()
     mine = [p.key for p in genesis.players if p.role == local.role]
@@ -553,9 +553,9 @@ def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Iden
         raise UsageProblem(f"role must be one of {', '.join(spec.roles)}")
     if scenario not in spec.scenarios:
         raise UsageProblem(f"unknown scenario '{scenario}' (choose from {', '.join(spec.scenarios)})")
-    bad = [o for o in options if o not in spec.options]
+    bad = rulesapi.option_problems(spec, scenario, options)
     if bad:
-        raise UsageProblem(f"unknown options {bad} (offered: {', '.join(spec.options) or 'none'})")
+        raise UsageProblem("; ".join(bad))
     opponent = parse_public(opponent_key)
     if fingerprint(opponent) == identity.fingerprint:
         raise UsageProblem("the opponent's key is your own key")
@@ -621,7 +621,7 @@ def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: P
         raise BadFile(f"invitation: {exc}") from None
     if body.genesis is None or body.seq != 0:
         raise BadFile("this turn file does not start with a game's genesis: it is not an invitation")
-    rules = rulesapi.load(body.genesis.rules)
+    rules = rulesapi.load_version(body.genesis.rules, body.genesis.rules_version)
     mine = [p.role for p in body.genesis.players if p.key == identity.public_text]
     if not mine:
         raise UsageProblem(f"your identity ({identity.fingerprint}) is not a player of this game")

@@ -24,8 +24,8 @@ import msgspec
 
 from pbem import codec
 from pbem.errors import BadFile, Equivocation, NotFound, StorageProblem
-from pbem.identity import fingerprint
 from pbem.fileio import TMP_PREFIX, locked, make_dirs, read_regular, remove_stale_temps, write_atomic
+from pbem.identity import fingerprint
 
 #: Largest local.json, STOPPED or evidence file read.
 MAX_SMALL_FILE = 1 << 20

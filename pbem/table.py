@@ -73,6 +73,8 @@ def demo_rules_ids() -> list[str]:
     """Ids of the installed rules modules that offer a demo (``PREFERRED_DEMO`` first)."""
     found = []
     for rid in rulesapi.available():
+        if rulesapi.is_frozen(rid):
+            continue
         try:
             if offers_demo(rulesapi.load_any(rid)):
                 found.append(rid)
@@ -218,6 +220,8 @@ class LocalTable:
     players: list[Player]
     echo: Callable[[str], None] = lambda line: None
     log: list[str] = field(default_factory=list)  # one line per turn file
+    #: The id the rules are registered under ("ritd", or a frozen "ritd@3").
+    rules_id: str = ""
 
     @classmethod
     def create(cls, directory: Path, rules_id: str, scenario: str, options: Sequence[str] = (), *,
@@ -229,9 +233,9 @@ class LocalTable:
         if scenario not in spec.scenarios:
             raise UsageProblem(f"unknown scenario '{scenario}' of rules {spec.id} "
                                f"(choose from {', '.join(spec.scenarios)})")
-        bad = [o for o in options if o not in spec.options]
+        bad = rulesapi.option_problems(spec, scenario, options)
         if bad:
-            raise UsageProblem(f"unknown options {bad} (offered: {', '.join(spec.options) or 'none'})")
+            raise UsageProblem("; ".join(bad))
         directory = directory.resolve()
         taken = [p for role in spec.roles for p in (directory / role, directory / f"{role}.key")
                  if p.exists()]
@@ -244,7 +248,8 @@ class LocalTable:
             key_path = directory / f"{role}.key"
             save_identity(ident, key_path, THROWAWAY_PASSPHRASE)
             players.append(Player(role, ident, key_path, GameDir(directory / role)))
-        return cls(rules, directory, scenario, tuple(options), players, echo or (lambda line: None))
+        return cls(rules, directory, scenario, tuple(options), players, echo or (lambda line: None),
+                   rules_id=rules_id)
 
     # -- queries --
 
@@ -304,7 +309,7 @@ class LocalTable:
         orders = self._setup_orders(policy, host.role, Replay(self.rules, role=host.role), genesis)
         if orders is None:
             return False
-        sent = session.new_game(host.gd.path, spec.id, self.scenario, host.role, host.identity, host.key_path,
+        sent = session.new_game(host.gd.path, self.rules_id or spec.id, self.scenario, host.role, host.identity, host.key_path,
                                 guest.identity.public_text, options=self.options, orders=orders)
         host.seat = session.load_seat(host.gd, host.identity)
         self._announce(host, sent, orders)

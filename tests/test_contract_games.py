@@ -40,7 +40,7 @@ from tests.race import rules as race
 rulesapi.register(race.RULES)
 GAMES = sorted(set(rulesapi.available()) | {"race"})
 #: Events each game plays here (a RitD event can cost a second of rules work).
-EVENTS = {"race": 40, "ritd": 14}
+EVENTS = {"race": 40, "ritd": 14, "ritd@3": 14}
 SAMPLE = 40
 
 

@@ -226,3 +226,30 @@ def test_map_overlays_reach_only_rules_that_offer_them():
     with pytest.raises(NotFound, match="have no map"):
         report.map_picture(Mapless(), "v")
     assert UsageProblem.exit_code == 2
+
+
+def test_a_game_s_own_report_template_replaces_the_engine_s(table):
+    """Issue 18 point 4: report templates are chosen per game (the contract's
+    ``report_templates``), with the engine's as the default."""
+    from pbem.game import Replay
+    from tests.race import rules as race
+
+    class OwnReports(race.RaceRules):
+        @property
+        def report_templates(self):
+            return "tests.race.templates"
+
+    _race_game(table)
+    events = table.red.gd.read_events()
+    replay = Replay(OwnReports(), role="red", known=table.red.seat().vault.known_values())
+    for stored in events:
+        replay.apply_stored(stored)
+    built = report.build(replay, "red")
+    text = report.render(built, "text")
+    assert text.startswith("RACE REPORT for red after event") and "Race to 5" in text
+    # Its HTML has no template of its own: the engine's serves.
+    assert "<!DOCTYPE html>" in report.render(built, "html")
+    plain = Replay(race.RULES, role="red", known=table.red.seat().vault.known_values())
+    for stored in events:
+        plain.apply_stored(stored)
+    assert not report.render(report.build(plain, "red"), "text").startswith("RACE REPORT")

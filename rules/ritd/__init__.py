@@ -8,10 +8,13 @@
 (pbem.rulesapi.Rules) whose hooks are the functions of ``rules.ritd.game``
 and its sibling modules. They are imported when first called, so that
 ``pbem map ritd`` and ``pbem rules check ritd`` do not load the whole game.
+A released older version stays playable as a frozen package served by the
+same class (``rules.ritd_v3:RULES``, entry point ``ritd@3``).
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from pbem.rulesapi import ComposeCtx, Ctx, Decision, Demo, Order, Outcome, Problem, Rules, Spec
@@ -24,89 +27,75 @@ if TYPE_CHECKING:
 
 class RitdRules(Rules["State", Any, "View"]):
     """Rommel in the Desert on pbem's contract: every hook, with hidden
-    blocks, secret dice, Merkle-set Minefields and the shared supply deck."""
+    blocks, secret dice, Merkle-set Minefields and the shared supply deck.
+
+    ``package`` holds the rules' modules: ``rules.ritd`` for the current
+    version, or a frozen package of a released older version (e.g.
+    ``rules.ritd_v3``) that games started under it keep playing with.
+    """
+
+    def __init__(self, package: str = "rules.ritd") -> None:
+        self._package = package
+        self._modules: dict[str, Any] = {}
+
+    def _module(self, name: str) -> Any:
+        """``package.name``, imported when first needed."""
+        hit = self._modules.get(name)
+        if hit is None:
+            hit = self._modules[name] = importlib.import_module(f"{self._package}.{name}")
+        return hit
 
     @property
     def SPEC(self) -> Spec:  # noqa: N802
-        from rules.ritd.game import SPEC
-
-        return SPEC
+        return self._module("game").SPEC
 
     @property
     def action_type(self) -> Any:
-        from rules.ritd.game import Action
-
-        return Action
+        return self._module("game").Action
 
     @property
     def state_type(self) -> type[State]:
-        from rules.ritd.game import State
-
-        return State
+        return self._module("game").State
 
     def initial_state(self, scenario: str, options: tuple[str, ...]) -> State:
-        from rules.ritd import game
-
-        return game.initial_state(scenario, options)
+        return self._module("game").initial_state(scenario, options)
 
     def pending(self, state: State) -> Decision | None:
-        from rules.ritd import game
-
-        return game.pending(state)
+        return self._module("game").pending(state)
 
     def legal_actions(self, state: State, role: str, ctx: Ctx) -> list[Any]:
-        from rules.ritd import game
-
-        return game.legal_actions(state, role, ctx)  # type: ignore[arg-type]
+        return self._module("game").legal_actions(state, role, ctx)  # type: ignore[arg-type]
 
     def check(self, state: State, action: Any, ctx: Ctx) -> list[Problem]:
-        from rules.ritd import game
-
-        return game.check(state, action, ctx)
+        return self._module("game").check(state, action, ctx)
 
     def apply(self, state: State, action: Any, ctx: Ctx) -> State:
-        from rules.ritd import game
-
-        return game.apply(state, action, ctx)
+        return self._module("game").apply(state, action, ctx)
 
     def view(self, state: State, role: str | None) -> View:
-        from rules.ritd import game
-
-        return game.view(state, role)  # type: ignore[arg-type]
+        return self._module("game").view(state, role)  # type: ignore[arg-type]
 
     def outcome(self, state: State) -> Outcome | None:
-        from rules.ritd import game
-
-        return game.outcome(state)
+        return self._module("game").outcome(state)
 
     def parse_order(self, state: State, role: str, text: str, ctx: ComposeCtx) -> Order:
-        from rules.ritd import game
-
-        return game.parse_order(state, role, text, ctx)  # type: ignore[arg-type]
+        return self._module("game").parse_order(state, role, text, ctx)  # type: ignore[arg-type]
 
     def format_action(self, action: Any) -> str:
-        from rules.ritd import game
-
-        return game.format_action(action)
+        return self._module("game").format_action(action)
 
     def render_text(self, view: View) -> str:
-        from rules.ritd import game
-
-        return game.render_text(view)
+        return self._module("game").render_text(view)
 
     # -- optional hooks ---------------------------------------------------------------
 
     @property
     def map_overlays(self) -> tuple[str, ...]:
-        from rules.ritd.picture import OVERLAYS
-
-        return OVERLAYS
+        return self._module("picture").OVERLAYS
 
     @property
     def explain_topics(self) -> tuple[str, ...]:
-        from rules.ritd.game import EXPLAIN_TOPICS
-
-        return EXPLAIN_TOPICS
+        return self._module("game").EXPLAIN_TOPICS
 
     @property
     def secret_dice(self) -> bool:
@@ -115,93 +104,60 @@ class RitdRules(Rules["State", Any, "View"]):
 
     @property
     def demo(self) -> Demo | None:
-        from rules.ritd.demo import DEMO_OPTIONS, DEMO_SCENARIO
-
-        return Demo(DEMO_SCENARIO, DEMO_OPTIONS)
+        demo = self._module("demo")
+        return Demo(demo.DEMO_SCENARIO, demo.DEMO_OPTIONS)
 
     def resolve_dice(self, state: State, values: tuple[int | None, ...], ctx: Ctx) -> State:
-        from rules.ritd import game
-
-        return game.resolve_dice(state, values, ctx)  # type: ignore[arg-type]
+        return self._module("game").resolve_dice(state, values, ctx)  # type: ignore[arg-type]
 
     def on_open(self, state: State, label: str, value: bytes, ctx: Ctx) -> tuple[State, list[Problem]]:
-        from rules.ritd import game
-
-        return game.on_open(state, label, value, ctx)
+        return self._module("game").on_open(state, label, value, ctx)
 
     def on_open_leaf(self, state: State, label: str, key: str, value: bytes,
                      ctx: Ctx) -> tuple[State, list[Problem]]:
-        from rules.ritd import game
-
-        return game.on_open_leaf(state, label, key, value, ctx)
+        return self._module("game").on_open_leaf(state, label, key, value, ctx)
 
     def reveal_die(self, state: State, label: str, value: int, ctx: Ctx) -> tuple[State, list[Problem]]:
-        from rules.ritd import game
-
-        return game.reveal_die(state, label, value, ctx)
+        return self._module("game").reveal_die(state, label, value, ctx)
 
     def legal_orders(self, state: State, role: str, ctx: Ctx) -> list[str]:
-        from rules.ritd import game
-
-        return game.legal_orders(state, role, ctx)  # type: ignore[arg-type]
+        return self._module("game").legal_orders(state, role, ctx)  # type: ignore[arg-type]
 
     def explain(self, state: State, role: str, topic: str, subject: str, ctx: Ctx) -> list[str]:
-        from rules.ritd import game
-
-        return game.explain(state, role, topic, subject, ctx)  # type: ignore[arg-type]
+        return self._module("game").explain(state, role, topic, subject, ctx)  # type: ignore[arg-type]
 
     def report_sections(self, view: View) -> list[tuple[str, list[str]]] | None:
-        from rules.ritd.report import report_sections
-
-        return report_sections(view)
+        return self._module("report").report_sections(view)
 
     def map_picture(self, view: View | None = None, overlays: tuple[str, ...] = ()) -> Picture | None:
         """The map: empty (``pbem map ritd``), or with what a player's view
         shows (reports) and the ``overlays`` asked for (``map_overlays``).
         ValueError for an unknown overlay, or an overlay without a view."""
         if view is not None or overlays:
-            from rules.ritd.report import map_picture as with_pieces
-
-            return with_pieces(view, overlays=overlays)
-        from rules.ritd.picture import map_picture as build
-
-        return build()
+            return self._module("report").map_picture(view, overlays=overlays)
+        return self._module("picture").map_picture()
 
     def describe_action(self, state: State, action: Any, role: str | None) -> str:
-        from rules.ritd import game
-
-        return game.describe_action(state, action, role)
+        return self._module("game").describe_action(state, action, role)
 
     def describe_dice(self, sides: tuple[int, ...], values: tuple[int | None, ...]) -> str | None:
-        from rules.ritd import game
-
-        return game.describe_dice(sides, values)
+        return self._module("game").describe_dice(sides, values)
 
     def scenario_info(self, scenario: str) -> str:
-        from rules.ritd import game
-
-        return game.scenario_info(scenario)
+        return self._module("game").scenario_info(scenario)
 
     def demo_orders(self, state: State, role: str, ctx: Ctx) -> list[str] | None:
-        from rules.ritd.demo import demo_orders
-
-        return demo_orders(state, role, ctx)  # type: ignore[arg-type]
+        return self._module("demo").demo_orders(state, role, ctx)  # type: ignore[arg-type]
 
     def deck_task(self, state: State) -> DeckTask | None:
-        from rules.ritd import game
-
-        return game.deck_task(state)
+        return self._module("game").deck_task(state)
 
     def on_deck(self, state: State, ctx: Ctx) -> tuple[State, list[Problem]]:
-        from rules.ritd import game
-
-        return game.on_deck(state, ctx)
+        return self._module("game").on_deck(state, ctx)
 
     def data_check_report(self) -> tuple[list[str], bool] | None:
         """The roster check against every count RB states (``pbem rules check ritd``)."""
-        from rules.ritd.roster import data_check_report as report
-
-        return report()
+        return self._module("roster").data_check_report()
 
 
 RULES = RitdRules()

@@ -772,7 +772,7 @@ def check_minefield(ctx: BuildupContext, pos: Position, ledger: Ledger, action: 
     side = ledger.side
     engaged = {b.hex for b in pos.blocks if b.side == enemy_of(side)}
     probs = check_minefield_site(ctx.m, side, ctx.networks[side], engaged, action.hex, action.dismantle, minefields)
-    if not action.dismantle and MINEFIELD_BP > ledger.available:
+    if not action.dismantle and ledger.available < MINEFIELD_BP:
         probs.append(Problem("RB 16.5", f"a Minefield costs {MINEFIELD_BP} BP; {ledger.available} BP left"))
     return probs
 

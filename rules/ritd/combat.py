@@ -850,6 +850,6 @@ def default_allocation(pos: Position, result: FireResult, *, units: UnitLookup |
     it): for an owner with no real choice, or as a front end's suggestion."""
     look = _lookup(units)
     losses: list[Loss] = []
-    for c, (h, blocks) in sorted(_class_groups(pos, result, look).items()):
+    for _cls, (h, blocks) in sorted(_class_groups(pos, result, look).items()):
         losses += _greedy(h, blocks, look)
     return LossAllocation(result.hex, tuple(losses))

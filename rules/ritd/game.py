@@ -30,7 +30,7 @@ from typing import Literal
 
 import msgspec
 
-from pbem.deck import DECK, Card, Carry, DeckKeys, DeckStep, DeckTask
+from pbem.deck import DECK, Card, Carry, DeckTask
 from pbem.rulesapi import DICE, ActingAs, Decision, Order, Outcome, Problem, Spec
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
@@ -753,7 +753,7 @@ def _mine_set(state: State, side: Side, number: int, ctx) -> dict[str, int] | No
     """hex -> building set of ``side``'s Minefields in its set ``number`` (0: the
     scenario ones, public), if this replay knows the whole set."""
     if number == 0:
-        return {h: mines.SCENARIO_BUILD for h in _scenario_mines(state, side)}
+        return dict.fromkeys(_scenario_mines(state, side), mines.SCENARIO_BUILD)
     label = mines.set_label(side, number)
     return mines.read_set(_map(), lambda h: ctx.leaf(label, h))
 
@@ -783,7 +783,7 @@ def _minefield_problems(state: State, side: Side, ledger: bu.Ledger, action: Bui
     if action.free:
         if own.count < bu.MINEFIELDS_DISMANTLED_FOR_FREE:
             probs.append(Problem("RB 16.55", f"a free Minefield dismantles two; the {side} player has {own.count}"))
-    elif bu.MINEFIELD_BP > ledger.available:
+    elif ledger.available < bu.MINEFIELD_BP:
         probs.append(Problem("RB 16.5", f"a Minefield costs {bu.MINEFIELD_BP} BP; {ledger.available} BP left"))
     shown = set(action.dismantled_shown)
     if not shown <= set(own.shown) or len(shown) != len(action.dismantled_shown) or \
@@ -1268,7 +1268,7 @@ def _enter_base(state: State, side: Side, tokens: tuple[str, ...], ctx,
     refit = {**state.refitting, side: state.refitting.get(side, ()) + arrival.waiting} \
         if arrival.waiting else state.refitting
     return msgspec.structs.replace(state, position=arrival.pos, obligations=obligations, refitting=refit,
-                                   versions={**state.versions, **{t: 0 for t in tokens}})
+                                   versions={**state.versions, **dict.fromkeys(tokens, 0)})
 
 
 def _due_names_known(state: State, side: Side) -> bool:
@@ -2887,7 +2887,7 @@ def _apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> St
             pos = routs.disrupt_again(out.position, tokens)  # RB 11.3: Disrupted again
             state = msgspec.structs.replace(state, position=pos, obligations=state.obligations
                                             + _speed_obligations(result, ctx.seq, what),
-                                            disrupted_in={**state.disrupted_in, **{t: turn.number for t in tokens}})
+                                            disrupted_in={**state.disrupted_in, **dict.fromkeys(tokens, turn.number)})
             state = _note_disruptions(state, pos, turn.number)
             return _rout_done(state, msgspec.structs.replace(turn, movement=out.turn))
     raise ValueError(f"unchecked action {action!r}")
@@ -3190,9 +3190,7 @@ def _parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> m
     legs = []
     for i, part in enumerate(parts):
         pieces = _ARROW.split(part.strip())
-        if i == 0:
-            pieces = pieces[1:]
-        elif pieces and not pieces[0]:
+        if i == 0 or pieces and not pieces[0]:
             pieces = pieces[1:]
         if not pieces:
             raise ValueError("RB 5.1: name a destination after '->'")
@@ -3211,7 +3209,7 @@ def _parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> m
         return mv.Move(kind="regroup", origin=origin, destination=dest, units=tuple(moves), rommel=rommel,
                        withdrawal=withdrawal)
     chosen_by_leg = []
-    for via, dest, units in legs:
+    for _via, _dest, units in legs:
         if kind == "rout" and units.strip().lower() in ("", "all"):
             chosen_by_leg.append(list(turn.routers))  # the Routed units (RB 11.3)
         else:

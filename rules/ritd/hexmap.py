@@ -519,7 +519,7 @@ def _build(raw: _MapFile) -> HexMap:
     meta = raw.map
     if meta.columns < 1 or meta.rows < 1 or meta.columns > 99 or meta.rows > 99:
         raise _err("[map]", f"columns and rows must be 1..99, not {meta.columns}x{meta.rows}")
-    for letter, name in raw.areas.items():
+    for letter in raw.areas:
         if len(letter) != 1 or letter == "-":
             raise _err(f"[areas] {letter!r}", "area keys must be single letters other than '-'")
 

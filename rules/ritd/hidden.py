@@ -47,7 +47,7 @@ def token_of_label(label: str) -> tuple[str, int] | None:
 
 def encode_identity(unit: str, cv: int) -> bytes:
     """The committed value: unit name and CV, e.g. b"21Pz/5|4"."""
-    return f"{unit}|{cv}".encode("utf-8")
+    return f"{unit}|{cv}".encode()
 
 
 def decode_identity(value: bytes) -> tuple[str, int]:

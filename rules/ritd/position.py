@@ -141,10 +141,10 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
 
     # -- changes ---------------------------------------------------------------
 
-    def replace_blocks(self, changed: Iterable[Block]) -> "Position":
+    def replace_blocks(self, changed: Iterable[Block]) -> Position:
         """A position with the given blocks (matched by token) replaced."""
         new = {b.token: b for b in changed}
         return msgspec.structs.replace(self, blocks=tuple(new.get(b.token, b) for b in self.blocks))
 
-    def with_battles(self, battles: Iterable[Battle]) -> "Position":
+    def with_battles(self, battles: Iterable[Battle]) -> Position:
         return msgspec.structs.replace(self, battles=tuple(sorted(battles, key=lambda b: b.hex)))

@@ -508,7 +508,7 @@ def _check_side(roster: Roster, s: Scenario, side: Side) -> None:
             raise _fail(where, "duplicate group id")
         group_ids.add(group.id)
         check_codes(group.appearance, where)
-        units = _selection(where, lambda: group.select(roster, side))
+        units = _selection(where, lambda group=group: group.select(roster, side))
         by_code = {u.name for u in roster.with_appearance(side, *group.appearance)}
         for name in group.except_:
             if roster.get(name).name not in by_code:
@@ -570,7 +570,7 @@ def _check_side(roster: Roster, s: Scenario, side: Side) -> None:
                 "(none in the first month, RB 16.0)",
             )
         check_codes(r.appearance, where)
-        units = _selection(where, lambda: r.select(roster, side))
+        units = _selection(where, lambda r=r: r.select(roster, side))
         if not units:
             raise _fail(where, "selects no units")
         if r.count is not None and len(units) != r.count:

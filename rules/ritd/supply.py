@@ -191,7 +191,7 @@ def _tables(m: HexMap) -> _Tables:
             kind = m.road(start, n)
             found.append(_Link(n, (start, n), kind if kind is not None else "adjacent"))
 
-        def walk(path: tuple[str, ...], worst: str) -> None:
+        def walk(path: tuple[str, ...], worst: str, found: list[_Link] = found) -> None:
             for n in m.road_neighbours(path[-1]):
                 if n in path:
                     continue
@@ -268,11 +268,8 @@ class _View:
     def crossing_ok(self, a: str, b: str) -> bool:
         """RB 12.5: a line crosses a battle hexside only if it is friendly."""
         fences, side = self.fences, self.side
-        if a in fences and fences[a].hexside_owner(b) != side:
-            return False
-        if b in fences and fences[b].hexside_owner(a) != side:
-            return False
-        return True
+        return not ((a in fences and fences[a].hexside_owner(b) != side)
+                    or (b in fences and fences[b].hexside_owner(a) != side))
 
     def link_ok(self, link: _Link) -> bool:
         path, kinds = link.path, self.kinds
@@ -728,7 +725,7 @@ def _network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
 
 def _all_links(view: _View, trace: _Trace) -> Iterator[tuple[State, tuple[State, _Link]]]:
     """Every chain link from a reached target to a reached unit hex."""
-    for (h, hw), d in sorted(trace.dist.items()):
+    for (h, hw), _d in sorted(trace.dist.items()):
         if view.kind(h) != _OPEN or not (hw or h in view.members):
             continue
         for link in view.tables.links[h]:
@@ -824,7 +821,7 @@ def _assign_fortresses(
             and _has_fortress_line(s, b, f)
         ]
 
-        def priority(b: Block) -> tuple[int, int]:
+        def priority(b: Block, trace: _Trace = trace, f: str = f) -> tuple[int, int]:
             d = trace.distance(b.hex)
             return (0 if b.hex == f else 1, d if d is not None else 1 << 30)
 
@@ -945,7 +942,7 @@ def initial_supply_check(
     """
     s = _side_supply(m, pos, side)
     blocks, asg = _assign(m, pos, side, s, choices, "initial")
-    report_base = dict(check="initial", side=side, isolated=s.isolated)
+    report_base = {"check": "initial", "side": side, "isolated": s.isolated}
     if asg.needed or asg.problems:
         return pos, SupplyReport(**report_base, needed=tuple(asg.needed), problems=tuple(asg.problems))  # type: ignore[arg-type]
     can_recover = set(recoverable)
@@ -994,7 +991,7 @@ def final_supply_check(
     """
     s = _side_supply(m, pos, side)
     blocks, asg = _assign(m, pos, side, s, choices, "final")
-    report_base = dict(check="final", side=side, isolated=s.isolated)
+    report_base = {"check": "final", "side": side, "isolated": s.isolated}
     if asg.needed or asg.problems:
         return pos, SupplyReport(**report_base, needed=tuple(asg.needed), problems=tuple(asg.problems))  # type: ignore[arg-type]
     changes = list(asg.changes)

@@ -273,21 +273,24 @@ def test_minefields_are_drawn_from_the_view_only():
     assert ritd.View(**base).mines == []
 
 
-def test_cli_map_and_report_draw_the_supply_overlay_only_with_the_flag(attacked, tmp_path):
+def test_cli_map_and_report_draw_the_supply_overlay_only_when_named(attacked, tmp_path):
     runner = CliRunner()
     g = str(attacked.allied.gd.path)
     plain = runner.invoke(cli, ["map", "-g", g])
     assert plain.exit_code == 0 and 'id="shades"' not in plain.output
-    for flags in (["--supply"], ["--overlay", "supply"], ["--supply", "--overlay", "supply"]):
+    for flags in (["--overlay", "supply"], ["--overlay", "supply", "--overlay", "supply"]):
         shaded = runner.invoke(cli, ["map", "-g", g, *flags])
         assert shaded.exit_code == 0, shaded.output
         assert 'id="shades"' in shaded.output and "Your Supply Network" in shaded.output
         assert shaded.output.replace(plain.output, "") != ""
-    rep = runner.invoke(cli, ["report", "-g", g, "--supply"])
+    rep = runner.invoke(cli, ["report", "-g", g, "--overlay", "supply"])
     assert rep.exit_code == 0 and 'id="shades"' in rep.output
     check_html(rep.output)
     assert 'id="shades"' not in runner.invoke(cli, ["report", "-g", g]).output
     unknown = runner.invoke(cli, ["map", "-g", g, "--overlay", "fog"])
     assert unknown.exit_code == 2 and "no map overlay fog" in unknown.output
-    empty = runner.invoke(cli, ["map", "ritd", "--supply"])
+    empty = runner.invoke(cli, ["map", "ritd", "--overlay", "supply"])
     assert empty.exit_code == 2 and "-g GAME" in empty.output
+    # The game names its overlays; the help lists them, no flag is hard-wired.
+    assert "supply (ritd)" in runner.invoke(cli, ["map", "--help"]).output
+    assert runner.invoke(cli, ["map", "-g", g, "--supply"]).exit_code == 2

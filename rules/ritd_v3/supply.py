@@ -1,0 +1,1219 @@
+"""Supply (RB 12.0-12.7), Fortress Supply (RB 13.1, 13.3) and Oasis Supply (RB 15.1).
+
+Pure functions over a ``Position``: no files, no randomness, integers only.
+Supply is public information (it depends on where blocks are, whether they
+are Disrupted and on battle hexsides, never on hidden identities), so both
+players compute the same answers.
+
+The model (decisions/supply.md, S-01..S-20):
+
+* A hex is *open* for ``side``'s Supply Lines (RB 12.2) if it is empty,
+  friendly, holds only Disrupted enemy units (RB 11.1) or is a battle whose
+  Defender is ``side``; *terminal* if it is a battle ``side`` attacked (its
+  units may trace out of it, nothing traces through it, RB 12.5); otherwise
+  *blocked*. Every battle hexside a line crosses must be friendly to
+  ``side`` (RB 8.1, 12.5).
+* From a Source (the Base, or a Fortress for Fortress Supply) the highway is
+  supplied hex by hex along unblocked highway (RB 12.3). A Supply Chain link
+  (RB 12.4) joins a *target* (the Source, a Supplied Highway hex or a hex
+  holding an undisrupted friendly unit that is itself supplied) to a hex with
+  friendly units: along roads within the Supply Range of the worst road used
+  (track 3, trail 2), or to an adjacent hex across a passable hexside. A
+  chain member standing on the highway supplies the highway from there
+  (RB 12.7 Supply Examples A and B). Disrupted units receive supply but are
+  never targets (RB 11.1, 12.4 sidebars).
+* The checks run one Dijkstra search per Source over this graph, so the
+  check never enumerates paths; ``supply_lines`` enumerates the distinct
+  lines of one unit (for RB 5.3 Withdrawals and ``pbem explain supply``).
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Literal, NamedTuple
+
+import msgspec
+
+from pbem.rulesapi import Problem
+from rules.ritd_v3.hexmap import HexMap
+from rules.ritd_v3.position import SIDES, Block, Position, Side
+
+#: RB 12.4 Supply Range along roads; no road: adjacent hexes only (range 1).
+SUPPLY_RANGE: dict[str, int] = {"highway": 3, "track": 3, "trail": 2}
+_MAX_RANGE = 3
+_RANK = {"highway": 0, "track": 1, "trail": 2}
+
+LinkKind = Literal["highway", "track", "trail", "adjacent"]
+SourceKind = Literal["base", "fortress", "oasis"]
+CheckKind = Literal["initial", "final", "buildup"]
+ChangeKind = Literal[
+    "unsupplied",
+    "resupplied",
+    "fortress_supply",
+    "oasis_supply",
+    "disrupted",
+    "recovered",
+    "eliminated",
+    "raider_cleared",
+]
+
+_OPEN, _TERMINAL, _BLOCKED = 0, 1, 2
+
+
+# ------------------------------------------------------------ public records
+
+
+class Leg(msgspec.Struct, frozen=True):
+    """One stretch of a Supply Line: ``kind`` is how it is traced (highway
+    supply, a chain link along track/trail, or "adjacent" across a passable
+    hexside with no road) and ``hexes`` runs from its first to last hex."""
+
+    kind: LinkKind
+    hexes: tuple[str, ...]
+
+
+class SupplyLine(msgspec.Struct, frozen=True):
+    """A Supply Line (RB 12.2) from a unit's hex to a Source.
+
+    ``chain`` names its stops: the unit's hex, each Supply Chain member it
+    passes, and the hex where it joins the Supplied Highway or the Source
+    (RB 5.3 example: Mechili, Msus, Agedabia). ``legs`` give it hex by hex,
+    ending at ``source_hex``.
+    """
+
+    source: SourceKind
+    source_hex: str
+    chain: tuple[str, ...]
+    legs: tuple[Leg, ...]
+
+    @property
+    def hexes(self) -> tuple[str, ...]:
+        out = [self.chain[0]]
+        for leg in self.legs:
+            out.extend(leg.hexes[1:])
+        return tuple(out)
+
+    @property
+    def length(self) -> int:
+        """Hexes from the unit to the Source."""
+        return len(self.hexes) - 1
+
+
+class SupplyChoices(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The active player's choices where RB leaves one (RB 13.3, 15.1).
+
+    ``fortress``: Fortress hex -> tokens, in preference order, to receive
+    Fortress Supply among equally near candidates when capacity runs out.
+    ``oasis``: Oasis hex -> the token to receive Oasis Supply when several
+    units there need it.
+    """
+
+    fortress: dict[str, tuple[str, ...]] = {}
+    oasis: dict[str, str] = {}
+
+
+class ChoiceNeeded(msgspec.Struct, frozen=True):
+    """A choice the check cannot make: pick ``count`` of ``candidates`` for
+    the Fortress or Oasis in ``hex`` (answer through ``SupplyChoices``)."""
+
+    rule: str
+    kind: Literal["fortress", "oasis"]
+    hex: str
+    candidates: tuple[str, ...]
+    count: int
+    message: str
+
+
+class SupplyChange(msgspec.Struct, frozen=True):
+    token: str
+    hex: str
+    change: ChangeKind
+    rule: str
+    reason: str
+
+
+class SupplyReport(msgspec.Struct, frozen=True):
+    """What a Supply Check found and changed.
+
+    If ``needed`` or ``problems`` is not empty the check was not applied
+    (the returned Position is the input); ask the player and run it again.
+    ``rout`` lists units newly Disrupted in battle hexes with no undisrupted
+    friendly unit left to shield them (RB 12.7, 11.3): the caller resolves
+    the Rout. ``isolated`` lists the side's Isolated Fortresses (RB 13.3).
+    """
+
+    check: CheckKind
+    side: Side | None
+    supplied: tuple[str, ...] = ()
+    unsupplied: tuple[str, ...] = ()
+    changes: tuple[SupplyChange, ...] = ()
+    rout: tuple[str, ...] = ()
+    eliminated: tuple[str, ...] = ()
+    isolated: tuple[str, ...] = ()
+    needed: tuple[ChoiceNeeded, ...] = ()
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.needed and not self.problems
+
+
+# ------------------------------------------------------ per-map tables
+
+
+class _Link(NamedTuple):
+    end: str
+    path: tuple[str, ...]  # both ends included
+    kind: LinkKind
+
+
+class _Tables(NamedTuple):
+    highway: frozenset[str]
+    hw_nbrs: dict[str, tuple[str, ...]]
+    links: dict[str, tuple[_Link, ...]]
+    #: ``links`` without the highway ones (the highway step covers them, RB 12.3).
+    chain_links: dict[str, tuple[_Link, ...]]
+
+
+@functools.cache
+def _tables(m: HexMap) -> _Tables:
+    """Every possible Supply Chain link from every hex (RB 12.4), computed
+    once per map: adjacent passable hexes, and simple road paths no longer
+    than the Supply Range of their worst road."""
+    highway = m.highway_hexes()
+    hw_nbrs = {h: m.road_neighbours(h, ("highway",)) for h in m.playable_hexes()}
+    links: dict[str, tuple[_Link, ...]] = {}
+    for start in m.playable_hexes():
+        found: list[_Link] = []
+        for n in m.passable_neighbours(start):
+            kind = m.road(start, n)
+            found.append(_Link(n, (start, n), kind if kind is not None else "adjacent"))
+
+        def walk(path: tuple[str, ...], worst: str) -> None:
+            for n in m.road_neighbours(path[-1]):
+                if n in path:
+                    continue
+                kind = m.road(path[-1], n) or "trail"  # road_neighbours only yields roads
+                w = kind if _RANK[kind] > _RANK[worst] else worst
+                if len(path) > SUPPLY_RANGE[w]:
+                    continue
+                new = path + (n,)
+                if len(new) > 2:
+                    found.append(_Link(n, new, "highway" if w == "highway" else w))  # type: ignore[arg-type]
+                if len(new) <= _MAX_RANGE:
+                    walk(new, w)
+
+        walk((start,), "highway")
+        found.sort(key=lambda link: (len(link.path), link.path))
+        links[start] = tuple(found)
+    chain_links = {h: tuple(link for link in found if link.kind != "highway") for h, found in links.items()}
+    return _Tables(highway, hw_nbrs, links, chain_links)
+
+
+# ------------------------------------------------- position, seen by a side
+
+
+class _View:
+    """One side's reading of a Position for Supply Lines (RB 12.2, 12.5)."""
+
+    def __init__(self, m: HexMap, pos: Position, side: Side) -> None:
+        self.m = m
+        self.pos = pos
+        self.side = side
+        self.tables = _tables(m)
+        kinds: dict[str, int] = {}
+        members: set[str] = set()
+        receivers: set[str] = set()
+        raiders: set[str] = set()
+        for h in sorted(pos.occupied_hexes()):
+            here = pos.blocks_in(h)
+            mine = [b for b in here if b.side == side]
+            theirs = [b for b in here if b.side != side]
+            if mine and theirs:
+                battle = pos.battle(h)
+                if battle is None:
+                    raise ValueError(f"{m.name(h)} holds units of both sides but no Battle record (RB 8.0)")
+                kinds[h] = _OPEN if battle.defender == side else _TERMINAL
+            elif theirs:
+                # RB 11.1: Disrupted units cannot block enemy Supply Lines.
+                kinds[h] = _BLOCKED if any(not b.disrupted for b in theirs) else _OPEN
+            else:
+                kinds[h] = _OPEN
+            if mine:
+                receivers.add(h)
+                in_battle = bool(theirs)
+                for b in mine:
+                    if b.raider and in_battle:
+                        raiders.add(b.token)
+                # RB 12.4: undisrupted units form chains, engaged ones too,
+                # but not through a battle this side attacked (RB 12.5) and
+                # not Raiders, who are cut off (RB 12.5).
+                if kinds[h] == _OPEN and any(not b.disrupted and b.token not in raiders for b in mine):
+                    members.add(h)
+        for f, owner in pos.fortresses.items():
+            if owner == side and kinds.get(f, _OPEN) != _BLOCKED:
+                receivers.add(f)
+        self.kinds = kinds
+        #: Battle hexes whose hexsides a line must check (RB 12.5): not blocked.
+        self.fences = {h: bt for h, k in kinds.items() if k != _BLOCKED and (bt := pos.battle(h)) is not None}
+        self.members = frozenset(members)
+        self.receivers = frozenset(receivers)
+        self.raiders = frozenset(raiders)
+
+    def kind(self, h: str) -> int:
+        return self.kinds.get(h, _OPEN)
+
+    def crossing_ok(self, a: str, b: str) -> bool:
+        """RB 12.5: a line crosses a battle hexside only if it is friendly."""
+        fences, side = self.fences, self.side
+        if a in fences and fences[a].hexside_owner(b) != side:
+            return False
+        if b in fences and fences[b].hexside_owner(a) != side:
+            return False
+        return True
+
+    def link_ok(self, link: _Link) -> bool:
+        path, kinds = link.path, self.kinds
+        for h in path[1:-1]:
+            if h in kinds and kinds[h] != _OPEN:
+                return False
+        if self.fences:
+            for a, b in zip(path, path[1:]):
+                if not self.crossing_ok(a, b):
+                    return False
+        return True
+
+    def is_friendly_oasis(self, h: str) -> bool:
+        """RB 15.1: a friendly Oasis hex; in a battle only the Defender's."""
+        if self.m.oasis(h) is None:
+            return False
+        here = self.pos.blocks_in(h)
+        return any(b.side == self.side for b in here) and self.kind(h) == _OPEN
+
+
+State = tuple[str, bool]  # (hex, on Supplied Highway / Source)
+
+
+class _Trace(NamedTuple):
+    source: str
+    dist: dict[State, int]
+    pred: dict[State, tuple[State, _Link | None]]
+
+    def reached(self, h: str) -> bool:
+        return (h, True) in self.dist or (h, False) in self.dist
+
+    def distance(self, h: str) -> int | None:
+        a, b = self.dist.get((h, True)), self.dist.get((h, False))
+        if a is None:
+            return b
+        return a if b is None else min(a, b)
+
+
+def _trace(view: _View, source: str) -> _Trace:
+    """Every hex with a Supply Line to ``source`` and its shortest line length."""
+    dist: dict[State, int] = {}
+    pred: dict[State, tuple[State, _Link | None]] = {}
+    if view.kind(source) != _OPEN:
+        return _Trace(source, dist, pred)
+    t = view.tables
+    highway, hw_nbrs, links = t.highway, t.hw_nbrs, t.chain_links
+    kinds, members, receivers, fences = view.kinds, view.members, view.receivers, view.fences
+    start: State = (source, True)
+    dist[start] = 0
+    heap: list[tuple[int, str, bool]] = [(0, source, True)]
+    while heap:
+        d, h, hw = heapq.heappop(heap)
+        if dist.get((h, hw)) != d:
+            continue
+        if kinds.get(h, _OPEN) != _OPEN:
+            continue  # terminal: its units trace into it, nothing beyond (RB 12.5)
+        if not (hw or h in members):
+            continue  # chains do not project from Disrupted units or empty hexes (RB 12.4)
+        here: State = (h, hw)
+        if hw and h in highway:
+            # RB 12.3: unblocked highway carries supply on.
+            for n in hw_nbrs[h]:
+                if kinds.get(n, _OPEN) == _BLOCKED or (fences and not view.crossing_ok(h, n)):
+                    continue
+                key: State = (n, True)
+                if d + 1 < dist.get(key, 1 << 30):
+                    dist[key] = d + 1
+                    pred[key] = (here, None)
+                    heapq.heappush(heap, (d + 1, n, True))
+        for link in links[h]:  # not the highway links: the highway step above covers them (RB 12.3)
+            u = link.end
+            if u not in receivers or kinds.get(u, _OPEN) == _BLOCKED:
+                continue
+            if not view.link_ok(link):
+                continue
+            # A chain member on the highway supplies the highway from there
+            # (RB 12.7 Examples A, B).
+            key = (u, u in highway and u in members)
+            nd = d + len(link.path) - 1
+            if nd < dist.get(key, 1 << 30):
+                dist[key] = nd
+                pred[key] = (here, link)
+                heapq.heappush(heap, (nd, u, key[1]))
+    return _Trace(source, dist, pred)
+
+
+# ----------------------------------------------------------- supply state
+
+
+class _SideSupply:
+    """One side's supply on one position: its view, the trace from its Base,
+    its Isolated Fortresses (RB 13.3), and traces from other Sources made
+    when first asked (``trace``, ``fortress_trace``)."""
+
+    __slots__ = ("view", "base", "isolated", "_fortresses", "_traces")
+
+    def __init__(self, view: _View, base_hex: str, fortresses: list[str]) -> None:
+        self.view = view
+        self.base = _trace(view, base_hex)
+        self._traces = {base_hex: self.base}
+        self._fortresses = frozenset(fortresses)  # Fortresses controlled by the side
+        # RB 13.3 (S-09): Isolated = the Fortress hex has no land line to Base.
+        self.isolated = tuple(f for f in fortresses if not self.base.reached(f))
+
+    def trace(self, source: str) -> _Trace:
+        """Every hex with a Supply Line to ``source`` (traced once)."""
+        found = self._traces.get(source)
+        if found is None:
+            found = self._traces[source] = _trace(self.view, source)
+        return found
+
+    def fortress_trace(self, fortress: str) -> _Trace | None:
+        """The trace to a Fortress the side controls, else None."""
+        return self.trace(fortress) if fortress in self._fortresses else None
+
+
+def _fortresses_of(m: HexMap, pos: Position, side: Side) -> list[str]:
+    return sorted(f for f, owner in pos.fortresses.items() if owner == side and m.fortress(f) is not None)
+
+
+def _supply_key(pos: Position) -> tuple:
+    """Everything of ``pos`` that supply depends on: each block's token, side,
+    hex, Disrupted and Raider markers and Fortress/Oasis assignment (not its
+    unit, CV or other markers), the battles with their hexsides, and Fortress
+    control."""
+    return (
+        frozenset((b.token, b.side, b.hex, b.disrupted, b.raider, b.fortress_supply, b.oasis_supply) for b in pos.blocks),
+        tuple((bt.hex, bt.attacker, tuple(sorted(bt.hexsides.items()))) for bt in pos.battles),
+        tuple(sorted(pos.fortresses.items())),
+    )
+
+
+#: A bounded memo of the whole-side computations (``_side_supply``,
+#: ``lines_network``, ``network``), keyed by the map, the side and
+#: ``_supply_key`` of the position: each result is a function of its key
+#: alone, so a hit returns what the computation would. The state machine
+#: checks and then applies one action on the same position, and most actions
+#: (dice, cards, reveals, losses) change nothing supply depends on. Callers
+#: never mutate results (a ``_SideSupply`` only fills in its own lazy
+#: traces). ``_KEYS`` keeps the keys of the last few Position objects (held,
+#: so identities stay unique) to save recomputing them. Not working state:
+#: clearing both changes no result (tests/ritd/test_supply_memo.py).
+_MEMO: dict[tuple, object] = {}
+_MEMO_SIZE = 64
+_KEYS: list[tuple[Position, tuple]] = []
+_KEYS_SIZE = 8
+
+
+def _memo(m: HexMap, pos: Position, side: str, what: str, make):
+    key = None
+    for p, k in reversed(_KEYS):
+        if p is pos:
+            key = k
+            break
+    if key is None:
+        key = _supply_key(pos)
+        _KEYS.append((pos, key))
+        del _KEYS[:-_KEYS_SIZE]
+    full = (m, side, what, key)
+    value = _MEMO.get(full, _MISSING)
+    if value is _MISSING:
+        value = make()
+        if _MEMO_SIZE:
+            _MEMO[full] = value
+            while len(_MEMO) > _MEMO_SIZE:
+                del _MEMO[next(iter(_MEMO))]  # the oldest entry
+    return value
+
+
+_MISSING = object()
+
+
+def _side_supply(m: HexMap, pos: Position, side: Side) -> _SideSupply:
+    return _memo(m, pos, side, "side-supply", lambda: _side_supply_now(m, pos, side))
+
+
+def _side_supply_now(m: HexMap, pos: Position, side: Side) -> _SideSupply:
+    return _SideSupply(_View(m, pos, side), m.base(side), _fortresses_of(m, pos, side))
+
+
+def _capacity(m: HexMap, fortress: str, side: Side) -> int:
+    place = m.fortress(fortress)
+    if place is None:
+        return 0
+    cap = place.port_axis if side == "axis" else place.port_allied
+    return cap or 0
+
+
+def _has_base_line(s: _SideSupply, b: Block) -> bool:
+    return b.token not in s.view.raiders and s.base.reached(b.hex)
+
+
+def _has_fortress_line(s: _SideSupply, b: Block, fortress: str) -> bool:
+    trace = s.fortress_trace(fortress)
+    return trace is not None and b.token not in s.view.raiders and trace.reached(b.hex)
+
+
+def _status(s: _SideSupply, b: Block) -> SourceKind | None:
+    """How a block is supplied under its recorded Fortress/Oasis assignment."""
+    if _has_base_line(s, b):
+        return "base"
+    if b.fortress_supply and _has_fortress_line(s, b, b.fortress_supply):
+        return "fortress"
+    if b.oasis_supply == b.hex and b.token not in s.view.raiders and s.view.is_friendly_oasis(b.hex):
+        return "oasis"
+    return None
+
+
+def supplied_tokens(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
+    """Tokens of ``side`` that have a Supply Line now (RB 12.2): to the Base,
+    to the Fortress recorded in ``Block.fortress_supply`` (RB 13.3), or by the
+    Oasis Supply recorded in ``Block.oasis_supply`` (RB 15.1). Makes no new
+    assignment. Raises ValueError for a battle hex without a Battle record."""
+    s = _side_supply(m, pos, side)
+    return frozenset(b.token for b in pos.blocks_of(side) if _status(s, b) is not None)
+
+
+def is_supplied(m: HexMap, pos: Position, token: str) -> bool:
+    """Whether the block ``token`` has a Supply Line now (see ``supplied_tokens``)."""
+    b = pos.block(token)
+    return _status(_side_supply(m, pos, b.side), b) is not None
+
+
+def isolated_fortresses(m: HexMap, pos: Position, side: Side) -> tuple[str, ...]:
+    """Fortresses ``side`` controls that have no land Supply Line to its Base (RB 13.3)."""
+    return _side_supply(m, pos, side).isolated
+
+
+# ------------------------------------------------------------ Supply Lines
+
+
+def _canonical(trace: _Trace, state: State) -> list[Leg]:
+    """The shortest line from a reached state back to the trace's Source."""
+    legs: list[Leg] = []
+    cur = state
+    while cur in trace.pred:
+        prev, link = trace.pred[cur]
+        if link is None:
+            seg = Leg("highway", (cur[0], prev[0]))
+            if legs and legs[-1].kind == "highway":
+                legs[-1] = Leg("highway", legs[-1].hexes + (prev[0],))
+            else:
+                legs.append(seg)
+        else:
+            legs.append(Leg(link.kind, tuple(reversed(link.path))))
+        cur = prev
+    return legs
+
+
+def _lines_to(view: _View, trace: _Trace, start: str, source: SourceKind) -> list[SupplyLine]:
+    if not trace.reached(start):
+        return []
+    src = trace.source
+    if start == src:
+        return [SupplyLine(source, src, (start,), ())]
+    if (start, True) in trace.dist and trace.pred[(start, True)][1] is None:
+        # On the Supplied Highway: the highway itself is the line (RB 12.3).
+        return [SupplyLine(source, src, (start,), tuple(_canonical(trace, (start, True))))]
+    links = view.tables.links
+    out: list[SupplyLine] = []
+
+    def dfs(cur: str, visited: frozenset[str], legs: tuple[Leg, ...], chain: tuple[str, ...]) -> None:
+        for link in links[cur]:
+            x = link.end
+            if x in visited:
+                continue
+            inner = link.path[1:-1]
+            # A path through another member or the Supplied Highway is a
+            # different (shorter) line, found on its own.
+            if any(
+                h in visited or h in view.members or (h, True) in trace.dist or h == src for h in inner
+            ):
+                continue
+            if not view.link_ok(link) or view.kind(x) != _OPEN:
+                continue
+            leg = Leg(link.kind, link.path)
+            if x == src or (x, True) in trace.dist:
+                rest = _canonical(trace, (x, True))
+                used = set(visited) | set(link.path)
+                tail = [h for r in rest for h in r.hexes[1:]]
+                if any(h in used for h in tail):
+                    continue  # no loops back through the line (RB 12.4 sidebar)
+                out.append(SupplyLine(source, src, chain + (x,), legs + (leg,) + tuple(rest)))
+            elif x in view.members and trace.reached(x):
+                dfs(x, visited | set(link.path), legs + (leg,), chain + (x,))
+
+    dfs(start, frozenset({start}), (), (start,))
+    out.sort(key=lambda line: (line.length, line.chain, line.hexes))
+    return out
+
+
+def _base_network_part(view: _View, trace: _Trace, start: str) -> set[str]:
+    """The hexes that the Base lines of a unit in ``start`` add to the union
+    of every unit's Base lines, without listing the lines (there can be
+    hundreds: one per chain of friendly units, RB 12.2).
+
+    A line through the chain member ``x`` continues as one of ``x``'s own
+    lines (the rest of a valid line is valid from ``x``, whose own search
+    starts with fewer hexes visited), and every chain member holds units whose
+    lines are in the union too. So ``start`` adds only its lines' first legs:
+    to the Source or the Supplied Highway (with the route on from there), or
+    to a chain member from where at least one line goes on. Equal to the
+    union of ``_lines_to(view, trace, start, ...)`` (tested against it)."""
+    if not trace.reached(start):
+        return set()
+    src = trace.source
+    if start == src:
+        return {start}
+    if (start, True) in trace.dist and trace.pred[(start, True)][1] is None:
+        return {start} | {h for leg in _canonical(trace, (start, True)) for h in leg.hexes}
+    links = view.tables.links
+
+    def steps(cur: str, visited: frozenset[str]):
+        """(link, tail or None) for every usable link out of ``cur``: the
+        tail when it ends the line, None when it goes on to a chain member."""
+        for link in links[cur]:
+            x = link.end
+            if x in visited:
+                continue
+            inner = link.path[1:-1]
+            if any(h in visited or h in view.members or (h, True) in trace.dist or h == src for h in inner):
+                continue
+            if not view.link_ok(link) or view.kind(x) != _OPEN:
+                continue
+            if x == src or (x, True) in trace.dist:
+                rest = _canonical(trace, (x, True))
+                used = visited | set(link.path)
+                tail = [h for r in rest for h in r.hexes[1:]]
+                if not any(h in used for h in tail):
+                    yield link, rest
+            elif x in view.members and trace.reached(x):
+                yield link, None
+
+    def goes_on(cur: str, visited: frozenset[str]) -> bool:
+        for link, rest in steps(cur, visited):
+            if rest is not None or goes_on(link.end, visited | set(link.path)):
+                return True
+        return False
+
+    out = {start}
+    begun = frozenset({start})
+    for link, rest in steps(start, begun):
+        if rest is not None:
+            out.update(link.path)
+            out.update(h for leg in rest for h in leg.hexes)
+        elif goes_on(link.end, begun | set(link.path)):
+            out.update(link.path)
+    return out
+
+
+def supply_lines(
+    m: HexMap, pos: Position, side: Side, hex_: str, *, source: str | None = None
+) -> tuple[SupplyLine, ...]:
+    """Every distinct Supply Line (RB 12.2) a ``side`` unit in ``hex_`` has now.
+
+    Lines differ by their chain (the unit's hex, the chain members used and
+    the hex where the line joins the Supplied Highway or the Source) and by
+    the road paths between them; from there each follows the shortest route
+    to the Source. A unit already on the Supplied Highway has the one line
+    along it. ``source``: None = the Base, plus the Fortress a unit there is
+    assigned to (``Block.fortress_supply``, RB 13.3) and its Oasis (RB 15.1)
+    if one is recorded for the units in ``hex_``; "base" = Base lines only;
+    a Fortress hex = lines to that Fortress (assigned or not: RB 5.3 and
+    13.3 forbid using them for unassigned units, the caller decides).
+    Sorted shortest first. Raises ValueError for an unknown source.
+    """
+    s = _side_supply(m, pos, side)
+    view = s.view
+    here = pos.blocks_in(hex_, side)
+    if here and all(b.token in view.raiders for b in here):
+        return ()  # RB 12.5: Raiders are isolated from friendly Supply
+    lines: list[SupplyLine] = []
+    if source in (None, "base"):
+        lines += _lines_to(view, s.base, hex_, "base")
+    if source is None:
+        forts = sorted({b.fortress_supply for b in here if b.fortress_supply})
+        for f in forts:
+            if pos.fortresses.get(f) == side:
+                lines += _lines_to(view, s.trace(f), hex_, "fortress")
+        if any(b.oasis_supply == hex_ for b in here) and view.is_friendly_oasis(hex_):
+            lines.append(SupplyLine("oasis", hex_, (hex_,), ()))
+    elif source != "base":
+        if m.fortress(source) is None:
+            raise ValueError(f"{source!r} is neither 'base' nor a Fortress hex")
+        if pos.fortresses.get(source) == side:
+            lines += _lines_to(view, s.trace(source), hex_, "fortress")
+    return tuple(lines)
+
+
+def lines_network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
+    """Every hex of every current Supply Line of every ``side`` unit: the
+    union of ``supply_lines(m, pos, side, h)`` over the hexes of its units,
+    tracing each Source once (MV-06, Withdrawal condition 3)."""
+    return _memo(m, pos, side, "lines-network", lambda: _lines_network_now(m, pos, side))
+
+
+def _lines_network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
+    s = _side_supply(m, pos, side)
+    view, trace = s.view, s.trace
+    out: set[str] = set()
+    for h in sorted({b.hex for b in pos.blocks_of(side)}):
+        here = pos.blocks_in(h, side)
+        if here and all(b.token in view.raiders for b in here):
+            continue  # RB 12.5: Raiders are isolated from friendly Supply
+        out.update(_base_network_part(view, trace(m.base(side)), h))
+        lines = []
+        for f in sorted({b.fortress_supply for b in here if b.fortress_supply}):
+            if pos.fortresses.get(f) == side:
+                lines += _lines_to(view, trace(f), h, "fortress")
+        for line in lines:
+            out.update(line.hexes)
+        if any(b.oasis_supply == h for b in here) and view.is_friendly_oasis(h):
+            out.add(h)
+    return frozenset(out)
+
+
+def network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
+    """The Supply Network (RB 12.6): every hex on a current Supply Line of
+    ``side`` to its Base or to a Fortress its units are assigned to (RB 13.3),
+    plus Oases giving Oasis Supply (RB 15.1), and the Supplied Highway
+    (RB 12.3). A chain link counts only if the unit it supplies has a line
+    through it that does not loop back to that unit (RB 12.4)."""
+    return _memo(m, pos, side, "network", lambda: _network_now(m, pos, side))
+
+
+def _network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
+    s = _side_supply(m, pos, side)
+    view = s.view
+    traces = [s.base]
+    assigned = {b.fortress_supply for b in pos.blocks_of(side) if b.fortress_supply}
+    for f in sorted(assigned):
+        if pos.fortresses.get(f) == side:
+            traces.append(s.trace(f))
+    out: set[str] = set()
+    for b in pos.blocks_of(side):
+        if b.oasis_supply == b.hex and view.is_friendly_oasis(b.hex):
+            out.add(b.hex)
+    for trace in traces:
+        if not trace.dist:
+            continue
+        out.add(trace.source)
+        out.update(h for (h, hw) in trace.dist if hw)
+        avoiding: dict[str, _Trace] = {}
+        for state, (prev, link) in _all_links(view, trace):
+            u = state[0]
+            if u not in avoiding:
+                avoiding[u] = _trace(_without(view, u), trace.source) if u != trace.source else trace
+            if avoiding[u].reached(prev[0]) or prev[0] == trace.source:
+                out.update(link.path)
+        out.update(h for (h, _) in trace.dist if h in view.receivers and pos.blocks_in(h, side))
+    return frozenset(out)
+
+
+def _all_links(view: _View, trace: _Trace) -> Iterator[tuple[State, tuple[State, _Link]]]:
+    """Every chain link from a reached target to a reached unit hex."""
+    for (h, hw), d in sorted(trace.dist.items()):
+        if view.kind(h) != _OPEN or not (hw or h in view.members):
+            continue
+        for link in view.tables.links[h]:
+            u = link.end
+            if u in view.receivers and trace.reached(u) and view.kind(u) != _BLOCKED and view.link_ok(link):
+                yield (u, False), ((h, hw), link)
+
+
+def _without(view: _View, hex_: str) -> _View:
+    """The view with ``hex_`` unusable for lines (to test for loops)."""
+    clone = object.__new__(_View)
+    clone.__dict__.update(view.__dict__)
+    clone.kinds = {**view.kinds, hex_: _BLOCKED}
+    clone.members = view.members - {hex_}
+    clone.receivers = view.receivers - {hex_}
+    return clone
+
+
+# ----------------------------------------------------- Fortress, Oasis Supply
+
+
+class _Assignment(NamedTuple):
+    fortress: dict[str, str]  # token -> Fortress hex
+    oasis: dict[str, str]  # token -> Oasis hex
+    changes: list[SupplyChange]
+    needed: list[ChoiceNeeded]
+    problems: list[Problem]
+
+
+def _assign_oases(
+    m: HexMap, s: _SideSupply, blocks: list[Block], choices: SupplyChoices, check: CheckKind, out: _Assignment
+) -> None:
+    """RB 15.1: one unit in each friendly Oasis is Supplied by it; units in
+    the Oasis at the Initial check come first; the assignment persists."""
+    view = s.view
+    for o in sorted(p.hex for p in m.places if p.is_oasis):
+        if not view.is_friendly_oasis(o):
+            continue
+        here = [b for b in blocks if b.hex == o and b.token not in view.raiders]
+        if check == "final" and any(b.oasis_supply == o for b in blocks):
+            continue  # kept from the Initial check, even if the unit has left (RB 15.1, S-17)
+        # S-12: only units with no line to Base need it.
+        needy = sorted((b for b in here if not _has_base_line(s, b)), key=lambda b: b.token)
+        if not needy:
+            continue
+        chosen = choices.oasis.get(o)
+        if len(needy) == 1:
+            pick = needy[0].token
+            if chosen is not None and chosen != pick:
+                out.problems.append(
+                    Problem("RB 15.1", f"{chosen} cannot take Oasis Supply at {m.name(o)}: {pick} is the unit there that needs it")
+                )
+        elif chosen in {b.token for b in needy}:
+            pick = chosen
+        else:
+            if chosen is not None:
+                out.problems.append(Problem("RB 15.1", f"{chosen} is not a unit in {m.name(o)} needing Oasis Supply"))
+            out.needed.append(
+                ChoiceNeeded(
+                    "RB 15.1",
+                    "oasis",
+                    o,
+                    tuple(b.token for b in needy),
+                    1,
+                    f"choose which unit in {m.name(o)} receives Oasis Supply (RB 15.1)",
+                )
+            )
+            continue
+        out.oasis[pick] = o
+        out.changes.append(SupplyChange(pick, o, "oasis_supply", "RB 15.1", f"Oasis Supply from {m.name(o)}"))
+
+
+def _assign_fortresses(
+    m: HexMap, s: _SideSupply, blocks: list[Block], choices: SupplyChoices, check: CheckKind, out: _Assignment
+) -> None:
+    """RB 13.3: an Isolated Fortress supplies up to its Port Capacity; units
+    inside first, then the others that can trace to it, nearest first."""
+    side = s.view.side
+    for f in s.isolated:
+        trace = s.fortress_trace(f)
+        assert trace is not None  # Isolated Fortresses are controlled ones
+        if not trace.dist:
+            continue
+        kept = [b for b in blocks if b.fortress_supply == f] if check == "final" else []
+        remaining = _capacity(m, f, side) - len(kept)
+        candidates = [
+            b
+            for b in blocks
+            if not b.fortress_supply
+            and b.token not in out.fortress
+            and b.token not in out.oasis
+            and not _has_base_line(s, b)
+            and _has_fortress_line(s, b, f)
+        ]
+
+        def priority(b: Block) -> tuple[int, int]:
+            d = trace.distance(b.hex)
+            return (0 if b.hex == f else 1, d if d is not None else 1 << 30)
+
+        groups: dict[tuple[int, int], list[Block]] = {}
+        for b in sorted(candidates, key=lambda b: (priority(b), b.token)):
+            groups.setdefault(priority(b), []).append(b)
+        listed = choices.fortress.get(f, ())
+        tie: list[str] = []
+        for key in sorted(groups):
+            if remaining <= 0:
+                break
+            group = groups[key]
+            if len(group) <= remaining:
+                picks = [b.token for b in group]
+            else:
+                tokens = [b.token for b in group]
+                tie = tokens
+                picks = [t for t in listed if t in tokens][:remaining]
+                if len(picks) < remaining:
+                    where = "inside" if key[0] == 0 else f"{key[1]} hexes from"
+                    out.needed.append(
+                        ChoiceNeeded(
+                            "RB 13.3",
+                            "fortress",
+                            f,
+                            tuple(tokens),
+                            remaining,
+                            f"choose {remaining} of {len(tokens)} units {where} {m.name(f)} "
+                            f"to receive its last Fortress Supply (RB 13.3)",
+                        )
+                    )
+                    remaining = 0
+                    break
+            for t in picks:
+                b = next(x for x in group if x.token == t)
+                out.fortress[t] = f
+                d = trace.distance(b.hex)
+                out.changes.append(
+                    SupplyChange(
+                        t,
+                        b.hex,
+                        "fortress_supply",
+                        "RB 13.3",
+                        f"Fortress Supply from Isolated {m.name(f)}"
+                        + (" (inside the Fortress)" if b.hex == f else f" ({d} hexes away)"),
+                    )
+                )
+            remaining -= len(picks)
+        for t in listed:
+            if out.fortress.get(t) != f and t not in tie:
+                out.problems.append(
+                    Problem(
+                        "RB 13.3",
+                        f"{t} cannot be chosen for Fortress Supply from {m.name(f)}: "
+                        "units inside the Fortress, then the nearest units, have priority",
+                    )
+                )
+
+
+# ------------------------------------------------------------ the checks
+
+
+def _in_order(changes: list[SupplyChange]) -> tuple[SupplyChange, ...]:
+    """Changes by token (stable), so reports never depend on block order."""
+    return tuple(sorted(changes, key=lambda c: c.token))
+
+
+def _replace(b: Block, **changes: object) -> Block:
+    return msgspec.structs.replace(b, **changes)
+
+
+def _engaged(pos: Position, b: Block) -> bool:
+    return any(x.side != b.side for x in pos.blocks_in(b.hex))
+
+
+def _assign(
+    m: HexMap, pos: Position, side: Side, s: _SideSupply, choices: SupplyChoices | None, check: CheckKind
+) -> tuple[list[Block], _Assignment]:
+    choices = choices or SupplyChoices()
+    blocks = list(pos.blocks_of(side))
+    if check != "final":
+        # A new assignment at each Initial check (RB 13.3, 15.1).
+        blocks = [_replace(b, fortress_supply="", oasis_supply="") for b in blocks]
+    out = _Assignment({}, {}, [], [], [])
+    for f, _ in choices.fortress.items():
+        if f not in s.isolated:
+            out.problems.append(Problem("RB 13.3", f"{m.name(f) if f in m.hexes else f} is not an Isolated {side} Fortress"))
+    _assign_oases(m, s, blocks, choices, check, out)
+    _assign_fortresses(m, s, blocks, choices, check, out)
+    blocks = [
+        _replace(
+            b,
+            fortress_supply=out.fortress.get(b.token, b.fortress_supply),
+            oasis_supply=out.oasis.get(b.token, b.oasis_supply),
+        )
+        for b in blocks
+    ]
+    return blocks, out
+
+
+def initial_supply_check(
+    m: HexMap,
+    pos: Position,
+    side: Side,
+    choices: SupplyChoices | None = None,
+    recoverable: Iterable[str] = (),
+) -> tuple[Position, SupplyReport]:
+    """RB 12.7 Initial Supply Check of ``side``.
+
+    Assigns Fortress (RB 13.3) and Oasis (RB 15.1) Supply afresh, marks
+    Unsupplied units and unmarks Supplied ones, and recovers the Disrupted
+    units in ``recoverable`` (the caller's list of units that have spent a
+    complete enemy Player-Turn Disrupted) that are Supplied and not in a
+    battle hex (RB 11.2). Supply is judged on the position as the check
+    begins; recovery does not change it (S-15). If a choice is needed or
+    ``choices`` is wrong, returns ``pos`` unchanged with ``needed`` or
+    ``problems`` set.
+    """
+    s = _side_supply(m, pos, side)
+    blocks, asg = _assign(m, pos, side, s, choices, "initial")
+    report_base = dict(check="initial", side=side, isolated=s.isolated)
+    if asg.needed or asg.problems:
+        return pos, SupplyReport(**report_base, needed=tuple(asg.needed), problems=tuple(asg.problems))  # type: ignore[arg-type]
+    can_recover = set(recoverable)
+    changes = list(asg.changes)
+    new: list[Block] = []
+    supplied, unsupplied = [], []
+    for b in blocks:
+        how = _status(s, b)
+        if how is None:
+            unsupplied.append(b.token)
+            if not b.unsupplied:
+                changes.append(SupplyChange(b.token, b.hex, "unsupplied", "RB 12.7", _why_short(m, s, b)))
+            b = _replace(b, unsupplied=True)
+        else:
+            supplied.append(b.token)
+            if b.unsupplied:
+                changes.append(SupplyChange(b.token, b.hex, "resupplied", "RB 12.7", f"Supplied from its {how}"))
+            b = _replace(b, unsupplied=False)
+            if b.disrupted and b.token in can_recover and not _engaged(pos, b):
+                changes.append(
+                    SupplyChange(b.token, b.hex, "recovered", "RB 11.2", "Supplied, unengaged, a full enemy Player-Turn Disrupted")
+                )
+                b = _replace(b, disrupted=False)
+        new.append(b)
+    return pos.replace_blocks(new), SupplyReport(
+        **report_base,  # type: ignore[arg-type]
+        supplied=tuple(sorted(supplied)),
+        unsupplied=tuple(sorted(unsupplied)),
+        changes=_in_order(changes),
+    )
+
+
+def final_supply_check(
+    m: HexMap, pos: Position, side: Side, choices: SupplyChoices | None = None
+) -> tuple[Position, SupplyReport]:
+    """RB 12.7 Final Supply Check of ``side``.
+
+    Fortress and Oasis assignments of the Initial check stand; capacity left
+    over is assigned now (RB 13.3, 15.1). Units now Supplied lose their
+    Unsupplied marker; units marked Unsupplied that still have no Supply Line
+    are Disrupted (RB 12.1, 11.0). Raider markers are removed: a Raider still
+    cut off is Disrupted with the others (RB 12.5). Newly Disrupted units in
+    battle hexes with no undisrupted friendly unit left are listed in
+    ``rout`` for the caller (RB 12.7, 11.3). Needed choices and problems as
+    for ``initial_supply_check``.
+    """
+    s = _side_supply(m, pos, side)
+    blocks, asg = _assign(m, pos, side, s, choices, "final")
+    report_base = dict(check="final", side=side, isolated=s.isolated)
+    if asg.needed or asg.problems:
+        return pos, SupplyReport(**report_base, needed=tuple(asg.needed), problems=tuple(asg.problems))  # type: ignore[arg-type]
+    changes = list(asg.changes)
+    new: list[Block] = []
+    supplied, unsupplied, newly = [], [], []
+    for b in blocks:
+        how = _status(s, b)
+        if how is None:
+            unsupplied.append(b.token)
+            if b.unsupplied and not b.disrupted:
+                newly.append(b.token)
+                changes.append(
+                    SupplyChange(b.token, b.hex, "disrupted", "RB 12.1", "Unsupplied at the Initial and the Final Supply Check")
+                )
+                b = _replace(b, disrupted=True)
+        else:
+            supplied.append(b.token)
+            if b.unsupplied:
+                changes.append(SupplyChange(b.token, b.hex, "resupplied", "RB 12.7", f"Supplied from its {how}"))
+                b = _replace(b, unsupplied=False)
+        if b.raider:
+            changes.append(SupplyChange(b.token, b.hex, "raider_cleared", "RB 12.5", "Raider marker removed at the Final Supply Check"))
+            b = _replace(b, raider=False)
+        new.append(b)
+    out = pos.replace_blocks(new)
+    rout = tuple(
+        sorted(
+            t
+            for t in newly
+            if _engaged(out, out.block(t))
+            and not any(x.side == side and not x.disrupted for x in out.blocks_in(out.block(t).hex))
+        )
+    )
+    return out, SupplyReport(
+        **report_base,  # type: ignore[arg-type]
+        supplied=tuple(sorted(supplied)),
+        unsupplied=tuple(sorted(unsupplied)),
+        changes=_in_order(changes),
+        rout=rout,
+    )
+
+
+def buildup_supply_check(
+    m: HexMap, pos: Position, choices: Mapping[Side, SupplyChoices] | None = None
+) -> tuple[Position, SupplyReport]:
+    """RB 12.7 / 16.2 Buildup Supply Check of both sides.
+
+    Supply of every unit is judged on the position as the check begins, with
+    Fortress and Oasis Supply assigned as at an Initial check (S-14). Then
+    Unsupplied units are eliminated (listed in ``eliminated``), markers are
+    removed from Supplied units, battles left with one side are dropped, and
+    Supplied Disrupted units that are not in a battle hex recover. The Supply
+    Networks to keep for the Buildup come from ``network``.
+    """
+    choices = choices or {}
+    supplies = {side: _side_supply(m, pos, side) for side in SIDES}
+    assigned: dict[str, Block] = {}
+    changes: list[SupplyChange] = []
+    needed: list[ChoiceNeeded] = []
+    problems: list[Problem] = []
+    for side in SIDES:
+        blocks, asg = _assign(m, pos, side, supplies[side], choices.get(side), "buildup")
+        needed += asg.needed
+        problems += asg.problems
+        changes += asg.changes
+        assigned.update((b.token, b) for b in blocks)
+    isolated = tuple(f for side in SIDES for f in supplies[side].isolated)
+    if needed or problems:
+        return pos, SupplyReport("buildup", None, isolated=isolated, needed=tuple(needed), problems=tuple(problems))
+    kept: list[Block] = []
+    supplied, eliminated = [], []
+    for b0 in pos.blocks:
+        b = assigned[b0.token]
+        how = _status(supplies[b.side], b)
+        if how is None:
+            eliminated.append(b.token)
+            changes.append(SupplyChange(b.token, b.hex, "eliminated", "RB 16.2", "Unsupplied at the Buildup Supply Check"))
+            continue
+        supplied.append(b.token)
+        if b.unsupplied:
+            changes.append(SupplyChange(b.token, b.hex, "resupplied", "RB 16.2", f"Supplied from its {how}"))
+        kept.append(_replace(b, unsupplied=False, raider=False))
+    out = msgspec.structs.replace(pos, blocks=tuple(kept))
+    out = out.with_battles(bt for bt in pos.battles if {x.side for x in out.blocks_in(bt.hex)} == set(SIDES))
+    final: list[Block] = []
+    for b in out.blocks:
+        if b.disrupted and not _engaged(out, b):
+            changes.append(SupplyChange(b.token, b.hex, "recovered", "RB 16.2", "Supplied and unengaged at the Buildup Supply Check"))
+            b = _replace(b, disrupted=False)
+        final.append(b)
+    out = msgspec.structs.replace(out, blocks=tuple(final))
+    return out, SupplyReport(
+        "buildup",
+        None,
+        supplied=tuple(sorted(supplied)),
+        unsupplied=tuple(sorted(eliminated)),
+        changes=_in_order(changes),
+        eliminated=tuple(sorted(eliminated)),
+        isolated=isolated,
+    )
+
+
+# ------------------------------------------------------------- explanation
+
+
+def _why_short(m: HexMap, s: _SideSupply, b: Block) -> str:
+    reasons = _why_not(m, s, b)
+    return reasons[0] if reasons else "no Supply Line (RB 12.2)"
+
+
+def _why_not(m: HexMap, s: _SideSupply, b: Block) -> list[str]:
+    """Why a block has no Supply Line: the raider rule, or each way out of its
+    hex that fails and the hex or hexside that blocks it."""
+    view, base = s.view, s.base
+    if b.token in view.raiders:
+        return ["a Raider: cut off from friendly Supply until the battle is won (RB 12.5)"]
+    out: list[str] = []
+    h = b.hex
+    if view.kind(h) == _BLOCKED:
+        return [f"{m.name(h)} is held by the enemy (RB 12.2)"]
+    for _, n in m.neighbours(h):
+        if not m.is_playable(n):
+            continue
+        if not m.is_passable(h, n):
+            if (n, True) in base.dist or n in view.members:
+                out.append(f"the {m.hexside(h, n)} hexside {m.hexside_name(h, n)} is impassable (RB 1.4, 12.2)")
+            continue
+        if view.kind(n) == _BLOCKED:
+            out.append(f"{m.name(n)} is an enemy hex or enemy battle (RB 12.2)")
+        elif view.kind(n) == _TERMINAL:
+            out.append(f"{m.name(n)} is a battle we attacked: lines go only into it (RB 12.5)")
+        elif not view.crossing_ok(h, n):
+            out.append(f"the battle hexside {m.hexside_name(h, n)} is enemy (RB 12.5)")
+    for link in view.tables.links[h]:
+        u = link.end
+        if u in view.members and not base.reached(u):
+            out.append(f"the chain member at {m.name(u)} is itself unsupplied (RB 12.4)")
+        elif not view.link_ok(link) and ((u, True) in base.dist or u in view.members):
+            blocked = [x for x in link.path[1:-1] if view.kind(x) != _OPEN]
+            if blocked:
+                out.append(f"the {link.kind} to {m.name(u)} passes {m.name(blocked[0])}, which blocks it (RB 12.2)")
+    near = [x for (x, hw) in base.dist if hw]
+    if near:
+        d, x = min((m.distance(h, x), x) for x in near)
+        out.append(
+            f"nearest Supplied Highway: {m.name(x)}, {d} hex{'es' if d != 1 else ''} away; no friendly unit or road "
+            f"brings it within Supply Range (track 3, trail 2, else adjacent; RB 12.4)"
+        )
+    else:
+        out.append("no Supplied Highway at all: the Base is cut off (RB 12.3)")
+    return list(dict.fromkeys(out))
+
+
+def _format_line(m: HexMap, line: SupplyLine) -> str:
+    parts = [m.name(line.chain[0])]
+    for leg in line.legs:
+        parts.append(f"-[{leg.kind}]-> " + " > ".join(m.name(x) for x in leg.hexes[1:]))
+    what = {"base": "Base", "fortress": "Fortress", "oasis": "Oasis"}[line.source]
+    via = " - ".join(m.name(x) for x in line.chain)
+    return f"{via} ({line.length} hexes to the {what} {m.name(line.source_hex)}): " + " ".join(parts)
+
+
+def explain_supply(m: HexMap, pos: Position, token_or_hex: str) -> list[str]:
+    """Lines of text for ``pbem explain supply <hex or unit>``: each unit's
+    Supply status and every Supply Line hex by hex, or why it has none.
+
+    Raises UnknownLocation (from ``HexMap.resolve``) for text that is neither
+    a token in ``pos`` nor a location.
+    """
+    if pos.has_block(token_or_hex):
+        blocks = [pos.block(token_or_hex)]
+        where = blocks[0].hex
+    else:
+        where = m.resolve(token_or_hex)
+        blocks = sorted(pos.blocks_in(where), key=lambda b: (b.side, b.token))
+    out: list[str] = []
+    if not blocks:
+        return [f"{m.name(where)}: no units"]
+    cache: dict[Side, _SideSupply] = {}
+    for b in blocks:
+        s = cache.get(b.side) or cache.setdefault(b.side, _side_supply(m, pos, b.side))
+        how = _status(s, b)
+        marks = [x for x, on in (("Disrupted", b.disrupted), ("Unsupplied marker", b.unsupplied), ("Raider", b.raider)) if on]
+        tag = f" [{', '.join(marks)}]" if marks else ""
+        if how is None:
+            out.append(f"{b.token} ({b.side}) at {m.name(b.hex)}{tag}: no Supply Line (RB 12.2)")
+            out.extend(f"  - {r}" for r in _why_not(m, s, b))
+            if s.isolated:
+                for f in s.isolated:
+                    if _has_fortress_line(s, b, f) and b.fortress_supply != f:
+                        out.append(f"  - could trace to Isolated {m.name(f)}, but is not assigned its Fortress Supply (RB 13.3)")
+            continue
+        if how == "base":
+            label = "Supplied from the Base"
+        elif how == "fortress":
+            label = f"Fortress Supplied by {m.name(b.fortress_supply)}"
+        else:
+            label = "Oasis Supplied"
+        lines = supply_lines(m, pos, b.side, b.hex)
+        out.append(f"{b.token} ({b.side}) at {m.name(b.hex)}{tag}: {label} (RB 12.2); {len(lines)} Supply Line(s):")
+        out.extend(f"  {i}) {_format_line(m, line)}" for i, line in enumerate(lines, 1))
+    return out
+
+
+__all__ = [
+    "SUPPLY_RANGE",
+    "ChoiceNeeded",
+    "Leg",
+    "SupplyChange",
+    "SupplyChoices",
+    "SupplyLine",
+    "SupplyReport",
+    "buildup_supply_check",
+    "explain_supply",
+    "final_supply_check",
+    "initial_supply_check",
+    "is_supplied",
+    "isolated_fortresses",
+    "network",
+    "supplied_tokens",
+    "supply_lines",
+]
