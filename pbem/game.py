@@ -158,7 +158,7 @@ class _Ctx:
 
     __slots__ = ("_replay", "seq", "author")
 
-    def __init__(self, replay: "Replay", seq: int, author: str) -> None:
+    def __init__(self, replay: Replay, seq: int, author: str) -> None:
         self._replay = replay
         self.seq = seq
         self.author = author
@@ -735,7 +735,7 @@ class Replay:
             return "deck: " + (", ".join(parts) or "no keys")
         return self.rules.format_action(action)
 
-    def _apply_deck(self, action: Any, author: str, seq: int, where: str, ctx: "_Ctx") -> str:
+    def _apply_deck(self, action: Any, author: str, seq: int, where: str, ctx: _Ctx) -> str:
         """Check a deck message at once (``check_step``, every key against its
         commitment, deals and openings exactly as the rules asked) and record it."""
         task = self.rules.deck_task(self.state)
