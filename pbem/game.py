@@ -6,7 +6,17 @@ size and form, signature by the author's genesis key, ``game``/``seq``/
 dice owed to the previous event, then every action through the rules'
 ``check`` and ``apply``. The first failure raises a PbemError naming the
 event and the problem; a Replay that raised must be discarded (callers work
-on a ``clone()`` when they need all-or-nothing).
+on a ``fork()`` when they need all-or-nothing).
+
+The public API beside ``apply_stored``: ``fork`` (an independent copy:
+applying events to one fork is never seen through another), ``simulate``
+(an unsigned body applied to a fork), ``with_known``, ``open_event`` (an
+unsigned event folded action by action: ``OpenEvent``, what pbem.session
+composes drafts with), ``snapshot``/``restored`` (the fold as the plain
+``ReplayData`` the replay cache stores), the queries ``value``,
+``committed``, ``is_opened``, ``unopened``, ``commitment_authors``,
+``entropy_seq_of``, ``format_action``, and the shared deck's ``ledger``
+(pbem.ledger) with ``card``, ``deck_audit`` and ``deck_event``.
 
 One Replay takes one *perspective*: public (keys only), a player (their own
 secrets are known), or an audit (every opening in the log is known from the
@@ -16,9 +26,10 @@ start, so every deferred check becomes an immediate one).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -40,6 +51,7 @@ from pbem.errors import (
     VersionMismatch,
 )
 from pbem.identity import parse_public, verify_signature
+from pbem.ledger import DeckData, DeckLedger
 from pbem.rulesapi import DICE, Decision, Outcome, RulesError, RulesModule, data_hash, option_problems
 from pbem.text import shown
 
@@ -97,12 +109,56 @@ class EventInfo(msgspec.Struct, frozen=True, array_like=True):
     rolls: Roll | None
 
 
+class CommitData(msgspec.Struct, frozen=True):
+    label: str
+    digest: str
+    seq: int
+    author: str
+    kind: str = ""
+
+
+class OriginData(msgspec.Struct, frozen=True):
+    seq: int
+    event_hash: str
+    author: str
+    x: str
+    sides: tuple[int, ...]
+    secret: tuple[str, ...] = ()
+
+
+class SecretDieData(msgspec.Struct, frozen=True):
+    event_hash: str
+    index: int
+    x: str
+    sides: int
+
+
+class ReplayData(msgspec.Struct, frozen=True):
+    """A Replay's fold as plain, typed data (``Replay.snapshot``, ``Replay.restored``):
+    what the replay cache (pbem.snapshot) stores. Bytes are hex; the rules state
+    is its JSON encoding, decoded with the rules' ``state_type``."""
+
+    seq: int
+    head: str
+    state: msgspec.Raw
+    commitments: list[CommitData]
+    opened: dict[str, str]
+    entropy_commit: dict[str, str]
+    entropy_seq: dict[str, int]
+    history: list[EventInfo]
+    dice_origin: OriginData | None = None
+    secret_dice: dict[str, SecretDieData] = {}
+    #: Opened leaves of Merkle sets: [label, key, value hex].
+    leaves: list[tuple[str, str, str]] = []
+    deck: DeckData = DeckData()
+
+
 class _Ctx:
     """The Ctx handed to the rules (see pbem.rulesapi.Ctx)."""
 
     __slots__ = ("_replay", "seq", "author")
 
-    def __init__(self, replay: "Replay", seq: int, author: str) -> None:
+    def __init__(self, replay: Replay, seq: int, author: str) -> None:
         self._replay = replay
         self.seq = seq
         self.author = author
@@ -112,22 +168,102 @@ class _Ctx:
         return self._replay.role
 
     def value(self, label: str) -> bytes | None:
-        r = self._replay
-        if label in r.opened:
-            return r.opened[label]
-        return r.known.get(label)
+        return self._replay.value(label)
 
     def committed(self, label: str) -> bool:
-        return label in self._replay.commitments
+        return self._replay.committed(label)
 
     def opened(self, label: str) -> bool:
-        return label in self._replay.opened
+        return self._replay.is_opened(label)
 
     def leaf(self, label: str, key: str) -> bytes | None:
         return self._replay.leaf(label, key)
 
     def card(self, rnd: str, pos: int) -> str | None:
         return self._replay.card(rnd, pos)
+
+
+@dataclass
+class _Event:
+    """An event being folded: what its start found, the action labels so far."""
+
+    seq: int
+    author: str
+    where: str
+    x: bytes
+    rolled: Roll | None
+    game_over: bool = False
+    labels: list[str] = field(default_factory=list)
+
+
+_T = TypeVar("_T")
+
+
+class OpenEvent:
+    """An unsigned event of one author folded as far as its actions so far, not
+    yet ended (``Replay.open_event``). Immutable: ``add`` and ``close`` work on
+    forks, so an OpenEvent can be extended twice in two ways, and a refused
+    action leaves it as it was.
+
+    ``add`` differs from folding the whole longer body in one way only: the
+    commitments and secret values the new action brings are recorded just
+    before it, where a whole body records every commitment of the event before
+    its first action. Actions already added were judged without them; a rule
+    that let an action depend on a *later* action's commitment in the same
+    event would be judged differently here (no game does; the event is folded
+    whole again when it is signed and sent, so nothing is ever signed on this
+    path alone). An action that opens a value or a leaf changes the state
+    before all actions of a whole body: it cannot be added (``addable``)."""
+
+    __slots__ = ("_body", "_event", "_replay")
+
+    def __init__(self, replay: Replay, event: _Event, body: Body) -> None:
+        self._replay = replay
+        self._event = event
+        self._body = body
+
+    @property
+    def body(self) -> Body:
+        """The body of the actions so far (its commitments as folded)."""
+        return self._body
+
+    @staticmethod
+    def addable(reveals: Sequence[str], leaves: Sequence[object]) -> bool:
+        """Whether an action with these openings can be added (none: see the class)."""
+        return not reveals and not leaves
+
+    def add(self, raw: msgspec.Raw, commits: Sequence[codec.Commitment] = (),
+            known: Mapping[str, bytes] | None = None) -> OpenEvent:
+        """A new OpenEvent: this one with ``commits`` recorded, ``known`` values
+        known, then the action ``raw`` checked and applied (one rules step).
+        Raises the PbemError folding the whole body would raise for that action."""
+        body = self._body
+        twin = self._replay.fork()
+        if known:
+            twin.known = {**twin.known, **known}
+        ev = dataclasses.replace(self._event, labels=list(self._event.labels))
+        index = len(body.actions) + 1
+        judging: list[Any] = []
+
+        def step() -> None:
+            if ev.game_over:  # as _begin says of a whole body with actions
+                raise IllegalAction(f"{ev.where}: the game is over; only openings for the audit may follow")
+            twin._commit(commits, ev.seq, ev.author, ev.where)
+            twin._act(ev, index, raw, judging)
+
+        twin._judged(body, judging, step)
+        longer = msgspec.structs.replace(body, actions=[*body.actions, raw], commits=[*body.commits, *commits])
+        return OpenEvent(twin, ev, longer)
+
+    def close(self, body: Body | None = None) -> Replay:
+        """The replay after the event, ended as ``body`` (by default the body of
+        the actions so far): the dice it asks for, its entropy commitment, its
+        hash as head. ``body`` must hold the same actions and commitments."""
+        body = self._body if body is None else body
+        twin = self._replay.fork()
+        ev = dataclasses.replace(self._event, labels=list(self._event.labels))
+        twin._judged(body, [], lambda: twin._finish(ev, body, codec.sha256(codec.canonical(body))))
+        return twin
 
 
 @dataclass
@@ -155,18 +291,8 @@ class Replay:
     leaves: dict[tuple[str, str], bytes] = field(default_factory=dict)
     history: list[EventInfo] = field(default_factory=list)
     _sets: dict[str, dict[str, bytes]] = field(default_factory=dict, repr=False)
-    #: The shared deck (pbem.deck, DESIGN 4): steps per round in play order,
-    #: each round's first role and input deck, every key published (checked),
-    #: the deals (round, pos) -> role, the positions opened by their holder,
-    #: and (round, step or -1 for a deal) -> (seq, author) of the event that carried it.
-    deck_rounds: dict[str, list[deckmod.Step]] = field(default_factory=dict)
-    deck_first: dict[str, str] = field(default_factory=dict)
-    deck_sources: dict[str, list[deckmod.Source]] = field(default_factory=dict)
-    deck_keys: dict[tuple[str, int, int], deckmod.KeyOpening] = field(default_factory=dict)
-    deck_dealt: dict[tuple[str, int], str] = field(default_factory=dict)
-    deck_opened: dict[tuple[str, int], str] = field(default_factory=dict)
-    deck_where: dict[tuple[str, int], tuple[int, str]] = field(default_factory=dict)
-    _cards: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
+    #: The shared deck (pbem.deck, DESIGN 4): its own ledger (pbem.ledger).
+    ledger: DeckLedger = field(default_factory=DeckLedger)
 
     # -- public queries -------------------------------------------------
 
@@ -205,7 +331,7 @@ class Replay:
         leaves = self._sets.get(label)
         if leaves is None:
             record = self.commitments.get(label)
-            whole = self.opened.get(label, self.known.get(label))
+            whole = self.value(label)
             if record is None or record.kind != "set" or whole is None:
                 return None
             try:
@@ -217,8 +343,10 @@ class Replay:
     def ctx(self, author: str, seq: int | None = None) -> _Ctx:
         return _Ctx(self, self.seq + 1 if seq is None else seq, author)
 
-    def clone(self) -> "Replay":
-        """An independent copy (rules states are immutable and shared)."""
+    def fork(self) -> Replay:
+        """An independent copy: applying events to it, or to this replay, is never
+        seen through the other (every mutable field is copied; rules states,
+        records and deck steps are immutable and shared)."""
         twin = copy.copy(self)
         twin.keys = dict(self.keys)
         twin.commitments = dict(self.commitments)
@@ -229,15 +357,106 @@ class Replay:
         twin.leaves = dict(self.leaves)
         twin._sets = {}
         twin.history = list(self.history)
-        twin.deck_rounds = {k: list(v) for k, v in self.deck_rounds.items()}
-        twin.deck_first = dict(self.deck_first)
-        twin.deck_sources = dict(self.deck_sources)
-        twin.deck_keys = dict(self.deck_keys)
-        twin.deck_dealt = dict(self.deck_dealt)
-        twin.deck_opened = dict(self.deck_opened)
-        twin.deck_where = dict(self.deck_where)
-        twin._cards = dict(self._cards)
+        twin.ledger = self.ledger.fork()
         return twin
+
+    #: The older name of ``fork``.
+    clone = fork
+
+    def with_known(self, values: Mapping[str, bytes]) -> Replay:
+        """A fork that also knows ``values`` (label -> value: e.g. the secrets of a draft)."""
+        twin = self.fork()
+        twin.known = {**self.known, **values}
+        return twin
+
+    def simulate(self, body: Body) -> Replay:
+        """A fork with the unsigned ``body`` applied (for checking drafts): every
+        check of ``apply_stored`` but the signature; a genesis body is applied to
+        a fork of an empty replay. Raises a PbemError like ``apply_stored``."""
+        twin = self.fork()
+        if body.genesis is not None:
+            twin.genesis = None
+            stored = codec.wrap(codec.canonical(body), bytes(64))
+            twin.apply_stored(stored, verify_signature_=False)
+        else:
+            twin._check_continuity(body)
+            twin._apply_body(body, codec.sha256(codec.canonical(body)))
+        return twin
+
+    def snapshot(self) -> ReplayData:
+        """This replay's fold as plain data (the genesis, keys and perspective are
+        not in it: ``restored`` takes them from the replay it is called on)."""
+        o = self.dice_origin
+        return ReplayData(
+            seq=self.seq, head=self.head.hex(), state=msgspec.Raw(msgspec.json.encode(self.state)),
+            commitments=[CommitData(k, v.digest.hex(), v.seq, v.author, v.kind) for k, v in self.commitments.items()],
+            opened={k: v.hex() for k, v in self.opened.items()},
+            entropy_commit={k: v.hex() for k, v in self.entropy_commit.items()},
+            entropy_seq=dict(self.entropy_seq),
+            history=list(self.history),
+            dice_origin=None if o is None else OriginData(o.seq, o.event_hash.hex(), o.author, o.x_author.hex(),
+                                                          o.sides, o.secret),
+            secret_dice={k: SecretDieData(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
+                         for k, d in self.secret_dice.items()},
+            leaves=[(label, key, value.hex()) for (label, key), value in self.leaves.items()],
+            deck=self.ledger.data())
+
+    def restored(self, data: ReplayData) -> Replay:
+        """A fork of this replay (its genesis opened, perspective set) advanced to
+        the fold ``data`` describes. ``data`` is trusted (a checked replay's own
+        ``snapshot``); msgspec.DecodeError if its state is not of the rules' type."""
+        state = msgspec.json.decode(bytes(data.state), type=self.rules.state_type)
+        r = self.fork()
+        r.state = state
+        r.seq = data.seq
+        r.head = bytes.fromhex(data.head)
+        r.commitments = {c.label: CommitRecord(bytes.fromhex(c.digest), c.seq, c.author, c.kind)
+                         for c in data.commitments}
+        r.opened = {k: bytes.fromhex(v) for k, v in data.opened.items()}
+        r.entropy_commit = {k: bytes.fromhex(v) for k, v in data.entropy_commit.items()}
+        r.entropy_seq = dict(data.entropy_seq)
+        o = data.dice_origin
+        r.dice_origin = None if o is None else DiceOrigin(o.seq, bytes.fromhex(o.event_hash), o.author,
+                                                          bytes.fromhex(o.x), tuple(o.sides), tuple(o.secret))
+        r.secret_dice = {k: SecretDie(bytes.fromhex(d.event_hash), d.index, bytes.fromhex(d.x), d.sides)
+                         for k, d in data.secret_dice.items()}
+        r.leaves = {(label, key): bytes.fromhex(value) for label, key, value in data.leaves}
+        r.history = list(data.history)
+        r.ledger = DeckLedger.from_data(data.deck)
+        return r
+
+    # -- what this replay knows of the secrets ---------------------------------
+
+    def value(self, label: str) -> bytes | None:
+        """The value of commitment ``label`` if this replay knows it (opened in the
+        log, or known to its perspective), else None."""
+        hit = self.opened.get(label)
+        return hit if hit is not None else self.known.get(label)
+
+    def committed(self, label: str) -> bool:
+        return label in self.commitments
+
+    def is_opened(self, label: str) -> bool:
+        return label in self.opened
+
+    def has_role(self, role: str) -> bool:
+        return role in self.keys
+
+    def commitment_authors(self) -> dict[str, str]:
+        """Every commitment label in the log -> the role that committed it."""
+        return {label: rec.author for label, rec in self.commitments.items()}
+
+    def unopened(self, role: str) -> list[str]:
+        """The labels ``role`` committed and has not opened, in log order."""
+        return [label for label, rec in self.commitments.items() if rec.author == role and label not in self.opened]
+
+    def entropy_seq_of(self, role: str) -> int | None:
+        """The event that holds ``role``'s latest entropy commitment (None before its first event)."""
+        return self.entropy_seq.get(role)
+
+    def format_action(self, action: Any) -> str:
+        """An action (the game's or a deck message) as people read it."""
+        return self._format(action)
 
     # -- applying events ------------------------------------------------
 
@@ -309,7 +528,9 @@ class Replay:
 
     def _apply_genesis(self, unwrapped: Unwrapped, verify_sig: bool) -> EventInfo:
         body = self._genesis_header(unwrapped, verify_sig)
-        self.state = self.rules.initial_state(body.genesis.scenario, tuple(body.genesis.options))
+        g = body.genesis
+        assert g is not None  # _genesis_header refuses a body without one
+        self.state = self.rules.initial_state(g.scenario, tuple(g.options))
         return self._apply_body(body, codec.sha256(unwrapped.stored))
 
     def _genesis_header(self, unwrapped: Unwrapped, verify_sig: bool) -> Body:
@@ -353,16 +574,29 @@ class Replay:
         return body
 
     def _apply_body(self, body: Body, event_hash: bytes) -> EventInfo:
-        """``_fold`` with the engine's guarantee (issue 27 point 5): whatever a
-        signed event holds, judging it ends in acceptance or a PbemError naming
-        the event and its signer, never in another exception. A rules module
-        that raises while judging an event refuses it (never accepts it)."""
+        """The fold of one event (``_begin``, each action, ``_finish``) with the
+        engine's guarantee (issue 27 point 5): whatever a signed event holds,
+        judging it ends in acceptance or a PbemError naming the event and its
+        signer, never in another exception. A rules module that raises while
+        judging an event refuses it (never accepts it)."""
         judging: list[Any] = []  # [index, action] while an action is judged: named only on failure
+
+        def fold() -> EventInfo:
+            ev = self._begin(body)
+            for index, raw in enumerate(body.actions, 1):
+                self._act(ev, index, raw, judging)
+            judging.clear()
+            return self._finish(ev, body, event_hash)
+
+        return self._judged(body, judging, fold)
+
+    def _judged(self, body: Body, judging: list[Any], step: Callable[[], _T]) -> _T:
+        """``step()``, any exception but a PbemError turned into the refusal of the event."""
         try:
-            return self._fold(body, event_hash, judging)
+            return step()
         except PbemError:
             raise
-        except Exception as exc:  # noqa: BLE001 - see the docstring
+        except Exception as exc:  # noqa: BLE001 - see _apply_body
             what = f"event {body.seq} by {body.author}"
             if judging:
                 index, action = judging
@@ -379,7 +613,9 @@ class Replay:
         except Exception:  # noqa: BLE001 - a crafted action must still be named
             return shown(codec.canonical(action).decode("ascii", "replace"), 200)
 
-    def _fold(self, body: Body, event_hash: bytes, judging: list[Any]) -> EventInfo:
+    def _begin(self, body: Body) -> _Event:
+        """The start of an event: its turn, its entropy, its commitments, its
+        openings (of values and of leaves) and the dice it answers."""
         seq, author = body.seq, body.author
         where = f"event {seq} by {author}"
         decision = self.pending()
@@ -395,10 +631,7 @@ class Replay:
         ctx = _Ctx(self, seq, author)
         # Commitments first: an event may open what it commits (a whole turn in
         # one event commits its secret option and opens it at its end).
-        for c in body.commits:
-            if c.label in self.commitments:
-                raise VerifyError(f"{where}: commitment label '{c.label}' is already in use")
-            self.commitments[c.label] = CommitRecord(bytes.fromhex(c.digest), seq, author, c.kind)
+        self._commit(body.commits, seq, author, where)
         self._open(body, where, ctx)
         self._open_leaves(body, where, ctx)
 
@@ -413,32 +646,43 @@ class Replay:
             self.state = self.rules.resolve_dice(self.state, values, ctx)
             rolled = Roll(origin.seq, seq, origin.author, origin.sides, values)
             self.dice_origin = None
+        return _Event(seq, author, where, x, rolled, game_over)
 
-        labels = []
-        for index, raw in enumerate(body.actions, 1):
-            judging[:] = [index, None]
-            action = self._decode_action(raw, f"{where}, action {index}")
-            judging[1] = action
-            now = self.rules.pending(self.state) if self.rules.outcome(self.state) is None else None
-            if isinstance(action, deckmod.DeckAction) and now is not None and now.role == author \
-                    and now.kind == DECK:
-                labels.append(self._apply_deck(action, author, seq, f"{where}, action {index}", ctx))
-                continue
-            if now is None or now.role != author or now.kind in (DICE, DECK) \
-                    or isinstance(action, deckmod.DeckAction):
-                who = "nobody (the game is over)" if now is None else f"{now.role}'s ({now.kind})"
-                raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}): "
-                                    f"out of turn: the decision is {who}")
-            problems = self.rules.check(self.state, action, ctx)
-            if problems:
-                raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}) "
-                                    "is illegal:", details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
-            # Worded before it is applied, with what this replay knows (its own secrets).
-            label = self.rules.describe_action(self.state, action, self.role)
-            self.state = self.rules.apply(self.state, action, ctx)
-            labels.append(label)
+    def _commit(self, commits: Iterable[codec.Commitment], seq: int, author: str, where: str) -> None:
+        for c in commits:
+            if c.label in self.commitments:
+                raise VerifyError(f"{where}: commitment label '{c.label}' is already in use")
+            self.commitments[c.label] = CommitRecord(bytes.fromhex(c.digest), seq, author, c.kind)
 
-        judging.clear()
+    def _act(self, ev: _Event, index: int, raw: msgspec.Raw, judging: list[Any]) -> None:
+        """Action ``index`` (from 1) of the event: decoded, checked and applied."""
+        where, author = ev.where, ev.author
+        judging[:] = [index, None]
+        action = self._decode_action(raw, f"{where}, action {index}")
+        judging[1] = action
+        ctx = _Ctx(self, ev.seq, author)
+        now = self.rules.pending(self.state) if self.rules.outcome(self.state) is None else None
+        if isinstance(action, deckmod.DeckAction) and now is not None and now.role == author \
+                and now.kind == DECK:
+            ev.labels.append(self._apply_deck(action, author, ev.seq, f"{where}, action {index}", ctx))
+            return
+        if now is None or now.role != author or now.kind in (DICE, DECK) \
+                or isinstance(action, deckmod.DeckAction):
+            who = "nobody (the game is over)" if now is None else f"{now.role}'s ({now.kind})"
+            raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}): "
+                                f"out of turn: the decision is {who}")
+        problems = self.rules.check(self.state, action, ctx)
+        if problems:
+            raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}) "
+                                "is illegal:", details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
+        # Worded before it is applied, with what this replay knows (its own secrets).
+        label = self.rules.describe_action(self.state, action, self.role)
+        self.state = self.rules.apply(self.state, action, ctx)
+        ev.labels.append(label)
+
+    def _finish(self, ev: _Event, body: Body, event_hash: bytes) -> EventInfo:
+        """The end of an event: the dice it asks for, its entropy commitment, the head."""
+        seq, author, where = ev.seq, ev.author, ev.where
         after = self.pending()
         if after is not None and after.kind == DICE:
             if after.role == author:
@@ -446,17 +690,38 @@ class Replay:
                                     "(a rules module error: dice must wait for the opponent)")
             if self.dice_origin is None:
                 self._check_secret_request(after, author, where)
-                self.dice_origin = DiceOrigin(seq, event_hash, author, x, after.dice, after.secret)
+                self.dice_origin = DiceOrigin(seq, event_hash, author, ev.x, after.dice, after.secret)
 
         self.entropy_commit[author] = bytes.fromhex(body.entropy.commit)
         self.entropy_seq[author] = seq
         self.seq = seq
         self.head = event_hash
-        info = EventInfo(seq, author, event_hash, tuple(labels), len(body.commits),
+        info = EventInfo(seq, author, event_hash, tuple(ev.labels), len(body.commits),
                          tuple(o.label for o in body.reveals) + tuple(f"{o.label}[{o.key}]" for o in body.leaves),
-                         body.note, rolled)
+                         body.note, ev.rolled)
         self.history.append(info)
         return info
+
+    # -- an event composed action by action (pbem.session's drafts) -------------
+
+    def open_event(self, body: Body) -> OpenEvent:
+        """The unsigned ``body`` (not a genesis) begun and its actions applied on a
+        fork, the event left open so that ``OpenEvent.add`` can append one more
+        action at the cost of one rules step. ``OpenEvent.close`` ends it; closing
+        an OpenEvent of a body gives the replay ``simulate(body)`` gives."""
+        if body.genesis is not None:
+            raise UsageProblem("a genesis is composed whole (Replay.simulate), not action by action")
+        twin = self.fork()
+        judging: list[Any] = []
+        twin._check_continuity(body)
+
+        def begin() -> _Event:
+            ev = twin._begin(body)
+            for index, raw in enumerate(body.actions, 1):
+                twin._act(ev, index, raw, judging)
+            return ev
+
+        return OpenEvent(twin, twin._judged(body, judging, begin), body)
 
     # -- the shared deck (pbem.deck, DESIGN 4) ----------------------------------
 
@@ -470,7 +735,7 @@ class Replay:
             return "deck: " + (", ".join(parts) or "no keys")
         return self.rules.format_action(action)
 
-    def _apply_deck(self, action: Any, author: str, seq: int, where: str, ctx: "_Ctx") -> str:
+    def _apply_deck(self, action: Any, author: str, seq: int, where: str, ctx: _Ctx) -> str:
         """Check a deck message at once (``check_step``, every key against its
         commitment, deals and openings exactly as the rules asked) and record it."""
         task = self.rules.deck_task(self.state)
@@ -478,185 +743,29 @@ class Replay:
             raise IllegalAction(f"{where}: the rules wait for no deck work of {author} "
                                 "(a rules module error)")
         try:
-            self._deck_message(task, action, author, seq)
+            self.ledger.record(self, task, action, author, seq)
         except DeckError as exc:
             raise IllegalAction(f"{where} ({self._format(action)}) is refused: {exc}") from None
-        self._cards.clear()
         self.state, problems = self.rules.on_deck(self.state, ctx)
         if problems:
             raise IllegalAction(f"{where} ({self._format(action)}) shows an illegal play:",
                                 details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
         return self._format(action)
 
-    def _deck_message(self, task: deckmod.DeckTask, action: Any, author: str, seq: int) -> None:
-        g, game = deckmod.PLAY, self.game_id
-        if isinstance(action, deckmod.DeckStep):
-            if task.kind != "step":
-                raise DeckError("a shuffle step where key openings are due")
-            rnd = task.round
-            done = self.deck_rounds.get(rnd, [])
-            if not done:
-                if rnd in self.deck_rounds or task.first not in self.keys:
-                    raise DeckError("round label used twice or no first player", rnd, 1, author)
-                resolve = deckmod.history_resolver(g, self._deck_history())
-                for src in task.sources:
-                    if isinstance(src, deckmod.Carry) and any(
-                            src in s for r, s in self.deck_sources.items() if r != rnd):
-                        raise DeckError(f"position {src.pos} of {src.round!r} was carried before", rnd, 1, author)
-                deckmod.input_elements(g, game, task.sources, resolve)
-            first = self.deck_first.get(rnd, task.first)
-            number = len(done) + 1
-            if author != (first if number % 2 else self.other(first)):
-                raise DeckError(f"step {number} is not {author}'s", rnd, number, author)
-            deckmod.check_step(g, task.sources, done, action.step)
-            if number <= 2 and deckmod.seed_label(rnd, author) not in self.commitments:
-                raise DeckError("the author's seed for the round is not committed", rnd, number, author)
-            self.deck_rounds[rnd] = done + [action.step]
-            self.deck_first[rnd] = first
-            self.deck_sources[rnd] = list(task.sources)
-            self.deck_where[(rnd, number)] = (seq, author)
-            want = list(task.deal) if number >= 3 else []
-            self._deck_keys_for(rnd, action.deal, want, number, author, seq, deal=True)
-            return
-        if task.kind != "keys":
-            raise DeckError("key openings where a shuffle step is due")
-        self._deck_keys_for(task.round, action.deal, list(task.deal), None, author, seq, deal=True)
-        want_open = list(task.open)
-        if [(k.round, k.index) for k in action.open] != [tuple(o) for o in want_open]:
-            raise DeckError(f"opens {[(k.round, k.index) for k in action.open]}, the rules ask for {want_open}")
-        for k in action.open:
-            if self.deck_dealt.get((k.round, k.index)) != author:
-                raise DeckError(f"position {k.index} was not dealt to {author}", k.round, 0, author)
-            if (k.round, k.index) in self.deck_opened:
-                raise DeckError(f"position {k.index} is opened twice", k.round, 0, author)
-            self._deck_check_key(k, author)
-            self.deck_opened[(k.round, k.index)] = author
-            self.deck_where[(k.round, -2 - k.index)] = (seq, author)
-
-    def _own_step(self, rnd: str, role: str) -> int:
-        return 3 if self.deck_first.get(rnd) == role else 4
-
-    def _deck_check_key(self, k: deckmod.KeyOpening, author: str) -> None:
-        steps = self.deck_rounds.get(k.round)
-        if steps is None:
-            raise DeckError("key for a round that does not exist", k.round, k.step, author)
-        if k.step != self._own_step(k.round, author):
-            raise DeckError(f"key of step {k.step}, not {author}'s per-card key", k.round, k.step, author)
-        deckmod.check_key(deckmod.PLAY, self.game_id, deckmod.DeckRound(steps=steps), k)
-        self.deck_keys[(k.round, k.step, k.index)] = k
-
-    def _deck_keys_for(self, rnd: str, keys: list[deckmod.KeyOpening], want: list[int], number: int | None,
-                       author: str, seq: int, *, deal: bool) -> None:
-        if [k.index for k in keys] != want or any(k.round != rnd for k in keys):
-            raise DeckError(f"deals positions {[k.index for k in keys]}, the rules deal {want}", rnd, number or 0, author)
-        other = self.other(author)
-        for k in keys:
-            if (rnd, k.index) in self.deck_dealt:
-                raise DeckError(f"position {k.index} dealt twice", rnd, k.step, author)
-            self._deck_check_key(k, author)
-            self.deck_dealt[(rnd, k.index)] = other
-            self.deck_where[(rnd, -2 - k.index)] = (seq, author)
-
-    def _deck_history(self) -> dict[str, deckmod.DeckRound]:
-        return {r: deckmod.DeckRound(steps=s) for r, s in self.deck_rounds.items() if len(s) == deckmod.STEPS}
-
-    def _deck_key(self, rnd: str, step: int, pos: int, role: str) -> int | None:
-        k = self.deck_keys.get((rnd, step, pos))
-        if k is not None:
-            return int(k.key, 16)
-        label = deckmod.seed_label(rnd, role)
-        seed = self.opened.get(label, self.known.get(label))
-        if seed is None or len(seed) != 32:
-            return None
-        return deckmod.round_key(deckmod.PLAY, self.game_id, rnd, seed, step, pos)
-
     def card(self, rnd: str, pos: int) -> str | None:
         """The label at position ``pos`` of round ``rnd`` if this replay can see it:
         its own card (the opponent's key dealt it), a card opened by its holder,
-        every card in an audit. None otherwise."""
-        hit = self._cards.get((rnd, pos))
-        if hit is not None:
-            return hit
-        steps = self.deck_rounds.get(rnd)
-        if steps is None or len(steps) != deckmod.STEPS:
-            return None
-        first = self.deck_first[rnd]
-        k1 = self._deck_key(rnd, 3, pos, first)
-        k2 = self._deck_key(rnd, 4, pos, self.other(first))
-        if k1 is None or k2 is None:
-            return None
-        try:
-            label = deckmod.unlock(deckmod.PLAY, self.game_id, self._deck_history(), rnd, pos, k1, k2)
-        except DeckError:
-            return None
-        self._cards[(rnd, pos)] = label
-        return label
+        every card in an audit. None otherwise (``DeckLedger.card``)."""
+        return self.ledger.card(self, rnd, pos)
 
     def deck_audit(self) -> list[deckmod.Dealt]:
-        """``audit_deck`` over every completed round with every seed opened, then
-        the game invariants: the deck and the cards outside it always make the
-        one deck of the first round (nothing lost, nothing in two places), every
-        card opened was dealt to its opener. DeckError names round, step and author;
-        ``deck_event`` turns it into the event."""
-        g, game = deckmod.PLAY, self.game_id
-        names = [r for r, s in self.deck_rounds.items() if len(s) == deckmod.STEPS]
-        authors = {r: (self.deck_first[r], self.other(self.deck_first[r])) for r in names}
-        openings: list[deckmod.KeyOpening] = list(self.deck_keys.values())
-        for r in names:
-            n = len(self.deck_sources[r])
-            for index, role in enumerate(authors[r]):
-                label = deckmod.seed_label(r, role)
-                seed = self.opened.get(label, self.known.get(label))
-                if seed is None or len(seed) != 32:
-                    raise DeckError("the seed of the round was never opened", r, 1 + index, role)
-                openings += deckmod.open_all(g, game, r, seed, index, n)
-        draws = [deckmod.Draw(round=r, pos=p, to=to) for (r, p), to in self.deck_dealt.items() if r in authors]
-        dealt = deckmod.audit_deck(g, game, [deckmod.DeckRound(steps=self.deck_rounds[r]) for r in names],
-                                   openings, draws, authors)
-        universe: set[str] = set()
-        outside: set[str] = set()
-        deck_now: set[str] = set()
-        by_round = {d.round: d for d in dealt}
-        for d in dealt:
-            entering = set()
-            for src in self.deck_sources[d.round]:
-                if isinstance(src, deckmod.Card):
-                    if src.label in universe:
-                        raise DeckError(f"card {src.label!r} enters the deck while it is already in play",
-                                        d.round, 1, authors[d.round][0])
-                    universe.add(src.label)
-                    entering.add(src.label)
-                else:
-                    old = by_round[src.round]
-                    label = old.labels[src.pos]
-                    if old.holders[src.pos]:
-                        outside.discard(label)
-                    else:
-                        deck_now.discard(label)
-                    entering.add(label)
-            if deck_now:
-                raise DeckError(f"{len(deck_now)} undealt card(s) of the previous round left out of the reshuffle",
-                                d.round, 1, authors[d.round][0])
-            if entering & outside or entering != set(d.labels) or (entering | outside) != universe:
-                raise DeckError("the new deck and the cards in play are not the one deck", d.round, 1,
-                                authors[d.round][0])
-            deck_now = set(d.labels)
-            for pos, holder in enumerate(d.holders):
-                if holder:
-                    deck_now.discard(d.labels[pos])
-                    outside.add(d.labels[pos])
-        for (r, p), who in self.deck_opened.items():
-            if self.deck_dealt.get((r, p)) != who:
-                raise DeckError(f"position {p} opened by {who}, who was not dealt it", r, 0, who)
-        return dealt
+        """The whole-deck audit (``DeckLedger.audit``); DeckError names round, step
+        and author, ``deck_event`` turns it into the event."""
+        return self.ledger.audit(self)
 
     def deck_event(self, exc: DeckError) -> str:
         """'event N by X: ...' for an audit DeckError (the step's event, or the round's first)."""
-        hit = self.deck_where.get((exc.round, exc.step)) or self.deck_where.get((exc.round, 1))
-        if hit is None:
-            return str(exc)
-        seq, author = hit
-        return f"event {seq} by {author}: {exc}"
+        return self.ledger.event_of(exc)
 
     def _check_secret_request(self, decision: Decision, author: str, where: str) -> None:
         if not decision.secret:

@@ -33,7 +33,15 @@ from pbem.errors import (
     VerifyError,
 )
 from pbem.fileio import make_dirs, read_regular, remove, write_atomic
-from pbem.game import AUDIT, EventInfo, Replay, audit_openings, event_game, foreign_game_text
+from pbem.game import (
+    AUDIT,
+    EventInfo,
+    OpenEvent,
+    Replay,
+    audit_openings,
+    event_game,
+    foreign_game_text,
+)
 from pbem.identity import Identity, fingerprint, parse_public, verify_signature
 from pbem.rulesapi import DICE, Ctx, Decision, Order, RulesModule, data_hash
 from pbem.store import GameDir, LocalConfig
@@ -127,6 +135,9 @@ class Seat:
     role: str
     vault: VaultData
     replay: Replay
+    #: My draft's event folded on ``replay`` (``Composer``), kept between
+    #: ``draft_replay`` and ``add_orders`` in one process; used only if it fits.
+    composer: Composer | None = field(default=None, repr=False, compare=False)
 
     @property
     def vault_path(self) -> Path:
@@ -174,11 +185,12 @@ def load_seat(gd: GameDir, identity: Identity) -> Seat:
 # -- composing events -------------------------------------------------------
 
 def _my_reveal(seat_role: str, replay: Replay, data: VaultData) -> bytes:
-    if seat_role not in replay.entropy_seq:
+    seq = replay.entropy_seq_of(seat_role)
+    if seq is None:
         return b""
-    x = data.entropy_for(replay.entropy_seq[seat_role])
+    x = data.entropy_for(seq)
     if x is None:
-        raise NotFound(f"the vault has lost the entropy secret of event {replay.entropy_seq[seat_role]}; "
+        raise NotFound(f"the vault has lost the entropy secret of event {seq}; "
                        "restore the vault from its backup")
     return x
 
@@ -192,15 +204,8 @@ def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrde
         if secret is None:
             raise NotFound(f"cannot open '{label}': it is not in your vault")
         reveals.append(Opening(label=label, salt=secret.salt, value=secret.value))
-    commits = []
     domain = bytes.fromhex(genesis.nonce) if genesis is not None else replay.commit_domain
-    for o in orders:
-        for label, secret in o.secrets.items():
-            if secret.kind == "set":
-                commits.append(Commitment(label=label, digest=_merkle_set(secret).root.hex(), kind="set"))
-                continue
-            digest, _ = commit(domain, label, bytes.fromhex(secret.value), bytes.fromhex(secret.salt))
-            commits.append(Commitment(label=label, digest=digest.hex()))
+    commits = [c for o in orders for c in _commitments(domain, o)]
     x_prev = b"" if genesis is not None else _my_reveal(role, replay, data)
     return Body(
         v=codec.FORMAT_VERSION,
@@ -216,6 +221,18 @@ def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrde
         note=note,
         genesis=genesis,
     )
+
+
+def _commitments(domain: bytes, order: DraftOrder) -> list[Commitment]:
+    """The commitments of ``order``'s secrets, as its event carries them."""
+    commits = []
+    for label, secret in order.secrets.items():
+        if secret.kind == "set":
+            commits.append(Commitment(label=label, digest=_merkle_set(secret).root.hex(), kind="set"))
+            continue
+        digest, _ = commit(domain, label, bytes.fromhex(secret.value), bytes.fromhex(secret.salt))
+        commits.append(Commitment(label=label, digest=digest.hex()))
+    return commits
 
 
 def _merkle_set(secret: Secret) -> MerkleSet:
@@ -243,16 +260,8 @@ def _leaf_openings(data: VaultData, orders: Sequence[DraftOrder]) -> list[LeafOp
 
 
 def simulate(replay: Replay, body: Body) -> Replay:
-    """Apply an unsigned body to a copy of ``replay`` (for checking drafts)."""
-    twin = replay.clone()
-    if body.genesis is not None:
-        twin.genesis = None
-        stored = codec.wrap(codec.canonical(body), bytes(64))
-        twin.apply_stored(stored, verify_signature_=False)
-    else:
-        twin._check_continuity(body)
-        twin._apply_body(body, codec.sha256(codec.canonical(body)))
-    return twin
+    """Apply an unsigned body to a fork of ``replay`` (for checking drafts): ``Replay.simulate``."""
+    return replay.simulate(body)
 
 
 def _sign(identity: Identity, body: Body) -> bytes:
@@ -272,13 +281,31 @@ def parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
                   base: Sequence[DraftOrder], texts: Sequence[str], *,
                   genesis: Genesis | None = None) -> list[DraftOrder]:
     """Parse and check ``texts`` after ``base``; IllegalAction lists every problem.
-    Public for drivers of whole games (pbem.table, self-play) as well as ``add_orders``."""
+    Public for drivers of whole games (pbem.table, self-play) as well as ``add_orders``.
+    Each text costs O(1) rules steps once the draft ``base`` is folded (see ``Composer``)."""
+    return compose_orders(rules, replay, role, data, base, texts, genesis=genesis)[0]
+
+
+def compose_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
+                   base: Sequence[DraftOrder], texts: Sequence[str], *, genesis: Genesis | None = None,
+                   held: Composer | None = None) -> tuple[list[DraftOrder], Composer | None]:
+    """``parse_orders``, continuing from the composer ``held`` when it holds the
+    draft ``base`` (``Composer.fits``; otherwise the draft is folded once), and
+    the composer of the orders it returns: hand it back with the next texts.
+    None when there is none (a genesis is composed whole, and orders given
+    when the decision is not mine are refused before any fold)."""
     orders = list(base)
+    comp: Composer | None = None
     problems: list[str] = []
     for text in texts:
         now = replay.pending()
         if genesis is None and (orders or (now is not None and now.role == role)):
-            orders, probe = with_deck(replay, role, data, orders)  # my deck work goes first
+            if comp is None:
+                comp = held if held is not None and held.fits(replay, role, data, orders) else \
+                    Composer.start(replay, role, data, orders)
+            comp = comp.with_deck()  # my deck work goes first
+            orders = list(comp.orders)
+            probe = comp.probe
         else:
             probe = _probe(replay, role, data, orders, genesis)
         decision = probe.pending()
@@ -293,20 +320,99 @@ def parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
             problems.append(f"'{text}': {exc}")
             continue
         for label in [*order.secrets, *order.sets]:
-            if label in probe.commitments or any(label in o.secrets for o in orders):
+            if probe.committed(label) or any(label in o.secrets for o in orders):
                 problems.append(f"'{text}': commitment label '{label}' is already in use")
         candidate = DraftOrder(text=text, action=codec.raw(order.action), secrets=_secret_map(order),
-                               reveal=list(order.reveal), leaves=[tuple(p) for p in order.open_leaves])
-        trial_data = _with_secrets(data, orders + [candidate])
+                               reveal=list(order.reveal), leaves=[(label, key) for label, key in order.open_leaves])
         try:
-            simulate_draft(replay, role, trial_data, orders + [candidate], genesis)
+            if comp is not None:
+                comp = comp.add(candidate)
+            else:
+                simulate_draft(replay, role, _with_secrets(data, orders + [candidate]), orders + [candidate],
+                               genesis)
         except PbemError as exc:
             problems.append(f"'{text}': {exc}")
             continue
         orders.append(candidate)
     if problems:
         raise IllegalAction("orders rejected; nothing was added to the draft:", details=problems)
-    return orders
+    return orders, comp
+
+
+class Composer:
+    """``role``'s next event (not a genesis) being composed on ``base``, the
+    replay at the log's head: the draft's orders, the event folded as far as
+    their actions and kept open (``Replay.open_event``), and ``probe``, the
+    replay after the event (what ``simulate_draft`` gives for the same orders).
+
+    Immutable: ``add`` returns a new Composer, so a refused order leaves the
+    draft's fold as it was. ``start`` folds a whole draft (N rules steps for
+    N orders); ``add`` costs one rules step for the new order's action, plus
+    what closing the event costs the rules (their ``pending``), however long
+    the draft: adding an order to a draft of N orders does not replay the N.
+    An order that opens a value or a leaf folds the whole draft again (an
+    opening acts before every action of its event: ``OpenEvent``).
+
+    What is incremental where: within one process. A ``pbem do "a" "b" "c"``
+    folds the stored draft once and adds each order in O(1); each ``pbem do``
+    is a new process, so a later call folds the draft it reads once more (one
+    fold instead of the two to three of each order before). pbem.table and
+    self-play keep the composer on the Seat between ``draft_replay`` and
+    ``add_orders``, so a whole turn composed order by order is folded once.
+    Sending folds the signed event whole, as the opponent will."""
+
+    __slots__ = ("_auto", "_open", "base", "data", "orders", "probe", "role")
+
+    def __init__(self, base: Replay, role: str, data: VaultData, orders: tuple[DraftOrder, ...],
+                 open_event: OpenEvent, probe: Replay, auto: frozenset[int] = frozenset()) -> None:
+        self.base = base
+        self.role = role
+        self.data = data
+        self.orders = orders
+        self._open = open_event
+        #: The replay after the draft's event (do not apply events to it: fork it).
+        self.probe = probe
+        self._auto = auto  # indices of deck orders added by ``with_deck``
+
+    @classmethod
+    def start(cls, base: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder]) -> Composer:
+        """The draft ``orders`` folded whole; raises the PbemError ``simulate_draft`` raises."""
+        merged = _with_secrets(data, orders)
+        twin = base.with_known(merged.known_values())
+        body = _body(twin, role, merged, orders, x_next=bytes(32))
+        opened = twin.open_event(body)
+        return cls(base, role, data, tuple(orders), opened, opened.close())
+
+    def fits(self, base: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder]) -> bool:
+        """Whether this composer holds the draft ``orders`` on ``base`` (followed
+        at most by the deck work ``with_deck`` added to them)."""
+        n = len(orders)
+        return (self.base is base and self.role == role and self.data is data and len(self.orders) >= n
+                and all(i in self._auto for i in range(n, len(self.orders)))
+                and list(self.orders[:n]) == list(orders))
+
+    def add(self, order: DraftOrder, *, auto: bool = False) -> Composer:
+        """This draft and ``order``; raises the PbemError that folding the whole
+        longer draft raises for it."""
+        orders = (*self.orders, order)
+        marks = self._auto | {len(self.orders)} if auto else self._auto
+        if not OpenEvent.addable(order.reveal, order.leaves):
+            whole = Composer.start(self.base, self.role, self.data, orders)
+            return Composer(self.base, self.role, self.data, orders, whole._open, whole.probe, marks)
+        known = {label: bytes.fromhex(secret.value) for label, secret in order.secrets.items()}
+        opened = self._open.add(order.action, _commitments(self.base.commit_domain, order), known)
+        return Composer(self.base, self.role, self.data, orders, opened, opened.close(), marks)
+
+    def with_deck(self) -> Composer:
+        """This draft followed by every deck message (pbem.deck) the rules then
+        wait for from me (``with_deck``)."""
+        comp = self
+        for _ in range(64):
+            decision = comp.probe.pending()
+            if decision is None or decision.role != comp.role or decision.kind != DECK:
+                return comp
+            comp = comp.add(_deck_order(comp.probe, comp.role, _with_secrets(comp.data, comp.orders)), auto=True)
+        raise IllegalAction("the rules keep asking for deck work (a rules module error)")
 
 
 class _ComposeCtx:
@@ -365,20 +471,16 @@ def with_deck(replay: Replay, role: str, data: VaultData,
     for from me, computed without asking (as entropy answers are), and the
     replay after them. A new round's seed is committed by the order that first
     needs it and kept in the vault with the event."""
-    orders = list(orders)
-    for _ in range(64):
-        probe = simulate_draft(replay, role, data, orders, None)
-        decision = probe.pending()
-        if decision is None or decision.role != role or decision.kind != DECK:
-            return orders, probe
-        orders.append(_deck_order(probe, role, _with_secrets(data, orders)))
-    raise IllegalAction("the rules keep asking for deck work (a rules module error)")
+    comp = Composer.start(replay, role, data, orders).with_deck()
+    return list(comp.orders), comp.probe
 
 
 def _deck_order(replay: Replay, role: str, data: VaultData) -> DraftOrder:
     """My next deck message for ``replay.rules.deck_task``: a shuffle step (with
     the keys it deals) or key openings, from my seeds."""
     task = replay.rules.deck_task(replay.state)
+    if task is None:
+        raise IllegalAction(f"the rules wait for deck work of {role} but name none (a rules module error)")
     g, game = deckmod.PLAY, replay.game_id
     secrets: dict[str, Secret] = {}
 
@@ -394,25 +496,25 @@ def _deck_order(replay: Replay, role: str, data: VaultData) -> DraftOrder:
 
     if task.kind == "step":
         rnd = task.round
-        done = replay.deck_rounds.get(rnd, [])
+        done = replay.ledger.steps(rnd)
         seed = seed_of(rnd)
         if seed is None:
             seed = deckmod.new_seed()
             secrets[deckmod.seed_label(rnd, role)] = Secret(value=seed.hex(), salt=os.urandom(32).hex())
         old = {src.round: needed(src.round) for src in task.sources if isinstance(src, deckmod.Carry)}
         step = deckmod.make_step(g, game, rnd, task.sources, done, seed,
-                                 deckmod.history_resolver(g, replay._deck_history()), old,
-                                 {r: replay._own_step(r, role) for r in old})
+                                 deckmod.history_resolver(g, replay.ledger.history()), old,
+                                 {r: replay.ledger.own_step(r, role) for r in old})
         number = len(done) + 1
         deal = [deckmod.open_key(g, game, rnd, seed, number, pos) for pos in task.deal] if number >= 3 else []
         action: Any = deckmod.DeckStep(step=step, deal=deal)
     else:
-        deal = [deckmod.open_key(g, game, task.round, needed(task.round), replay._own_step(task.round, role), pos)
+        deal = [deckmod.open_key(g, game, task.round, needed(task.round), replay.ledger.own_step(task.round, role), pos)
                 for pos in task.deal]
-        opens = [deckmod.open_key(g, game, rnd, needed(rnd), replay._own_step(rnd, role), pos)
+        opens = [deckmod.open_key(g, game, rnd, needed(rnd), replay.ledger.own_step(rnd, role), pos)
                  for rnd, pos in task.open]
         action = deckmod.DeckKeys(deal=deal, open=opens)
-    return DraftOrder(text=f"({replay._format(action)})", action=codec.raw(action), secrets=secrets)
+    return DraftOrder(text=f"({replay.format_action(action)})", action=codec.raw(action), secrets=secrets)
 
 
 def _with_secrets(data: VaultData, orders: Sequence[DraftOrder]) -> VaultData:
@@ -426,10 +528,9 @@ def simulate_draft(replay: Replay, role: str, data: VaultData, orders: Sequence[
                     genesis: Genesis | None) -> Replay:
     """The replay after ``orders`` were sent by ``role`` (on a clone: nothing is written)."""
     data = _with_secrets(data, orders)
-    twin = replay.clone()
-    twin.known = {**replay.known, **data.known_values()}
+    twin = replay.with_known(data.known_values())
     body = _body(twin, role, data, orders, x_next=bytes(32), genesis=genesis)
-    return simulate(twin, body)
+    return twin.simulate(body)
 
 
 # -- creating and joining -----------------------------------------------------
@@ -588,8 +689,10 @@ def add_orders(seat: Seat, texts: Sequence[str]) -> list[DraftOrder]:
     seat.gd.require_not_stopped()
     draft = live_draft(seat)
     _require_fresh(seat, draft)
-    orders = parse_orders(seat.rules, seat.replay, seat.role, seat.vault, draft.orders, texts)
+    orders, comp = compose_orders(seat.rules, seat.replay, seat.role, seat.vault, draft.orders, texts,
+                                  held=seat.composer)
     write_draft(seat.gd, seat.role, Draft(base=seat.replay.seq, orders=orders))
+    seat.composer = comp
     return orders[len(draft.orders):]
 
 
@@ -615,7 +718,14 @@ def draft_replay(seat: Seat) -> tuple[Replay, Draft]:
     draft = live_draft(seat)
     if draft.base != seat.replay.seq and draft.orders:
         return seat.replay, draft
-    return _probe(seat.replay, seat.role, seat.vault, draft.orders, None), draft
+    decision = seat.replay.pending()
+    if not draft.orders and (decision is None or decision.role != seat.role):
+        return seat.replay, draft  # nothing of mine to fold (``_probe``)
+    comp = seat.composer
+    if comp is None or not comp.fits(seat.replay, seat.role, seat.vault, draft.orders):
+        comp = Composer.start(seat.replay, seat.role, seat.vault, draft.orders)
+    seat.composer = comp = comp.with_deck()
+    return comp.probe, draft
 
 
 def legal_orders(seat: Seat) -> list[str]:
@@ -661,13 +771,11 @@ def _compose(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "",
     data = _with_secrets(seat.vault, orders)
     extra = []
     if open_all:
-        extra = [label for label, rec in replay.commitments.items()
-                 if rec.author == role and label not in replay.opened]
+        extra = replay.unopened(role)
     x_next = new_secret()
     body = _body(replay, role, data, orders, x_next=x_next, note=note, extra_reveals=extra)
     stored = _sign(seat.identity, body)
-    check = replay.clone()
-    check.known = {**replay.known, **data.known_values()}
+    check = replay.with_known(data.known_values())
     check.apply_stored(stored)
     data.entropy[str(body.seq)] = x_next.hex()
     return _Composed(body, stored, data, check)
@@ -779,7 +887,7 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
     incoming = sorted({u.stored: u for u in incoming}.values(), key=lambda u: u.seq)
     held = seat.replay.seq  # load_seat verified events 0..held
     have: dict[int, bytes] = {}
-    twin = seat.replay.clone()
+    twin = seat.replay.fork()
     appended, duplicates = [], []
     for unwrapped in incoming:
         stored = unwrapped.stored
@@ -939,12 +1047,12 @@ def audit(events: list[bytes], rules: RulesModule) -> Audit:
     for stored in events:
         r.apply_stored(stored)
     unopened: dict[str, list[str]] = {}
-    for label, rec in r.commitments.items():
+    for label, author in r.commitment_authors().items():
         if label not in known:
-            unopened.setdefault(rec.author, []).append(label)
+            unopened.setdefault(author, []).append(label)
     dealt: list[deckmod.Dealt] = []
     seeds_open = not any(label.startswith("deck/") for labels in unopened.values() for label in labels)
-    if r.deck_rounds and seeds_open:
+    if r.ledger and seeds_open:
         try:
             dealt = r.deck_audit()
         except deckmod.DeckError as exc:

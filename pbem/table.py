@@ -8,7 +8,9 @@ only: the first role creates the game (``new_game``), the other joins
 signs them (``send``) and the turn file is delivered to the other
 directory (``receive``), whose automatic entropy answer is delivered back.
 Each player's ``Seat`` stays in memory between turns: ``send`` and
-``receive`` keep it current, so nothing is replayed twice.
+``receive`` keep it current, so nothing is replayed twice; within a turn the
+Seat keeps the draft's event folded (``session.Composer``), so each order a
+policy adds costs O(1) rules steps, not a replay of the draft.
 
 Nothing here knows a game. A game offers a demo with two optional hooks of
 the contract (pbem.rulesapi.Rules; see ``offers_demo``):
@@ -332,9 +334,10 @@ class LocalTable:
         while the decision is ``role``'s (checked as ``new_game``/``join_game`` will)."""
         data = VaultData(game="" if genesis is not None else base.game_hex, role=role)
         drafted: list[session.DraftOrder] = []
+        held: session.Composer | None = None  # the acceptance's fold, kept between the policy's answers
         texts: list[str] = []
         while True:
-            probe = session.simulate_draft(base, role, data, drafted, genesis)
+            probe = held.probe if held is not None else session.simulate_draft(base, role, data, drafted, genesis)
             decision = probe.pending()
             if decision is None or decision.role != role or decision.kind in (DICE, DECK):
                 return texts
@@ -344,7 +347,8 @@ class LocalTable:
             if not orders:
                 return texts
             try:
-                drafted = session.parse_orders(self.rules, base, role, data, drafted, orders, genesis=genesis)
+                drafted, held = session.compose_orders(self.rules, base, role, data, drafted, orders,
+                                                       genesis=genesis, held=held)
             except IllegalAction as exc:
                 raise self._rejected(role, orders, base.seq, exc) from None
             texts += orders

@@ -44,7 +44,7 @@ def test_a_restored_cache_with_deck_rounds_equals_a_full_replay(demo_dir, role):
     full = Replay(seat.rules, role=role, known=seat.vault.known_values())
     for stored in gd.read_events():
         full.apply_stored(stored)
-    assert full.deck_rounds and full.deck_keys  # the demo deals from the shared deck
+    assert full.ledger.rounds and full.ledger.keys  # the demo deals from the shared deck
     snapshot.save(gd, full, identity)
     base = Replay(seat.rules, role=role, known=seat.vault.known_values())
     base.open_genesis(gd.read_event(0))
@@ -52,7 +52,7 @@ def test_a_restored_cache_with_deck_rounds_equals_a_full_replay(demo_dir, role):
     assert restored is not None and restored.seq == full.seq
     assert _fields(restored) == _fields(full)
     # what the deck answers from it: every card this player can see
-    for (rnd, pos) in full.deck_dealt:
+    for (rnd, pos) in full.ledger.dealt:
         assert restored.card(rnd, pos) == full.card(rnd, pos)
 
 

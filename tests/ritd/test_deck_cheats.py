@@ -132,7 +132,7 @@ def test_dealing_a_card_already_dealt_is_refused_at_receipt(table):
     assert "by allied" in str(err.value) and "deals positions [0, 10, 11, 12, 13, 14]" in str(err.value)
     # and were the rules to ask for it, the engine refuses a position dealt before
     twin = axis.replay.clone()
-    twin.deck_dealt[("s1", 9)] = "axis"
+    twin.ledger.dealt[("s1", 9)] = "axis"
     with pytest.raises(IllegalAction, match="position 9 dealt twice"):
         twin.apply_stored(stored)
 
@@ -154,7 +154,7 @@ def test_a_substituted_card_is_named_by_the_audit(table, monkeypatch):
         r.deck_audit()
     assert (err.value.round, err.value.step, err.value.author) == ("s1", 4, "axis")
     assert "card 40 is not the step-3 card" in str(err.value)
-    assert r.deck_event(err.value).startswith(f"event {r.deck_where[('s1', 4)][0]} by axis")
+    assert r.deck_event(err.value).startswith(f"event {r.ledger.where[('s1', 4)][0]} by axis")
 
 
 def test_the_honest_deal_audits_with_the_game_invariants(table):
