@@ -474,7 +474,7 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
              f"log at event {seat.replay.seq}", seat.rules.render_text(v)]
     if last is not None:
         lines.append(f"dice asked in event {last.asked_seq} by {last.asker}: "
-                     f"{dice_text(last.values, last.sides, seat.rules)}")
+                     f"{dice_text(last.values, last.sides, seat.rules, last.purposes, last.results)}")
     if draft.orders:
         lines.append("draft (not sent): " + "; ".join(o.text for o in draft.orders))
     lines.append(f"next decision: {pending_text(probe.pending())}")
@@ -697,7 +697,7 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
     for info in seat.replay.history:
         if info.seq in result.appended and info.rolls is not None:
             lines.append(f"dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
-                         f"{dice_text(info.rolls.values, info.rolls.sides, seat.rules)}")
+                         f"{dice_text(info.rolls.values, info.rolls.sides, seat.rules, info.rolls.purposes, info.rolls.results)}")
     if result.auto_reply is not None:
         lines.append(f"answered the dice automatically: turn file {result.auto_reply.turn_file}")
     elif result.waiting_for_dice:
@@ -891,7 +891,7 @@ def audit(directory: Path | None, game: Path, as_json: bool) -> None:
 @json_option
 def log(directory: Path | None, game: Path, as_json: bool) -> None:
     """List the events of a game: author, actions, dice, notes (public information)."""
-    from pbem.session import history_json, load_public
+    from pbem.session import dice_text, history_json, load_public
     from pbem.store import GameDir
     from pbem.text import escaped
 
@@ -904,8 +904,9 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
     for item in items:
         line = f"{item['seq']:>5}  {item['author']:<8} " + ("; ".join(map(escaped, item["actions"])) or "-")
         if "rolls" in item:
-            shown = ", ".join("?" if v is None else str(v) for v in item["rolls"]["values"])
-            line += f"  [dice of event {item['rolls']['asked_in']}: {shown}]"
+            r = item["rolls"]
+            shown = escaped(dice_text(r["values"], r["sides"], replay.rules, r["purposes"], r["results"]))
+            line += f"  [dice of event {r['asked_in']}: {shown}]"
         if item["reveals"]:
             line += f"  (opens {len(item['reveals'])})"
         if item["note"]:

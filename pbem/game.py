@@ -76,6 +76,8 @@ class DiceOrigin:
     x_author: bytes
     sides: tuple[int, ...]
     secret: tuple[str, ...] = ()
+    #: What each die decides, in the rules' words (Decision.purposes).
+    purposes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,10 @@ class Roll(msgspec.Struct, frozen=True, array_like=True):
     asker: str
     sides: tuple[int, ...]
     values: tuple[int | None, ...]  # None: a secret die this replay cannot see
+    #: What each die decided (the request's purposes) and what the roll did,
+    #: in the rules' words (``describe_roll``).
+    purposes: tuple[str, ...] = ()
+    results: tuple[str, ...] = ()
 
 
 class EventInfo(msgspec.Struct, frozen=True, array_like=True):
@@ -124,6 +130,7 @@ class OriginData(msgspec.Struct, frozen=True):
     x: str
     sides: tuple[int, ...]
     secret: tuple[str, ...] = ()
+    purposes: tuple[str, ...] = ()
 
 
 class SecretDieData(msgspec.Struct, frozen=True):
@@ -307,6 +314,13 @@ class Replay:
         return self.game_id.hex()
 
     @property
+    def started(self) -> codec.Genesis:
+        """The genesis of a replay that has taken it; VerifyError before that."""
+        if self.genesis is None:
+            raise VerifyError("the log has no genesis yet")
+        return self.genesis
+
+    @property
     def roles(self) -> tuple[str, ...]:
         return tuple(self.keys)
 
@@ -395,7 +409,7 @@ class Replay:
             entropy_seq=dict(self.entropy_seq),
             history=list(self.history),
             dice_origin=None if o is None else OriginData(o.seq, o.event_hash.hex(), o.author, o.x_author.hex(),
-                                                          o.sides, o.secret),
+                                                          o.sides, o.secret, o.purposes),
             secret_dice={k: SecretDieData(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
                          for k, d in self.secret_dice.items()},
             leaves=[(label, key, value.hex()) for (label, key), value in self.leaves.items()],
@@ -417,7 +431,8 @@ class Replay:
         r.entropy_seq = dict(data.entropy_seq)
         o = data.dice_origin
         r.dice_origin = None if o is None else DiceOrigin(o.seq, bytes.fromhex(o.event_hash), o.author,
-                                                          bytes.fromhex(o.x), tuple(o.sides), tuple(o.secret))
+                                                          bytes.fromhex(o.x), tuple(o.sides), tuple(o.secret),
+                                                          tuple(o.purposes))
         r.secret_dice = {k: SecretDie(bytes.fromhex(d.event_hash), d.index, bytes.fromhex(d.x), d.sides)
                          for k, d in data.secret_dice.items()}
         r.leaves = {(label, key): bytes.fromhex(value) for label, key, value in data.leaves}
@@ -643,8 +658,10 @@ class Replay:
                 values = self._secret_roll(origin, x, ctx)
             else:
                 values = roll(self.game_id, origin.event_hash, origin.x_author, x, origin.sides)
+            before = self.state
             self.state = self.rules.resolve_dice(self.state, values, ctx)
-            rolled = Roll(origin.seq, seq, origin.author, origin.sides, values)
+            rolled = Roll(origin.seq, seq, origin.author, origin.sides, values, origin.purposes,
+                          tuple(self.rules.describe_roll(before, self.state, values)))
             self.dice_origin = None
         return _Event(seq, author, where, x, rolled, game_over)
 
@@ -690,7 +707,7 @@ class Replay:
                                     "(a rules module error: dice must wait for the opponent)")
             if self.dice_origin is None:
                 self._check_secret_request(after, author, where)
-                self.dice_origin = DiceOrigin(seq, event_hash, author, ev.x, after.dice, after.secret)
+                self.dice_origin = DiceOrigin(seq, event_hash, author, ev.x, after.dice, after.secret, after.purposes)
 
         self.entropy_commit[author] = bytes.fromhex(body.entropy.commit)
         self.entropy_seq[author] = seq

@@ -89,7 +89,7 @@ def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tu
             continue
         dice = dice_for = ""
         if info.rolls is not None:
-            dice = dice_text(info.rolls.values, info.rolls.sides, rules)
+            dice = dice_text(info.rolls.values, info.rolls.sides, rules, info.rolls.purposes, info.rolls.results)
             asked = history[info.rolls.asked_seq] if info.rolls.asked_seq < len(history) else None
             what = "; ".join(asked.actions) if asked is not None and asked.actions else ""
             dice_for = f"event {info.rolls.asked_seq} by {info.rolls.asker}" + (f" ({what})" if what else "")

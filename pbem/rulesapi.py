@@ -127,6 +127,11 @@ class Decision(msgspec.Struct, frozen=True):
     entropy, so the asker learns the die at once and the opponent only when
     the seed is opened (``reveal_die``); ``resolve_dice`` then gets None for
     dice the replaying side cannot see.
+
+    ``purposes``: what each die decides, in words, one per die (e.g. "attack
+    on 1509, odds 3:1"); reports and ``pbem log`` print it beside the die.
+    A batch may ask more dice than it turns out to need: the rules' words
+    for the result (``describe_roll``) say which were used.
     """
 
     role: str
@@ -134,6 +139,7 @@ class Decision(msgspec.Struct, frozen=True):
     prompt: str = ""
     dice: tuple[int, ...] = ()
     secret: tuple[str, ...] = ()
+    purposes: tuple[str, ...] = ()
 
 
 class Problem(msgspec.Struct, frozen=True):
@@ -406,6 +412,12 @@ class Rules(Generic[S, A, V]):
     def describe_dice(self, sides: tuple[int, ...], values: tuple[int | None, ...]) -> str | None:
         """The rules' own words for a roll (None: the numbers)."""
         return None
+
+    def describe_roll(self, before: S, after: S, values: tuple[int | None, ...]) -> tuple[str, ...]:
+        """What a roll did, in words, read from the state before and after
+        it was resolved (e.g. "die 4: the defender retreats", "die 3:
+        unused"); one line per result. Default: nothing more than the dice."""
+        return ()
 
     def scenario_info(self, scenario: str) -> str:
         """One line about a scenario for ``pbem new``'s list; "" by default."""

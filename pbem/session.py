@@ -596,7 +596,7 @@ def _created_before(gd: GameDir, genesis: Genesis, role: str, out: Path | None) 
     writing the invitation, or the invitation lost): the same invitation is written again,
     never a second genesis. Any other game there is refused."""
     held = load_public(gd)
-    g = held.genesis
+    g = held.started
     same = (g.rules, g.scenario, g.options, g.title, g.players) == \
         (genesis.rules, genesis.scenario, genesis.options, genesis.title, genesis.players)
     if not (same and held.history[0].author == role):
@@ -653,7 +653,7 @@ def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: P
         vaultmod.save(seat.vault_path, composed.data, identity)
         gd.write_local(LocalConfig(role=role, identity=str(identity_path), rules=rules.SPEC.id, email=email,
                                    opponent_email=opponent_email))
-        gd.write_game_toml(host.game_hex, host.genesis)
+        gd.write_game_toml(host.game_hex, host.started)
         for seq, stored in enumerate(tf.events[held:], start=held):
             gd.append(seq, stored)
         sent = _commit_send(seat, composed, out, vault_saved=True)
@@ -997,7 +997,7 @@ def email_for(gd: GameDir, sent: Sent, *, sender: str = "", recipient: str = "")
     theirs = [i.seq for i in replay.history[: sent.seqs[0]] if i.author != me]
     host_sender = sender if replay.history[0].author == me else recipient
     turn = Path(sent.turn_file).read_bytes()
-    title = f"{replay.rules.SPEC.title} {shown(replay.genesis.title, 120) or replay.genesis.scenario}".strip()
+    title = f"{replay.rules.SPEC.title} {shown(replay.started.title, 120) or replay.started.scenario}".strip()
     return build_message(turn=turn, turn_name=Path(sent.turn_file).name, game=replay.game_hex, title=title,
                          seqs=sent.seqs, author=me, sender=sender, recipient=recipient,
                          summary=turn_summary(replay, sent.seqs), reply_to_seq=max(theirs) if theirs else None,
@@ -1007,14 +1007,14 @@ def email_for(gd: GameDir, sent: Sent, *, sender: str = "", recipient: str = "")
 def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
     """Plain-text summary of events ``seqs`` from public information (an email body)."""
     spec = replay.rules.SPEC
-    g = replay.genesis
+    g = replay.started
     lines = [f"{spec.title}: {shown(g.title) or 'game'} {replay.game_hex[:16]} (scenario {g.scenario})", ""]
     for seq in seqs:
         info = replay.history[seq]
         lines.append(f"Event {seq} by {info.author}: " + ("; ".join(map(escaped, info.actions)) or "no actions"))
         if info.rolls is not None:
             lines.append(f"  dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
-                         f"{dice_text(info.rolls.values, info.rolls.sides, replay.rules)}")
+                         f"{dice_text(info.rolls.values, info.rolls.sides, replay.rules, info.rolls.purposes, info.rolls.results)}")
         if info.reveals:
             lines.append(f"  opens {len(info.reveals)} commitment(s)")
         if info.note:
@@ -1124,15 +1124,24 @@ def check_evidence(gd: GameDir, replay: Replay) -> list[str]:
     return [str(e) for e in evidence_records(gd, replay)]
 
 
-def dice_text(values: Sequence[int | None], sides: Sequence[int] = (), rules: RulesModule | None = None) -> str:
+def dice_text(values: Sequence[int | None], sides: Sequence[int] = (), rules: RulesModule | None = None,
+              purposes: Sequence[str] = (), results: Sequence[str] = ()) -> str:
     """Dice for people: a secret die this side cannot see shows as '?'; the
     rules may word their own dice (the ``describe_dice`` hook, e.g. cards
-    drawn as dice)."""
+    drawn as dice). With the request's ``purposes`` each die is shown with
+    what it decides; the rules' ``results`` (``describe_roll``) follow."""
+    text = None
     if rules is not None and sides:
         text = rules.describe_dice(tuple(sides), tuple(values))
-        if text:
-            return text
-    return "[" + ", ".join("?" if v is None else str(v) for v in values) + "]"
+    if not text:
+        shown_values = ["?" if v is None else str(v) for v in values]
+        if purposes and len(purposes) == len(values):
+            text = "; ".join(f"{p}: {v}" for p, v in zip(purposes, shown_values, strict=True))
+        else:
+            text = "[" + ", ".join(shown_values) + "]"
+    if results:
+        text += " -> " + "; ".join(results)
+    return text
 
 
 def pending_text(decision: Decision | None) -> str:
@@ -1153,6 +1162,7 @@ def history_json(history: Sequence[EventInfo]) -> list[dict[str, Any]]:
                                 "reveals": list(i.reveals), "note": i.note}
         if i.rolls is not None:
             item["rolls"] = {"asked_in": i.rolls.asked_seq, "by": i.rolls.asker,
-                             "sides": list(i.rolls.sides), "values": list(i.rolls.values)}
+                             "sides": list(i.rolls.sides), "values": list(i.rolls.values),
+                             "purposes": list(i.rolls.purposes), "results": list(i.rolls.results)}
         out.append(item)
     return out

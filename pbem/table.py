@@ -412,7 +412,7 @@ class LocalTable:
         rolls = [history[s].rolls for s in seqs if s < len(history) and history[s].rolls is not None]
         for r in rolls:
             assert r is not None
-            line += f" - dice of event {r.asked_seq}: {session.dice_text(r.values, r.sides, self.rules)}"
+            line += f" - dice of event {r.asked_seq}: {session.dice_text(r.values, r.sides, self.rules, r.purposes, r.results)}"
         self.log.append(line)
         self.echo(line)
 
@@ -460,8 +460,5 @@ class LocalTable:
     def remove_private_keys(self) -> None:
         """Delete the throwaway private key files (their .pub files stay)."""
         for player in self.players:
-            try:
-                player.key_path.unlink()
-            except FileNotFoundError:
-                pass
+            player.key_path.unlink(missing_ok=True)
 

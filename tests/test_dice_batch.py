@@ -1,5 +1,6 @@
 """A game of open information that batches its dice (issue 18 points 2
-and 5): one request carries 200 dice, answered by one automatic event, and
+and 5, issue 26 point 4): one request carries 200 dice, each with its
+purpose, answered by one automatic event, the roll's result in words; and
 the game overrides none of the contract's hooks about secrets, sets, secret
 dice or the deck, and so commits nothing but the entropy every die needs."""
 
@@ -49,7 +50,8 @@ class Volley(Rules[State, Barrage, State]):
         if state.phase == "fire":
             return Decision(role="gunner", kind="fire", prompt="fire the barrage")
         if state.phase == "dice":
-            return Decision(role="target", kind=DICE, dice=(6,) * BATCH)
+            return Decision(role="target", kind=DICE, dice=(6,) * BATCH,
+                            purposes=tuple(f"gun {n} hits on a 6" for n in range(1, BATCH + 1)))
         return None
 
     def legal_actions(self, state: State, role: str, ctx: Ctx) -> list[Barrage]:
@@ -63,6 +65,9 @@ class Volley(Rules[State, Barrage, State]):
 
     def resolve_dice(self, state: State, values: tuple[int | None, ...], ctx: Ctx) -> State:
         return msgspec.structs.replace(state, phase="over", hits=sum(1 for v in values if v == 6))
+
+    def describe_roll(self, before: State, after: State, values: tuple[int | None, ...]) -> tuple[str, ...]:
+        return (f"{after.hits} hits of {BATCH}" + (" (no gun was ready)" if before.phase != "dice" else ""),)
 
     def view(self, state: State, role: str | None) -> State:
         return state  # open information: every side sees the whole state
@@ -103,6 +108,23 @@ def test_a_200_die_batch_costs_one_answer_and_nothing_secret(volley: None, tmp_p
     assert len(rolls) == 1 and len(rolls[0].values) == BATCH and rolls[0].rolled_seq == 1
     assert len(events) <= 4
     assert table.replay.state.hits == sum(1 for v in rolls[0].values if v == 6)
+    # Dice with purposes: each die says what it decides, and the roll what it did.
+    roll = rolls[0]
+    assert roll.purposes[0] == "gun 1 hits on a 6" and len(roll.purposes) == BATCH
+    assert roll.results == (f"{table.replay.state.hits} hits of {BATCH}",)
+    from pbem import session
+
+    words = session.dice_text(roll.values, roll.sides, table.rules, roll.purposes, roll.results)
+    assert words.startswith(f"gun 1 hits on a 6: {roll.values[0]}; gun 2 hits on a 6: {roll.values[1]}")
+    assert words.endswith(f"-> {table.replay.state.hits} hits of {BATCH}")
+    # The email body of the answer and 'pbem log' say it too.
+    assert f"-> {table.replay.state.hits} hits of {BATCH}" in session.turn_summary(table.replay, [1])
+    from click.testing import CliRunner
+
+    from pbem.cli import cli
+
+    log = CliRunner().invoke(cli, ["log", "-g", str(table.players[0].gd.path)])
+    assert log.exit_code == 0 and f"-> {table.replay.state.hits} hits of {BATCH}" in log.output, log.output
     # Open information pays nothing for secrets: no commitment, opening or leaf.
     assert all(not b.commits and not b.reveals and not b.leaves for b in bodies)
     assert len(table.verify()) == 2
