@@ -905,7 +905,8 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
         line = f"{item['seq']:>5}  {item['author']:<8} " + ("; ".join(map(escaped, item["actions"])) or "-")
         if "rolls" in item:
             r = item["rolls"]
-            shown = escaped(dice_text(r["values"], r["sides"], replay.rules, r["purposes"], r["results"]))
+            shown = escaped(dice_text(r["values"], r["sides"], replay.rules, r["purposes"], r["results"],
+                                      brackets=False))
             line += f"  [dice of event {r['asked_in']}: {shown}]"
         if item["reveals"]:
             line += f"  (opens {len(item['reveals'])})"

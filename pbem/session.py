@@ -1125,11 +1125,12 @@ def check_evidence(gd: GameDir, replay: Replay) -> list[str]:
 
 
 def dice_text(values: Sequence[int | None], sides: Sequence[int] = (), rules: RulesModule | None = None,
-              purposes: Sequence[str] = (), results: Sequence[str] = ()) -> str:
+              purposes: Sequence[str] = (), results: Sequence[str] = (), *, brackets: bool = True) -> str:
     """Dice for people: a secret die this side cannot see shows as '?'; the
     rules may word their own dice (the ``describe_dice`` hook, e.g. cards
     drawn as dice). With the request's ``purposes`` each die is shown with
-    what it decides; the rules' ``results`` (``describe_roll``) follow."""
+    what it decides; the rules' ``results`` (``describe_roll``) follow.
+    ``brackets``: plain numbers in [ ] (a line of their own) or bare."""
     text = None
     if rules is not None and sides:
         text = rules.describe_dice(tuple(sides), tuple(values))
@@ -1138,7 +1139,8 @@ def dice_text(values: Sequence[int | None], sides: Sequence[int] = (), rules: Ru
         if purposes and len(purposes) == len(values):
             text = "; ".join(f"{p}: {v}" for p, v in zip(purposes, shown_values, strict=True))
         else:
-            text = "[" + ", ".join(shown_values) + "]"
+            text = ", ".join(shown_values)
+            text = f"[{text}]" if brackets else text
     if results:
         text += " -> " + "; ".join(results)
     return text
