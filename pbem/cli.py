@@ -75,7 +75,7 @@ def _identity_path(identity: Path | None, game: Path | None = None) -> Path:
 
 
 def _unlock(identity: Path | None, passphrase_file: Path | None, game: Path | None = None):
-    from pbem.errors import StorageProblem
+    from pbem.errors import NotFound, StorageProblem
     from pbem.fileio import is_utf8, printable_path
     from pbem.identity import load_identity, read_key_file
 
@@ -83,8 +83,34 @@ def _unlock(identity: Path | None, passphrase_file: Path | None, game: Path | No
     if not is_utf8(str(path.absolute())):  # new and join store it in local.json
         raise StorageProblem(f"the identity key path '{printable_path(path.absolute())}' holds bytes that are "
                              "not UTF-8: pbem stores and prints paths as UTF-8; rename the directory")
-    read_key_file(path)  # a missing or damaged file is reported before asking a passphrase
+    try:
+        read_key_file(path)  # a missing or damaged file is reported before asking a passphrase
+    except NotFound:
+        if game is None or identity is not None:
+            raise
+        raise NotFound(_missing_game_key(Path(game), path)) from None
     return load_identity(path, _passphrase(passphrase_file)), path
+
+
+def _missing_game_key(game: Path, path: Path) -> str:
+    """What to do when the key a game was played with is gone (issue 21): a
+    new key cannot continue the game, only that key (by its fingerprint)."""
+    from pbem.identity import fingerprint, parse_public
+    from pbem.session import genesis_of
+    from pbem.store import GameDir
+
+    gd = GameDir(game)
+    try:
+        role = gd.read_local().role
+        genesis, _ = genesis_of(gd)
+        key = next(p.key for p in genesis.players if p.role == role)
+        fp = fingerprint(parse_public(key))
+    except Exception:  # noqa: BLE001 - the advice below holds without the fingerprint
+        return (f"no identity key at {path}: restore the key this game was played with from your backup "
+                "(a new key from 'pbem keygen' cannot continue it), or give it with -i KEYFILE")
+    return (f"no identity key at {path}: this game is played as {role} with the key of fingerprint {fp}; "
+            "restore that key file from your backup, or give it with -i KEYFILE (a new key from "
+            "'pbem keygen' cannot continue this game)")
 
 
 def _require_utf8(args: list[str]) -> None:

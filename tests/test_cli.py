@@ -255,3 +255,13 @@ def test_the_games_pbem_ships_are_found_in_its_own_distribution_first():
     assert ep is not None and ep.value == "rules.ritd:RULES"
     assert rulesapi._own_entry_point("race") is None
     assert rulesapi.load_any("ritd") is ep.load()
+
+
+def test_a_lost_game_key_is_named_by_its_fingerprint_not_replaced(table):
+    """Issue 21 point 8: the advice for a game whose key file is gone names
+    the key the game needs; a new key from 'pbem keygen' cannot continue it."""
+    table.red.key_path.unlink()
+    result = CliRunner().invoke(cli, ["show", "-g", str(table.red.gd.path)])
+    assert result.exit_code == 9
+    assert f"played as red with the key of fingerprint {table.red.identity.fingerprint}" in result.output
+    assert "cannot continue this game" in result.output and "-i KEYFILE" in result.output
