@@ -78,6 +78,8 @@ class DiceOrigin:
     secret: tuple[str, ...] = ()
     #: What each die decides, in the rules' words (Decision.purposes).
     purposes: tuple[str, ...] = ()
+    #: Sealed standing orders the answer must open (Decision.openings).
+    openings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,7 @@ class OriginData(msgspec.Struct, frozen=True):
     sides: tuple[int, ...]
     secret: tuple[str, ...] = ()
     purposes: tuple[str, ...] = ()
+    openings: tuple[str, ...] = ()
 
 
 class SecretDieData(msgspec.Struct, frozen=True):
@@ -409,7 +412,7 @@ class Replay:
             entropy_seq=dict(self.entropy_seq),
             history=list(self.history),
             dice_origin=None if o is None else OriginData(o.seq, o.event_hash.hex(), o.author, o.x_author.hex(),
-                                                          o.sides, o.secret, o.purposes),
+                                                          o.sides, o.secret, o.purposes, o.openings),
             secret_dice={k: SecretDieData(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
                          for k, d in self.secret_dice.items()},
             leaves=[(label, key, value.hex()) for (label, key), value in self.leaves.items()],
@@ -432,7 +435,7 @@ class Replay:
         o = data.dice_origin
         r.dice_origin = None if o is None else DiceOrigin(o.seq, bytes.fromhex(o.event_hash), o.author,
                                                           bytes.fromhex(o.x), tuple(o.sides), tuple(o.secret),
-                                                          tuple(o.purposes))
+                                                          tuple(o.purposes), tuple(o.openings))
         r.secret_dice = {k: SecretDie(bytes.fromhex(d.event_hash), d.index, bytes.fromhex(d.x), d.sides)
                          for k, d in data.secret_dice.items()}
         r.leaves = {(label, key): bytes.fromhex(value) for label, key, value in data.leaves}
@@ -654,6 +657,11 @@ class Replay:
         if self.dice_origin is not None and self.dice_origin.author != author and decision is not None \
                 and decision.kind == DICE:
             origin = self.dice_origin
+            missing = [label for label in origin.openings if label not in self.opened]
+            if missing:
+                raise IllegalAction(f"{where}: answers the dice of event {origin.seq} without opening "
+                                    f"{', '.join(repr(m) for m in missing)}, the sealed standing order(s) the "
+                                    "request names; refused before any die is resolved")
             if origin.secret:
                 values = self._secret_roll(origin, x, ctx)
             else:
@@ -707,7 +715,9 @@ class Replay:
                                     "(a rules module error: dice must wait for the opponent)")
             if self.dice_origin is None:
                 self._check_secret_request(after, author, where)
-                self.dice_origin = DiceOrigin(seq, event_hash, author, ev.x, after.dice, after.secret, after.purposes)
+                self._check_sealed_request(after, where)
+                self.dice_origin = DiceOrigin(seq, event_hash, author, ev.x, after.dice, after.secret, after.purposes,
+                                              after.openings)
 
         self.entropy_commit[author] = bytes.fromhex(body.entropy.commit)
         self.entropy_seq[author] = seq
@@ -783,6 +793,23 @@ class Replay:
     def deck_event(self, exc: DeckError) -> str:
         """'event N by X: ...' for an audit DeckError (the step's event, or the round's first)."""
         return self.ledger.event_of(exc)
+
+    def _check_sealed_request(self, decision: Decision, where: str) -> None:
+        """Sealed standing orders a dice request names must be commitments of
+        the answering role, not yet opened: else no answer could ever be valid."""
+        for label in decision.openings:
+            record = self.commitments.get(label)
+            if record is None or record.author != decision.role or label in self.opened:
+                raise IllegalAction(f"{where}: the rules ask {decision.role} to open '{label}' with its answer, "
+                                    f"which is no unopened commitment of {decision.role} (a rules module error)")
+
+    def sealed_due(self, role: str) -> tuple[str, ...]:
+        """The sealed standing orders ``role`` must open in its answer to the
+        pending dice (Decision.openings); () when it answers none."""
+        o = self.dice_origin
+        if o is None or o.author == role:
+            return ()
+        return tuple(label for label in o.openings if label not in self.opened)
 
     def _check_secret_request(self, decision: Decision, author: str, where: str) -> None:
         if not decision.secret:

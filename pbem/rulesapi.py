@@ -130,6 +130,13 @@ class Decision(msgspec.Struct, frozen=True):
 
     ``purposes``: what each die decides, in words, one per die (e.g. "attack
     on 1509, odds 3:1"); reports and ``pbem log`` print it beside the die.
+
+    ``openings``: sealed standing orders the answer must open (labels the
+    answering ``role`` committed earlier, e.g. its loss and retreat policy
+    for the phase): pbem's automatic answer opens them from the vault, and
+    an answer that lacks one is refused before any die is resolved, so the
+    rules read the policy (``ctx.value``) when they resolve the dice and
+    no further message is needed for the choice it settles.
     A batch may ask more dice than it turns out to need: the rules' words
     for the result (``describe_roll``) say which were used.
     """
@@ -140,6 +147,7 @@ class Decision(msgspec.Struct, frozen=True):
     dice: tuple[int, ...] = ()
     secret: tuple[str, ...] = ()
     purposes: tuple[str, ...] = ()
+    openings: tuple[str, ...] = ()
 
 
 class Problem(msgspec.Struct, frozen=True):

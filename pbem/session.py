@@ -197,7 +197,9 @@ def _my_reveal(seat_role: str, replay: Replay, data: VaultData) -> bytes:
 
 def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder], *, x_next: bytes,
           note: str = "", extra_reveals: Iterable[str] = (), genesis: Genesis | None = None) -> Body:
-    reveal_labels = list(dict.fromkeys([lbl for o in orders for lbl in o.reveal] + list(extra_reveals)))
+    # An answer to dice opens the sealed standing orders the request names (Decision.openings).
+    reveal_labels = list(dict.fromkeys([lbl for o in orders for lbl in o.reveal] + list(extra_reveals)
+                                       + list(replay.sealed_due(role))))
     reveals = []
     for label in reveal_labels:
         secret = data.secrets.get(label)
