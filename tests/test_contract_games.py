@@ -36,9 +36,23 @@ from pbem.game import AUDIT, Replay
 from pbem.rulesapi import DICE, Rules
 from pbem.table import LocalTable, RandomPolicy, demo_policy, expand_order_templates
 from tests.race import rules as race
+from tests.test_dice_batch import Volley
+from tests.test_sealed_orders import Ambush
 
-rulesapi.register(race.RULES)
-GAMES = sorted(set(rulesapi.available()) | {"race"})
+#: The engine's test games: the race (hidden speeds, secret dice, a Merkle
+#: set), Volley (open information, a 200-die batch with purposes) and Ambush
+#: (a sealed policy opened by the dice answer, players deciding in turn
+#: inside one phase, the answerer's own decision after the roll).
+TOYS = (race.RULES, Volley(), Ambush())
+
+
+def _register_toys() -> None:
+    for toy in TOYS:
+        rulesapi.register(toy)  # other tests' fixtures may have unregistered one
+
+
+_register_toys()
+GAMES = sorted(set(rulesapi.available()) | {t.SPEC.id for t in TOYS})
 #: Events each game plays here (a RitD event can cost a second of rules work).
 EVENTS = {"race": 40, "ritd": 14, "ritd@3": 14}
 SAMPLE = 40
@@ -77,7 +91,7 @@ class _Blind:
 @pytest.fixture(scope="module", params=GAMES)
 def played(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> LocalTable:
     rules_id = request.param
-    rulesapi.register(race.RULES)  # other tests' fixtures may have unregistered it
+    _register_toys()
     rules = rulesapi.load(rules_id)
     demo = rules.demo
     scenario = demo.scenario if demo is not None else rules.SPEC.scenarios[0]
@@ -121,7 +135,7 @@ def test_the_game_is_an_instance_of_the_contract(played: LocalTable) -> None:
 
 def test_replay_is_deterministic(played: LocalTable) -> None:
     events = _events(played)
-    assert len(events) >= 3
+    assert len(events) >= 2
     a, b = _fold(played.rules, events), _fold(played.rules, events)
     assert a.head == b.head and _encode(a.state) == _encode(b.state)
     assert [i.actions for i in a.history] == [i.actions for i in b.history]
@@ -191,7 +205,7 @@ def test_orders_parse_to_canonical_actions_and_formats_parse_back(played: LocalT
 
 @pytest.mark.parametrize("rules_id", GAMES)
 def test_every_scenario_initialises_and_lists_its_first_orders(rules_id: str) -> None:
-    rulesapi.register(race.RULES)
+    _register_toys()
     rules = rulesapi.load(rules_id)
     for scenario in rules.SPEC.scenarios:
         state = rules.initial_state(scenario, ())

@@ -36,22 +36,29 @@ class Attack(_A, tag="attack"):
     pass
 
 
+class React(_A, tag="react"):
+    """After the roll, the target (who answered the dice) decides: counter or stay."""
+
+    counter: bool
+
+
 class State(msgspec.Struct, frozen=True):
-    phase: str = "seal"  # seal -> attack -> dice -> over
+    phase: str = "seal"  # seal -> attack -> dice -> react -> over
     result: str = ""
 
 
 class Ambush(Rules[State, Any, State]):
-    """The target seals how it will react to an attack; the gunner attacks;
-    one die decides, and the sealed policy, opened with the answer, decides
-    what the target does about it."""
+    """The target seals how it will take a hit; the gunner attacks (two
+    players deciding in turn inside one ambush); one die decides, the sealed
+    policy, opened with the answer, settles hold or retreat, and then the
+    target, who answered the dice, decides whether to counter-attack."""
 
     SPEC = Spec(id="ambush", version="1", title="Ambush (sealed policy test game)", roles=("target", "gunner"),
                 scenarios=("standard",))
 
     @property
     def action_type(self) -> Any:
-        return Seal | Attack
+        return Seal | Attack | React
 
     @property
     def state_type(self) -> type[State]:
@@ -68,13 +75,17 @@ class Ambush(Rules[State, Any, State]):
         if state.phase == "dice":
             return Decision(role="target", kind=DICE, dice=(6,), purposes=("the attack hits on 4-6",),
                             openings=(POLICY,))
+        if state.phase == "react":
+            return Decision(role="target", kind="react", prompt="counter or stay")
         return None
 
     def legal_actions(self, state: State, role: str, ctx: Ctx) -> list[Any]:
-        return {"seal": [Seal(POLICY)], "attack": [Attack()]}.get(state.phase, [])
+        return {"seal": [Seal(POLICY)], "attack": [Attack()],
+                "react": [React(True), React(False)]}.get(state.phase, [])
 
     def legal_orders(self, state: State, role: str, ctx: Ctx) -> list[str]:
-        return {"seal": ["seal hold", "seal retreat"], "attack": ["attack"]}.get(state.phase, [])
+        return {"seal": ["seal hold", "seal retreat"], "attack": ["attack"],
+                "react": ["counter", "stay"]}.get(state.phase, [])
 
     def check(self, state: State, action: Any, ctx: Ctx) -> list[Problem]:
         if isinstance(action, Seal) and state.phase == "seal" and action.label == POLICY \
@@ -82,16 +93,20 @@ class Ambush(Rules[State, Any, State]):
             return []
         if isinstance(action, Attack) and state.phase == "attack":
             return []
+        if isinstance(action, React) and state.phase == "react":
+            return []
         return [Problem("AMBUSH 1", "not now")]
 
     def apply(self, state: State, action: Any, ctx: Ctx) -> State:
+        if isinstance(action, React):
+            return State(phase="over", result=state.result + ("; counters" if action.counter else "; stays"))
         return State(phase="attack" if isinstance(action, Seal) else "dice")
 
     def resolve_dice(self, state: State, values: tuple[int | None, ...], ctx: Ctx) -> State:
         policy = ctx.value(POLICY)
         hit = (values[0] or 0) >= 4
         result = ("hit, " + ("retreats" if policy == b"retreat" else "holds and loses a step")) if hit else "missed"
-        return State(phase="over", result=result)
+        return State(phase="react", result=result)
 
     def view(self, state: State, role: str | None) -> State:
         return state
@@ -105,9 +120,13 @@ class Ambush(Rules[State, Any, State]):
             return Order(action=Seal(POLICY), secrets={POLICY: words[1].encode()})
         if words == ["attack"]:
             return Order(action=Attack())
-        raise ValueError("AMBUSH 1: 'seal hold', 'seal retreat' or 'attack'")
+        if words in (["counter"], ["stay"]):
+            return Order(action=React(words == ["counter"]))
+        raise ValueError("AMBUSH 1: 'seal hold', 'seal retreat', 'attack', 'counter' or 'stay'")
 
     def format_action(self, action: Any) -> str:
+        if isinstance(action, React):
+            return "counter" if action.counter else "stay"
         return "seal (a sealed policy)" if isinstance(action, Seal) else "attack"
 
     def render_text(self, view: State) -> str:
@@ -128,6 +147,8 @@ def test_the_automatic_answer_opens_the_sealed_policy_and_the_dice_apply_it(ambu
     history = table.replay.history
     answer = next(i for i in history if i.rolls is not None)
     assert answer.author == "target" and POLICY in answer.reveals  # opened with the answer itself
+    # The answerer's own decision followed the roll: its answer carries it (no automatic event).
+    assert answer.actions in (("counter",), ("stay",))
     assert answer.rolls is not None and answer.rolls.purposes == ("the attack hits on 4-6",)
     assert len(table.verify()) == 2
 
