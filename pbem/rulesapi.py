@@ -427,6 +427,12 @@ class Rules(Generic[S, A, V]):
         unused"); one line per result. Default: nothing more than the dice."""
         return ()
 
+    def turn_label(self, state: S) -> str:
+        """The stretch of play a player calls a turn, for counting the emails
+        it costs (benchmarks/emails.py), e.g. "Month 1, Player-Turn 2 (axis)";
+        "" by default: the game is counted as one stretch."""
+        return ""
+
     def scenario_info(self, scenario: str) -> str:
         """One line about a scenario for ``pbem new``'s list; "" by default."""
         return ""

@@ -143,6 +143,15 @@ class RitdRules(Rules["State", Any, "View"]):
     def describe_dice(self, sides: tuple[int, ...], values: tuple[int | None, ...]) -> str | None:
         return self._module("game").describe_dice(sides, values)
 
+    def turn_label(self, state: State) -> str:
+        """The stretch of play players count by (RB 3.0): the Player-Turn in
+        progress, or the Month's other steps (set-up, Initiative, Buildup).
+        Read from State fields every released version has."""
+        where = f"Month {state.month}"
+        if state.turn is not None:
+            return f"{where}, Player-Turn {state.turn.number} ({state.turn.active})"
+        return f"{where}, {state.phase}"
+
     def scenario_info(self, scenario: str) -> str:
         return self._module("game").scenario_info(scenario)
 
