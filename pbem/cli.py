@@ -595,7 +595,8 @@ def undo(count: int | None, all_: bool, game: Path, identity: Path | None, passp
 @click.option("--eml", is_flag=True, help="Also write an email message (.eml) carrying the turn file.")
 @click.option("--smtp", is_flag=True, help="Send the email through the SMTP server of --smtp-config.")
 @click.option("--smtp-config", type=click.Path(path_type=Path), default=None,
-              help="SMTP settings (TOML; default $PBEM_HOME/smtp.toml); password there or in $PBEM_SMTP_PASSWORD.")
+              help="SMTP settings (TOML; default $PBEM_HOME/smtp.toml); the password from its password_command, "
+                   "the system keyring, the file itself if only you can read it, or $PBEM_SMTP_PASSWORD.")
 @click.option("--from", "sender", default="", help="Sender address (default: the game's --email).")
 @click.option("--to", "recipient", default="", help="Recipient address (default: the game's --opponent-email).")
 @out_option
@@ -648,8 +649,17 @@ def _mail_turn(game: Path, sent, *, sender: str, recipient: str, write_eml: bool
         done["eml"] = str(path)
         click.echo(f"email message {path}", err=True)
     if smtp:
-        config = load_smtp_config(smtp_config or _home() / "smtp.toml")
-        send_smtp(config, message)
+        from pbem import credentials
+
+        config_path = smtp_config or _home() / "smtp.toml"
+        config = load_smtp_config(config_path)
+        secret, warnings = "", list[str]()
+        if config.username:
+            secret, warnings = credentials.password(config_path, config.username, in_file=config.password,
+                                                    command=config.password_command, use_keyring=config.keyring)
+        for w in warnings:
+            click.echo(f"pbem: warning: {w}", err=True)
+        send_smtp(config, message, secret)
         done["smtp"] = f"{config.host}:{config.port}"
         click.echo(f"sent by email through {config.host}:{config.port}", err=True)
     return done

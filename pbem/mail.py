@@ -85,7 +85,11 @@ class SmtpConfig(msgspec.Struct, forbid_unknown_fields=True):
     #: "starttls" (default), "ssl" (implicit TLS, usually port 465) or "none" (loopback tests only)
     security: str = "starttls"
     username: str = ""
-    #: The password may be given here or in $PBEM_SMTP_PASSWORD (never in the game directory).
+    #: Where the password comes from (pbem.credentials): a command printing it,
+    #: the system keyring, this file (only if nobody else can read it), or
+    #: $PBEM_SMTP_PASSWORD (with a warning). Never the game directory.
+    password_command: str = ""
+    keyring: bool = False
     password: str = ""
     timeout: int = 30
 
@@ -108,12 +112,12 @@ def load_smtp_config(path: Path) -> SmtpConfig:
     return config
 
 
-def send_smtp(config: SmtpConfig, message: bytes) -> None:
-    """Deliver ``message`` to the recipients in its To header."""
+def send_smtp(config: SmtpConfig, message: bytes, password: str = "") -> None:
+    """Deliver ``message`` to the recipients in its To header, logging in
+    with ``password`` (pbem.credentials) when the configuration names a user."""
     msg = email.message_from_bytes(message, policy=email.policy.SMTP)
     sender = parseaddr(msg["From"])[1]
     recipients = [addr for _, addr in getaddresses(msg.get_all("To", []))]
-    password = os.environ.get("PBEM_SMTP_PASSWORD", config.password)
     try:
         if config.security == "ssl":
             client: smtplib.SMTP = smtplib.SMTP_SSL(config.host, config.port, timeout=config.timeout,
