@@ -599,26 +599,34 @@ def undo(count: int | None, all_: bool, game: Path, identity: Path | None, passp
                    "the system keyring, the file itself if only you can read it, or $PBEM_SMTP_PASSWORD.")
 @click.option("--from", "sender", default="", help="Sender address (default: the game's --email).")
 @click.option("--to", "recipient", default="", help="Recipient address (default: the game's --opponent-email).")
+@click.option("--force", is_flag=True, help="Sign even though the draft leaves the next decision with you.")
 @out_option
 @game_option
 @identity_option
 @passphrase_option
 @json_option
 def send(note: str, open_all: bool, since: int | None, eml: bool, smtp: bool, smtp_config: Path | None,
-         sender: str, recipient: str, out: Path | None, game: Path, identity: Path | None,
+         sender: str, recipient: str, force: bool, out: Path | None, game: Path, identity: Path | None,
          passphrase_file: Path | None, as_json: bool) -> None:
     """Sign your draft into the next event and write the turn file to send
-    (and, with --eml or --smtp, the email that carries it)."""
+    (and, with --eml or --smtp, the email that carries it). The addresses and
+    the SMTP settings are checked before anything is signed; an event signed
+    but not delivered is resent by the same command."""
     from pbem.session import export_turn
     from pbem.session import send as send_turn
     from pbem.store import GameDir
 
+    if eml or smtp:  # before any passphrase or signature (issue 21): nothing signed that cannot go
+        _check_mail_settings(GameDir(game), sender=sender, recipient=recipient, smtp=smtp,
+                             smtp_config=smtp_config)
     if since is not None:
         gd = GameDir(game)
         with gd.lock(exclusive=False):
             sent = export_turn(gd, since, out)
     else:
         seat = _seat(game, identity, passphrase_file, exclusive=True)
+        if not open_all:
+            _check_draft_is_a_turn(seat, force)
         sent = send_turn(seat, note=note, open_all=open_all, out=out)
         if sent.resent:
             click.echo(f"nothing new to sign: events {sent.seqs[0]}-{sent.seqs[-1]} were signed by an earlier "
@@ -629,6 +637,52 @@ def send(note: str, open_all: bool, since: int | None, eml: bool, smtp: bool, sm
         extra = _mail_turn(game, sent, sender=sender, recipient=recipient, write_eml=eml, smtp=smtp,
                            smtp_config=smtp_config)
     _sent_report(sent, as_json, extra)
+
+
+def _check_mail_settings(gd: Any, *, sender: str, recipient: str, smtp: bool, smtp_config: Path | None) -> None:
+    """The addresses, and for --smtp the server settings and the password,
+    as the email will need them; UsageProblem (nothing signed yet) if not."""
+    from pbem import credentials
+    from pbem.errors import UsageProblem
+    from pbem.mail import check_address, load_smtp_config
+
+    gd.require()
+    local = gd.read_local()
+    for value, option in ((sender or local.email, "--from"), (recipient or local.opponent_email, "--to")):
+        if not value:
+            raise UsageProblem("email needs --from and --to (or --email and --opponent-email at 'pbem new' or "
+                               "'pbem join'); nothing was signed")
+        check_address(value, option)
+    if smtp:
+        config_path = smtp_config or _home() / "smtp.toml"
+        config = load_smtp_config(config_path)
+        if config.username:
+            credentials.password(config_path, config.username, in_file=config.password,
+                                 command=config.password_command, use_keyring=config.keyring)
+
+
+def _check_draft_is_a_turn(seat: Any, force: bool) -> None:
+    """Refuse to sign an empty draft while the decision is the sender's, and
+    (unless --force) a draft after which the decision is still the sender's:
+    the opponent would get an email and nothing to do (issue 21)."""
+    from pbem.deck import DECK
+    from pbem.errors import UsageProblem
+    from pbem.rulesapi import DICE
+    from pbem.session import draft_replay, live_draft, pending_text
+
+    decision = seat.replay.pending()
+    if decision is None or decision.role != seat.role or decision.kind in (DICE, DECK) \
+            or seat.replay.outcome() is not None:
+        return  # a resend, an automatic answer or the audit's openings: send as before
+    if not live_draft(seat).orders:
+        raise UsageProblem(f"your draft is empty and the decision is yours ({pending_text(decision)}): add "
+                           "orders with 'pbem do' ('pbem options' lists them); nothing was signed")
+    probe, _ = draft_replay(seat)
+    after = probe.pending()
+    if not force and after is not None and after.role == seat.role and after.kind not in (DICE, DECK) \
+            and probe.outcome() is None:
+        raise UsageProblem(f"after your draft the decision is still yours ({pending_text(after)}): add the "
+                           "rest of your orders, or send with --force; nothing was signed")
 
 
 def _mail_turn(game: Path, sent, *, sender: str, recipient: str, write_eml: bool, smtp: bool,
@@ -659,7 +713,14 @@ def _mail_turn(game: Path, sent, *, sender: str, recipient: str, write_eml: bool
                                                     command=config.password_command, use_keyring=config.keyring)
         for w in warnings:
             click.echo(f"pbem: warning: {w}", err=True)
-        send_smtp(config, message, secret)
+        try:
+            send_smtp(config, message, secret)
+        except UsageProblem as exc:
+            from pbem.errors import Undelivered
+
+            span = f"event {sent.seqs[0]}" if len(sent.seqs) == 1 else f"events {sent.seqs[0]}-{sent.seqs[-1]}"
+            raise Undelivered(f"{span} signed and stored, but not delivered: {exc.message}; the same "
+                              f"command resends it (or 'pbem send --since {sent.seqs[0]} --smtp')") from None
         done["smtp"] = f"{config.host}:{config.port}"
         click.echo(f"sent by email through {config.host}:{config.port}", err=True)
     return done

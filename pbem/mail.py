@@ -48,8 +48,8 @@ def build_message(*, turn: bytes, turn_name: str, game: str, title: str, seqs: l
                   sender: str, recipient: str, summary: str, reply_to_seq: int | None,
                   host_seq0_sender: str) -> bytes:
     """An RFC 5322 message carrying one turn file."""
-    _check_address(sender, "--from")
-    _check_address(recipient, "--to")
+    check_address(sender, "--from")
+    check_address(recipient, "--to")
     msg = EmailMessage(policy=email.policy.SMTP)
     span = f"{seqs[0]}-{seqs[-1]}" if len(seqs) > 1 else str(seqs[0])
     msg["Subject"] = f"[pbem {game[:8]}] {title}: events {span} by {author}"
@@ -71,7 +71,8 @@ def build_message(*, turn: bytes, turn_name: str, game: str, title: str, seqs: l
     return msg.as_bytes()
 
 
-def _check_address(address: str, option: str) -> None:
+def check_address(address: str, option: str) -> None:
+    """UsageProblem naming ``option`` if ``address`` is no single email address."""
     name, addr = parseaddr(address)
     if "@" not in addr or any(c in address for c in "\r\n"):
         raise UsageProblem(f"{option}: not an email address: {address!r}")

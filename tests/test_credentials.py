@@ -105,7 +105,7 @@ def test_send_logs_in_to_a_real_smtp_server_with_the_command_s_password(mailing,
         assert f"127.0.0.1:{port}" in result.output and len(received) == 1
         again = CliRunner().invoke(cli, ["send", "-g", str(mailing.red.gd.path), "--since", "2", "--smtp",
                                          "--smtp-config", str(wrong)])
-        assert again.exit_code == 2 and "could not send through 127.0.0.1" in again.output
+        assert again.exit_code == 13 and "could not send through 127.0.0.1" in again.output
         assert "guess" not in again.output and len(received) == 1
     finally:
         controller.stop()

@@ -169,4 +169,40 @@ def test_a_refused_smtp_connection_is_a_clear_error(mailing, tmp_path):
     config.write_text(f'[smtp]\nhost = "127.0.0.1"\nport = {_free_port()}\nsecurity = "none"\ntimeout = 5\n')
     run("do", "-g", mailing.red.gd.path, "advance 1", "pass")
     result = CliRunner().invoke(cli, ["send", "-g", str(mailing.red.gd.path), "--smtp", "--smtp-config", str(config)])
-    assert result.exit_code == 2 and "could not send through 127.0.0.1" in result.output
+    # Issue 21: the event is signed and kept; the message says the same command resends it.
+    assert result.exit_code == 13 and "could not send through 127.0.0.1" in result.output
+    assert "event 2 signed and stored, but not delivered" in result.output
+    assert "the same command resends it" in result.output
+    before = mailing.red.gd.read_events()
+    again = CliRunner().invoke(cli, ["send", "-g", str(mailing.red.gd.path), "--smtp", "--smtp-config", str(config)])
+    assert again.exit_code == 13 and "nothing new to sign" in again.output
+    assert mailing.red.gd.read_events() == before  # the retry signed nothing new
+
+
+def test_send_checks_addresses_and_smtp_settings_before_it_signs(mailing, tmp_path):
+    """Issue 21 point 4: nothing is signed that cannot be delivered."""
+    red = mailing.red.gd
+    run("do", "-g", red.path, "advance 1", "pass")
+    before = red.read_events()
+    missing = CliRunner().invoke(cli, ["send", "-g", str(red.path), "--smtp", "--smtp-config",
+                                       str(tmp_path / "none.toml")])
+    assert missing.exit_code == 9 and "no SMTP configuration" in missing.output
+    bad = CliRunner().invoke(cli, ["send", "-g", str(red.path), "--eml", "--to", "nobody"])
+    assert bad.exit_code == 2 and "--to: not an email address" in bad.output
+    assert red.read_events() == before
+
+
+def test_send_refuses_an_empty_or_unfinished_draft_while_the_decision_is_mine(mailing):
+    """Issue 21 point 4: an empty draft while the decision is the sender's is
+    refused; a draft after which the decision is still the sender's needs --force."""
+    red = mailing.red.gd
+    before = red.read_events()
+    empty = CliRunner().invoke(cli, ["send", "-g", str(red.path)])
+    assert empty.exit_code == 2 and "your draft is empty and the decision is yours" in empty.output
+    run("do", "-g", red.path, "advance 1")  # the race asks attack or pass next, still red's decision
+    half = CliRunner().invoke(cli, ["send", "-g", str(red.path)])
+    assert half.exit_code == 2 and "after your draft the decision is still yours" in half.output
+    assert red.read_events() == before
+    forced = CliRunner().invoke(cli, ["send", "-g", str(red.path), "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert len(red.read_events()) == len(before) + 1
