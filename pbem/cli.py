@@ -418,7 +418,7 @@ def _require_options(**values: Any) -> None:
 
 
 @cli.command()
-@click.argument("invitation", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("invitation", type=click.Path(path_type=Path))
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.option("--host-fingerprint", default=None,
               help="Refuse to join unless the host's key has this fingerprint (check it with them).")
@@ -433,11 +433,12 @@ def _require_options(**values: Any) -> None:
 def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders: tuple[str, ...], email: str,
          opponent_email: str, orders_file: Path | None, out: Path | None, identity: Path | None,
          passphrase_file: Path | None, as_json: bool) -> None:
-    """Accept the invitation turn file INVITATION into a new game DIRECTORY."""
+    """Accept the invitation INVITATION (its turn file, or the email, mbox or
+    Maildir that holds it) into a new game DIRECTORY."""
     from pbem.identity import fingerprint
     from pbem.session import join_game
 
-    data = _read_input(invitation)
+    data = _invitation_from(invitation)
     ident, path = _unlock(identity, passphrase_file)
     sent, host = join_game(directory, data, ident, path.resolve(), host_fingerprint=host_fingerprint,
                            orders=_orders(orders, orders_file), out=out, email=email, opponent_email=opponent_email)
@@ -459,6 +460,37 @@ def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders
 def _vault_hint(directory: Path) -> None:
     click.echo(f"your secrets for this game are in {directory}/vault/ (encrypted); without them you cannot "
                f"open your commitments: keep a copy with 'pbem vault backup FILE -g {directory}'", err=True)
+
+
+def _invitation_from(path: Path) -> bytes:
+    """The invitation in PATH: a turn file, or the one turn file holding a
+    game's genesis in an .eml, an mbox or a Maildir (issue 21 point 8)."""
+    from pbem import codec
+    from pbem.errors import BadFile, UsageProblem
+    from pbem.mail import turn_files_from_path
+    from pbem.text import shown
+    from pbem.turnfile import parse_turn
+
+    if str(path) == "-":
+        return _read_input(path)
+    kind, found = turn_files_from_path(path)
+    if kind == "turn file":
+        return found[0][1]
+    invitations: dict[str, bytes] = {}
+    for name, data in found:
+        try:
+            events = parse_turn(data, name).events
+            if events and codec.unwrap(events[0]).seq == 0:
+                invitations.setdefault(codec.sha256(codec.signing_input(codec.unwrap(events[0]).body)).hex(), data)
+        except (BadFile, codec.CodecError):
+            continue
+    if not invitations:
+        raise BadFile(f"no invitation (a turn file holding a game's genesis) in the {kind} {shown(str(path))}")
+    if len(invitations) > 1:
+        games = ", ".join(g[:16] for g in invitations)
+        raise UsageProblem(f"the {kind} {shown(str(path))} holds invitations to {len(invitations)} games ({games}): "
+                           "save the email of the one to join and give that file")
+    return next(iter(invitations.values()))
 
 
 def _read_input(path: Path) -> bytes:

@@ -1025,8 +1025,15 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
     lines += ["", f"Next decision: {pending_text(replay.pending())}"]
     if outcome is not None:
         lines.append(f"Game over: {outcome.summary}")
-    lines += ["", "The attached turn file is verified by 'pbem receive FILE' (or this whole message, "
-                  "or your mailbox)."]
+    if 0 in seqs:  # the invitation: say how to accept it, and whose key to check
+        host = replay.history[0].author
+        lines += ["", f"This is an invitation. To join as {replay.other(host)}: save this message (or its "
+                      "attachment) and run", f"  pbem join MESSAGE.eml GAME_DIRECTORY --host-fingerprint "
+                      f"{fingerprint(replay.keys[host])}",
+                  "after checking that fingerprint with your opponent by another channel (phone, in person)."]
+    else:
+        lines += ["", "The attached turn file is verified by 'pbem receive FILE' (or this whole message, "
+                      "or your mailbox)."]
     return "\n".join(lines) + "\n"
 
 

@@ -265,3 +265,35 @@ def test_a_lost_game_key_is_named_by_its_fingerprint_not_replaced(table):
     assert result.exit_code == 9
     assert f"played as red with the key of fingerprint {table.red.identity.fingerprint}" in result.output
     assert "cannot continue this game" in result.output and "-i KEYFILE" in result.output
+
+
+def test_join_reads_the_invitation_email_which_says_how_to_join(tmp_path):
+    """Issue 21 point 8: the invitation email names the command to run and
+    the host's fingerprint; 'pbem join' takes the email, or a mailbox
+    holding it, as well as the bare turn file."""
+    import mailbox
+
+    assert run("keygen", "-o", tmp_path / "red.key").exit_code == 0
+    assert run("keygen", "-o", tmp_path / "blue.key").exit_code == 0
+    blue_pub = json.loads(run("key", tmp_path / "blue.key", "--json").output)["public_key"]
+    red_fp = json.loads(run("key", tmp_path / "red.key", "--json").output)["fingerprint"]
+    assert run("new", tmp_path / "r", "--rules", "race", "--scenario", "sprint", "--role", "red",
+               "--opponent", blue_pub, "-i", tmp_path / "red.key", "--order", "setup speed 2",
+               "--email", "red@axis.example", "--opponent-email", "blue@allies.example",
+               "-o", tmp_path / "t0.pbem").exit_code == 0
+    sent = run("send", "-g", tmp_path / "r", "--since", "0", "--eml", "-o", tmp_path / "invite.pbem")
+    assert sent.exit_code == 0, sent.output
+    eml = tmp_path / "invite.eml"
+    body = eml.read_text()
+    assert "This is an invitation. To join as blue" in body and f"--host-fingerprint {red_fp}" in body
+    box = mailbox.mbox(tmp_path / "box.mbox")
+    box.add(mailbox.Message(eml.read_bytes()))
+    box.flush()
+    box.close()
+    for source, where in ((eml, "b1"), (tmp_path / "box.mbox", "b2")):
+        joined = run("join", source, tmp_path / where, "-i", tmp_path / "blue.key", "--order", "setup speed 1",
+                     "--host-fingerprint", red_fp, "-o", tmp_path / f"{where}.pbem")
+        assert joined.exit_code == 0, joined.output
+    plain = CliRunner().invoke(cli, ["join", str(tmp_path / "r" / "events"), str(tmp_path / "b3"),
+                                     "-i", str(tmp_path / "blue.key")])
+    assert plain.exit_code == 3 and "not a Maildir" in plain.output
