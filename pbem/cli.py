@@ -620,6 +620,35 @@ def undo(count: int | None, all_: bool, game: Path, identity: Path | None, passp
 
 
 @cli.command()
+@click.option("--email", default=None, help="Your email address for this game.")
+@click.option("--opponent-email", default=None, help="Your opponent's email address for this game.")
+@game_option
+@json_option
+def address(email: str | None, opponent_email: str | None, game: Path, as_json: bool) -> None:
+    """Show or set this game's email addresses (they stay on this machine, in
+    GAME/local.json, never in the signed log), e.g. after 'pbem new' or 'join'."""
+    import msgspec
+
+    from pbem.mail import check_address
+    from pbem.store import GameDir
+
+    gd = GameDir(game)
+    gd.require()
+    for value, option in ((email, "--email"), (opponent_email, "--opponent-email")):
+        if value:
+            check_address(value, option)
+    with gd.lock(exclusive=True):
+        local = gd.read_local()
+        if email is not None or opponent_email is not None:
+            local = msgspec.structs.replace(local, email=local.email if email is None else email,
+                                            opponent_email=local.opponent_email if opponent_email is None
+                                            else opponent_email)
+            gd.write_local(local)
+    _emit({"email": local.email, "opponent_email": local.opponent_email}, as_json,
+          f"you: {local.email or '(not set)'}\nopponent: {local.opponent_email or '(not set)'}")
+
+
+@cli.command()
 @click.option("--note", default="", help="A message to your opponent, sent in the event.")
 @click.option("--open-all", is_flag=True, help="Open all your commitments (for an agreed audit).")
 @click.option("--since", type=int, default=None,
@@ -682,8 +711,8 @@ def _check_mail_settings(gd: Any, *, sender: str, recipient: str, smtp: bool, sm
     local = gd.read_local()
     for value, option in ((sender or local.email, "--from"), (recipient or local.opponent_email, "--to")):
         if not value:
-            raise UsageProblem("email needs --from and --to (or --email and --opponent-email at 'pbem new' or "
-                               "'pbem join'); nothing was signed")
+            raise UsageProblem("email needs --from and --to, or the game's addresses: 'pbem address --email "
+                               "ME --opponent-email THEM'; nothing was signed")
         check_address(value, option)
     if smtp:
         config_path = smtp_config or _home() / "smtp.toml"

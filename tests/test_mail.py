@@ -206,3 +206,20 @@ def test_send_refuses_an_empty_or_unfinished_draft_while_the_decision_is_mine(ma
     forced = CliRunner().invoke(cli, ["send", "-g", str(red.path), "--force"])
     assert forced.exit_code == 0, forced.output
     assert len(red.read_events()) == len(before) + 1
+
+
+def test_addresses_can_be_set_after_new_and_join(tmp_path):
+    """Issue 21 point 8: 'pbem address' sets the game's addresses later;
+    send --eml then uses them."""
+    from tests.conftest import new_table
+
+    t = new_table(tmp_path)
+    red = t.red.gd
+    assert "you: (not set)" in run("address", "-g", red.path).output
+    bad = CliRunner().invoke(cli, ["address", "-g", str(red.path), "--email", "not-an-address"])
+    assert bad.exit_code == 2 and "--email: not an email address" in bad.output
+    run("address", "-g", red.path, "--email", "red@axis.example", "--opponent-email", "blue@allies.example")
+    assert red.read_local().email == "red@axis.example"
+    run("do", "-g", red.path, "advance 1", "pass")
+    sent = run("send", "-g", red.path, "--eml")
+    assert "email message" in sent.output
