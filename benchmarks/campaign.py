@@ -341,20 +341,6 @@ def main_() -> None:
 
         cached = (base / "cache").is_dir() and any((base / "cache").iterdir())
         receive_s = statistics.median(receive_once() for _ in range(args.repeat))
-        # What if the rules module exported its State (pbem/snapshot.py keeps no cache without
-        # it)? Set in this process only, on a second copy whose cache is then built.
-        whatif_s = None
-        if getattr(rules, "State", None) is None:
-            import importlib
-
-            game_mod = importlib.import_module(rules.__name__ + ".game")
-            rules.State = game_mod.State
-            try:
-                base2 = tmp / "receiver-state"
-                prepare_receiver(log / receiver, base2, target, tmp / f"{receiver}-cheap2.key")
-                whatif_s = statistics.median(receive_once(base2) for _ in range(args.repeat))
-            finally:
-                del rules.State
         u = codec.unwrap(events[target])
         data, key = codec.signing_input(u.body), keys[u.author]
         one = []
@@ -449,15 +435,12 @@ def main_() -> None:
     print(f"(d) one Ed25519 verify: {one_verify * 1e6:.0f} us")
     print(f"(e) pbem receive --no-auto of that turn file, median of {args.repeat}: {receive_s * 1e3:.1f} ms "
           "(in-process, cheap scrypt, " + ("from the replay cache)" if cached else
-                                           "NO replay cache: the rules module exports no State)"))
+                                           "NO replay cache: it could not be written)"))
     print(f"receive ratio e/d = {receive_s / one_verify:.0f}  (target <= 200)")
     if typical_s is not None:
         print(f"(e2) ordinary turn files: each of the {len(typical)} events before it received on its own "
               f"truncated copy, median {typical_s * 1e3:.1f} ms (min {min(typical) * 1e3:.1f}, max "
               f"{max(typical) * 1e3:.1f}); ratio e2/d = {typical_s / one_verify:.0f}  (target <= 200)")
-    if whatif_s is not None:
-        print(f"(e') the same if {rules.__name__} exported State (set in-process; the cache is then used): "
-              f"{whatif_s * 1e3:.1f} ms, ratio e'/d = {whatif_s / one_verify:.0f}")
     click_s = start_med["click"]
     print(f"start-up: pbem --version {start_med['version'] * 1e3:.0f} ms, pbem show (this game, from its cache) "
           f"{start_med['show'] * 1e3:.0f} ms, python -c 'import click' {click_s * 1e3:.0f} ms: ratios "

@@ -147,9 +147,11 @@ class Recorder:
 def play_demo(directory: Path, stop: Callable[[Turn], bool] | None = None) -> tuple[LocalTable, Recorder, str]:
     """``pbem demo --keep`` in ``directory``: the table, what was ordered, and the summary line."""
     module = demo_rules(RULES)
+    demo = module.demo
+    if demo is None:
+        raise SystemExit(f"rules {RULES} offer no demo")
     recorder = Recorder(demo_policy(module), stop)
-    table = LocalTable.create(directory, RULES, module.DEMO_SCENARIO,
-                              tuple(getattr(module, "DEMO_OPTIONS", ())), echo=recorder.echo)
+    table = LocalTable.create(directory, RULES, demo.scenario, demo.options, echo=recorder.echo)
     result = table.play(recorder, MAX_EVENTS)
     summary = (f"game over: {result.outcome.summary}" if result.outcome is not None else
                f"the demo script stopped after {result.events} events" if result.stopped == "script" else

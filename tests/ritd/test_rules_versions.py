@@ -26,8 +26,13 @@ V3_DEMO = Path(__file__).resolve().parent.parent / "data" / "ritd-v3-demo"
 
 
 def v3_events() -> list[bytes]:
+    return events_of(sorted(V3_DEMO.glob("*.pbem")))
+
+
+def events_of(turn_files: list[Path]) -> list[bytes]:
+    """The log the turn files of both players carry, in event order."""
     by_seq: dict[int, bytes] = {}
-    for path in sorted(V3_DEMO.glob("*.pbem")):
+    for path in turn_files:
         for stored in parse_turn(path.read_bytes(), path.name).events:
             from pbem import codec
 
@@ -57,6 +62,24 @@ def test_pbem_verify_of_a_version_3_game_directory(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["verify", "-g", str(tmp_path / "game")])
     assert result.exit_code == 0, result.output
     assert f"verified {len(v3_events())} events" in result.output
+
+
+@pytest.mark.random_cards  # the published logs were dealt by the real deck, not the tests' fixed one
+@pytest.mark.parametrize("game", ["game", "complete-game"])
+def test_the_logs_in_examples_verify(game: str) -> None:
+    """Contract point 6: the games published in examples/ replay, with the
+    rules their genesis names, to the end their transcript states."""
+    root = Path(__file__).resolve().parent.parent.parent / "examples" / game
+    events = events_of(sorted(root.glob("*-outbox/*.pbem")))
+    from pbem import codec
+
+    genesis = codec.decode_body(codec.unwrap(events[0]).body).genesis
+    assert genesis is not None
+    replay = Replay(rulesapi.load_version(genesis.rules, genesis.rules_version))
+    for stored in events:
+        replay.apply_stored(stored)
+    assert replay.seq == len(events) - 1
+    assert f"{replay.seq + 1} events" in (root / "transcript.txt").read_text()
 
 
 def test_an_unknown_old_version_is_refused_naming_the_versions_kept() -> None:
