@@ -335,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tests", nargs="+", help="test files or node ids (default: the module's related tests)")
     p.add_argument("--sample", type=int, help="run only N mutants, drawn with --seed (default: all)")
     p.add_argument("--seed", type=int, default=29, help="seed for --sample (default 29)")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant (default 120)")
+    p.add_argument("--timeout", type=float,
+                   help="seconds per mutant (default: 3 times the unmutated run, plus 10)")
     p.add_argument("--equivalents", type=Path, default=DEFAULT_EQUIVALENTS)
     p.add_argument("--list", action="store_true", help="list the mutants (the sample, if given) and exit")
     p.add_argument("--jobs", type=int, default=1, help="mutants run at once, each in its own copy")
@@ -371,8 +372,17 @@ def main(argv: list[str] | None = None) -> int:
     jobs = max(1, args.jobs)
     spaces = [Workspace(base) for _ in range(jobs)]
     try:
-        # The sanity mutant: a module that cannot be imported must fail the tests,
-        # or the tests do not import the copy and the run would measure nothing.
+        # The unmutated module must pass its tests in the copy (their time sets the
+        # default timeout), and the sanity mutant, a module that cannot be imported,
+        # must fail them: otherwise the tests do not import the copy and the run
+        # would measure nothing.
+        t0 = time.monotonic()
+        if spaces[0].run(module, src.text, tests, args.timeout or 3600) != "survived":
+            raise SystemExit(f"the unmutated {module} fails its tests: fix that first")
+        baseline = time.monotonic() - t0
+        if args.timeout is None:
+            args.timeout = 3 * baseline + 10
+        print(f"  unmutated run {baseline:.1f}s, timeout per mutant {args.timeout:.0f}s", flush=True)
         sanity = "raise ImportError('pbem mutate: sanity mutant')\n" + src.text
         if spaces[0].run(module, sanity, tests, args.timeout) == "survived":
             raise SystemExit("sanity mutant survived: the tests do not import the mutated copy")
