@@ -195,6 +195,30 @@ def test_d2_and_the_largest_die_are_rolled():
     assert all(1 <= v <= dice.MAX_SIDES for v in big) and len(set(big)) == 8
 
 
+@pytest.mark.parametrize("sides", [2, 3, 6, 7, 20, 100, 1000, 65535, 65536])
+def test_the_rejected_block_starts_at_the_largest_multiple_of_the_sides(monkeypatch, sides):
+    """Draws are forced at the edge (real digests never land there): the last
+    accepted draw is limit - 1, the first rejected one is limit, which moves
+    the die to attempt 1."""
+    real = dice.hash_parts
+    limit = (1 << 64) - (1 << 64) % sides
+    at_attempt_1 = int.from_bytes(real(b"pbem/v1/dice", *ARGS[:2], bytes(4), (1).to_bytes(4, "big"),
+                                       *ARGS[2:])[:8], "big") % sides + 1
+    for draw in (limit - 1, limit):
+        def forced(*parts, draw=draw):
+            if parts[0] == b"pbem/v1/dice" and parts[4] == bytes(4):
+                return draw.to_bytes(8, "big") + bytes(24) if draw < 1 << 64 else bytes(32)
+            return real(*parts)
+        monkeypatch.setattr(dice, "hash_parts", forced)
+        got = dice.roll_one(*ARGS[:2], 0, *ARGS[2:], sides)
+        if draw < limit:
+            assert got == (limit - 1) % sides + 1 == sides
+        elif limit < 1 << 64:
+            assert got == at_attempt_1
+    if sides & (sides - 1) == 0:
+        assert limit == 1 << 64  # a power of two rejects nothing
+
+
 def test_every_die_of_a_request_has_its_own_index():
     values = dice.roll(*ARGS, (6,) * 40)
     assert values == tuple(dice.roll_one(*ARGS[:2], i, *ARGS[2:], 6) for i in range(40))
