@@ -83,7 +83,7 @@ RELATED_TESTS: dict[str, list[str]] = {
         "tests/test_crash.py::test_send_killed_after_storing_its_event_is_finished_by_sending_again",
         "tests/test_crash.py::test_receive_killed_before_writing_its_automatic_answer_writes_it_when_retried",
         "tests/test_vectors.py", "tests/test_trust_bounds.py", "tests/test_game_bounds.py",
-        "tests/test_session_bounds.py",
+        "tests/test_session_bounds.py", "tests/ritd/test_deck_cheats.py",
     ],
     "pbem/*.py": ["tests/test_*.py"],
     "rules/ritd/*.py": ["tests/ritd/test_*.py"],

@@ -81,7 +81,22 @@ def test_an_honest_round_through_the_receiver_and_the_audit():
     _open_seeds(r, "r1")
     [dealt] = r.deck_audit()
     assert sorted(dealt.labels) == ["a", "b", "c", "d"] and dealt.holders == ["allied", "axis", "", ""]
-    assert r.card("r1", 2) == dealt.labels[2]
+    # With both seeds known, every position shows its card, dealt (published key) or not.
+    assert [r.card("r1", p) for p in range(4)] == dealt.labels
+    assert r.card("r1", 4) is None and r.card("r9", 0) is None
+
+
+def test_a_player_sees_exactly_the_cards_dealt_to_it():
+    """Axis knows its own seed only: the card allied dealt it (position 1), not the
+    one it dealt to allied (position 0) nor any undealt one."""
+    r = _replay()
+    _play_round(r, "r1", CARDS, deal3=(0,), deal4=(1,))
+    r.known = {D.seed_label("r1", "axis"): SEEDS[("r1", "axis")]}
+    seen = [r.card("r1", p) for p in range(4)]
+    assert seen[0] is None and seen[2] is None and seen[3] is None
+    r._cards.clear()
+    r.opened = {D.seed_label(rnd, role): seed for (rnd, role), seed in SEEDS.items() if rnd == "r1"}
+    assert seen[1] == r.card("r1", 1) is not None
 
 
 def test_a_second_players_step_2_before_its_seed_commitment_is_refused():
@@ -208,17 +223,20 @@ def test_showing_a_card_is_refused_unless_dealt_to_the_shower_once_and_asked_for
     with pytest.raises(D.DeckError, match="the rules ask for"):
         r.clone()._deck_message(task, D.DeckKeys(), "axis", 9)
     allied_own = D.open_key(G, GAME, "r1", SEEDS[("r1", "allied")], 4, 1)
-    with pytest.raises(D.DeckError, match="position 1 was not dealt to allied"):
+    with pytest.raises(D.DeckError, match="position 1 was not dealt to allied") as err:
         r.clone()._deck_message(D.DeckTask(role="allied", kind="keys", round="r1", open=(("r1", 1),)),
                                 D.DeckKeys(open=[allied_own]), "allied", 9)
+    assert (err.value.step, err.value.author) == (0, "allied")
     undealt = D.open_key(G, GAME, "r1", SEEDS[("r1", "axis")], 3, 3)
     with pytest.raises(D.DeckError, match="position 3 was not dealt to axis"):
         r.clone()._deck_message(D.DeckTask(role="axis", kind="keys", round="r1", open=(("r1", 3),)),
                                 D.DeckKeys(open=[undealt]), "axis", 9)
     r._deck_message(task, D.DeckKeys(open=[own]), "axis", 9)
     assert r.deck_opened == {("r1", 1): "axis"}
-    with pytest.raises(D.DeckError, match="position 1 is opened twice"):
+    with pytest.raises(D.DeckError, match="position 1 is opened twice") as err:
         r._deck_message(task, D.DeckKeys(open=[own]), "axis", 10)
+    assert (err.value.step, err.value.author) == (0, "axis")
+    assert r.deck_where[("r1", -3)] == (9, "axis")  # where position 1 was shown
 
 
 # --- the audit's game invariants: one deck, nothing lost, nothing in two places ------------------
@@ -267,7 +285,7 @@ def test_a_reshuffle_that_smuggles_in_a_card_held_by_a_player_is_refused():
     _open_seeds(r, "r2")
     with pytest.raises(D.DeckError, match=f"card '{held}' enters the deck while it is already in play") as err:
         r.deck_audit()
-    assert (err.value.round, err.value.author) == ("r2", "axis")
+    assert (err.value.round, err.value.step, err.value.author) == ("r2", 1, "axis")
 
 
 def test_a_reshuffle_that_enters_an_undealt_card_again_is_refused():

@@ -245,6 +245,50 @@ def test_the_summary_of_a_finished_game_says_who_won(table):
     text = session.turn_summary(replay, [replay.seq])
     assert "Next decision: nobody (game over)\nGame over: " in text
     assert replay.outcome().summary in text
+    # After the end every send opens all the sender's commitments, asked or not.
+    loser = "red" if replay.outcome().winner == "blue" else "blue"
+    assert loser in session.audit(table.red.gd.read_events(), table.red.seat().rules).unopened
+    table.play(loser)
+    assert loser not in session.audit(table.red.gd.read_events(), table.red.seat().rules).unopened
+
+
+def test_an_order_out_of_turn_names_whose_decision_it_is(table):
+    with pytest.raises(IllegalAction) as err:
+        session.add_orders(table.blue.seat(), ["advance 1"])
+    assert "'advance 1': it is not your decision now (the decision is red's (move)); send your turn" \
+        in str(err.value)
+
+
+def test_a_stopped_game_receives_nothing(table):
+    from pbem.errors import Equivocation
+    from tests.test_store import test_equivocation_is_detected_kept_as_evidence_and_stops_the_game as equivocate
+    equivocate(table)
+    data = Path(session.export_turn(table.red.gd, 0, table.red.gd.path / "all.pbem").turn_file).read_bytes()
+    with pytest.raises(Equivocation, match="stopped"):
+        session.receive(table.blue.seat(), [("t", data)])
+
+
+def test_a_lost_automatic_answer_is_written_again_as_automatic(table, monkeypatch):
+    """Killed after storing the automatic answer (event 3), before its turn file."""
+    seat = table.red.seat()
+    session.add_orders(seat, ["dash"])
+    red_turn = Path(session.send(seat).turn_file).read_bytes()
+
+    class Killed(BaseException):
+        pass
+
+    def killed(*_args):
+        raise Killed
+
+    with monkeypatch.context() as m:
+        m.setattr(session, "_write_turn", killed)
+        with pytest.raises(Killed):
+            session.receive(table.blue.seat(), [("red", red_turn)])
+    result = session.receive(table.blue.seat(), [("red", red_turn)])
+    assert result.duplicates == [2] and result.auto_reply is not None and result.auto_reply.auto
+    assert result.auto_reply.seqs == [3] and Path(result.auto_reply.turn_file).exists()
+    # Written once: a third receive finds the turn file and writes nothing.
+    assert session.receive(table.blue.seat(), [("red", red_turn)]).auto_reply is None
 
 
 def test_email_for_needs_both_addresses_and_names_the_host(table, monkeypatch):
