@@ -386,8 +386,11 @@ def test_public_key_lines_must_be_exactly_64_lowercase_hex_digits():
     assert I.parse_public("  " + text + "\n").public_bytes_raw() == ident.public.public_bytes_raw()
     hexpart = text.split(":")[1]
     for bad in (text[:-2], text + "00", I.PUBLIC_PREFIX + hexpart.upper(), I.PUBLIC_PREFIX,
-                "PBEM-ED25519:" + hexpart, I.PUBLIC_PREFIX + hexpart[:-1] + "g", hexpart):
-        with pytest.raises(UsageProblem):
+                I.PUBLIC_PREFIX + hexpart[:-1] + "g"):
+        with pytest.raises(UsageProblem, match="public key must be 64 lowercase hex digits after the prefix"):
+            I.parse_public(bad)
+    for bad in ("PBEM-ED25519:" + hexpart, hexpart, ""):
+        with pytest.raises(UsageProblem, match="not a pbem public key"):
             I.parse_public(bad)
 
 
@@ -404,8 +407,8 @@ def test_fingerprints_are_four_groups_of_four_hex_digits_and_differ_per_key():
 def test_signatures_verify_only_with_their_key_and_data():
     a, b = I.Identity.generate(), I.Identity.generate()
     sig = a.sign(b"data")
-    assert I.verify_signature(a.public, sig, b"data")
-    assert not I.verify_signature(a.public, sig, b"date")
-    assert not I.verify_signature(b.public, sig, b"data")
+    assert I.verify_signature(a.public, sig, b"data") is True
+    assert I.verify_signature(a.public, sig, b"date") is False
+    assert I.verify_signature(b.public, sig, b"data") is False
     assert a.seed() != b.seed() and len(a.seed()) == 32
 
