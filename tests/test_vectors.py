@@ -302,3 +302,12 @@ def test_v8_a_key_file_with_the_default_parameters_unlocks(tmp_path):
     assert ident.seed() == ED_SEED and ident.name == "red" and ident.public_text == PUBLIC
     doc = msgspec.json.decode(KEY_FILE, type=I.KeyFile)
     assert (doc.n, doc.r, doc.p) == (1 << 15, 8, 1)
+
+
+def test_v8_the_key_file_is_written_byte_for_byte(monkeypatch):
+    """With the salt and nonce of V8 and the default parameters (the suite's
+    cheap-scrypt patch undone), the writer produces exactly the published file."""
+    monkeypatch.setattr(I, "SCRYPT_N", 1 << 15)
+    draws = iter([bytes([0x5A]) * 16, bytes([0xC3]) * 12])
+    monkeypatch.setattr(I.os, "urandom", lambda n: next(draws))
+    assert _identity().to_file_bytes("correct horse battery") == KEY_FILE
