@@ -269,8 +269,10 @@ def test_passphrase_length_boundary(tmp_path):
 
 
 def test_force_overwrites_an_identity(tmp_path):
-    path = tmp_path / "sub" / "k"
-    I.save_identity(I.Identity.generate(), path, "long enough")
+    path = tmp_path / "two" / "levels" / "k"
+    first = I.Identity.generate()
+    pub = I.save_identity(first, path, "long enough")
+    assert pub.read_bytes() == first.public_text.encode() + b"\n"
     other = I.Identity.generate()
     I.save_identity(other, path, "long enough", force=True)
     assert I.load_identity(path, "long enough").public_text == other.public_text
