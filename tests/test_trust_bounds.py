@@ -72,6 +72,16 @@ def test_a_random_salted_set_draws_32_byte_salts_per_leaf():
     assert C.verify_leaf(s.root, s.open("b"))
 
 
+def test_a_leaf_proof_is_immutable_and_decodes_strictly():
+    proof = C.set_from_seed({"a": b"1", "b": b"0"}, bytes(32)).open("a")
+    with pytest.raises(AttributeError):
+        proof.index = 1
+    data = msgspec.json.encode(proof)
+    assert msgspec.json.decode(data, type=C.LeafOpening) == proof
+    with pytest.raises(msgspec.ValidationError, match="unknown field"):
+        msgspec.json.decode(data[:-1] + b',"extra":1}', type=C.LeafOpening)
+
+
 def test_a_key_outside_the_set_cannot_be_opened():
     s = C.set_from_seed({"a": b"1"}, bytes(32))
     with pytest.raises(KeyError):
