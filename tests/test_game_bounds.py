@@ -389,3 +389,16 @@ def test_a_leaf_opening_that_shows_an_illegal_earlier_action_is_refused(tmp_path
     with pytest.raises(IllegalAction, match="opens 'blue.traps' at '3': the opening shows an illegal action") as err:
         session.receive(red, [("turn", data)])
     assert "holds b'2', not 1 or 0" in str(err.value) + " ".join(getattr(err.value, "details", []) or [])
+
+
+# --- public queries of a replay ------------------------------------------------------------------
+
+def test_a_replay_names_its_roles_and_each_others_opponent(table):
+    replay = table.red.seat().replay
+    assert replay.roles == ("blue", "red")  # the genesis players, sorted by role
+    assert replay.other("red") == "blue" and replay.other("blue") == "red"
+    ctx = replay.ctx("red")
+    assert ctx.role == "red" and ctx.author == "red" and ctx.seq == replay.seq + 1
+    assert ctx.committed("red.speed") and not ctx.committed("red.nothing")
+    assert not ctx.opened("red.speed") and ctx.value("red.speed") == b"2"
+    assert table.blue.seat().replay.ctx("blue").value("red.speed") is None
