@@ -54,36 +54,37 @@ DEFAULT_EQUIVALENTS = ROOT / "tests" / "mutation-equivalents.toml"
 # The tests related to each module: what a mutant of it is run against by default.
 # Glob patterns relative to the repository root; the first matching key wins.
 RELATED_TESTS: dict[str, list[str]] = {
+    # Quick known-answer and boundary tests first: with -x most mutants die in seconds.
     "pbem/commit.py": [
-        "tests/test_commit.py", "tests/test_merkle_sets.py", "tests/test_secret_dice.py",
-        "tests/test_vectors.py", "tests/test_trust_bounds.py",
+        "tests/test_vectors.py", "tests/test_trust_bounds.py", "tests/test_commit.py",
+        "tests/test_merkle_sets.py", "tests/test_secret_dice.py",
     ],
     "pbem/dice.py": [
-        "tests/test_dice.py", "tests/test_secret_dice.py",
-        "tests/test_vectors.py", "tests/test_trust_bounds.py",
+        "tests/test_vectors.py", "tests/test_trust_bounds.py", "tests/test_dice.py",
+        "tests/test_secret_dice.py",
     ],
     "pbem/deck.py": [
-        "tests/test_deck.py", "tests/test_deck_ed25519.py",
-        "tests/test_vectors.py", "tests/test_trust_bounds.py", "tests/test_deck_bounds.py",
+        "tests/test_vectors.py", "tests/test_deck_bounds.py", "tests/test_deck_ed25519.py",
+        "tests/test_deck.py",
     ],
     "pbem/game.py": [
+        "tests/test_vectors.py", "tests/test_game_bounds.py", "tests/test_trust_bounds.py",
         "tests/test_game_flow.py", "tests/test_tamper.py", "tests/test_secret_dice.py",
         "tests/test_merkle_sets.py", "tests/test_dice.py", "tests/test_fuzz_receive.py",
-        "tests/test_vectors.py", "tests/test_trust_bounds.py", "tests/test_game_bounds.py",
         "tests/ritd/test_deck_cheats.py",
     ],
     "pbem/identity.py": [
-        "tests/test_vault_identity.py", "tests/test_vectors.py", "tests/test_trust_bounds.py",
+        "tests/test_vectors.py", "tests/test_trust_bounds.py", "tests/test_vault_identity.py",
     ],
     # Not test_crash.py's kill-at-every-write test (46 s): its quick tests only.
     "pbem/session.py": [
-        "tests/test_game_flow.py", "tests/test_secret_dice.py", "tests/test_merkle_sets.py",
-        "tests/test_tamper.py", "tests/test_cli.py", "tests/test_store.py", "tests/test_mail.py",
+        "tests/test_session_bounds.py", "tests/test_game_flow.py", "tests/test_game_bounds.py",
+        "tests/test_secret_dice.py", "tests/test_merkle_sets.py", "tests/test_tamper.py",
+        "tests/test_store.py", "tests/test_cli.py", "tests/test_mail.py",
         "tests/test_crash.py::test_the_hook_lists_the_writes_of_send_and_receive_in_order",
         "tests/test_crash.py::test_send_killed_after_storing_its_event_is_finished_by_sending_again",
         "tests/test_crash.py::test_receive_killed_before_writing_its_automatic_answer_writes_it_when_retried",
-        "tests/test_vectors.py", "tests/test_trust_bounds.py", "tests/test_game_bounds.py",
-        "tests/test_session_bounds.py", "tests/ritd/test_deck_cheats.py",
+        "tests/test_vectors.py", "tests/ritd/test_deck_cheats.py",
     ],
     "pbem/*.py": ["tests/test_*.py"],
     "rules/ritd/*.py": ["tests/ritd/test_*.py"],
