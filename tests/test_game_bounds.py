@@ -402,3 +402,98 @@ def test_a_replay_names_its_roles_and_each_others_opponent(table):
     assert ctx.committed("red.speed") and not ctx.committed("red.nothing")
     assert not ctx.opened("red.speed") and ctx.value("red.speed") == b"2"
     assert table.blue.seat().replay.ctx("blue").value("red.speed") is None
+
+
+# --- the genesis event and the events after it ------------------------------------------------------
+
+def _genesis(table):
+    from pbem import codec
+    stored = table.red.gd.event_path(0).read_bytes()
+    return codec.decode_body(codec.unwrap(stored).body), stored
+
+
+def _resigned(identity, body, **change):
+    return session._sign(identity, msgspec.structs.replace(body, **change))
+
+
+def _genesis_with(table, **change):
+    body, _ = _genesis(table)
+    return _resigned(table.red.identity, body, genesis=msgspec.structs.replace(body.genesis, **change))
+
+
+def test_the_genesis_as_signed_opens_a_game(table):
+    body, stored = _genesis(table)
+    r = Replay(race)
+    r.apply_stored(stored)
+    assert r.seq == 0 and set(r.keys) == {"red", "blue"} and r.genesis == body.genesis
+    from pbem import codec
+    assert r.game_id == codec.sha256(codec.signing_input(codec.unwrap(stored).body))
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"scenario": "everest"}, "genesis scenario 'everest' is not one of"),
+    ({"options": ["jetpack"]}, r"genesis options \['jetpack'\] are not offered by race"),
+    ({"rules_version": "9"}, "needs rules race version 9"),
+    ({"rules": "chess"}, "played with rules 'chess', not 'race'"),
+    ({"data_hash": "00" * 32}, "different race data files"),
+])
+def test_a_genesis_outside_what_the_rules_offer_is_refused(table, change, message):
+    from pbem.errors import VerifyError, VersionMismatch
+    with pytest.raises((VerifyError, VersionMismatch), match=message):
+        Replay(race).apply_stored(_genesis_with(table, **change))
+
+
+def test_a_genesis_with_wrong_players_is_refused(table):
+    from pbem.codec import Player
+    from pbem.errors import VerifyError
+    body, _ = _genesis(table)
+    red = next(p for p in body.genesis.players if p.role == "red")
+    blue = next(p for p in body.genesis.players if p.role == "blue")
+    stranger = Identity.generate().public_text
+    cases = [
+        ([red], r"genesis players \['red'\] do not match"),
+        ([red, blue, Player(role="green", key=stranger)], "do not match"),
+        ([red, Player(role="red", key=stranger)], "do not match"),
+        ([red, Player(role="blue", key=red.key)], "gives two players the same key"),
+        ([red, Player(role="blue", key="pbem-ed25519:" + "zz" * 32)], "genesis: public key must be"),
+    ]
+    for players, message in cases:
+        with pytest.raises(VerifyError, match=message):
+            Replay(race).apply_stored(_genesis_with(table, players=players))
+    # Signed by blue: a player, but not the host who wrote it as its author.
+    with pytest.raises(VerifyError, match="genesis signature is not valid for the host's key"):
+        Replay(race).apply_stored(_resigned(table.blue.identity, body))
+    with pytest.raises(VerifyError, match="genesis author 'green' is not a player"):
+        Replay(race).apply_stored(_resigned(table.red.identity, body, author="green"))
+    for change in ({"game": "11" * 32}, {"prev": "22" * 32}, {"genesis": None}):
+        with pytest.raises(VerifyError, match="event 0 is not a genesis event"):
+            Replay(race).apply_stored(_resigned(table.red.identity, body, **change))
+
+
+def test_a_genesis_with_a_bad_signature_is_refused_unless_unchecked(table):
+    from pbem import codec
+    from pbem.errors import VerifyError
+    _, stored = _genesis(table)
+    u = codec.unwrap(stored)
+    forged = codec.wrap(u.body, bytes(64))
+    with pytest.raises(VerifyError, match="genesis signature is not valid"):
+        Replay(race).apply_stored(forged)
+    with pytest.raises(VerifyError, match="genesis signature is not valid"):
+        Replay(race).open_genesis(forged)
+    Replay(race).apply_stored(forged, verify_signature_=False)  # a draft simulation signs nothing
+
+
+def test_a_second_genesis_or_a_genesis_out_of_place_is_refused(table):
+    from pbem.errors import VerifyError
+    body, stored = _genesis(table)
+    seat = table.red.seat()
+    session.add_orders(seat, ["advance 1", "pass"])
+    nxt = session._compose(seat, session.read_draft(seat.gd, "red", seat.replay.seq).orders).body
+    with pytest.raises(VerifyError, match="a second genesis inside the game"):
+        seat.replay.clone().apply_stored(_resigned(table.red.identity, nxt, genesis=body.genesis))
+    with pytest.raises(VerifyError, match="expected the genesis event"):
+        Replay(race).apply_stored(_resigned(table.red.identity, nxt))
+    r = Replay(race)
+    r.apply_stored(stored)
+    with pytest.raises(VerifyError, match="expected the genesis event"):
+        r.open_genesis(stored)
