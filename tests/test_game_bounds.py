@@ -497,3 +497,21 @@ def test_a_second_genesis_or_a_genesis_out_of_place_is_refused(table):
     r.apply_stored(stored)
     with pytest.raises(VerifyError, match="expected the genesis event"):
         r.open_genesis(stored)
+
+
+def test_an_action_after_the_decision_passed_in_the_same_event_is_refused(table):
+    """Red's event: advance, pass (its turn ends: blue decides), then one more
+    advance. Each action is checked against the decision as it stands after
+    the previous one (protocol decision 9)."""
+    from pbem import codec
+    from pbem.errors import IllegalAction
+    seat = table.red.seat()
+    orders = [session.DraftOrder(text=t, action=codec.raw(a))
+              for t, a in (("advance 1", race.Advance(steps=1)), ("pass", race.Pass()),
+                           ("advance 1", race.Advance(steps=1)))]
+    body = session._body(seat.replay, "red", seat.vault, orders, x_next=bytes(32))
+    with pytest.raises(IllegalAction, match=r"event 2 by red, action 3 \(advance 1\): out of turn: "
+                                            r"the decision is blue's \(move\)"):
+        table.blue.seat().replay.clone().apply_stored(session._sign(seat.identity, body))
+    body = session._body(seat.replay, "red", seat.vault, orders[:2], x_next=bytes(32))
+    table.blue.seat().replay.clone().apply_stored(session._sign(seat.identity, body))
