@@ -284,6 +284,9 @@ def test_a_lost_automatic_answer_is_written_again_as_automatic(table, monkeypatc
         m.setattr(session, "_write_turn", killed)
         with pytest.raises(Killed):
             session.receive(table.blue.seat(), [("red", red_turn)])
+    # Asked not to reply, a retry writes nothing, not even the lost answer.
+    quiet = session.receive(table.blue.seat(), [("red", red_turn)], auto_reply=False)
+    assert quiet.auto_reply is None and not list(table.blue.gd.outbox_dir.glob("*-000003.pbem"))
     result = session.receive(table.blue.seat(), [("red", red_turn)])
     assert result.duplicates == [2] and result.auto_reply is not None and result.auto_reply.auto
     assert result.auto_reply.seqs == [3] and Path(result.auto_reply.turn_file).exists()
