@@ -368,6 +368,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.sample is not None and args.sample < len(mutants):
         chosen = sorted(random.Random(args.seed).sample(mutants, args.sample), key=lambda m: m.number)
     equivalents = load_equivalents(args.equivalents, module)
+    stale = set(equivalents) - {m.key for m in mutants}
+    for key in sorted(stale):  # the line changed: the entry must be judged again
+        print(f"warning: {args.equivalents.name} lists a mutant {module} no longer has: {key}", file=sys.stderr)
 
     if args.list:
         for m in chosen:
