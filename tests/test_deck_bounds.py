@@ -497,3 +497,16 @@ def test_roles_swapped_in_the_next_round_strip_the_right_old_keys():
     # Read with r1's roles instead, the audit strips the wrong keys and refuses step 1.
     with pytest.raises(D.DeckError, match="not the input card"):
         D.audit_deck(SMALL, GAME, [r1, r2], ops, [], {"r1": ("axis", "allied"), "r2": ("axis", "allied")})
+
+
+def test_deck_wire_types_refuse_unknown_fields_and_are_immutable(three):
+    history, rnd, sa, sb = three
+    samples = [rnd, rnd.steps[0], rnd.steps[0].sources[0], D.Carry(round="r1", pos=0),
+               D.open_key(SMALL, GAME, "r1", sa, 3, 0), D.Draw(round="r1", pos=0, to="axis")]
+    for obj in samples:
+        data = msgspec.json.encode(obj)
+        assert msgspec.json.decode(data, type=type(obj)) == obj
+        with pytest.raises(msgspec.ValidationError, match="unknown field"):
+            msgspec.json.decode(data[:-1] + b',"extra":1}', type=type(obj))
+    with pytest.raises(AttributeError):
+        rnd.steps[0].round = "r2"
