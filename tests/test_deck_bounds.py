@@ -510,3 +510,12 @@ def test_deck_wire_types_refuse_unknown_fields_and_are_immutable(three):
             msgspec.json.decode(data[:-1] + b',"extra":1}', type=type(obj))
     with pytest.raises(AttributeError):
         rnd.steps[0].round = "r2"
+
+
+def test_an_input_deck_carrying_from_an_unknown_round_is_refused_at_step_1_by_the_first(three):
+    history, rnd, sa, sb = three
+    sources = [D.Carry(round="nope", pos=0)] + list(rnd.steps[0].sources[1:])
+    bad = D.DeckRound(steps=[msgspec.structs.replace(rnd.steps[0], sources=sources)] + rnd.steps[1:])
+    with pytest.raises(D.DeckError, match="carried card from round 'nope', which is not a completed round") as err:
+        D.audit_deck(SMALL, GAME, [bad], openings(SMALL, "r1", sa, sb, 3), [], AUTHORS)
+    assert (err.value.round, err.value.step, err.value.author) == ("r1", 1, "axis")
