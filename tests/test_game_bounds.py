@@ -515,3 +515,30 @@ def test_an_action_after_the_decision_passed_in_the_same_event_is_refused(table)
         table.blue.seat().replay.clone().apply_stored(session._sign(seat.identity, body))
     body = session._body(seat.replay, "red", seat.vault, orders[:2], x_next=bytes(32))
     table.blue.seat().replay.clone().apply_stored(session._sign(seat.identity, body))
+
+
+def test_opening_a_genesis_that_is_not_an_event_is_a_bad_file():
+    from pbem.errors import BadFile
+    for data in (b"", b"not json", b'{"body":{},"sig":"00"}'):
+        with pytest.raises(BadFile, match="event 0: "):
+            Replay(race).open_genesis(data)
+
+
+def test_rules_that_make_an_author_wait_for_its_own_entropy_are_refused(table, monkeypatch):
+    """A rules-module error: dice must wait for the opponent's entropy, never the author's."""
+    from pbem import codec
+    from pbem.errors import IllegalAction
+    from pbem.rulesapi import DICE
+    seat = table.red.seat()
+    order = session.DraftOrder(text="dash", action=codec.raw(race.Dash()))
+    stored = session._sign(seat.identity, session._body(seat.replay, "red", seat.vault, [order], x_next=bytes(32)))
+    table.blue.seat().replay.clone().apply_stored(stored)  # as the rules are: blue owes the entropy
+    honest = race.pending
+
+    def selfish(state):
+        d = honest(state)
+        return msgspec.structs.replace(d, role="red") if d is not None and d.kind == DICE else d
+
+    monkeypatch.setattr(race, "pending", selfish)
+    with pytest.raises(IllegalAction, match="the rules wait for red's own entropy"):
+        table.blue.seat().replay.clone().apply_stored(stored)

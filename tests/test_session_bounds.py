@@ -338,3 +338,12 @@ def test_an_unknown_roll_value_is_kept_as_none_in_the_history():
     info = session.EventInfo(3, "blue", bytes(32), (), 0, (), "", Roll(2, 3, "red", (6, 6), (None, 4)))
     [item] = session.history_json([info])
     assert item["rolls"]["values"] == [None, 4] and item["hash"] == "00" * 32
+
+
+def test_a_seat_whose_genesis_signature_is_forged_does_not_open(table):
+    from pbem import codec
+    path = table.red.gd.event_path(0)
+    u = codec.unwrap(path.read_bytes())
+    path.write_bytes(codec.wrap(u.body, bytes(64)))
+    with pytest.raises(VerifyError, match="genesis signature is not valid for the host's key"):
+        session.load_seat(table.red.gd, table.red.identity)
