@@ -542,3 +542,47 @@ def test_rules_that_make_an_author_wait_for_its_own_entropy_are_refused(table, m
     monkeypatch.setattr(race, "pending", selfish)
     with pytest.raises(IllegalAction, match="the rules wait for red's own entropy"):
         table.blue.seat().replay.clone().apply_stored(stored)
+
+
+@pytest.mark.parametrize("raw", [b'{"type": "pass"}', b'{"steps":1,"type":"advance"}'])
+def test_an_action_not_in_canonical_form_is_refused(table, raw):
+    import msgspec as ms
+    from pbem.errors import BadFile
+    seat = table.red.seat()
+    order = session.DraftOrder(text="x", action=ms.Raw(raw))
+    stored = session._sign(seat.identity, session._body(seat.replay, "red", seat.vault, [order], x_next=bytes(32)))
+    with pytest.raises(BadFile, match="event 2 by red, action 1: action is not in canonical form"):
+        table.blue.seat().replay.clone().apply_stored(stored)
+
+
+def _trap_table(tmp_path):
+    from tests.conftest import new_table
+    table = new_table(tmp_path, scenario="standard")
+    table.play("red", "advance 1", "pass")
+    table.play("blue", "traps 3 5", "advance 1", "pass")
+    table.play("red", "advance 2")  # onto square 3: blue must open it
+    return table
+
+
+def test_leaf_openings_of_no_set_twice_or_for_rules_without_sets_are_refused(tmp_path, monkeypatch):
+    from pbem.errors import IllegalAction, VerifyError
+    from tests.test_merkle_sets import _forged_leaf
+    table = _trap_table(tmp_path)
+    red = table.red.seat().replay
+    for label in ("blue.speed", "blue.nothing"):
+        with pytest.raises(VerifyError, match=f"opens '{label}' at '3', which is not a committed set"):
+            red.clone().apply_stored(_forged_leaf(table, label=label))
+    honest = _forged_leaf(table)
+    red.clone().apply_stored(honest)
+    body = codec_body(honest)
+    twice = session._sign(table.blue.identity, msgspec.structs.replace(body, leaves=body.leaves * 2))
+    with pytest.raises(VerifyError, match="opens 'blue.traps' at '3' a second time"):
+        red.clone().apply_stored(twice)
+    monkeypatch.delattr(race, "on_open_leaf")
+    with pytest.raises(IllegalAction, match="these rules open no set leaves"):
+        red.clone().apply_stored(honest)
+
+
+def codec_body(stored):
+    from pbem import codec
+    return codec.decode_body(codec.unwrap(stored).body)

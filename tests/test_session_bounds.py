@@ -347,3 +347,39 @@ def test_a_seat_whose_genesis_signature_is_forged_does_not_open(table):
     path.write_bytes(codec.wrap(u.body, bytes(64)))
     with pytest.raises(VerifyError, match="genesis signature is not valid for the host's key"):
         session.load_seat(table.red.gd, table.red.identity)
+
+
+def test_a_fresh_send_is_not_marked_as_resent_nor_automatic(table):
+    seat = table.red.seat()
+    session.add_orders(seat, ["advance 1", "pass"])
+    sent = session.send(seat)
+    assert sent.resent is False and sent.auto is False and sent.seqs == [2]
+
+
+def test_legal_orders_come_from_the_rules_own_hook_when_they_have_one(table, monkeypatch):
+    from tests.race import rules as race
+    assert session.legal_orders(table.blue.seat()) == []  # not blue's decision
+    listed = session.legal_orders(table.red.seat())
+    assert "advance 1" in listed and "dash" in listed
+    monkeypatch.setattr(race, "legal_orders", lambda state, role, ctx: ("hop", "skip"), raising=False)
+    assert session.legal_orders(table.red.seat()) == ["hop", "skip"]
+
+
+def test_a_deck_audit_failure_is_an_illegal_action_naming_the_event(table, monkeypatch):
+    """The race game deals no cards: a replay with a deck round whose audit fails stands in."""
+    from pbem import game
+    from pbem.deck import DeckError
+
+    class FailingDeck(game.Replay):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.deck_rounds["r1"] = []
+            self.deck_where[("r1", 2)] = (7, "blue")
+
+        def deck_audit(self):
+            raise DeckError("the round holds one card twice", "r1", 2, "blue")
+
+    monkeypatch.setattr(session, "Replay", FailingDeck)
+    with pytest.raises(IllegalAction, match=r"the shared deck: event 7 by blue: deck round 'r1' step 2 "
+                                            r"\(signed by blue\): the round holds one card twice"):
+        session.audit(table.red.gd.read_events(), table.red.seat().rules)
