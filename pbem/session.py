@@ -1088,6 +1088,8 @@ class Evidence:
         return self.valid and not self.cleared
 
     def __str__(self) -> str:
+        if self.seq < 0:  # the files could not be read: nothing is claimed
+            return f"{self.name}: {self.why}"
         text = f"{shown(self.author, 40)} signed two different events for seq {self.seq}"
         if not self.valid:
             return f"{text} (evidence does NOT verify: {self.why})"

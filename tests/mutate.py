@@ -139,10 +139,10 @@ def _skip_nodes(tree: ast.Module) -> set[int]:
 
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                mark(body[0])
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body \
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            mark(body[0])
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             mark(node.returns)
             for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:

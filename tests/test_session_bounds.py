@@ -11,22 +11,21 @@ from pathlib import Path
 import pytest
 
 from pbem import session
+from pbem.deck import DECK
 from pbem.errors import BadFile, IllegalAction, NotFound, UsageProblem, VerifyError
 from pbem.game import Roll
 from pbem.identity import Identity
-from pbem.deck import DECK
 from pbem.rulesapi import DICE, Decision
 from pbem.store import GameDir
 from pbem.vault import VaultData
 from tests.conftest import make_side
-
 
 # --- creating and joining ---------------------------------------------------------------
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"role": "green"}, "role must be one of red, blue"),
     ({"scenario": "everest"}, "unknown scenario 'everest'"),
-    ({"options": ["short-dodge", "jetpack"]}, r"unknown options \['jetpack'\]"),
+    ({"options": ["short-dodge", "jetpack"]}, r"unknown option 'jetpack' \(offered: short-dodge\)"),
 ])
 def test_a_new_game_refuses_unknown_roles_scenarios_and_options(tmp_path, kwargs, message):
     red, blue = make_side(tmp_path, "red"), make_side(tmp_path, "blue")
@@ -223,7 +222,8 @@ def test_the_turn_summary_and_history_tell_the_public_story(table):
     assert "\nNext decision: red (act" in text and text.endswith("or your mailbox).\n")
     items = session.history_json(replay.history)
     assert [i["seq"] for i in items] == list(range(replay.seq + 1))
-    assert items[answer]["rolls"] == {"asked_in": dash, "by": "red", "sides": [6], "values": list(roll.values)}
+    assert items[answer]["rolls"] == {"asked_in": dash, "by": "red", "sides": [6], "values": list(roll.values),
+                                      "purposes": [], "results": []}
     assert "rolls" not in items[dash] and items[dash]["note"] == "off we go"
     assert items[dash]["hash"] == replay.history[dash].hash.hex() and items[0]["commits"] == 1
     table.play("red", "pass")
@@ -324,9 +324,10 @@ def test_evidence_that_does_not_verify_is_reported_as_such(table):
     assert b.exists()
     b.write_bytes(a.read_bytes())  # both halves the same event: no equivocation
     assert session.check_evidence(gd, replay) == ["red signed two different events for seq 2 "
-                                                  "(evidence does NOT verify)"]
+                                                  "(evidence does NOT verify: not two different events of "
+                                                  "one author at one seq)"]
     b.write_bytes(b"damaged")
-    assert session.check_evidence(gd, replay) == [f"{a.name}: evidence file damaged"]
+    assert session.check_evidence(gd, replay) == [f"{a.name[:-len('-a.json')]}: evidence file damaged"]
 
 
 def test_no_evidence_directory_means_no_evidence(tmp_path):
@@ -361,7 +362,7 @@ def test_legal_orders_come_from_the_rules_own_hook_when_they_have_one(table, mon
     assert session.legal_orders(table.blue.seat()) == []  # not blue's decision
     listed = session.legal_orders(table.red.seat())
     assert "advance 1" in listed and "dash" in listed
-    monkeypatch.setattr(race, "legal_orders", lambda state, role, ctx: ("hop", "skip"), raising=False)
+    monkeypatch.setattr(race.RaceRules, "legal_orders", lambda self, state, role, ctx: ["hop", "skip"])
     assert session.legal_orders(table.red.seat()) == ["hop", "skip"]
 
 
@@ -373,8 +374,8 @@ def test_a_deck_audit_failure_is_an_illegal_action_naming_the_event(table, monke
     class FailingDeck(game.Replay):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
-            self.deck_rounds["r1"] = []
-            self.deck_where[("r1", 2)] = (7, "blue")
+            self.ledger.rounds["r1"] = []
+            self.ledger.where[("r1", 2)] = (7, "blue")
 
         def deck_audit(self):
             raise DeckError("the round holds one card twice", "r1", 2, "blue")
