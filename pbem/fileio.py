@@ -224,12 +224,7 @@ def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
     ``limit`` bytes, and lets other OSErrors through (the CLI reports them as
     StorageProblem).
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        raise NotFound(f"{what} {path} does not exist") from None
-    except IsADirectoryError:
-        raise StorageProblem(f"{what} {path} is a directory where pbem expects a file") from None
+    fd = _open_for_reading(path, what)
     try:
         st = os.fstat(fd)
         refuse_special(path, st.st_mode, what)
@@ -284,14 +279,20 @@ def refuse_special_inputs(paths: Iterable[Path]) -> None:
         refuse_special(path, mode, "input file")
 
 
-def open_regular(path: Path, what: str = "file"):
-    """A binary file object for streaming the regular file ``path`` (same refusals as read_regular)."""
+def _open_for_reading(path: Path, what: str) -> int:
+    """A descriptor for reading ``path`` that never blocks on a FIFO; NotFound
+    or StorageProblem (a directory) naming ``what``."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise NotFound(f"{what} {path} does not exist") from None
     except IsADirectoryError:
         raise StorageProblem(f"{what} {path} is a directory where pbem expects a file") from None
+
+
+def open_regular(path: Path, what: str = "file"):
+    """A binary file object for streaming the regular file ``path`` (same refusals as read_regular)."""
+    fd = _open_for_reading(path, what)
     try:
         refuse_special(path, os.fstat(fd).st_mode, what)
     except PbemError:

@@ -43,7 +43,7 @@ from pbem.game import (
     foreign_game_text,
 )
 from pbem.identity import Identity, fingerprint, parse_public, verify_signature
-from pbem.rulesapi import DICE, Ctx, Decision, Order, RulesModule, data_hash
+from pbem.rulesapi import DICE, ActingAs, Ctx, Decision, Order, RulesModule, data_hash
 from pbem.store import GameDir, LocalConfig
 from pbem.text import escaped, shown
 from pbem.turnfile import format_turn, parse_turn
@@ -417,38 +417,11 @@ class Composer:
         raise IllegalAction("the rules keep asking for deck work (a rules module error)")
 
 
-class _ComposeCtx:
+class _ComposeCtx(ActingAs):
     """The replay's Ctx plus ``fresh()`` randomness, for parse_order only."""
 
     def __init__(self, ctx: Ctx) -> None:
-        self._ctx = ctx
-
-    @property
-    def role(self) -> str | None:
-        return self._ctx.role
-
-    @property
-    def seq(self) -> int:
-        return self._ctx.seq
-
-    @property
-    def author(self) -> str:
-        return self._ctx.author
-
-    def value(self, label: str) -> bytes | None:
-        return self._ctx.value(label)
-
-    def committed(self, label: str) -> bool:
-        return self._ctx.committed(label)
-
-    def opened(self, label: str) -> bool:
-        return self._ctx.opened(label)
-
-    def leaf(self, label: str, key: str) -> bytes | None:
-        return self._ctx.leaf(label, key)
-
-    def card(self, rnd: str, pos: int) -> str | None:
-        return self._ctx.card(rnd, pos)
+        super().__init__(ctx, ctx.author)
 
     def fresh(self) -> bytes:
         return os.urandom(16)
