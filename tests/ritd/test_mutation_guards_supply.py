@@ -6,6 +6,8 @@ an unsupplied unit."""
 
 from __future__ import annotations
 
+import pytest
+
 from rules.ritd.position import Block, Position
 from rules.ritd.supply import (
     SupplyChoices,
@@ -105,3 +107,19 @@ def test_rb_12_4_an_unsupplied_unit_is_told_that_its_chain_member_is_unsupplied_
     why = explain_supply(M, pos, "x")
     assert why[0] == "x (allied) at Tengeder: no Supply Line (RB 12.2)"
     assert "  - the chain member at Tengeder W1 is itself unsupplied (RB 12.4)" in why
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "rules bug found by mutation (issue 29): the highway search records Er Regima as reached by the 3-hex "
+    "trail link Ghemines - Benghazi E1 - Er Regima (same length 7 as the highway, relaxed first), so a unit "
+    "on the open Supplied Highway gets 3 chain lines (one by trail through Benghazi E1) instead of the one "
+    "highway line of S-08 / RB 12.3; it gives the unit two extra Withdrawal routes through Benghazi E1 "
+    "(RB 5.3). Left for a rules-version change: the fix may change existing games."))
+def test_rb_12_3_a_unit_on_the_open_supplied_highway_has_the_one_highway_line() -> None:
+    """RB 12.3 ("any stretch of highway not blocked by enemy units is a valid
+    Supply Line"), decision S-08: "A unit on highway supplied along the
+    highway has exactly that one line". An Axis unit alone at Er Regima, the
+    highway open from El Agheila through Benghazi (Axis, empty)."""
+    pos = Position(blocks=(unit("u", "axis", "Er Regima"),), fortresses=AXIS_FORTRESSES)
+    (line,) = supply_lines(M, pos, "axis", AT("Er Regima"))
+    assert line.chain == (AT("Er Regima"),) and [leg.kind for leg in line.legs] == ["highway"]
