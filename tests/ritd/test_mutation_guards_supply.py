@@ -109,6 +109,18 @@ def test_rb_12_4_an_unsupplied_unit_is_told_that_its_chain_member_is_unsupplied_
     assert "  - the chain member at Tengeder W1 is itself unsupplied (RB 12.4)" in why
 
 
+
+def test_rb_12_4_the_highway_within_supply_range_is_blocked_by_an_enemy_hex_on_it() -> None:
+    """RB 12.4: along the highway a Supply Chain link reaches 3 hexes; RB 12.2:
+    never through an enemy hex. An Allied unit at Acroma with the Axis in
+    Tobruk: the Supplied Highway at Tobruk E1 and Bardia W1 is within range
+    along the highway, and the explanation names Tobruk as what blocks it."""
+    pos = Position(blocks=(unit("a", "allied", "Acroma"), unit("x", "axis", "Tobruk")), fortresses=AXIS_FORTRESSES)
+    why = explain_supply(M, pos, "a")
+    assert why[0] == "a (allied) at Acroma: no Supply Line (RB 12.2)"
+    assert "  - the highway to Tobruk E1 passes Tobruk, which blocks it (RB 12.2)" in why
+    assert "  - the highway to Bardia W1 passes Tobruk, which blocks it (RB 12.2)" in why
+
 @pytest.mark.xfail(strict=True, reason=(
     "rules bug found by mutation (issue 29): the highway search records Er Regima as reached by the 3-hex "
     "trail link Ghemines - Benghazi E1 - Er Regima (same length 7 as the highway, relaxed first), so a unit "
