@@ -14,6 +14,7 @@ from rules.ritd.supply import (
     explain_supply,
     final_supply_check,
     initial_supply_check,
+    lines_network,
     network,
     supply_lines,
 )
@@ -83,10 +84,12 @@ def test_rb_13_3_no_fortress_supply_from_a_fortress_the_enemy_has_taken() -> Non
     taken = Position(blocks=blocks, fortresses=AXIS_FORTRESSES)
     assert supply_lines(M, taken, "allied", AT(outside)) == ()
     assert AT("Tobruk") not in network(M, taken, "allied")
+    assert AT("Tobruk") not in lines_network(M, taken, "allied")
     held = Position(blocks=blocks, fortresses={**AXIS_FORTRESSES, AT("Tobruk"): "allied"})
     (line,) = supply_lines(M, held, "allied", AT(outside))
     assert line.source == "fortress"
     assert AT("Tobruk") in network(M, held, "allied")
+    assert {AT(outside), AT("Tobruk")} <= lines_network(M, held, "allied")
 
 
 def test_rb_12_2_a_units_supply_lines_are_listed_shortest_first() -> None:
