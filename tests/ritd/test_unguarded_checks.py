@@ -10,7 +10,7 @@ import pytest
 from pbem import deck as D
 from rules.ritd import combat as cb
 from rules.ritd import movement as mv
-from rules.ritd.position import Battle
+from rules.ritd.position import Battle, Block
 from tests.ritd.combat_support import HEX, battle_pos, blk, cv, units
 from tests.ritd.movement_support import MAP, at, block, group, position, route
 
@@ -187,3 +187,27 @@ def test_rb_16_6_a_reshuffle_carries_cards_only_from_a_completed_earlier_round()
     carried = [D.Carry(round="s7", pos=0)]
     with pytest.raises(D.DeckError, match="not a completed round"):
         D.input_elements(SMALL, GAME, carried, D.history_resolver(SMALL, {"s1": s1}))
+
+
+# ------------------------------------------------------------------ combat checks the sampled mutants reached
+
+
+def test_rb_4_3_assault_battles_are_refused_unless_the_caller_says_it_is_an_assault_turn() -> None:
+    """RB 4.3: Assault Battles need an Assault Turn; a caller that does not
+    say the turn is one (the default) gets the refusal. None (the option still
+    secret, RB 3.48) accepts them for now."""
+    pos = battle_pos(blk("A1", "allied", "Br Inf 3"), blk("X1", "axis", "It Inf 4"))
+    sel = cb.BattleSelection(active=(HEX,), assault=(HEX,))
+    probs = cb.check_battle_selection(pos, "axis", sel, new_battles=(), fortress_hexes=())
+    assert [p.rule for p in probs] == ["RB 4.3"]
+    assert cb.check_battle_selection(pos, "axis", sel, new_battles=(), fortress_hexes=(), assault_turn=None) == []
+
+
+def test_rb_8_5_a_unit_must_be_revealed_to_fire() -> None:
+    """RB 8.5: units in a battle are revealed before they fire; a block whose
+    unit and CV this replay does not know cannot be named in a fire plan."""
+    hidden = Block(token="A1", side="allied", hex=HEX)  # unit and CV unknown here
+    pos = battle_pos(hidden, blk("X1", "axis", "It Inf 4"))
+    probs = cb.check_fire_plan(pos, cb.CombatRound(HEX, active="axis"), _plan("allied", ("A1", "infantry")),
+                               units=units)
+    assert [p.rule for p in probs] == ["RB 8.5"] and "A1 is not revealed" in probs[0].message
