@@ -105,3 +105,54 @@ def test_rb_8_4_only_an_attacked_group_in_a_battle_it_defends_may_refuse() -> No
     assert rules_of(probs) == ["RB 8.4", "RB 10.2"]
     assert "was not Attacked in this Movement phase" in probs[0].message
     assert "there is no battle in Sidi Barrani in which the allied side defends" in probs[1].message
+
+
+def test_rb_5_2_a_regroup_out_of_a_battle_is_recorded_as_a_regroup_while_the_retreat_waits() -> None:
+    """RB 5.2, 10.3 (T-35): a unit Disengaging in a Regroup Move waits in the
+    battle hex for its Retreat; the record says its Move was a Regroup (what
+    a later Forced March of it is judged by, RB 6.4, MV-08)."""
+    pos = position(block("a1", "axis", "Buq Buq"), block("d1", "allied", "Buq Buq"), block("d2", "allied", "Buq Buq"))
+    pos = pos.with_battles([Battle(BUQ, "axis", {SOLLUM: "axis"})])
+    turn = mv.start_movement(pos, "allied")
+    move = mv.Move("regroup", BUQ, (mv.UnitMove("d1", route("Buq Buq", "Sidi Barrani")),),
+                   destination=at("Sidi Barrani"))
+    assert mv.check_move(MAP, pos, turn, move, {"d1": 1}).ok
+    out = mv.apply_move(MAP, pos, turn, move, defer_retreats=True)
+    assert out.turn.moved_unit("d1").regroup and out.turn.pending_retreat("d1").regroup
+    plain = mv.apply_move(MAP, pos, turn, group("Buq Buq", ("d1", route("Buq Buq", "Sidi Barrani"))),
+                          defer_retreats=True)
+    assert not plain.turn.moved_unit("d1").regroup and not plain.turn.pending_retreat("d1").regroup
+
+
+def _jalo_walk(n: int) -> tuple[str, ...]:
+    walk = [at("Jalo")]
+    while len(walk) < n:
+        walk.append(next(x for x in MAP.passable_neighbours(walk[-1])
+                         if x not in walk and MAP.road(walk[-1], x) is None and MAP.distance(walk[0], x) == len(walk)))
+    return tuple(walk)
+
+
+@pytest.mark.parametrize("speed", [1, 2, 3, 4])
+def test_rb_6_1_off_road_a_unit_reaches_exactly_as_many_hexes_as_its_speed(speed: int) -> None:
+    walk = _jalo_walk(6)
+    pos = position(block("d", "allied", "Jalo"))
+    reach = mv.reachable(MAP, pos, mv.start_movement(pos, "allied"), "d", speed)
+    assert walk[speed] in reach.paths and len(reach.paths[walk[speed]]) - 1 == speed
+    assert walk[speed + 1] not in reach.paths
+
+
+def test_rb_11_1_explain_move_says_a_disrupted_unit_moves_only_to_rout() -> None:
+    pos = position(block("d", "allied", "Jalo", disrupted=True))
+    turn = mv.start_movement(pos, "allied")
+    note = "  note: it is Disrupted and cannot move except to Rout (RB 11.1)"
+    assert note in mv.explain_move(MAP, pos, turn, "d", 2)
+    assert note not in mv.explain_move(MAP, pos, turn, "d", 2, withdrawal="rout")
+
+
+def test_rb_6_1_explain_move_lists_the_neighbouring_hexes_it_cannot_reach() -> None:
+    walk = _jalo_walk(3)
+    pos = position(block("d", "allied", "Jalo"))
+    text = mv.explain_move(MAP, pos, mv.start_movement(pos, "allied"), "d", 1)
+    assert "Cannot reach:" in text
+    after = text[text.index("Cannot reach:") + 1:]
+    assert any(line.startswith(f"  {MAP.name(walk[2])}: RB 6.1") for line in after)
