@@ -1,0 +1,121 @@
+"""The RitD state machine (rules/ritd/game.py) through its public
+functions ``pending``, ``check`` and ``outcome``, on states set up directly
+at one step of the Player-Turn (issue 29: mutation score). The engine's
+context is replaced by the little that these checks read: the author, and
+which labels are opened or committed."""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import msgspec
+import pytest
+
+from rules.ritd import game as ritd
+from rules.ritd import movement as mv
+from rules.ritd import routs
+from rules.ritd.position import Battle, Block, Position
+from rules.ritd.turn import PendingRout, Turn
+from rules.ritd.victory import VictoryResult
+from tests.ritd.movement_support import at
+
+BUQ, SOLLUM, SIDI = at("Buq Buq"), at("Sollum"), at("Sidi Barrani")
+
+
+def _ctx(author: str) -> SimpleNamespace:
+    return SimpleNamespace(author=author, opened=lambda label: False, committed=lambda label: False)
+
+
+def _at_step(step: str, **turn: object) -> ritd.State:
+    """The 1941 scenario's state, the Axis Player-Turn paused at ``step``,
+    with a battle in Buq Buq (Axis attacking from Sollum)."""
+    pos = Position(blocks=(Block("a1", "axis", BUQ, unit="Brescia", cv=4),
+                           Block("d1", "allied", BUQ, unit="7 SG", cv=3)),
+                   battles=(Battle(BUQ, "axis", {SOLLUM: "axis"}),))
+    base = ritd.initial_state("1941", ())
+    movement = mv.start_movement(pos, "axis")
+    t = Turn(number=1, active="axis", step=step, movement=movement, **turn)  # type: ignore[arg-type]
+    return msgspec.structs.replace(base, phase="turn", side="axis", position=pos, turn=t)
+
+
+def test_rb_6_4_forced_marches_are_announced_once() -> None:
+    state = _at_step("movement")
+    state = msgspec.structs.replace(state, turn=msgspec.structs.replace(
+        state.turn, movement=msgspec.structs.replace(state.turn.movement, marches_announced=True)))
+    probs = ritd.check(state, ritd.ForcedMarches(marches=()), _ctx("axis"))
+    assert [(p.rule, p.message) for p in probs] == [("RB 6.4", "Forced Marches are announced once, after all Moves")]
+
+
+def test_rb_7_3_units_are_revealed_only_after_all_movement() -> None:
+    probs = ritd.check(_at_step("movement"), ritd.RevealUnits(), _ctx("axis"))
+    assert [(p.rule, p.message) for p in probs] == [
+        ("RB 7.3", "units in battles are revealed when all Movement is complete")]
+
+
+def test_rb_10_5_pursuit_fire_only_on_the_group_that_refused() -> None:
+    """RB 10.2, 10.5: Pursuit Fire follows the refusing player's announcement,
+    on that Group: fire on another hex is refused even at the right step."""
+    state = _at_step("refuse-pursuit", refusing=BUQ, refusers=("d1",), slowest=2)
+    probs = ritd.check(state, routs.PursuitFire(hex=SIDI, pursuers=()), _ctx("axis"))
+    assert [p.rule for p in probs] == ["RB 10.5"] and "follows the refusing player's announcement" in probs[0].message
+    assert ritd.check(state, routs.PursuitFire(hex=BUQ, pursuers=()), _ctx("axis")) == []
+
+
+def test_rb_10_5_pursuit_losses_name_each_pursued_unit_once() -> None:
+    state = _at_step("refuse-losses", refusing=BUQ, refusers=("d1",), slowest=2, hits=1)
+    probs = ritd.check(state, ritd.PursuitLosses(hex=BUQ), _ctx("allied"))
+    assert [p.rule for p in probs] == ["RB 10.5"] and "name each pursued unit once" in probs[0].message
+
+
+_NO_PROMPT_CHECK = {"forced-march", "refuse-dice", "retreat-dice", "rout-dice", "defensive-dice", "offensive-dice"}
+
+
+@pytest.mark.parametrize("step", sorted(set(ritd.STEP_OWNER) - _NO_PROMPT_CHECK))
+def test_rb_3_4_every_decision_of_the_turn_tells_the_player_the_rule(step: str) -> None:
+    """Each step's prompt names what is asked and its rule number (STYLE:
+    a player pays an email round trip per misunderstanding)."""
+    extra: dict[str, object] = {}
+    if step.startswith("rout-"):
+        extra["rout_queue"] = (PendingRout(hex=BUQ, side="allied", tokens=("d1",)),)
+    elif step.startswith("refuse-"):
+        extra.update(refusing=BUQ, refusers=("d1",))
+    elif step.startswith("retreat-") or step in ("probe-reveal",):
+        extra.update(retreating=BUQ, retreaters=("a1",))
+    decision = ritd.pending(_at_step(step, **extra))
+    assert decision is not None and decision.kind == step
+    assert re.search(r"RB \d+\.\d", decision.prompt), decision.prompt
+    assert len(decision.prompt.split(":")[0]) > 10, decision.prompt
+
+
+def test_rb_17_0_a_drawn_game_says_so_with_its_rule() -> None:
+    state = msgspec.structs.replace(ritd.initial_state("1941", ()), phase="over",
+                                    result=VictoryResult(None, None, 0, ("RB 17.4: equal unit counts",)))
+    out = ritd.outcome(state)
+    assert out is not None and out.winner is None
+    assert out.summary == "a draw: no level of victory (RB 17.0); RB 17.4: equal unit counts"
+    won = msgspec.structs.replace(state, result=VictoryResult("attrition", "allied", 1, ("why",)))
+    assert ritd.outcome(won).summary == "Allied Attrition Victory (1 VP, RB 17.4); why"
+    assert ritd.outcome(ritd.initial_state("1941", ())) is None
+
+
+#: The action vocabulary of signed RitD events (rules version 4): each tag is
+#: part of the wire form of every stored game, so none may change (STYLE 4).
+ACTION_TAGS = {
+    "Deploy": "deploy", "EndDeployment": "end-deployment", "KeepHand": "keep-hand", "Redraw": "redraw",
+    "Challenge": "challenge", "Answer": "answer", "OpenChallenge": "open-challenge",
+    "EarlyArrival": "early-arrival", "Reinforce": "reinforce", "CallMalta": "call-malta", "Rebuild": "rebuild",
+    "EndBuildup": "end-buildup", "BuildMinefield": "build-minefield", "OpenMinefields": "open-minefields",
+    "RevealAll": "reveal-all", "SupplyCheck": "supply-check", "PlayCards": "play-cards",
+    "ForcedMarches": "forced-marches", "EndMovement": "end-movement", "AcceptBattle": "accept-battle",
+    "RefuseBattle": "refuse-battle", "PursuitLosses": "pursuit-losses", "Rout": "rout",
+    "MarchLosses": "march-losses", "Probe": "probe", "RetreatSpeed": "retreat-speed", "Blitz": "blitz",
+    "RevealUnits": "reveal-units", "RevealOption": "reveal-option",
+}
+
+
+@pytest.mark.parametrize("name,tag", sorted(ACTION_TAGS.items()))
+def test_the_action_tags_of_signed_events_never_change(name: str, tag: str) -> None:
+    cls = getattr(ritd, name)
+    assert cls.__struct_config__.tag == tag
+    assert cls.__struct_config__.tag_field == "type"
