@@ -156,3 +156,16 @@ def test_rb_6_1_explain_move_lists_the_neighbouring_hexes_it_cannot_reach() -> N
     assert "Cannot reach:" in text
     after = text[text.index("Cannot reach:") + 1:]
     assert any(line.startswith(f"  {MAP.name(walk[2])}: RB 6.1") for line in after)
+
+
+def test_rb_6_2_to_6_4_the_longest_move_is_ten_highway_hexes() -> None:
+    """Speed 4 (RB 6.1) + highway bonus 4 (RB 6.2) + Rommel 1 (RB 6.3) +
+    Forced March 1 (RB 6.4): a unit starting on the highway may try to
+    reach the 10th highway hex, not the 11th."""
+    hw = MAP.road_path(MAP.base("axis"), MAP.base("allied"), {"highway"})
+    pos = position(block("d", "axis", MAP.name(hw[0])))
+    reach = mv.reachable(MAP, pos, mv.start_movement(pos, "axis"), "d", 4, rommel=True, forced=True)
+    assert hw[10] in reach.paths and reach.paths[hw[10]] == tuple(hw[:11])
+    assert hw[11] not in reach.paths
+    plain = mv.reachable(MAP, pos, mv.start_movement(pos, "axis"), "d", 4)
+    assert hw[8] in plain.paths and hw[9] not in plain.paths
