@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import msgspec
 import pytest
 
+from rules.ritd import combat as cb
 from rules.ritd import game as ritd
 from rules.ritd import movement as mv
 from rules.ritd import routs
@@ -119,3 +120,27 @@ def test_the_action_tags_of_signed_events_never_change(name: str, tag: str) -> N
     cls = getattr(ritd, name)
     assert cls.__struct_config__.tag == tag
     assert cls.__struct_config__.tag_field == "type"
+
+
+def test_rb_3_0_an_action_of_the_wrong_kind_for_the_refusal_procedure_is_not_an_order_now() -> None:
+    """A Rout order (RB 11.3) while a Refusal's Pursuit Fire is awaited is no
+    order for now (RB 3.0), not a silent acceptance."""
+    state = _at_step("refuse-pursuit", refusing=BUQ, refusers=("d1",), slowest=2)
+    probs = ritd.check(state, ritd.Rout(hex=BUQ), _ctx("axis"))
+    assert [(p.rule, p.message) for p in probs] == [("RB 3.0", "not an order for now")]
+
+
+@pytest.mark.parametrize("word", ["armor", "armour", "infantry", "artillery", "antitank", "anti-tank"])
+def test_rb_9_3_fire_orders_name_the_target_class_in_words(word: str) -> None:
+    state = _at_step("offensive-fire", battles=(BUQ,))
+    order = ritd.parse_order(state, "axis", f"fire Buq Buq: a1 at {word}", _ctx("axis"))
+    want = {"armour": "armor", "anti-tank": "antitank"}.get(word, word)
+    assert order.action == cb.FirePlan(hex=BUQ, side="axis", fires=(cb.UnitFire(token="a1", target=want),))
+
+
+def test_rb_13_3_and_15_1_supply_check_orders_name_fortress_and_oasis_units() -> None:
+    state = _at_step("initial-supply")
+    order = ritd.parse_order(state, "axis", "supply check fortress Tobruk: a1", _ctx("axis"))
+    assert order.action == ritd.SupplyCheck(fortress={at("Tobruk"): ("a1",)})
+    order = ritd.parse_order(state, "axis", "supply check oasis Siwa: a1", _ctx("axis"))
+    assert order.action == ritd.SupplyCheck(oasis={at("Siwa"): "a1"})
