@@ -144,3 +144,28 @@ def test_rb_13_3_and_15_1_supply_check_orders_name_fortress_and_oasis_units() ->
     assert order.action == ritd.SupplyCheck(fortress={at("Tobruk"): ("a1",)})
     order = ritd.parse_order(state, "axis", "supply check oasis Siwa: a1", _ctx("axis"))
     assert order.action == ritd.SupplyCheck(oasis={at("Siwa"): "a1"})
+
+
+def test_rb_10_41_the_passive_player_may_probe_a_partial_retreat_or_not() -> None:
+    state = _at_step("retreat-probe", retreating=BUQ, retreaters=("a1",))
+    assert ritd.legal_orders(state, "allied", _ctx("allied")) == ["no probe Buq Buq", "probe Buq Buq"]
+
+
+def test_rb_13_3_the_supply_check_orders_offer_each_choice_of_fortress_supply() -> None:
+    """RB 13.3: more units could draw Fortress Supply from Isolated Tobruk
+    than its capacity: the owner chooses, and the orders offered name them."""
+    from tests.ritd.test_supply import tobruk_position
+    pos = tobruk_position({}, inside=6)
+    state = msgspec.structs.replace(_at_step("initial-supply"), position=pos, side="allied",
+                                    turn=Turn(number=2, active="allied", step="initial-supply",
+                                              movement=mv.start_movement(pos, "allied")))
+    orders = ritd.legal_orders(state, "allied", _ctx("allied"))
+    assert orders and all(o.startswith("supply check fortress Tobruk: ") for o in orders)
+    assert len(orders) == 6  # five of the six inside, each way
+
+
+def test_rb_3_3_declining_the_challenge_plays_no_card() -> None:
+    state = msgspec.structs.replace(ritd.initial_state("1941", ()), phase="initiative", stage="answer", side="axis")
+    probs = ritd.check(state, ritd.Answer(label="", card="s1:0"), _ctx("axis"))
+    assert [(p.rule, p.message) for p in probs] == [("RB 3.3", "declining plays no card")]
+    assert ritd.check(state, ritd.Answer(label="", card=""), _ctx("axis")) == []
