@@ -169,3 +169,25 @@ def test_rb_3_3_declining_the_challenge_plays_no_card() -> None:
     probs = ritd.check(state, ritd.Answer(label="", card="s1:0"), _ctx("axis"))
     assert [(p.rule, p.message) for p in probs] == [("RB 3.3", "declining plays no card")]
     assert ritd.check(state, ritd.Answer(label="", card=""), _ctx("axis")) == []
+
+
+def test_rb_17_0_at_the_end_every_block_is_turned_up_at_its_current_identity_version() -> None:
+    """RB 17.0: the blocks are turned face up at the end; each opens the
+    identity it now has: the first (version 0) if it never lost a step in
+    secret, the latest otherwise."""
+    state = _at_step("final-supply")
+    pos = state.position
+    pos = msgspec.structs.replace(pos, blocks=pos.blocks + (Block("a2", "axis", SOLLUM, unit="Pavia", cv=4),))
+    state = msgspec.structs.replace(state, position=pos, phase="final", stage="reveal-all", side="axis",
+                                    versions={"a1": 2}, turn=None)
+    decision = ritd.pending(state)
+    assert decision is not None and decision.role == "axis"
+
+    def ctx(opened: set[str]) -> SimpleNamespace:
+        return SimpleNamespace(author="axis", opened=lambda label: label in opened, committed=lambda label: False)
+
+    assert ritd.check(state, ritd.RevealAll(), ctx({"a1.id2", "a2.id0"})) == []
+    probs = ritd.check(state, ritd.RevealAll(), ctx({"a1.id2"}))
+    assert [p.rule for p in probs] == ["RB 17.0"] and "a2.id0 not opened" in probs[0].message
+    probs = ritd.check(state, ritd.RevealAll(), ctx({"a2.id0", "a1.id0"}))
+    assert [p.rule for p in probs] == ["RB 17.0"] and "a1.id2 not opened" in probs[0].message
