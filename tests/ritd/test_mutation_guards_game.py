@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import msgspec
 import pytest
 
+from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
 from rules.ritd import game as ritd
 from rules.ritd import movement as mv
@@ -19,7 +20,7 @@ from rules.ritd import routs
 from rules.ritd.position import Battle, Block, Position
 from rules.ritd.turn import PendingRout, Turn
 from rules.ritd.victory import VictoryResult
-from tests.ritd.movement_support import at
+from tests.ritd.movement_support import MAP, at
 
 BUQ, SOLLUM, SIDI = at("Buq Buq"), at("Sollum"), at("Sidi Barrani")
 
@@ -191,3 +192,16 @@ def test_rb_17_0_at_the_end_every_block_is_turned_up_at_its_current_identity_ver
     assert [p.rule for p in probs] == ["RB 17.0"] and "a2.id0 not opened" in probs[0].message
     probs = ritd.check(state, ritd.RevealAll(), ctx({"a2.id0", "a1.id0"}))
     assert [p.rule for p in probs] == ["RB 17.0"] and "a1.id2 not opened" in probs[0].message
+
+
+def test_rb_16_51_a_redeploy_order_follows_the_roads_inside_the_network() -> None:
+    """RB 16.51: Redeployment moves a unit inside the friendly Supply Network
+    fixed for the Buildup; the order names the destination and the route
+    taken is the cheapest one, roads preferred: here the Coast Highway."""
+    hw = tuple(at(p) for p in ("El Agheila", "Mersa Brega", "Agedabia SW1", "Agedabia"))
+    pos = Position(blocks=(Block("a1", "axis", hw[0], unit="Brescia", cv=4),))
+    network = tuple(sorted({h for x in hw for _, h in MAP.neighbours(x)} | set(hw)))
+    state = msgspec.structs.replace(ritd.initial_state("1941", ()), phase="buildup", stage="buildup", side="axis",
+                                    position=pos, networks={"axis": network})
+    order = ritd.parse_order(state, "axis", "redeploy a1 -> Agedabia", _ctx("axis"))
+    assert order.action == bu.Redeploy(token="a1", path=hw)
