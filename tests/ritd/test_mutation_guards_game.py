@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 from rules.ritd import buildup as bu
+from rules.ritd import cards as cd
 from rules.ritd import combat as cb
 from rules.ritd import game as ritd
 from rules.ritd import movement as mv
@@ -205,3 +206,18 @@ def test_rb_16_51_a_redeploy_order_follows_the_roads_inside_the_network() -> Non
                                     position=pos, networks={"axis": network})
     order = ritd.parse_order(state, "axis", "redeploy a1 -> Agedabia", _ctx("axis"))
     assert order.action == bu.Redeploy(token="a1", path=hw)
+
+
+def test_rb_16_6_only_dummies_are_handed_back_at_resupply() -> None:
+    """RB 16.6: at Resupply a player may hand back dummy cards only; the
+    cards named are shown in the same event, so a real one is caught."""
+    deck = cd.Deck(rounds=1, sources={"s1": ("card:real-01", "card:dummy-01")}, held={"axis": ("s1:0", "s1:1")})
+    faces = {("s1", 0): "real-01", ("s1", 1): "dummy-01"}
+    state = msgspec.structs.replace(ritd.initial_state("1941", ()), phase="buildup", stage="buildup", side="axis",
+                                    deck=deck, hands={"axis": cd.Hand(count=2, real=1)},
+                                    ledgers={"axis": bu.open_ledger("axis", 0)})
+    ctx = SimpleNamespace(author="axis", opened=lambda label: False, committed=lambda label: False,
+                          card=lambda rnd, pos: faces.get((rnd, pos)))
+    assert ritd.check(state, ritd.EndBuildup(discard=1, cards=("s1:1",)), ctx) == []
+    probs = ritd.check(state, ritd.EndBuildup(discard=1, cards=("s1:0",)), ctx)
+    assert [(p.rule, p.message) for p in probs] == [("RB 16.6", "the cards named hold 1 real card(s), not the 0 committed")]
