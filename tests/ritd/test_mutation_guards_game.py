@@ -16,6 +16,7 @@ from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
 from rules.ritd import combat as cb
 from rules.ritd import game as ritd
+from rules.ritd import hidden
 from rules.ritd import movement as mv
 from rules.ritd import routs
 from rules.ritd.position import Battle, Block, Position
@@ -221,3 +222,16 @@ def test_rb_16_6_only_dummies_are_handed_back_at_resupply() -> None:
     assert ritd.check(state, ritd.EndBuildup(discard=1, cards=("s1:1",)), ctx) == []
     probs = ritd.check(state, ritd.EndBuildup(discard=1, cards=("s1:0",)), ctx)
     assert [(p.rule, p.message) for p in probs] == [("RB 16.6", "the cards named hold 1 real card(s), not the 0 committed")]
+
+
+def test_rb_6_4_a_failed_retreat_forced_march_costs_one_step_as_the_next_identity_version() -> None:
+    """RB 6.4 sidebar "Retreat Forced Marches" (T-39): the unit loses one
+    step in secret, committed as its next identity version (v0 -> v1)."""
+    state = _at_step("march-losses", march_losses=("a1",))
+    values = {"a1.id1": hidden.encode_identity("Brescia", 3)}
+    ctx = SimpleNamespace(author="axis", seq=5, opened=lambda label: label in values,
+                          committed=lambda label: label in values, value=values.get, card=lambda rnd, pos: None)
+    action = ritd.MarchLosses(recommit=("a1",))
+    assert ritd.check(state, action, ctx) == []
+    after = ritd.apply(state, action, ctx)
+    assert after.versions == {"a1": 1} and after.position.block("a1").cv == 3
