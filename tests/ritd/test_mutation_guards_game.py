@@ -235,3 +235,16 @@ def test_rb_6_4_a_failed_retreat_forced_march_costs_one_step_as_the_next_identit
     assert ritd.check(state, action, ctx) == []
     after = ritd.apply(state, action, ctx)
     assert after.versions == {"a1": 1} and after.position.block("a1").cv == 3
+
+
+def test_rb_16_51_the_orders_offered_in_the_buildup_are_legal_redeployments_only() -> None:
+    """RB 16.51, 16.5: a Redeployment costs 1 BP and stays inside the friendly
+    Network fixed for the Buildup: with no BP none is offered; with BP only
+    the neighbouring hexes of the Network are."""
+    hw = tuple(at(p) for p in ("El Agheila", "Mersa Brega", "Agedabia SW1"))
+    pos = Position(blocks=(Block("a1", "axis", hw[0], unit="Brescia", cv=4),))
+    base = msgspec.structs.replace(ritd.initial_state("1941", ()), phase="buildup", stage="buildup", side="axis",
+                                   position=pos, networks={"axis": tuple(sorted(hw)), "allied": ()})
+    for bp, want in ((0, ["end buildup"]), (5, ["end buildup", "redeploy Brescia -> Mersa Brega"])):
+        state = msgspec.structs.replace(base, ledgers={"axis": bu.open_ledger("axis", bp)})
+        assert ritd.legal_orders(state, "axis", _ctx("axis")) == want
