@@ -330,7 +330,7 @@ def test_rb_5_3_sidebar_non_retreating_withdrawal_overruns_disrupted_but_not_und
     pos2 = position(block("d", "allied", "Buq Buq"), block("x", "axis", "Sidi Barrani"))
     check = mv.check_move(MAP, pos2, turn, group("Buq Buq", ("d", route("Buq Buq", "Sidi Barrani")),
                                                  withdrawal="pass"), {"d": 3})
-    assert "RB 5.3" in rules_of(check.problems)
+    assert any(p.rule == "RB 5.3" and "cannot Engage undisrupted" in p.message for p in check.problems)
 
 
 def test_rb_5_3_sidebar_only_fortress_supplied_units_withdraw_towards_the_fortress() -> None:
