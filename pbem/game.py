@@ -977,15 +977,6 @@ def opening_matches(record: CommitRecord, domain: bytes, label: str, salt: bytes
     return opens(record.digest, domain, label, salt, value)
 
 
-def replay(rules: RulesModule, events: Iterable[bytes], *, role: str | None = None,
-           known: Mapping[str, bytes] | None = None) -> Replay:
-    """Verify and fold a whole log; raises on the first bad event."""
-    r = Replay(rules, role=role, known=dict(known or {}))
-    for stored in events:
-        r.apply_stored(stored)
-    return r
-
-
 def audit_openings(events: Iterable[bytes]) -> dict[str, bytes]:
     """Every valid opening published anywhere in a log: label -> value.
 

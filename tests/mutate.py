@@ -71,7 +71,9 @@ RELATED_TESTS: dict[str, list[str]] = {
         "tests/test_vectors.py", "tests/test_game_bounds.py", "tests/test_trust_bounds.py",
         "tests/test_game_flow.py", "tests/test_tamper.py", "tests/test_secret_dice.py",
         "tests/test_merkle_sets.py", "tests/test_dice.py", "tests/test_fuzz_receive.py",
-        "tests/ritd/test_deck_cheats.py",
+        "tests/ritd/test_deck_cheats.py", "tests/test_game_guards.py", "tests/test_replay_api.py",
+        "tests/test_sealed_orders.py", "tests/test_dice_batch.py", "tests/test_foreign_game.py",
+        "tests/ritd/test_crafted_events.py",
     ],
     "pbem/identity.py": [
         "tests/test_vectors.py", "tests/test_trust_bounds.py", "tests/test_vault_identity.py",
