@@ -16,9 +16,8 @@ from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
 from rules.ritd import combat as cb
 from rules.ritd import game as ritd
-from rules.ritd import hidden
+from rules.ritd import hidden, routs
 from rules.ritd import movement as mv
-from rules.ritd import routs
 from rules.ritd.position import Battle, Block, Position
 from rules.ritd.turn import PendingRout, Turn
 from rules.ritd.victory import VictoryResult
