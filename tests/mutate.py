@@ -89,6 +89,7 @@ RELATED_TESTS: dict[str, list[str]] = {
         "tests/test_vectors.py", "tests/ritd/test_deck_cheats.py", "tests/test_replay_api.py",
         "tests/test_foreign_game.py", "tests/test_evidence.py", "tests/test_sealed_orders.py",
         "tests/test_special_files.py", "tests/test_os_errors.py", "tests/test_faults.py",
+        "tests/test_composer_undo.py",
     ],
     "pbem/*.py": ["tests/test_*.py"],
     "rules/ritd/*.py": ["tests/ritd/test_*.py"],
