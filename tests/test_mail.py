@@ -223,3 +223,17 @@ def test_addresses_can_be_set_after_new_and_join(tmp_path):
     run("do", "-g", red.path, "advance 1", "pass")
     sent = run("send", "-g", red.path, "--eml")
     assert "email message" in sent.output
+
+
+def test_an_email_needs_both_addresses(mailing):
+    """One address alone is not enough: the message is refused naming both options."""
+    from pbem import session
+
+    red = mailing.red
+    sent = session.export_turn(red.gd, 0, None)
+    local = red.gd.read_local()
+    red.gd.write_local(type(local)(**{**{f: getattr(local, f) for f in local.__struct_fields__},
+                                      "opponent_email": ""}))
+    with pytest.raises(Exception, match="email needs --from and --to"):
+        session.email_for(red.gd, sent)
+    assert session.email_for(red.gd, sent, recipient="blue@allies.example")
