@@ -247,3 +247,22 @@ def test_real_equivocation_in_this_game_is_still_exit_6(games, tmp_path):
     assert result.exit_code == 6 and "red signed two different events for seq 6" in result.output
     verify = CliRunner().invoke(cli, ["verify", "-g", str(a.blue.gd.path)])
     assert verify.exit_code == 6 and "red signed two different events for seq 6" in verify.output
+
+
+def test_a_different_event_with_a_bad_signature_at_a_held_seq_is_no_equivocation(games, tmp_path):
+    """Only two VALIDLY signed events of one author at one seq are evidence:
+    a held event altered in transit (its signature no longer verifies) is
+    refused as a forgery, stores nothing and stops nothing."""
+    import msgspec
+
+    from pbem import codec
+
+    a, _ = games
+    held = a.blue.gd.read_event(4)
+    u = codec.unwrap(held)
+    body = codec.decode_body(u.body)
+    altered = session._sign(a.red.identity, msgspec.structs.replace(body, note="altered"))
+    forged = altered.replace(codec.unwrap(altered).sig.hex().encode(), u.sig.hex().encode())
+    result = _attack(a.blue, turn_of(forged), tmp_path)
+    assert result.exit_code != 6 and "signed two different" not in result.output, result.output
+    _clean_afterwards(a.blue)
