@@ -91,3 +91,25 @@ def test_game_ids_are_shown_as_sixteen_digits_and_other_text_escaped() -> None:
     assert short_game("AB" * 32).startswith("'")  # upper case is no game id pbem writes
     assert short_game("") == "no game id"
     assert short_game("x\x1b[2Jy") == "'x\\x1b[2Jy'"
+
+
+class _CrashAtEnd(race.RaceRules):
+    """Rules that crash deciding what comes after an attack (a rules bug met
+    at the end of the event, after its last action was judged)."""
+
+    def pending(self, state: Any) -> Decision | None:
+        decision = race.pending(state)
+        if decision is not None and decision.kind == DICE:
+            raise RuntimeError("no idea who rolls")
+        return decision
+
+
+def test_a_rules_crash_at_the_end_of_an_event_names_no_action(tmp_path: Path) -> None:
+    """The refusal of a rules crash after every action was judged names the
+    event, not its last action (which was accepted)."""
+    table = _race(tmp_path)
+    replay = Replay(_CrashAtEnd())
+    with pytest.raises(IllegalAction, match="could not judge it .RuntimeError: no idea who rolls.") as err:
+        for stored in _events(table):
+            replay.apply_stored(stored)
+    assert ", action " not in str(err.value).split(":")[0]
