@@ -1141,8 +1141,7 @@ def _column_letters(i: int) -> str:
     return out
 
 
-def _in_window(picture: Picture, t: TileWindow, hexes: Sequence[str]) -> bool:
-    cells = {h.id: h for h in picture.hexes}
+def _in_window(picture: Picture, cells: dict[str, HexCell], t: TileWindow, hexes: Sequence[str]) -> bool:
     for hid in hexes:
         h = cells.get(hid)
         if h is None:
@@ -1226,8 +1225,9 @@ def render_pages(picture: Picture, page: PageName = "a4", min_hex: float = MIN_H
     template = template_env().get_template("map-tile.svg.j2")
     top = MARGIN_MM + TILE_HEADER_MM
     wanted = picture.focus or tuple(dict.fromkeys([p.hex for p in picture.pieces] + [c.hex for c in picture.counters]))
+    cells = {h.id: h for h in picture.hexes}
     for t in windows:
-        if focused and not _in_window(picture, t, wanted):
+        if focused and not _in_window(picture, cells, t, wanted):
             continue
         mid_x, mid_y = MARGIN_MM + t.w / 2, top + t.h / 2
         # (text, x, y, rotation): the up-pointing triangle of a side label,

@@ -160,6 +160,8 @@ class _OverlayOption(click.Option):
 
         offered = []
         for rid in rulesapi.available():
+            if rulesapi.is_frozen(rid):  # an older version of a game listed already
+                continue
             try:
                 names = rulesapi.load_any(rid).map_overlays
             except Exception:  # noqa: BLE001 - a broken plugin must not break --help

@@ -280,63 +280,70 @@ class Rules(Generic[S, A, V]):
     """
 
     # -- required ---------------------------------------------------------------
+    # A game under construction may be registered before it provides them all
+    # (``missing_parts`` says which; ``load`` refuses it): calling one it does
+    # not provide is a RulesError naming the hook, never a silent default.
+
+    def _missing(self, hook: str) -> RulesError:
+        return RulesError(f"rules {type(self).__name__} do not provide {hook}, a required hook of "
+                          "pbem.rulesapi.Rules (pbem rules show lists what is missing)")
 
     @property
     def SPEC(self) -> Spec:  # noqa: N802  (the game's constant description)
         """Id, version, title, roles, scenarios, options and data files."""
-        raise NotImplementedError
+        raise self._missing("SPEC")
 
     @property
     def action_type(self) -> Any:
         """The union of the game's action types, as the log stores them."""
-        raise NotImplementedError
+        raise self._missing("action_type")
 
     @property
     def state_type(self) -> type[S]:
         """The state's type, for the replay cache (pbem.snapshot)."""
-        raise NotImplementedError
+        raise self._missing("state_type")
 
     def initial_state(self, scenario: str, options: tuple[str, ...]) -> S:
-        raise NotImplementedError
+        raise self._missing("initial_state")
 
     def pending(self, state: S) -> Decision | None:
         """Who decides next and what kind of input is awaited; None at the end."""
-        raise NotImplementedError
+        raise self._missing("pending")
 
     def legal_actions(self, state: S, role: str, ctx: Ctx) -> list[A]:
         """Actions ``role`` may take now: each passes ``check`` once the
         engine has added the commitments and openings of its order. A game
         whose orders need more than the action (secret values, routes)
         lists them through ``legal_orders``, which is complete."""
-        raise NotImplementedError
+        raise self._missing("legal_actions")
 
     def check(self, state: S, action: A, ctx: Ctx) -> list[Problem]:
         """Every problem with ``action`` now, each naming its rule; [] if legal."""
-        raise NotImplementedError
+        raise self._missing("check")
 
     def apply(self, state: S, action: A, ctx: Ctx) -> S:
         """The state after a checked action; never fails on one."""
-        raise NotImplementedError
+        raise self._missing("apply")
 
     def view(self, state: S, role: str | None) -> V:
         """What ``role`` may see (None: the public); never a hidden value."""
-        raise NotImplementedError
+        raise self._missing("view")
 
     def outcome(self, state: S) -> Outcome | None:
-        raise NotImplementedError
+        raise self._missing("outcome")
 
     def parse_order(self, state: S, role: str, text: str, ctx: ComposeCtx) -> Order:
         """A player's order text as an action with the secrets it commits and
         opens. ValueError (naming the expected syntax or the rule) if unreadable."""
-        raise NotImplementedError
+        raise self._missing("parse_order")
 
     def format_action(self, action: A) -> str:
         """The action as public text (the order syntax where possible)."""
-        raise NotImplementedError
+        raise self._missing("format_action")
 
     def render_text(self, view: V) -> str:
         """The view as plain text (``pbem show``)."""
-        raise NotImplementedError
+        raise self._missing("render_text")
 
     # -- optional, with their defaults -------------------------------------------
 

@@ -234,3 +234,27 @@ def test_the_replay_cache_restores_the_full_replay(played: LocalTable, tmp_path:
         restored = session.load_seat(player.gd, seat.identity)
     assert restored.replay.head == full.head
     assert _encode(restored.replay.state) == _encode(full.state)
+
+
+def test_a_game_under_construction_names_what_it_lacks() -> None:
+    """A registered game that does not yet provide every required hook is
+    refused by ``load`` with the list, and calling a missing hook is a
+    RulesError naming it (never a silent default)."""
+    from pbem.errors import NotFound
+    from pbem.rulesapi import RulesError, Spec
+
+    class Sketch(Rules):
+        SPEC = Spec(id="sketch", version="0", title="Sketch", roles=("a", "b"), scenarios=("s",))
+
+        def initial_state(self, scenario: str, options: tuple[str, ...]) -> Any:
+            return {}
+
+    rulesapi.register(Sketch())
+    try:
+        assert "check" in rulesapi.missing_parts(Sketch()) and "initial_state" not in rulesapi.missing_parts(Sketch())
+        with pytest.raises(NotFound, match="cannot host games yet: it does not provide action_type, state_type"):
+            rulesapi.load("sketch")
+        with pytest.raises(RulesError, match="rules Sketch do not provide check, a required hook"):
+            Sketch().check({}, None, _Blind("a"))
+    finally:
+        rulesapi.unregister("sketch")
