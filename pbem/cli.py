@@ -41,18 +41,24 @@ def _emit(data: Any, as_json: bool, text: str) -> None:
         click.echo(text)
 
 
+def _read_passphrase_file(path: Path) -> str:
+    """The first line of a passphrase file."""
+    from pbem.errors import UsageProblem
+    from pbem.fileio import read_regular
+
+    try:
+        return read_regular(path, 64 << 10, "passphrase file").decode("utf-8").splitlines()[0]
+    except UnicodeDecodeError:
+        raise UsageProblem(f"passphrase file {path} is not UTF-8 text") from None
+    except IndexError:
+        raise UsageProblem(f"passphrase file {path} is empty") from None
+
+
 def _passphrase(passphrase_file: Path | None, *, confirm: bool = False) -> str:
     from pbem.errors import UsageProblem
 
     if passphrase_file is not None:
-        from pbem.fileio import read_regular
-
-        try:
-            return read_regular(passphrase_file, 64 << 10, "passphrase file").decode("utf-8").splitlines()[0]
-        except UnicodeDecodeError:
-            raise UsageProblem(f"passphrase file {passphrase_file} is not UTF-8 text") from None
-        except IndexError:
-            raise UsageProblem(f"passphrase file {passphrase_file} is empty") from None
+        return _read_passphrase_file(passphrase_file)
     env = os.environ.get(PASSPHRASE_ENV)
     if env is not None:
         return env
@@ -253,12 +259,26 @@ def keygen(out: Path | None, name: str, force: bool, passphrase_file: Path | Non
 
 @cli.command("key")
 @click.argument("path", type=click.Path(path_type=Path), required=False)
+@click.option("--change-passphrase", is_flag=True,
+              help="Re-encrypt the private key under a new passphrase (the key itself, and so every game "
+                   "and fingerprint, stays the same).")
+@passphrase_option
+@click.option("--new-passphrase-file", type=click.Path(path_type=Path), default=None,
+              help="With --change-passphrase: read the new passphrase from this file (else prompt twice).")
 @json_option
-def key_cmd(path: Path | None, as_json: bool) -> None:
-    """Show the public key line and fingerprint of a key file (no passphrase needed)."""
+def key_cmd(path: Path | None, change_passphrase: bool, passphrase_file: Path | None,
+            new_passphrase_file: Path | None, as_json: bool) -> None:
+    """Show the public key line and fingerprint of a key file (no passphrase
+    needed), or with --change-passphrase give it a new passphrase."""
     from pbem.identity import fingerprint, read_key_file
 
     path = path or _default_identity()
+    if change_passphrase:
+        _change_passphrase(path, passphrase_file, new_passphrase_file, as_json)
+        return
+    if passphrase_file is not None or new_passphrase_file is not None:
+        from pbem.errors import UsageProblem
+        raise UsageProblem("--passphrase-file and --new-passphrase-file only go with --change-passphrase")
     if path.suffix == ".pub":
         from pbem.fileio import read_regular
         from pbem.identity import parse_public, public_text
@@ -268,6 +288,24 @@ def key_cmd(path: Path | None, as_json: bool) -> None:
     _emit({"public_key": text, "fingerprint": fingerprint(text)}, as_json,
           f"{text}\nfingerprint {fingerprint(text)}")
 
+
+def _change_passphrase(path: Path, old_file: Path | None, new_file: Path | None, as_json: bool) -> None:
+    """Unlock with the old passphrase first (a wrong one changes nothing),
+    then replace the key file atomically under the new one."""
+    from pbem.errors import UsageProblem
+    from pbem.identity import load_identity, save_identity
+
+    identity = load_identity(path, _passphrase(old_file))
+    if new_file is not None:
+        new = _read_passphrase_file(new_file)
+    elif sys.stdin.isatty():
+        new = click.prompt("New passphrase", hide_input=True, confirmation_prompt=True)
+    else:
+        raise UsageProblem("no new passphrase: use --new-passphrase-file FILE "
+                           "(standard input is not a terminal, so pbem cannot ask)")
+    save_identity(identity, path, new, force=True)
+    _emit({"private_key_file": str(path), "fingerprint": identity.fingerprint}, as_json,
+          f"new passphrase set for {path} (fingerprint {identity.fingerprint}, unchanged)")
 
 # -- creating and joining games -------------------------------------------------
 
