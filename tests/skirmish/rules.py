@@ -62,6 +62,8 @@ def _terrain(o: Offset) -> str:
 MAP: dict[Axial, str] = {GRID.to_axial(Offset(c, r)): _terrain(Offset(c, r))
                          for c in range(1, COLS + 1) for r in range(1, ROWS + 1)}
 COST = {"clear": 1, "rough": 2}
+#: Each map hex's neighbours on the map, computed once.
+NEIGHBOURS: dict[Axial, tuple[Axial, ...]] = {h: tuple(n for n in hexgrid.neighbours(h) if n in MAP) for h in MAP}
 
 
 class _A(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type"):
@@ -121,7 +123,7 @@ class _Board:
         self.zoc = {n for u in state.units if u.side != state.phasing for n in hexgrid.neighbours(_hex(u))}
 
     def neighbours(self, h: Axial) -> tuple[Axial, ...]:
-        return tuple(n for n in hexgrid.neighbours(h) if n in MAP)
+        return NEIGHBOURS[h]
 
     def step(self, a: Axial, b: Axial) -> int | None:
         """SK 2: the cost of entering b, None for a lake or an enemy unit."""
@@ -184,7 +186,7 @@ class Skirmish(Rules[State, Any, State]):
                         prompt=f"game turn {state.turn} of {state.turns}: {state.phasing}'s movement (SK 5)")
 
     def turn_label(self, state: State) -> str:
-        return f"Game turn {state.turn}, Player-Turn ({state.phasing})"
+        return "after the game" if state.over else f"Game turn {state.turn}, Player-Turn ({state.phasing})"
 
     # -- orders --
 
