@@ -78,9 +78,10 @@ def classify(rules: rulesapi.RulesModule, events: list[bytes]) -> list[tuple[str
         label = rules.turn_label(replay.state)
         decision = replay.pending()
         actions = codec.decode_body(codec.unwrap(stored).body).actions
-        over = decision is None or replay.outcome() is not None
-        if over or (decision.role == author and (decision.kind == DECK or (decision.kind == DICE and not actions))):
-            kind = AUTOMATIC
+        if decision is None or replay.outcome() is not None:
+            kind = AUTOMATIC  # the closing openings
+        elif decision.role == author and (decision.kind == DECK or (decision.kind == DICE and not actions)):
+            kind = AUTOMATIC  # noqa: SIM114 - the same kind for a different reason
         elif decision.role == author and len(actions) == 1 and _forced(rules, replay, author, actions[0]):
             kind = FORCED
         else:

@@ -66,17 +66,13 @@ COST = {"clear": 1, "rough": 2}
 NEIGHBOURS: dict[Axial, tuple[Axial, ...]] = {h: tuple(n for n in hexgrid.neighbours(h) if n in MAP) for h in MAP}
 
 
-class _A(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type"):
-    pass
-
-
-class Move(_A, tag="move"):
+class Move(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="move"):
     unit: int  # the unit's number: 100 + n for north's Nn, 200 + n for south's Sn
     col: int
     row: int
 
 
-class End(_A, tag="end"):
+class End(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="end"):
     pass
 
 
