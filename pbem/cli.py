@@ -19,7 +19,9 @@ import click
 from pbem import __version__
 
 if TYPE_CHECKING:
-    from pbem.rulesapi import RulesModule
+    from collections.abc import Sequence
+
+    from pbem.rulesapi import OrderGroup, RulesModule
 
 GAME_ENV = "PBEM_GAME"
 HOME_ENV = "PBEM_HOME"
@@ -584,21 +586,127 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
     _emit(data, as_json, "\n".join(lines))
 
 
+#: ``pbem options`` lists every order, group by group, when there are at most
+#: this many; beyond, one line per group (its label, count and an example).
+SHORT_LISTING = 40
+
+
 @cli.command()
 @game_option
 @identity_option
 @passphrase_option
+@click.option("--all", "show_all", is_flag=True, help="List every order, group by group.")
+@click.option("--group", "groups", multiple=True, metavar="LABEL",
+              help="List the orders of the groups whose label holds LABEL (repeatable; any case).")
+@click.option("--flat", is_flag=True, help="Every order, one a line, without groups.")
 @json_option
-def options(game: Path, identity: Path | None, passphrase_file: Path | None, as_json: bool) -> None:
-    """List the orders you may give now, in the syntax of 'pbem do'."""
-    from pbem.session import draft_replay, legal_orders, pending_text
+def options(game: Path, identity: Path | None, passphrase_file: Path | None, show_all: bool,
+            groups: tuple[str, ...], flat: bool, as_json: bool) -> None:
+    """List the orders you may give now, in the syntax of 'pbem do', by group.
+
+    At most 40 orders are listed one by one; more are summarised one line
+    per group (the rules' groups, e.g. one per unit, else the kinds of
+    order): its label, how many orders it holds and an example. --group
+    LABEL lists a group's orders, --all every order under its group, --flat
+    (and --json, under "orders") every order without groups."""
+    from pbem.deck import DECK
+    from pbem.rulesapi import DICE
+    from pbem.session import draft_replay, pending_text
 
     seat = _seat(game, identity, passphrase_file)
-    legal = legal_orders(seat)
     probe, _ = draft_replay(seat)
-    _emit({"pending": pending_text(probe.pending()), "orders": legal}, as_json,
-          "\n".join(legal) if legal else f"nothing for you to decide now; next decision: "
-                                         f"{pending_text(probe.pending())}")
+    decision = probe.pending()
+    tree: tuple[OrderGroup, ...] = ()
+    if decision is not None and decision.role == seat.role and decision.kind not in (DICE, DECK):
+        tree = tuple(seat.rules.order_tree(probe.state, seat.role, probe.ctx(seat.role)))
+    legal = [order for group in tree for order in group.leaves()]
+    pending = pending_text(decision)
+    if as_json:
+        _emit({"pending": pending, "orders": legal, "groups": [_group_data(g) for g in tree]}, True, "")
+        return
+    if not legal:
+        click.echo(f"nothing for you to decide now; next decision: {pending}")
+        return
+    if flat:
+        click.echo("\n".join(legal))
+        return
+    from pbem.rulesapi import provides_order_tree
+
+    own_tree = provides_order_tree(seat.rules)
+    if not own_tree:
+        if len(legal) <= SHORT_LISTING and not groups:
+            click.echo("\n".join(legal))  # as pbem listed before order trees
+            return
+        tree = _kinds(legal)
+    if groups:
+        click.echo("\n".join(_chosen_groups(tree, groups)))
+    elif show_all or len(legal) <= SHORT_LISTING:
+        click.echo("\n".join(_group_lines(tree, expand=True)))
+    else:
+        click.echo(f"{len(legal)} orders in {len(tree)} groups ({pending}); 'pbem options --group LABEL' "
+                   "lists a group's orders, --all every order, --flat one order a line:")
+        click.echo("\n".join(_group_lines(tree, expand=False)))
+
+
+def _kinds(legal: list[str]) -> tuple[OrderGroup, ...]:
+    """A flat list of orders in groups by their first word (the kind of order),
+    or by the first two when all are of one kind: how ``pbem options`` shows
+    a long list from rules without a tree of their own."""
+    from pbem.rulesapi import OrderGroup
+
+    for words in (1, 2):  # one kind only ("deploy ..."): by its first two words ("deploy Brescia")
+        by_kind: dict[str, list[str]] = {}
+        for order in legal:
+            by_kind.setdefault(" ".join(order.split()[:words]), []).append(order)
+        if len(by_kind) > 1:
+            return tuple(OrderGroup(label=kind, orders=tuple(orders)) for kind, orders in by_kind.items())
+    return (OrderGroup(label="Orders", orders=tuple(legal)),)
+
+
+def _count_text(n: int) -> str:
+    return f"{n} order" + ("" if n == 1 else "s")
+
+
+def _group_lines(tree: Sequence[OrderGroup], *, expand: bool, indent: str = "") -> list[str]:
+    """One line per group (label, count, example); with ``expand`` its orders
+    and sub-groups under it."""
+    width = min(44, max((len(g.label) for g in tree), default=0))
+    lines = []
+    for group in tree:
+        n = group.count()
+        what = "no order now" if n == 0 else group.first() if n == 1 else f"e.g. {group.first()}"
+        line = f"{indent}{group.label:<{width}}  {_count_text(n):>10}  {what}"
+        lines.append(line + (f"  ({group.note})" if group.note else ""))
+        if expand:
+            lines += [f"{indent}    {order}" for order in group.leaf_orders()]
+            lines += _group_lines(group.groups(), expand=True, indent=indent + "  ")
+    return lines
+
+
+def _chosen_groups(tree: Sequence[OrderGroup], wanted: tuple[str, ...]) -> list[str]:
+    """The groups (at any depth) whose label holds one of ``wanted``, expanded."""
+    from pbem.errors import UsageProblem
+
+    found, stack = [], list(reversed(tree))
+    while stack:
+        group = stack.pop()
+        if any(w.lower() in group.label.lower() for w in wanted):
+            found.append(group)
+            continue
+        stack += reversed(group.groups())
+    if not found:
+        labels = [g.label for g in tree]
+        shown = ", ".join(labels[:20]) + (f" and {len(labels) - 20} more" if len(labels) > 20 else "")
+        raise UsageProblem(f"no group of orders is labelled {' or '.join(repr(w) for w in wanted)} "
+                           f"(the groups now: {shown})")
+    return _group_lines(found, expand=True)
+
+
+def _group_data(group: OrderGroup) -> dict[str, Any]:
+    """A group for --json: label, count, example, its own orders and sub-groups."""
+    return {"label": group.label, "count": group.count(), "example": group.first(), "note": group.note,
+            "ends_step": group.ends_step, "orders": list(group.leaf_orders()),
+            "groups": [_group_data(g) for g in group.groups()]}
 
 
 def _complete_orders(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
@@ -1379,18 +1487,24 @@ def demo(rules_id: str | None, directory: Path | None, keep: bool, max_events: i
               help="Stop (successfully) when the log holds this many events.")
 @click.option("--option", "options", multiple=True, metavar="NAME[=VALUE]",
               help="Optional rule to use, or an option's value (repeatable): see 'pbem rules show RULES'.")
+@click.option("--end-bias", type=click.FloatRange(0.0, 1.0), default=None, metavar="P",
+              help="For rules that list orders as a tree: the chance of choosing a group that ends the "
+                   "step (default 0.1).")
 @click.option("-v", "--verbose", is_flag=True, help="Print one line per turn file (on stderr).")
 @json_option
 def selfplay(rules_id: str, scenario: str, seed: int, directory: Path, max_events: int, options: tuple[str, ...],
-             verbose: bool, as_json: bool) -> None:
-    """Play a game between two local players choosing uniformly random legal orders
+             end_bias: float | None, verbose: bool, as_json: bool) -> None:
+    """Play a game between two local players choosing random legal orders
     (random.Random(SEED)) until it ends or --max-events; a decision without any legal
-    order is reported as a rules bug (exit 1)."""
-    from pbem.table import THROWAWAY_PASSPHRASE, LocalTable, RandomPolicy
+    order is reported as a rules bug (exit 1). The choice is uniform among every legal
+    order, or, where the rules list orders as a tree of groups, level by level (a group,
+    then an order in it) leaning to the groups that end the step (--end-bias)."""
+    from pbem.table import END_BIAS, THROWAWAY_PASSPHRASE, LocalTable, RandomPolicy
 
     echo = (lambda line: click.echo(line, err=True)) if verbose else None
     table = LocalTable.create(directory, rules_id, scenario, options, echo=echo)
-    result = table.play(RandomPolicy(seed), max_events)
+    bias = END_BIAS if end_bias is None else end_bias
+    result = table.play(RandomPolicy(seed, end_bias=bias), max_events)
     verified = table.verify()
     reports = table.reports(table.directory)
     outcome = result.outcome.summary if result.outcome is not None else None
@@ -1399,7 +1513,8 @@ def selfplay(rules_id: str, scenario: str, seed: int, directory: Path, max_event
     lines += verified
     lines += [f"game: {p.gd.path} (key {p.key_path}, passphrase '{THROWAWAY_PASSPHRASE}')" for p in table.players]
     lines += [f"report: {p}" for p in reports]
-    data = {"rules": rules_id, "scenario": scenario, "seed": seed, "events": result.events, "outcome": outcome,
+    data = {"rules": rules_id, "scenario": scenario, "seed": seed, "end_bias": bias, "events": result.events,
+            "outcome": outcome,
             "stopped": result.stopped, "games": {p.role: str(p.gd.path) for p in table.players},
             "reports": [str(p) for p in reports], "turns": table.log}
     _emit(data, as_json, "\n".join(lines))

@@ -27,7 +27,8 @@ import hashlib
 import importlib
 import importlib.metadata
 import importlib.resources
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import msgspec
@@ -148,6 +149,67 @@ class Decision(msgspec.Struct, frozen=True):
     secret: tuple[str, ...] = ()
     purposes: tuple[str, ...] = ()
     openings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class OrderGroup:
+    """A group of the orders a role may give now, for ``Rules.order_tree``
+    (issue 26 point 6): ``pbem options`` lists groups before orders, and
+    random self-play chooses a group before an order, level by level.
+
+    ``label``: what the group is, in the player's words ("Move 21 Pz (4 MP,
+    at 0906)", "End movement"). ``example``: one order of the group or its
+    format ("move 21pz <hex>"); "" means its first order. ``orders``: the
+    group's own orders (leaves), in ``parse_order``'s syntax; ``children``:
+    its sub-groups. Either may be given as a function that produces it on
+    demand, so that a 40-unit movement phase builds no destination until
+    one unit's group is opened; each is produced at most once per group
+    (``leaf_orders`` and ``groups`` keep what they produced).
+    ``ends_step``: an order of this group ends the current step (e.g. "end
+    movement"); self-play leans to such groups so that campaigns finish.
+    ``note``: a short line about the group (a rule, why it is empty).
+    """
+
+    label: str
+    example: str = ""
+    orders: tuple[str, ...] | Callable[[], Sequence[str]] = ()
+    children: tuple[OrderGroup, ...] | Callable[[], Sequence[OrderGroup]] = ()
+    ends_step: bool = False
+    note: str = ""
+    _made: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def leaf_orders(self) -> tuple[str, ...]:
+        """The group's own orders (not its sub-groups')."""
+        if "orders" not in self._made:
+            self._made["orders"] = tuple(self.orders() if callable(self.orders) else self.orders)
+        return self._made["orders"]  # type: ignore[no-any-return]
+
+    def groups(self) -> tuple[OrderGroup, ...]:
+        """The group's sub-groups."""
+        if "children" not in self._made:
+            self._made["children"] = tuple(self.children() if callable(self.children) else self.children)
+        return self._made["children"]  # type: ignore[no-any-return]
+
+    def leaves(self) -> Iterator[str]:
+        """Every order of the group and of its sub-groups, depth first."""
+        yield from self.leaf_orders()
+        for child in self.groups():
+            yield from child.leaves()
+
+    def count(self) -> int:
+        """How many orders the group holds, sub-groups included."""
+        if "count" not in self._made:
+            self._made["count"] = len(self.leaf_orders()) + sum(c.count() for c in self.groups())
+        return self._made["count"]  # type: ignore[no-any-return]
+
+    def first(self) -> str:
+        """``example``, else the first order of the group ("" if it is empty)."""
+        return self.example or next(self.leaves(), "")
+
+
+def tree_leaves(tree: Sequence[OrderGroup]) -> list[str]:
+    """Every order of an order tree, depth first."""
+    return [order for group in tree for order in group.leaves()]
 
 
 class Problem(msgspec.Struct, frozen=True):
@@ -402,6 +464,16 @@ class Rules(Generic[S, A, V]):
         formatted, for games whose every action is secret-free."""
         return [self.format_action(a) for a in self.legal_actions(state, role, ctx)]
 
+    def order_tree(self, state: S, role: str, ctx: Ctx) -> tuple[OrderGroup, ...]:
+        """The orders of ``legal_orders`` as a tree of groups (unit, then
+        destinations; see ``OrderGroup``), for ``pbem options`` and random
+        self-play: its leaves are exactly the orders of ``legal_orders``.
+        A game overrides it when a flat list is long (a movement phase):
+        groups produced on demand, reachability computed once per unit.
+        Default: one group holding ``legal_orders``, and self-play picks
+        uniformly among them as before (``provides_order_tree`` is False)."""
+        return (OrderGroup(label="Orders", orders=tuple(self.legal_orders(state, role, ctx))),)
+
     def explain(self, state: S, role: str, topic: str, subject: str, ctx: Ctx) -> list[str]:
         """Lines for ``pbem explain TOPIC SUBJECT`` (ValueError for an unknown
         topic or subject). Default: no topics."""
@@ -528,6 +600,12 @@ def missing_parts(rules: Rules[Any, Any, Any]) -> list[str]:
     """The required members ``rules`` leaves to the contract's base class."""
     own = [vars(c) for c in type(rules).__mro__ if c is not Rules and issubclass(c, Rules)]
     return [name for name in REQUIRED if not any(name in d for d in own)]
+
+
+def provides_order_tree(rules: Rules[Any, Any, Any]) -> bool:
+    """Whether ``rules`` lists its orders as a tree of its own
+    (``Rules.order_tree`` overridden) rather than the default flat group."""
+    return type(rules).order_tree is not Rules.order_tree
 
 
 def load(rules_id: str) -> Rules[Any, Any, Any]:

@@ -134,6 +134,14 @@ class Turn:
             return []
         return list(self.rules.legal_orders(self.state, self.role, self.ctx()))
 
+    def order_tree(self) -> tuple[rulesapi.OrderGroup, ...]:
+        """The orders ``role`` may give now as the rules' tree of groups
+        (``Rules.order_tree``; its leaves are ``legal``)."""
+        decision = self.decision
+        if decision is None or decision.role != self.role or decision.kind in (DICE, DECK):
+            return ()
+        return tuple(self.rules.order_tree(self.state, self.role, self.ctx()))
+
     def situation(self) -> str:
         return self.rules.render_text(self.rules.view(self.state, self.role))
 
@@ -167,12 +175,31 @@ def expand_order_templates(orders: Sequence[str]) -> list[str]:
     return out
 
 
-class RandomPolicy:
-    """Uniformly random legal orders, one at a time, from ``random.Random(seed)``.
-    ``choices`` records every choice made, in order."""
+#: Default chance that self-play, choosing among groups of an order tree
+#: some of which end the current step (``OrderGroup.ends_step``), takes
+#: one of those: a uniform pick among a movement phase's 40 unit groups and
+#: one "end movement" group ends the phase after ~40 orders, and a game
+#: whose units may move again need not end at all.
+END_BIAS = 0.1
 
-    def __init__(self, seed: int) -> None:
+
+class RandomPolicy:
+    """Random legal orders, one at a time, from ``random.Random(seed)``.
+    ``choices`` records every choice made, in order.
+
+    For rules without an order tree of their own (``provides_order_tree``)
+    the choice is uniform among every legal order, exactly as before the
+    tree existed: the same seed gives the same game. For rules with one, it
+    samples level by level: a group (with probability ``end_bias`` one of
+    the groups that end the step, where the level has any), then within it
+    a sub-group or an order, down to an order; an empty group is dropped
+    and another chosen."""
+
+    def __init__(self, seed: int, end_bias: float = END_BIAS) -> None:
+        if not 0.0 <= end_bias <= 1.0:
+            raise UsageProblem(f"the end bias is a probability, between 0 and 1 (not {end_bias})")
         self.rng = random.Random(seed)
+        self.end_bias = end_bias
         self.choices: list[str] = []
 
     def choose(self, legal: Sequence[str]) -> str:
@@ -180,13 +207,55 @@ class RandomPolicy:
         self.choices.append(choice)
         return choice
 
+    def choose_in_tree(self, tree: Sequence[rulesapi.OrderGroup]) -> str | None:
+        """An order of ``tree`` sampled level by level (None: the tree is empty)."""
+        choice = self._pick(list(tree))
+        if choice is not None:
+            self.choices.append(choice)
+        return choice
+
+    def _pick(self, groups: list[rulesapi.OrderGroup]) -> str | None:
+        while groups:
+            ending = [g for g in groups if g.ends_step]
+            pool = ending if ending and self.end_bias and self.rng.random() < self.end_bias else groups
+            group = self.rng.choice(pool)
+            choice = self._within(group)
+            if choice is not None:
+                return choice
+            groups.remove(group)
+        return None
+
+    def _within(self, group: rulesapi.OrderGroup) -> str | None:
+        own = expand_order_templates(group.leaf_orders())
+        subs = list(group.groups())
+        while subs:
+            # The group's own orders count as one more branch beside its sub-groups.
+            if own and self.rng.randrange(len(subs) + 1) == len(subs):
+                return self.rng.choice(own)
+            choice = self._pick(subs)
+            if choice is not None:
+                return choice
+            subs = []  # every sub-group was empty
+        return self.rng.choice(own) if own else None
+
     def __call__(self, turn: Turn) -> list[str] | None:
+        # (getattr: a policy may be handed a stand-in for a Turn without rules)
+        rules = getattr(turn, "rules", None)
+        if rules is not None and rulesapi.provides_order_tree(rules):
+            choice = self.choose_in_tree(turn.order_tree())
+            if choice is None:
+                raise self._stuck(turn)
+            return [choice]
         legal = expand_order_templates(turn.legal())
         if not legal:
-            raise TableError(f"stuck: the rules offer {turn.role} no legal order at its decision "
-                             f"({session.pending_text(turn.decision)}) after event {turn.replay.seq}; "
-                             f"a rules bug. The situation from {turn.role}'s side:\n{turn.situation()}")
+            raise self._stuck(turn)
         return [self.choose(legal)]
+
+    @staticmethod
+    def _stuck(turn: Turn) -> TableError:
+        return TableError(f"stuck: the rules offer {turn.role} no legal order at its decision "
+                          f"({session.pending_text(turn.decision)}) after event {turn.replay.seq}; "
+                          f"a rules bug. The situation from {turn.role}'s side:\n{turn.situation()}")
 
 
 # -- the table ----------------------------------------------------------------------------

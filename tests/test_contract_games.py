@@ -18,12 +18,16 @@ by random legal orders, for a bounded number of events; then:
   gives the same action;
 - every scenario initialises, shows its views, and lists orders at its
   first decision that parse;
-- the replay cache restores the state a full replay builds.
+- the replay cache restores the state a full replay builds;
+- order trees (issue 26 point 6): where a game lists its orders as a tree
+  of its own, the tree's leaves are exactly its ``legal_orders``, at the
+  first decision of every scenario and where the played game stopped.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +40,17 @@ from pbem.game import AUDIT, Replay
 from pbem.rulesapi import DICE, Rules
 from pbem.table import LocalTable, RandomPolicy, demo_policy, expand_order_templates
 from tests.race import rules as race
+from tests.skirmish import rules as skirmish
 from tests.test_dice_batch import Volley
 from tests.test_sealed_orders import Ambush
 
 #: The engine's test games: the race (hidden speeds, secret dice, a Merkle
 #: set), Volley (open information, a 200-die batch with purposes) and Ambush
 #: (a sealed policy opened by the dice answer, players deciding in turn
-#: inside one phase, the answerer's own decision after the roll).
-TOYS = (race.RULES, Volley(), Ambush())
+#: inside one phase, the answerer's own decision after the roll) and
+#: Skirmish (open information, 40 units a side on a hex map, its orders
+#: listed as a tree of unit groups).
+TOYS = (race.RULES, Volley(), Ambush(), skirmish.RULES)
 
 
 def _register_toys() -> None:
@@ -54,7 +61,7 @@ def _register_toys() -> None:
 _register_toys()
 GAMES = sorted(set(rulesapi.available()) | {t.SPEC.id for t in TOYS})
 #: Events each game plays here (a RitD event can cost a second of rules work).
-EVENTS = {"race": 40, "ritd": 14, "ritd@3": 14}
+EVENTS = {"race": 40, "ritd": 14, "ritd@3": 14, "skirmish": 3}  # skirmish: stops with north to move
 SAMPLE = 40
 
 
@@ -220,6 +227,37 @@ def test_every_scenario_initialises_and_lists_its_first_orders(rules_id: str) ->
         assert orders, scenario
         for text in random.Random(1).sample(orders, min(10, len(orders))):
             rules.parse_order(state, decision.role, text, _Blind(decision.role))
+        _check_tree(rules, state, decision.role, _Blind(decision.role))
+
+
+def _check_tree(rules: Rules[Any, Any, Any], state: Any, role: str, ctx: Any) -> None:
+    """A game's own order tree holds exactly its legal orders, each once, in
+    groups with a label; a group's example is one of its orders or a
+    format (it has a "<"). Games without a tree of their own are left out:
+    the default tree is ``legal_orders`` itself."""
+    if not rulesapi.provides_order_tree(rules):
+        return
+    tree = rules.order_tree(state, role, ctx)
+    leaves = rulesapi.tree_leaves(tree)
+    legal = rules.legal_orders(state, role, ctx)
+    assert Counter(leaves) == Counter(legal), (sorted(set(leaves) ^ set(legal))[:10])
+    stack = list(tree)
+    while stack:
+        group = stack.pop()
+        assert group.label
+        assert not group.example or "<" in group.example or group.example in set(group.leaves()), group.example
+        assert group.count() == len(list(group.leaves()))
+        stack += group.groups()
+
+
+def test_the_order_tree_holds_the_legal_orders_where_play_stopped(played: LocalTable) -> None:
+    for player in played.players:
+        assert player.seat is not None
+        replay = player.seat.replay
+        decision = replay.pending()
+        if decision is None or decision.role != player.role or decision.kind in (DICE, DECK):
+            continue
+        _check_tree(played.rules, replay.state, player.role, replay.ctx(player.role))
 
 
 def test_the_replay_cache_restores_the_full_replay(played: LocalTable, tmp_path: Path) -> None:
