@@ -53,7 +53,8 @@ def step_options(board: MapView, a: str, b: str, *, mover: Mover, entered_by: Li
     if side.prohibited:
         return ()
     options: list[tuple[int, Line]] = []
-    for line, present, table in (("road", side.road, ROAD_MF), ("track", side.track, TRACK_MF)):
+    lines: tuple[tuple[Line, bool, dict[str, int]], ...] = (("road", side.road, ROAD_MF), ("track", side.track, TRACK_MF))
+    for line, present, table in lines:
         if not present:
             continue
         cost = table[mover]
@@ -61,7 +62,7 @@ def step_options(board: MapView, a: str, b: str, *, mover: Mover, entered_by: Li
             if mover == "transport":
                 continue  # §11.1.3: may not change where not connected
             cost += CHANGE_MF  # §11.1.2 Change of road or track
-        options.append((cost, line))  # type: ignore[arg-type]
+        options.append((cost, line))
     if mover == "regular":
         terrain = board.terrain(b)
         if terrain not in TERRAIN_MF:
@@ -191,7 +192,8 @@ def reachable(
     def stops(s: State) -> bool:
         return s[0] in ezoc or s[0] in fort_zoc
 
-    r = reach((start, None), neighbours_of, step_cost, budget=mf, stops=stops)
+    origin: State = (start, None)
+    r = reach(origin, neighbours_of, step_cost, budget=mf, stops=stops)
     best: dict[str, int] = {}
     for (h, _), c in r.cost.items():
         if h not in best or c < best[h]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.paa.movement import move_problems, oos_movement_problems, path_cost, reachable, step_options
+from rules.paa.movement import Mover, move_problems, oos_movement_problems, path_cost, reachable, step_options
 from rules.paa.units import Piece
 from tests.paa.fakemap import FakeMap, Side, along, block
 
@@ -116,7 +116,7 @@ def test_oos_limitations_s11_1_1() -> None:
 def test_reach_is_monotone_in_mf_s11_1(small: int, extra: int, mover: str) -> None:
     """More MF never reaches less, nor at a different least cost within the smaller budget."""
     board = figure_6_map()
-    m = "regular" if mover == "regular" else "transport"
+    m: Mover = "regular" if mover == "regular" else "transport"
     a = reachable(board, "1826", mover=m, mf=small)
     b = reachable(board, "1826", mover=m, mf=small + extra)
     assert set(a) <= set(b)
