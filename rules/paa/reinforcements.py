@@ -6,11 +6,28 @@ Panzerarmee Afrika (revised by Christian Holm Christensen, CC BY-SA 4.0).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 from pbem.rulesapi import Problem
+from rules.paa.mapview import MapView
+from rules.paa.supply import base_hexes
 from rules.paa.tables import ALLIED_OPTIONS, AXIS_OPTIONS, TABLE_11, MaltaStatus
-from rules.paa.units import Category, Faction, Piece
+from rules.paa.units import Category, Faction, Piece, enemy_of
+
+# --- §13.1 arrival ------------------------------------------------------------------
+
+
+def arrival_hexes(board: MapView, faction: Faction, control: Mapping[str, Faction], pieces: Iterable[Piece]) -> frozenset[str]:
+    """§13.1 (lost; R-28): reinforcements, replacements and returning
+    transport units arrive in any hex of the faction's own base free of enemy
+    units, while the faction controls the base's centre (§5.1); otherwise
+    none can arrive and they wait on the OOB."""
+    centre = board.base_centres[faction]
+    if control.get(centre) != faction:
+        return frozenset()
+    enemy = enemy_of(faction)
+    held = {p.hex for p in pieces if p.faction == enemy and p.kind != "installation"}
+    return frozenset(base_hexes(board, centre) - held)
 
 # --- §13.4 reinforced units ---------------------------------------------------------
 

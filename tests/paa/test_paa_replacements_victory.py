@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rules.paa.mapdata import load_map
 from rules.paa.reinforcements import (
     allied_option_problems,
+    arrival_hexes,
     axis_option_problems,
     installation_arrives,
     m_arrival,
@@ -119,6 +121,16 @@ def test_axis_options_table_11_s13_5_2() -> None:
     assert axis_option_problems("F", 16, "failure", ("K",))  # only one of F, G, K
     assert axis_option_problems("M", 16, "none", ())
     assert (m_arrival("none", 12), m_arrival("success", 12), m_arrival("failure", 12)) == (12, 18, None)
+
+
+def test_arrival_in_the_own_base_s13_1() -> None:
+    """§13.1 (lost, R-28): arrivals come to the own base's hexes free of enemy units."""
+    board = load_map()
+    usual: dict[str, Faction] = {"0702": "axis", "1351": "allied", "1925": "allied"}
+    assert arrival_hexes(board, "axis", usual, []) == board.bases["axis"]
+    raider = Piece("BR 11/AHUS", "allied", "BR", "armoured", 2, 20, "0703")
+    assert arrival_hexes(board, "axis", usual, [raider]) == board.bases["axis"] - {"0703"}
+    assert arrival_hexes(board, "axis", {**usual, "0702": "allied"}, []) == frozenset()
 
 
 def test_installation_reinforcements_s13_2_1() -> None:
