@@ -246,10 +246,11 @@ def declaration_problems(
     turn: int,
     combats: Sequence[Combat],
     *,
-    fort_zoc: Mapping[str, str] = {},  # noqa: B006 - read only
+    fort_zoc: Mapping[str, str] | None = None,
 ) -> list[Problem]:
     """§12, §12.1.1, §12.2: every reason the declared combats are illegal.
     ``fort_zoc``: hex -> enemy-occupied fort whose ZOC it is (zoc.enemy_fort_zoc)."""
+    fort_zoc = fort_zoc or {}
     by_id = {p.id: p for p in pieces}
     enemy = enemy_of(faction)
     out: list[Problem] = []
@@ -261,11 +262,9 @@ def declaration_problems(
         if not c.attackers or not c.hexes:
             out.append(Problem("§12.2", "a combat names attacking units and attacked hexes"))
             continue
-        forts = {fort_zoc[by_id[a].hex] for a in c.attackers if a in by_id and by_id[a].hex in fort_zoc}
-        fort_attack = bool(forts & set(c.hexes))
         for h in c.hexes:
             if h in seen_hexes:
-                out.append(Problem("§12.2", f"{h} is attacked twice; defending units can only be attacked once"))
+                out.append(Problem("§12.2", f"{h} is attacked twice; defending units can only be attacked once (R-35)"))
             seen_hexes.add(h)
             if not any(p.hex == h and p.faction == enemy and p.kind in ("infantry", "armoured", "transport") for p in pieces):
                 out.append(Problem("§12", f"{h} holds no {enemy} units to attack"))
@@ -283,7 +282,8 @@ def declaration_problems(
                 elif board.side(p.hex, h).prohibited:
                     out.append(Problem("Table 1", f"{a} may not attack {h} across a prohibited hexside"))
             unable = p.oos or p.dismounted or (p.faction == "allied" and p.ooc2)
-            if unable and not fort_attack:
+            forced = p.hex in fort_zoc and fort_zoc[p.hex] in c.hexes
+            if unable and not forced:
                 state = "OOS" if (p.oos or p.dismounted) else "out of C²"
                 out.append(Problem("§12", f"{a} is {state} and may not initiate combat (only an ineffective fort attack, §12.1.1)"))
     for p in pieces:

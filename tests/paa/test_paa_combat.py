@@ -211,6 +211,10 @@ def test_declarations_s12_2_and_fort_zoc_s12_1_1() -> None:
     assert declaration_problems(board, [oos, BR_SQ], "axis", 2, [Combat((oos.id,), ("1509",))], fort_zoc=forced) == []
     assert is_ineffective([Attacker(oos, "OOS")], Fraction(1))
     assert [p.rule for p in declaration_problems(board, [oos, BR_SQ], "axis", 2, [Combat((oos.id,), ("1509",))])] == ["§12"]
+    # An OOS unit outside the fort ZOC may not join a fort attack made by others.
+    other_oos = Piece("DE 5/1/ABN", "axis", "DE", "armoured", 3, 12, "1609", oos=True)
+    joined = [Combat((oos.id, other_oos.id), ("1509",))]
+    assert [p.rule for p in declaration_problems(board, [oos, other_oos, BR_SQ], "axis", 2, joined, fort_zoc=forced)] == ["§12"]
 
 
 def test_mas_limits_s12_3_1() -> None:
