@@ -1,0 +1,1 @@
+"""Panzerarmee Afrika (revised by Christian Holm Christensen, CC BY-SA 4.0): rules package."""
