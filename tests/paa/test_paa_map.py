@@ -247,6 +247,8 @@ def test_every_data_set_has_a_note() -> None:
                  "railroad", "places", "ports", "sea_lines", "bases", "forts", "fort_zoc", "control"):
         assert M.authored(what)
     assert "distance table" in M.authored("place:Derna")
+    for h in ("1906", "2418", "1005", "1630", "1450", "1451", "1247", "1724", "1440", "1241", "1508"):
+        assert M.authored(f"hex:{h}")
     with pytest.raises(KeyError):
         M.authored("nonsense")
 
