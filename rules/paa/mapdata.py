@@ -93,6 +93,7 @@ class PaaMap:
         self.rows: int = int(meta["rows"])
         self.columns: int = int(meta["columns"])
         self._notes: dict[str, str] = {str(k): str(v) for k, v in raw["notes"].items()}
+        self._hex_notes: dict[str, str] = {str(k): str(v) for k, v in raw.get("hex_notes", {}).items()}
 
         terrain: dict[str, Terrain] = {}
         country: dict[str, str] = {}
@@ -121,6 +122,9 @@ class PaaMap:
             raise MapDataError("rows", f"need all rows 1..{self.rows}, missing {sorted(set(range(1, self.rows + 1)) - seen_rows)}")
         self._terrain = terrain
         self._country = country
+        for h in self._hex_notes:
+            if h not in terrain:
+                raise MapDataError(f"hex_notes: {h}", "not a hex of the map")
         self._hexes = tuple(sorted(terrain))
         self._neighbours: dict[str, tuple[str, ...]] = {}
         for h in self._hexes:
@@ -144,7 +148,8 @@ class PaaMap:
                 mark(f"{section}: {text}", a, b, flag)
 
         routes: list[Route] = []
-        for section, kind in (("roads", "road"), ("tracks", "track")):
+        kinds: tuple[tuple[str, Literal["road", "track"]], ...] = (("roads", "road"), ("tracks", "track"))
+        for section, kind in kinds:
             for entry in raw[section]:
                 name = str(entry["name"])
                 hexes = tuple(str(h) for h in entry["hexes"])
@@ -152,7 +157,7 @@ class PaaMap:
                     raise MapDataError(f"{section}: {name}", "a route needs at least two hexes")
                 for a, b in zip(hexes, hexes[1:]):
                     mark(f"{section}: {name}", a, b, kind)
-                routes.append(Route(kind, name, hexes))  # type: ignore[arg-type]
+                routes.append(Route(kind, name, hexes))
         rail = tuple(str(h) for h in raw["railroad"]["hexes"])
         for a, b in zip(rail, rail[1:]):
             mark("railroad", a, b, "rail")
@@ -265,8 +270,10 @@ class PaaMap:
         return self._terrain[hex_id]
 
     def country(self, hex_id: str) -> Literal["libya", "egypt", "sea"]:
+        """Libya or Egypt (§9), or "sea"."""
         self._known(hex_id)
-        return {"L": "libya", "E": "egypt", "-": "sea"}[self._country[hex_id]]  # type: ignore[return-value]
+        code = self._country[hex_id]
+        return "libya" if code == "L" else "egypt" if code == "E" else "sea"
 
     def neighbours(self, hex_id: str) -> tuple[str, ...]:
         """The on-map neighbours (sea hexes included; the rules decide what enters them)."""
@@ -289,8 +296,10 @@ class PaaMap:
         return hex_id not in self._unconnected
 
     def authored(self, what: str) -> str:
-        """The source or reasoning of a data set ("terrain", "roads", "bases", ...)
-        or of a named place ("place:Derna")."""
+        """The source or reasoning of a data set ("terrain", "roads", "bases", ...),
+        of a named place ("place:Derna") or of a hex that deviates ("hex:1630")."""
+        if what.startswith("hex:") and what.removeprefix("hex:") in self._hex_notes:
+            return self._hex_notes[what.removeprefix("hex:")]
         if what.startswith("place:"):
             name = what.removeprefix("place:")
             if name in self._place_sources:
@@ -346,7 +355,7 @@ def map_picture(game_map: PaaMap | None = None, *, focus: Sequence[str] = ()) ->
         "border": Style(stroke="#8c1d8c", width=0.6, dash="2 0.8 0.4 0.8", opacity=0.9),
         "road": Style(stroke="#c0281e", width=0.9),
         "track": Style(stroke="#5a3a1a", width=0.5, dash="1.6 0.8"),
-        "rail": Style(stroke="#222222", width=0.45, dash="0.3 0.6"),
+        "rail": Style(stroke="#222222", width=1.7, dash="0.5 0.5"),
         "sea_line": Style(stroke="#ffffff", width=0.6, dash="1.5 1.0"),
         "town": Style(fill="#222222", stroke="#ffffff", width=0.2, size=0.7),
         "fort": Style(fill="#1f3b6f", stroke="#ffffff", width=0.3, shape="square", size=2.0, font_size=1.7),
@@ -366,7 +375,9 @@ def map_picture(game_map: PaaMap | None = None, *, focus: Sequence[str] = ()) ->
                 for flag in ("escarpment", "prohibited", "border"):
                     if getattr(s, flag):
                         sides.append(HexsideFeature(h, n, flag))
-    roads = [RoadPath(r.kind, r.hexes) for r in m.routes]
+    # The railroad first: drawn wide under the coast road it runs beside, it shows as ties on both sides.
+    order = {"rail": 0, "track": 1, "road": 2}
+    roads = [RoadPath(r.kind, r.hexes) for r in sorted(m.routes, key=lambda r: order[r.kind])]
     roads += [RoadPath("sea_line", _sea_path(m, a, b)) for a, b in m.sea_lines]
     symbols: list[Symbol] = []
     for fort, mult in m.forts.items():

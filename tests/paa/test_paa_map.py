@@ -180,10 +180,20 @@ def test_figure_4_zoc() -> None:
 def test_figure_6_road_and_track() -> None:
     """§11.1.2 Figure 6: road 1826 -> 1724 is 3 hexes at 1 MF; at 1724 the road and the track are not
     connected (+2); the track into 1723 costs 2: 7 MF in all."""
+    path = ("1826", "1726", "1725", "1724", "1723")
     assert road_distance("1826", "1724") == 3
     assert M.side("1724", "1723").track and not M.side("1724", "1723").road
     assert not M.road_track_connected("1724")
-    assert 3 + 2 + 2 == 7
+    total, came_by = 0, ""
+    for a, b in zip(path, path[1:]):
+        s = M.side(a, b)
+        by = "road" if s.road else "track" if s.track else ""
+        assert by, (a, b)
+        if came_by and by != came_by and not M.road_track_connected(a):
+            total += 2  # change of road or track, §11.1.2
+        total += 1 if by == "road" else 2
+        came_by = by
+    assert total == 7
     # Road and track meet elsewhere and connect there.
     assert M.road_track_connected("1006")
 
@@ -247,6 +257,8 @@ def test_every_data_set_has_a_note() -> None:
                  "railroad", "places", "ports", "sea_lines", "bases", "forts", "fort_zoc", "control"):
         assert M.authored(what)
     assert "distance table" in M.authored("place:Derna")
+    for h in ("1906", "2418", "1005", "1630", "1450", "1451", "1247", "1724", "1440", "1241", "1508"):
+        assert M.authored(f"hex:{h}")
     with pytest.raises(KeyError):
         M.authored("nonsense")
 
