@@ -13,10 +13,11 @@ Reads. ``read_regular`` reads only a regular file (a device, FIFO or socket,
 or a symlink to one, is refused before a byte is read) and refuses one over
 its size limit before reading it.
 
-Lock. ``locked`` holds ``GAME/lock`` (fcntl.flock, or msvcrt.locking on
-Windows), shared for commands that only read and exclusive for commands that
-change the game; a command takes it before it reads anything of the game and
-holds it until its last write. A second process waits $PBEM_LOCK_WAIT seconds
+Lock. ``locked`` holds ``GAME/lock`` (``os_lock``: fcntl.flock on POSIX, or
+msvcrt.locking on Windows, where readers take it exclusively too), shared
+for commands that only read and exclusive for commands that change the game;
+a command takes it before it reads anything of the game and holds it until
+its last write. A second process waits $PBEM_LOCK_WAIT seconds
 (default 10) and then fails with Busy (exit 7). It is re-entrant within one
 process. In a directory this user cannot write, a shared lock is taken on
 the existing lock file read-only, or skipped if there is none (nobody can
@@ -37,24 +38,32 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import os
 import signal
 import stat
-import sys
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import Literal
 
 from pbem.errors import BadFile, Busy, NotFound, PbemError, StorageProblem
 
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
 
-    fcntl = None
-else:
-    import fcntl
+def _platform_module(name: str) -> ModuleType | None:
+    """The standard module ``name`` where this platform has it, else None."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
-    msvcrt = None
+
+# The lock primitive (``os_lock``): fcntl.flock on POSIX (Linux, macOS, the BSDs), else
+# msvcrt.locking (Windows). Chosen by what imports, not by platform name, so that a POSIX-only
+# module is never imported where it does not exist.
+_FCNTL = _platform_module("fcntl")
+_MSVCRT = None if _FCNTL is not None else _platform_module("msvcrt")
 
 TMP_PREFIX = ".tmp-"
 #: errno values of a file system without hard links.
@@ -112,14 +121,30 @@ def _point(kind: str, path: os.PathLike[str] | str) -> None:
 
 # -- writes -------------------------------------------------------------------------
 
+def fsync(fd: int) -> None:
+    """Flush ``fd`` to the storage device. macOS's fsync only reaches the drive's cache;
+    F_FULLFSYNC (where fcntl offers it) asks the drive to write it, and falls back to fsync
+    on a file system that refuses it. Elsewhere (Linux, Windows) os.fsync."""
+    if _FCNTL is not None and hasattr(_FCNTL, "F_FULLFSYNC"):
+        try:
+            _FCNTL.fcntl(fd, _FCNTL.F_FULLFSYNC)
+        except OSError:  # e.g. a network file system: fsync is the best it offers
+            pass
+        else:
+            return
+    os.fsync(fd)
+
+
 def fsync_dir(path: Path) -> None:
-    """Make a rename or unlink in ``path`` durable (no-op where directories cannot be opened)."""
+    """Make a rename or unlink in ``path`` durable where the platform can open a directory
+    (POSIX: O_DIRECTORY); elsewhere a no-op (Windows: NTFS journals its metadata and a
+    directory cannot be opened as a file). The fault point counts on every platform."""
     _point("fsync-dir", path)
-    if not hasattr(os, "O_DIRECTORY"):  # Windows: NTFS journals its metadata
+    if not hasattr(os, "O_DIRECTORY"):
         return
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        os.fsync(fd)
+        fsync(fd)
     finally:
         os.close(fd)
 
@@ -174,7 +199,7 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o644, exclusive: bool 
                 view = view[written:]
             if durable:
                 _point("fsync", tmp)
-                os.fsync(fd)
+                fsync(fd)
         finally:
             os.close(fd)
         if exclusive:
@@ -298,8 +323,8 @@ def open_regular(path: Path, what: str = "file"):
     except PbemError:
         os.close(fd)
         raise
-    if hasattr(os, "set_blocking"):
-        os.set_blocking(fd, True)
+    if hasattr(os, "set_blocking") and hasattr(os, "O_NONBLOCK"):
+        os.set_blocking(fd, True)  # opened non-blocking (POSIX); on Windows set_blocking takes only pipes
     return os.fdopen(fd, "rb")
 
 
@@ -317,28 +342,45 @@ _HELD: dict[str, list] = {}
 _READ_ONLY = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
-def _try_lock(fd: int, exclusive: bool) -> bool:
-    if fcntl is not None:
+#: errno values of msvcrt.locking when another process holds the byte.
+_WINDOWS_BUSY = (errno.EACCES, getattr(errno, "EDEADLOCK", errno.EDEADLK))
+
+
+def os_lock(fd: int, how: Literal["shared", "exclusive", "unlock"]) -> bool:
+    """Take (without waiting) or release the platform's lock on the open file ``fd``.
+
+    POSIX (Linux, macOS): fcntl.flock, shared or exclusive; "unlock" does nothing, since
+    closing the descriptor releases a flock. Windows: msvcrt.locking of the file's first
+    byte, exclusive for "shared" too (readers then take turns), released by "unlock".
+    True if the lock was taken (or released), False if another process holds it;
+    StorageProblem on a platform with neither primitive.
+    """
+    if _FCNTL is not None:
+        if how == "unlock":
+            return True
         try:
-            fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+            _FCNTL.flock(fd, (_FCNTL.LOCK_EX if how == "exclusive" else _FCNTL.LOCK_SH) | _FCNTL.LOCK_NB)
         except OSError as exc:
             if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                 raise
             return False
         return True
-    try:  # Windows: one byte, always exclusive (readers then take turns too)
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-    except OSError:
-        return False
-    return True
-
-
-def _unlock(fd: int) -> None:
-    if fcntl is None:  # pragma: no cover - Windows
-        with contextlib.suppress(OSError):
-            os.lseek(fd, 0, os.SEEK_SET)
-            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+    if _MSVCRT is not None:
+        if how == "unlock":
+            with contextlib.suppress(OSError):  # closing the file releases it too
+                os.lseek(fd, 0, os.SEEK_SET)
+                _MSVCRT.locking(fd, _MSVCRT.LK_UNLCK, 1)
+            return True
+        os.lseek(fd, 0, os.SEEK_SET)  # msvcrt.locking locks from the current position
+        try:
+            _MSVCRT.locking(fd, _MSVCRT.LK_NBLCK, 1)
+        except OSError as exc:
+            if exc.errno not in _WINDOWS_BUSY:
+                raise
+            return False
+        return True
+    raise StorageProblem("this platform has neither fcntl.flock nor msvcrt.locking: pbem cannot lock "
+                         "the game directory against a second pbem process")
 
 
 @contextlib.contextmanager
@@ -375,7 +417,7 @@ def locked(lock_path: Path, *, exclusive: bool, wait: float | None = None) -> It
     try:
         if fd >= 0:
             deadline = time.monotonic() + wait
-            while not _try_lock(fd, exclusive):
+            while not os_lock(fd, "exclusive" if exclusive else "shared"):
                 if time.monotonic() >= deadline:
                     raise Busy(f"game directory {lock_path.parent} is in use by another pbem process "
                                f"(waited {wait:g} s, $PBEM_LOCK_WAIT); run the command again when it "
@@ -387,10 +429,10 @@ def locked(lock_path: Path, *, exclusive: bool, wait: float | None = None) -> It
         finally:
             del _HELD[key]
             if fd >= 0:
-                _unlock(fd)
+                os_lock(fd, "unlock")
     finally:
         if fd >= 0:
-            os.close(fd)  # closing releases the flock
+            os.close(fd)  # closing releases a flock
 
 
 # -- operating system errors as pbem errors -------------------------------------------

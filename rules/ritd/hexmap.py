@@ -526,19 +526,19 @@ def _build(raw: _MapFile) -> HexMap:
     # Rows: cells and areas.
     hexes: dict[HexId, Hex] = {}
     seen_rows: set[int] = set()
-    for entry in raw.rows:
-        where = f"row {entry.row}"
-        if not 1 <= entry.row <= meta.rows:
+    for row_entry in raw.rows:
+        where = f"row {row_entry.row}"
+        if not 1 <= row_entry.row <= meta.rows:
             raise _err(where, f"row number out of range 1..{meta.rows}")
-        if entry.row in seen_rows:
+        if row_entry.row in seen_rows:
             raise _err(where, "duplicate row: every hex of this row is defined twice")
-        seen_rows.add(entry.row)
-        for field_name, text in (("cells", entry.cells), ("area", entry.area)):
+        seen_rows.add(row_entry.row)
+        for field_name, text in (("cells", row_entry.cells), ("area", row_entry.area)):
             if len(text) != meta.columns:
                 raise _err(where, f"{field_name} has {len(text)} characters, expected {meta.columns}")
-        for i, (cell, area_letter) in enumerate(zip(entry.cells, entry.area)):
+        for i, (cell, area_letter) in enumerate(zip(row_entry.cells, row_entry.area)):
             col = i + 1
-            hid = hex_id(col, entry.row)
+            hid = hex_id(col, row_entry.row)
             kind = _CELL_KINDS.get(cell)
             if kind is None:
                 raise _err(f"{where} hex {hid}", f"unknown cell {cell!r} (expected one of {''.join(_CELL_KINDS)})")
@@ -550,8 +550,8 @@ def _build(raw: _MapFile) -> HexMap:
                 if area_letter not in raw.areas:
                     raise _err(f"{where} hex {hid}", f"unknown area {area_letter!r}")
                 area = raw.areas[area_letter]
-            q, r = to_axial(col, entry.row)
-            hexes[hid] = Hex(hid, col, entry.row, q, r, kind, area)
+            q, r = to_axial(col, row_entry.row)
+            hexes[hid] = Hex(hid, col, row_entry.row, q, r, kind, area)
     missing = sorted(set(range(1, meta.rows + 1)) - seen_rows)
     if missing:
         raise _err(f"row {missing[0]}", "missing row")
@@ -560,45 +560,45 @@ def _build(raw: _MapFile) -> HexMap:
     places: list[Place] = []
     place_hex: dict[HexId, str] = {}
     spellings: dict[str, str] = {}
-    for entry in raw.places:
-        where = f'place "{entry.name}"'
-        if entry.hex not in hexes:
-            raise _err(where, f"hex {entry.hex!r} is not on the map (ids are CCRR)")
-        if not hexes[entry.hex].is_playable:
-            raise _err(where, f"hex {entry.hex} is {hexes[entry.hex].kind}, not land")
-        if entry.hex in place_hex:
-            raise _err(where, f'duplicate hex: {entry.hex} already holds "{place_hex[entry.hex]}"')
-        place_hex[entry.hex] = entry.name
-        for spelling in (entry.name, *entry.aliases):
-            key = normalize(spelling)
-            if not key or key.split()[-1].upper() in AXIAL_STEP or _looks_like_offset(key):
+    for place in raw.places:
+        where = f'place "{place.name}"'
+        if place.hex not in hexes:
+            raise _err(where, f"hex {place.hex!r} is not on the map (ids are CCRR)")
+        if not hexes[place.hex].is_playable:
+            raise _err(where, f"hex {place.hex} is {hexes[place.hex].kind}, not land")
+        if place.hex in place_hex:
+            raise _err(where, f'duplicate hex: {place.hex} already holds "{place_hex[place.hex]}"')
+        place_hex[place.hex] = place.name
+        for spelling in (place.name, *place.aliases):
+            spelling_key = normalize(spelling)
+            if not spelling_key or spelling_key.split()[-1].upper() in AXIAL_STEP or _looks_like_offset(spelling_key):
                 raise _err(where, f'name "{spelling}" ends like a direction offset')
-            if key in spellings and spellings[key] != entry.name:
-                raise _err(where, f'name "{spelling}" is already used by "{spellings[key]}"')
-            spellings[key] = entry.name
-        if entry.kind not in ("town", "fortress", "oasis", "base"):
-            raise _err(where, f'unknown kind "{entry.kind}"')
-        if entry.kind == "base":
-            if entry.side not in ("axis", "allied"):
+            if spelling_key in spellings and spellings[spelling_key] != place.name:
+                raise _err(where, f'name "{spelling}" is already used by "{spellings[spelling_key]}"')
+            spellings[spelling_key] = place.name
+        if place.kind not in ("town", "fortress", "oasis", "base"):
+            raise _err(where, f'unknown kind "{place.kind}"')
+        if place.kind == "base":
+            if place.side not in ("axis", "allied"):
                 raise _err(where, "a base needs side = \"axis\" or \"allied\"")
-        elif entry.side is not None:
+        elif place.side is not None:
             raise _err(where, "only a base has a side")
-        if entry.kind == "fortress":
-            for port_name, port in (("port_axis", entry.port_axis), ("port_allied", entry.port_allied)):
+        if place.kind == "fortress":
+            for port_name, port in (("port_axis", place.port_axis), ("port_allied", place.port_allied)):
                 if port is None or port < 0:
                     raise _err(where, f"a fortress needs {port_name} >= 0 (RB 13.3)")
-        elif entry.port_axis is not None or entry.port_allied is not None:
+        elif place.port_axis is not None or place.port_allied is not None:
             raise _err(where, "only a fortress has port capacities (bases are unlimited, RB 13.3)")
         places.append(
             Place(
-                name=entry.name,
-                hex=entry.hex,
-                kind=entry.kind,  # type: ignore[arg-type]
-                source=entry.source,
-                aliases=tuple(entry.aliases),
-                side=entry.side,  # type: ignore[arg-type]
-                port_axis=entry.port_axis,
-                port_allied=entry.port_allied,
+                name=place.name,
+                hex=place.hex,
+                kind=place.kind,  # type: ignore[arg-type]
+                source=place.source,
+                aliases=tuple(place.aliases),
+                side=place.side,  # type: ignore[arg-type]
+                port_axis=place.port_axis,
+                port_allied=place.port_allied,
             )
         )
     for side in ("axis", "allied"):
@@ -644,11 +644,11 @@ def _build(raw: _MapFile) -> HexMap:
 
     # Authored hexsides.
     authored: dict[tuple[HexId, HexId], str] = {}
-    for entry in raw.hexsides:
-        for spec in entry.sides:
+    for sides_entry in raw.hexsides:
+        for spec in sides_entry.sides:
             where = f'hexside "{spec}"'
-            if entry.terrain not in AUTHORED_TERRAIN:
-                raise _err(where, f'unknown terrain "{entry.terrain}" (expected one of {", ".join(sorted(AUTHORED_TERRAIN))})')
+            if sides_entry.terrain not in AUTHORED_TERRAIN:
+                raise _err(where, f'unknown terrain "{sides_entry.terrain}" (expected one of {", ".join(sorted(AUTHORED_TERRAIN))})')
             parts = spec.rsplit(None, 1)
             if len(parts) != 2 or parts[1].upper() not in AXIAL_STEP:
                 raise _err(where, "expected a location and a direction, e.g. \"Sollum W\"")
@@ -661,21 +661,21 @@ def _build(raw: _MapFile) -> HexMap:
                 raise _err(where, f"the hexside borders {terrain[key]}; only hexsides between land hexes are authored")
             if key in authored:
                 raise _err(where, "duplicate hexside: already set by another entry")
-            authored[key] = entry.source
-            terrain[key] = entry.terrain  # type: ignore[assignment]
+            authored[key] = sides_entry.source
+            terrain[key] = sides_entry.terrain  # type: ignore[assignment]
 
     # Roads, hexside by hexside.
     roads: list[Road] = []
     road_at: dict[tuple[HexId, HexId], RoadKind] = {}
     road_name_at: dict[tuple[HexId, HexId], str] = {}
-    for entry in raw.roads:
-        where = f'road "{entry.name}"'
-        if entry.kind not in ROAD_KINDS:
-            raise _err(where, f'unknown road kind "{entry.kind}" (expected highway, track or trail)')
-        if len(entry.path) < 2:
+    for road in raw.roads:
+        where = f'road "{road.name}"'
+        if road.kind not in ROAD_KINDS:
+            raise _err(where, f'unknown road kind "{road.kind}" (expected highway, track or trail)')
+        if len(road.path) < 2:
             raise _err(where, "a road needs at least two hexes")
-        path = tuple(locate(f'{where} hex "{text}"', text) for text in entry.path)
-        for text_a, text_b, a, b in zip(entry.path, entry.path[1:], path, path[1:]):
+        path = tuple(locate(f'{where} hex "{text}"', text) for text in road.path)
+        for text_a, text_b, a, b in zip(road.path, road.path[1:], path, path[1:]):
             step_where = f'{where} step "{text_a}" -> "{text_b}"'
             key = _side_key(a, b)
             if key not in terrain:
@@ -687,26 +687,26 @@ def _build(raw: _MapFile) -> HexMap:
                 raise _err(step_where, f"road crosses a {t} hexside with no gap (RB 1.4, 7.1)")
             if key in road_at:
                 raise _err(step_where, f'hexside already carries the "{road_name_at[key]}" road')
-            road_at[key] = entry.kind  # type: ignore[assignment]
-            road_name_at[key] = entry.name
-        roads.append(Road(entry.kind, entry.name, path, entry.source))  # type: ignore[arg-type]
+            road_at[key] = road.kind
+            road_name_at[key] = road.name
+        roads.append(Road(road.kind, road.name, path, road.source))
 
     # Set-up lines.
     lines: list[SetupLine] = []
     line_names: set[str] = set()
-    for entry in raw.lines:
-        where = f'line "{entry.name}"'
-        if normalize(entry.name) in line_names:
+    for line in raw.lines:
+        where = f'line "{line.name}"'
+        if normalize(line.name) in line_names:
             raise _err(where, "duplicate line name")
-        line_names.add(normalize(entry.name))
-        path = tuple(locate(f'{where} hex "{text}"', text) for text in entry.path)
-        for text_a, text_b, a, b in zip(entry.path, entry.path[1:], path, path[1:]):
+        line_names.add(normalize(line.name))
+        path = tuple(locate(f'{where} hex "{text}"', text) for text in line.path)
+        for text_a, text_b, a, b in zip(line.path, line.path[1:], path, path[1:]):
             if _side_key(a, b) not in terrain:
                 raise _err(f'{where} step "{text_a}" -> "{text_b}"', "the hexes are not adjacent")
-        for text, h in zip(entry.path, path):
-            if not hexes[h].is_playable:
+        for text, line_hex in zip(line.path, path):
+            if not hexes[line_hex].is_playable:
                 raise _err(f'{where} hex "{text}"', "not a land hex")
-        lines.append(SetupLine(entry.name, path, entry.source))
+        lines.append(SetupLine(line.name, path, line.source))
 
     labels = tuple(
         Label(entry.text, locate(f'label "{entry.text}"', entry.at), entry.kind) for entry in raw.labels

@@ -48,7 +48,7 @@ class _Struct(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 # --- file-level data ------------------------------------------------------
 
 
-class SupplyDeck(_Struct):
+class SupplyDeck(_Struct, frozen=True):
     """The Supply Card deck shared by both players (RB Introduction, 16.6)."""
 
     real: int
@@ -61,7 +61,7 @@ class SupplyDeck(_Struct):
         return self.real + self.dummy
 
 
-class Calendar(_Struct):
+class Calendar(_Struct, frozen=True):
     """Month numbering: Month 1 is ``month``/``year`` (e.g. Apr 1941)."""
 
     id: str
@@ -70,7 +70,7 @@ class Calendar(_Struct):
     source: str
 
 
-class VictoryLevel(_Struct):
+class VictoryLevel(_Struct, frozen=True):
     """One level of victory (RB 17.1-17.4); a higher level overrules lower ones."""
 
     id: Literal["strategic", "decisive", "positional", "attrition"]
@@ -79,7 +79,7 @@ class VictoryLevel(_Struct):
     text: str
 
 
-class Victory(_Struct):
+class Victory(_Struct, frozen=True):
     """RB 17.0: the victory levels that apply to all scenarios, highest first."""
 
     levels: list[VictoryLevel]
@@ -96,7 +96,7 @@ class Victory(_Struct):
 # --- deployment zones -----------------------------------------------------
 
 
-class AreaZone(_Struct, tag="area", tag_field="kind"):
+class AreaZone(_Struct, frozen=True, tag="area", tag_field="kind"):
     """Free Deployment in the named areas or hexes, minus ``except`` (RB 18.0)."""
 
     areas: list[str]
@@ -105,7 +105,7 @@ class AreaZone(_Struct, tag="area", tag_field="kind"):
     max_units: int | None = None
 
 
-class HexZone(_Struct, tag="hexes", tag_field="kind"):
+class HexZone(_Struct, frozen=True, tag="hexes", tag_field="kind"):
     """Deployment in named hexes (e.g. "Tobruk", "El Agheila")."""
 
     hexes: list[str]
@@ -113,7 +113,7 @@ class HexZone(_Struct, tag="hexes", tag_field="kind"):
     max_units: int | None = None
 
 
-class LineZone(_Struct, tag="line", tag_field="kind"):
+class LineZone(_Struct, frozen=True, tag="line", tag_field="kind"):
     """Free Deployment on or to one ``side`` of a set-up line (RB 18.7).
 
     ``line`` lists the line's named places in order; ``text`` keeps RB's
@@ -172,7 +172,7 @@ def _select(
     return tuple(u for u in chosen if u.name not in dropped)
 
 
-class SetupGroup(_Struct):
+class SetupGroup(_Struct, frozen=True):
     """Starting forces: which units, how many (RB), where they deploy."""
 
     id: str
@@ -191,7 +191,7 @@ class SetupGroup(_Struct):
         return _select(roster, side, self.appearance, self.units, self.except_)
 
 
-class Reinforcement(_Struct):
+class Reinforcement(_Struct, frozen=True):
     """Units due in the Buildup of ``month`` (RB 16.4)."""
 
     month: int
@@ -205,7 +205,7 @@ class Reinforcement(_Struct):
         return _select(roster, side, self.appearance, self.units, ())
 
 
-class MaltaGroup(_Struct):
+class MaltaGroup(_Struct, frozen=True):
     """Optional Axis reinforcements: may arrive in any Buildup from
     ``first_month``; from that Buildup on, Axis Resupply is ``resupply``
     (RB 18.6, 18.8)."""
@@ -220,7 +220,7 @@ class MaltaGroup(_Struct):
         return _select(roster, side, self.appearance, (), ())
 
 
-class ResupplyChange(_Struct):
+class ResupplyChange(_Struct, frozen=True):
     """From the Buildup of ``month`` on, Resupply is ``cards`` per month."""
 
     month: int
@@ -228,7 +228,7 @@ class ResupplyChange(_Struct):
     rule: str
 
 
-class SideSetup(_Struct):
+class SideSetup(_Struct, frozen=True):
     """One side's part of a scenario."""
 
     initial_supply: int
@@ -252,13 +252,13 @@ class SideSetup(_Struct):
 # --- special rules ----------------------------------------------------------
 
 
-class Minefield(_Struct):
+class Minefield(_Struct, frozen=True):
     side: Side
     hex: str
     rule: str
 
 
-class PregameBuildup(_Struct):
+class PregameBuildup(_Struct, frozen=True):
     """RB 18.7: a Buildup before initial deployment with fixed BPs, no dice."""
 
     bp: int
@@ -267,12 +267,12 @@ class PregameBuildup(_Struct):
     text: str
 
 
-class Note(_Struct):
+class Note(_Struct, frozen=True):
     rule: str
     text: str
 
 
-class Special(_Struct):
+class Special(_Struct, frozen=True):
     """Scenario special rules; defaults are the general rules (RB 18.0)."""
 
     first_player: Side = "axis"  # RB 18.0; Crusader: the Allies (18.4 rule 1)
@@ -287,7 +287,7 @@ class Special(_Struct):
     control_as: str = ""
 
 
-class Scenario(_Struct):
+class Scenario(_Struct, frozen=True):
     id: str
     rule: str
     name: str
@@ -307,7 +307,7 @@ class Scenario(_Struct):
         return self.axis if side == "axis" else self.allied
 
 
-class _ScenariosFile(_Struct):
+class _ScenariosFile(_Struct, frozen=True):
     supply_deck: SupplyDeck
     calendar: list[Calendar]
     victory: Victory
@@ -508,7 +508,7 @@ def _check_side(roster: Roster, s: Scenario, side: Side) -> None:
             raise _fail(where, "duplicate group id")
         group_ids.add(group.id)
         check_codes(group.appearance, where)
-        units = _selection(where, lambda group=group: group.select(roster, side))
+        units = _selection(where, functools.partial(group.select, roster, side))
         by_code = {u.name for u in roster.with_appearance(side, *group.appearance)}
         for name in group.except_:
             if roster.get(name).name not in by_code:
@@ -570,7 +570,7 @@ def _check_side(roster: Roster, s: Scenario, side: Side) -> None:
                 "(none in the first month, RB 16.0)",
             )
         check_codes(r.appearance, where)
-        units = _selection(where, lambda r=r: r.select(roster, side))
+        units = _selection(where, functools.partial(r.select, roster, side))
         if not units:
             raise _fail(where, "selects no units")
         if r.count is not None and len(units) != r.count:
