@@ -154,7 +154,10 @@ def _trial(argvs: list[list[str]], base: Path, work: Path, what: str) -> str | N
     root = faultkit.copy(base, work / "root")
     try:
         results = together([[a.format(root=root, k=k) for a in argv] for k, argv in enumerate(argvs)], work)
-        bad = [(code, out.strip()[:200]) for code, out in results if code not in (0, 5)]
+        # exit 2 'draft is empty': a send that runs just after a receive made the decision the sender's
+        # (issue 21 point 4: an empty draft is refused then), which is right, not a race.
+        bad = [(code, out.strip()[:200]) for code, out in results
+               if code not in (0, 5) and not (code == 2 and "draft is empty" in out)]
         assert not bad, f"{what}: {bad}"
         for role in faultkit.ROLES:
             faultkit.check_game(root, role)
