@@ -243,6 +243,25 @@ class Skirmish(Rules[State, Any, View]):
             said.append(Happening(f"The garrison of {HILL} is eliminated.", "SK 5.3", "elimination"))
         return tuple(said)
 
+    def map_picture(self, view: View | None = None, overlays: tuple[str, ...] = ()) -> Any:
+        """A 6 x 4 hex field around the hill (hex 1202), with the garrison and
+        the attacking companies where ``view`` shows them."""
+        from pbem.board import HexCell, Picture, Piece, Style
+
+        if overlays:
+            raise ValueError("Skirmish draws no overlays")
+        # offset rows of pointy hexes (odd rows shifted right) in axial coordinates
+        hexes = tuple(HexCell(f"{10 + col:02d}{row + 1:02d}", col - (row - (row & 1)) // 2, row,
+                              "hill" if (col, row) == (2, 1) else "clear", HILL if (col, row) == (2, 1) else "")
+                      for col in range(6) for row in range(4))
+        pieces: tuple[Piece, ...] = ()
+        if view is not None:
+            pieces = (Piece("1202", view.holder, f"G{view.garrison}"),) + tuple(
+                Piece("1302" if view.holder == "defender" else "1202", "attacker", c) for c in view.attackers)
+        styles = {"clear": Style(fill="#f4ecd8", stroke="#8a7a5a"), "hill": Style(fill="#d9b98c", stroke="#8a7a5a"),
+                  "defender": Style(fill="#3b5b92", stroke="#111"), "attacker": Style(fill="#b03a2e", stroke="#111")}
+        return Picture(title=f"Skirmish: {HILL}", hexes=hexes, styles=styles, pieces=pieces)
+
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != "over":
             return None
