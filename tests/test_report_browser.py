@@ -85,7 +85,7 @@ class Browser:
         os.close(to_child)
         os.close(from_child)
         self._buffer = b""
-        self._id = 0
+        self._id = self._loads = 0
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._from_child, selectors.EVENT_READ)
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
@@ -123,9 +123,13 @@ class Browser:
         return result["result"].get("value")
 
     def open(self, path: Path) -> None:
-        self.page("Page.navigate", url=path.resolve().as_uri())
+        """Load ``path`` and wait until it is complete (a query of its own per
+        load, so that the previous document can never be taken for it)."""
+        self._loads += 1
+        url = f"{path.resolve().as_uri()}?load={self._loads}"
+        self.page("Page.navigate", url=url)
         deadline = time.monotonic() + TIMEOUT
-        while self.evaluate("document.readyState") != "complete":
+        while self.evaluate(f"document.readyState === 'complete' && location.href === {json.dumps(url)}") is not True:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{path} did not load")
             time.sleep(0.05)
