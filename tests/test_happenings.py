@@ -229,3 +229,39 @@ def test_a_game_s_own_happenings_template_replaces_the_engine_s(tmp_path: Path) 
     assert "SKIRMISH SAYS: Assault on Hill 12" in text and "SINCE YOUR LAST ORDERS" in text
     assert "Where      Hill 12" not in text
     assert "Where      Hill 12" in report.render(built, "text")
+
+
+def test_a_game_s_own_style_sheet_replaces_the_engine_s(tmp_path: Path) -> None:
+    table = round_one(tmp_path)
+    built = report.build(table.player("attacker").seat.replay, "attacker")
+    own = report.render(report.Report(**{**built.__dict__, "templates": "tests.skirmish_templates"}), "html")
+    assert "Skirmish's own style sheet" in own and "@media print" not in own
+    assert '<table class="combat">' in own  # its summary partial for HTML is the engine's
+    check_html(own)
+
+
+def test_the_replay_cache_keeps_the_happenings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The replay cache (pbem.snapshot) stores each reader's happenings and
+    turn labels: a restored replay reports what a full replay reports."""
+    from pbem import session, snapshot
+    from pbem.game import Replay
+
+    table = round_one(tmp_path)
+    player = table.player("attacker")
+    seat = player.seat
+    assert seat is not None and any(i.happenings for i in seat.replay.history)
+    applied: list[int] = []
+    real = Replay.apply_stored
+
+    def counted(self: Replay, stored: bytes, **kw: Any) -> EventInfo:
+        applied.append(1)
+        return real(self, stored, **kw)
+
+    with player.gd.lock(exclusive=True):
+        snapshot.save(player.gd, seat.replay, seat.identity)
+        monkeypatch.setattr(Replay, "apply_stored", counted)
+        restored = session.load_seat(player.gd, seat.identity)
+    assert applied == []  # nothing replayed: the history is the cache's
+    assert restored.replay.history == seat.replay.history
+    assert report.render(report.build(restored.replay, "attacker"), "text") == \
+        report.render(report.build(seat.replay, "attacker"), "text")
