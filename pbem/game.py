@@ -271,7 +271,7 @@ class OpenEvent:
         twin = self._replay.fork()
         if known:
             twin.known = {**twin.known, **known}
-        ev = dataclasses.replace(self._event, labels=list(self._event.labels))
+        ev = dataclasses.replace(self._event, labels=list(self._event.labels), said=list(self._event.said))
         index = len(body.actions) + 1
         judging: list[Any] = []
 
@@ -291,7 +291,7 @@ class OpenEvent:
         hash as head. ``body`` must hold the same actions and commitments."""
         body = self._body if body is None else body
         twin = self._replay.fork()
-        ev = dataclasses.replace(self._event, labels=list(self._event.labels))
+        ev = dataclasses.replace(self._event, labels=list(self._event.labels), said=list(self._event.said))
         twin._judged(body, [], lambda: twin._finish(ev, body, codec.sha256(codec.canonical(body))))
         return twin
 

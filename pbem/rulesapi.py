@@ -495,8 +495,9 @@ class Rules(Generic[S, A, V]):
         """What ``step`` made happen, for the reader ``role`` (None: the
         public; "*": the audit, which knows everything): combats as tables,
         eliminations, losses, routs, supply results, cards played, each with
-        its rule. Called by the replay of that reader after every action,
-        roll and event's openings; the report and ``pbem log`` print them.
+        its rule. Called by the replay of that reader after every action of
+        the game (not the engine's deck steps), every roll and every event's
+        openings; the report and ``pbem log`` print them.
         Said only from what ``role`` may know: read ``view(before, role)``
         and ``view(after, role)`` (and the public step), never a hidden
         value of the states (the contract suite checks that the happenings

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from pbem import report, rulesapi
 from pbem.cli import cli
-from pbem.game import EventInfo, Roll
+from pbem.game import EventInfo, Replay, Roll
 from pbem.rulesapi import Combat, Die, Happening, Step
 from pbem.table import THROWAWAY_PASSPHRASE, LocalTable, Turn
 from tests import skirmish
@@ -265,3 +265,29 @@ def test_the_replay_cache_keeps_the_happenings(tmp_path: Path, monkeypatch: pyte
     assert restored.replay.history == seat.replay.history
     assert report.render(report.build(restored.replay, "attacker"), "text") == \
         report.render(report.build(seat.replay, "attacker"), "text")
+
+
+def test_a_draft_s_happenings_are_those_of_its_own_actions(tmp_path: Path) -> None:
+    """A composed event (``Replay.open_event``) grows one action at a time
+    from the same base; what each draft says happened is its own, never a
+    sibling's (each OpenEvent holds its own list)."""
+    from pbem import codec, session
+
+    class Loud(skirmish.Skirmish):
+        def happenings(self, before: Any, after: Any, step: Step, role: str | None) -> tuple[Happening, ...]:
+            if step.kind == "action" and isinstance(step.action, skirmish.Assault):
+                return (Happening(f"{step.action.companies} companies go in.", "SK 3.1"),)
+            return super().happenings(before, after, step, role)
+
+    table = round_one(tmp_path)
+    attacker = table.player("attacker")
+    assert attacker.seat is not None
+    replay = Replay(Loud(), role="attacker", known=attacker.seat.vault.known_values())
+    for stored in attacker.gd.read_events():
+        replay.apply_stored(stored)
+    body = session._body(replay, "attacker", attacker.seat.vault, [], x_next=bytes(32))
+    opened = replay.open_event(body)
+    drafts = {n: opened.add(codec.raw(skirmish.Assault(n))) for n in (1, 2, 3)}
+    for n, draft in drafts.items():
+        (last,) = draft.close().history[-1:]
+        assert [h.text for h in last.happenings] == [f"{n} companies go in."], n
