@@ -39,7 +39,7 @@ from pbem.deck import DECK
 from pbem.game import AUDIT, Replay
 from pbem.rulesapi import DICE, Rules
 from pbem.table import LocalTable, RandomPolicy, demo_policy, expand_order_templates
-from tests import skirmish
+from tests import hilltop
 from tests.race import rules as race
 from tests.test_dice_batch import Volley
 from tests.test_sealed_orders import Ambush
@@ -47,9 +47,8 @@ from tests.test_sealed_orders import Ambush
 #: The engine's test games: the race (hidden speeds, secret dice, a Merkle
 #: set), Volley (open information, a 200-die batch with purposes) and Ambush
 #: (a sealed policy opened by the dice answer, players deciding in turn
-#: inside one phase, the answerer's own decision after the roll) and
-#: Skirmish (combats as tables, a hidden reserve revealed by the dice answer).
-TOYS = (race.RULES, Volley(), Ambush(), skirmish.RULES)
+#: inside one phase, the answerer's own decision after the roll).
+TOYS = (race.RULES, Volley(), Ambush())
 
 
 def _register_toys() -> None:
@@ -57,6 +56,9 @@ def _register_toys() -> None:
         rulesapi.register(toy)  # other tests' fixtures may have unregistered one
 
 
+#: And Hilltop (combats as tables, a hidden reserve revealed by the dice
+#: answer: the happenings of issue 26 point 7).
+TOYS += (hilltop.RULES,)
 _register_toys()
 GAMES = sorted(set(rulesapi.available()) | {t.SPEC.id for t in TOYS})
 #: Events each game plays here (a RitD event can cost a second of rules work).

@@ -3,7 +3,7 @@ the rules' typed happenings (``Rules.happenings``: combats as tables,
 losses, eliminations, reveals, each with its rule) recorded by each
 reader's replay, printed by ``pbem report`` (text and HTML) and ``pbem
 log``, in a Player-Turn summary that covers everything since the reader
-last gave orders. Played with the Skirmish toy (tests/skirmish.py): the
+last gave orders. Played with the Hilltop toy (tests/hilltop.py): the
 defender's reserve is hidden until the dice answer opens it, so what the
 attacker reads must not name it before then."""
 
@@ -22,7 +22,7 @@ from pbem.cli import cli
 from pbem.game import EventInfo, Replay, Roll
 from pbem.rulesapi import Combat, Die, Happening, Step
 from pbem.table import THROWAWAY_PASSPHRASE, LocalTable, Turn
-from tests import skirmish
+from tests import hilltop
 from tests.test_contract_games import _known, happenings_by_reader
 from tests.test_report import check_html
 
@@ -33,9 +33,9 @@ HEXRUN = re.compile(r"(?<![0-9A-Za-z])[A-Za-z]?[0-9a-f]{8,}(?![0-9A-Za-z])")
 
 @pytest.fixture(autouse=True)
 def _registered():
-    rulesapi.register(skirmish.RULES)
+    rulesapi.register(hilltop.RULES)
     yield
-    rulesapi.unregister("skirmish")
+    rulesapi.unregister("hilltop")
 
 
 def scripted(**orders: list[list[str]]):
@@ -51,11 +51,11 @@ def scripted(**orders: list[list[str]]):
 
 def round_one(tmp_path: Path) -> LocalTable:
     """The defender digs in with a reserve of 2 (defence 2 + 2 + 1 for the
-    hill: no die can eliminate the garrison, SK 4.2), the attacker assaults
+    hill: no die can eliminate the garrison, HT 4.2), the attacker assaults
     with all 4 companies, the defender's automatic answer rolls the dice and
     opens the reserve, and it digs in with 1 for round 2; the table stops
     at the attacker's second assault."""
-    table = LocalTable.create(tmp_path, "skirmish", "hill")
+    table = LocalTable.create(tmp_path, "hilltop", "hill")
     result = table.play(scripted(defender=[["dig in 2"], ["dig in 1"]], attacker=[["assault 4"]]), 20)
     assert result.stopped == "script" and result.outcome is None
     return table
@@ -68,7 +68,7 @@ def _env() -> dict[str, str]:
 def test_each_reader_is_told_only_what_it_may_know(tmp_path: Path) -> None:
     table = round_one(tmp_path)
     said = {p.role: [[h.text for h in i.happenings] for i in p.seat.replay.history] for p in table.players}
-    # SK 2.1: the defender reads its own reserve; the attacker learns it only from the opening.
+    # HT 2.1: the defender reads its own reserve; the attacker learns it only from the opening.
     assert said["defender"][0] == ["The defender digs in on Hill 12 with a reserve of 2."]
     assert said["attacker"][0] == ["The defender digs in on Hill 12 with a hidden reserve."]
     answer = table.player("attacker").seat.replay.history[2]
@@ -78,12 +78,12 @@ def test_each_reader_is_told_only_what_it_may_know(tmp_path: Path) -> None:
     assert texts[-1] == "The defender digs in on Hill 12 with a hidden reserve."  # round 2's, hidden again
     (combat,) = [h for h in answer.happenings if h.combat is not None]
     c = combat.combat
-    assert combat.rule == "SK 4.2" and combat.kind == "combat"
+    assert combat.rule == "HT 4.2" and combat.kind == "combat"
     assert c.attackers == ("A1", "A2", "A3", "A4") and c.defenders == ("garrison 2", "reserve 2")
-    assert c.odds == "4 - 5 = -1" and c.modifiers == ("+1 defender on a hill (SK 4.1)",)
+    assert c.odds == "4 - 5 = -1" and c.modifiers == ("+1 defender on a hill (HT 4.1)",)
     attack, morale = answer.rolls.values
     assert c.dice == (Die("attack die", attack), Die("morale die (on a tie)", morale, used=c.dice[1].used))
-    # SK 4.2/4.3: with a differential of -1, the score is die - 1; a 4 is a tie settled by the morale die.
+    # HT 4.2/4.3: with a differential of -1, the score is die - 1; a 4 is a tie settled by the morale die.
     score = attack - 1
     code = "AL" if score < 4 else ("DR" if score >= 5 or morale >= 4 else "EX")
     assert c.result.startswith(f"{code}: ") and f"score {score}" in c.result
@@ -96,15 +96,15 @@ def test_the_leak_check_catches_a_happening_that_reads_the_state(tmp_path: Path)
     """The contract suite's check fails a game whose happenings read a
     hidden value from the state instead of the reader's view."""
 
-    class Leaky(skirmish.Skirmish):
+    class Leaky(hilltop.Hilltop):
         def happenings(self, before: Any, after: Any, step: Step, role: str | None) -> tuple[Happening, ...]:
-            if step.kind == "action" and isinstance(step.action, skirmish.DigIn) and after.reserve is not None:
-                return (Happening(f"The defender digs in with a reserve of {after.reserve}.", "SK 2.1"),)
+            if step.kind == "action" and isinstance(step.action, hilltop.DigIn) and after.reserve is not None:
+                return (Happening(f"The defender digs in with a reserve of {after.reserve}.", "HT 2.1"),)
             return ()
 
     table = round_one(tmp_path)
     events = table.players[0].gd.read_events()
-    honest = happenings_by_reader(skirmish.RULES, events, _known(table))
+    honest = happenings_by_reader(hilltop.RULES, events, _known(table))
     assert all(own == audit for _, own, audit in honest)
     leaky = {reader: (own, audit) for reader, own, audit in happenings_by_reader(Leaky(), events, _known(table))}
     assert leaky["defender"][0] == leaky["defender"][1]  # the defender knows its reserve
@@ -123,14 +123,14 @@ def test_the_text_report_is_a_player_turn_summary_without_tokens(tmp_path: Path)
     assert summary.startswith("== Round 1 ==\nEvent 2, defender:\n")
     assert "  - the defender digs in on Hill 12." in summary
     assert "Dice rolled for event 1 by attacker (4 companies (A1, A2, A3, A4) assault Hill 12): " \
-           "attack die, assault on Hill 12 (SK 4.1): " in summary
-    assert "  * The defender's reserve on Hill 12 is revealed: 2. (SK 2.1)" in summary
-    assert re.search(r"  \* Assault on Hill 12: [a-z ,:]+\. \(SK 4\.2\)\n      Where      Hill 12\n"
+           "attack die, assault on Hill 12 (HT 4.1): " in summary
+    assert "  * The defender's reserve on Hill 12 is revealed: 2. (HT 2.1)" in summary
+    assert re.search(r"  \* Assault on Hill 12: [a-z ,:]+\. \(HT 4\.2\)\n      Where      Hill 12\n"
                      r"      Attackers  A1, A2, A3, A4\n      Defenders  garrison 2, reserve 2\n"
-                     r"      Modifiers  \+1 defender on a hill \(SK 4\.1\)\n      Odds       4 - 5 = -1\n"
+                     r"      Modifiers  \+1 defender on a hill \(HT 4\.1\)\n      Odds       4 - 5 = -1\n"
                      r"      Dice       attack die \d; morale die \(on a tie\) \d( \(unused\))?\n"
                      r"      Result     (AL|DR|EX): ", summary), summary
-    assert "  * The defender digs in on Hill 12 with a hidden reserve. (SK 2.1)" in summary
+    assert "  * The defender digs in on Hill 12 with a hidden reserve. (HT 2.1)" in summary
     # Never a token or a hash in what a person reads: only the game id, once, as its name.
     game_id = table.replay.game_hex[:16]
     assert [m.group(0) for m in HEXRUN.finditer(text)] == [game_id]
@@ -149,10 +149,10 @@ def test_the_html_report_has_combat_tables_and_no_tokens(tmp_path: Path) -> None
     html = out.read_text(encoding="utf-8")
     check_html(html)
     assert '<h3 class="turn">Round 1</h3>' in html
-    assert re.search(r'<table class="combat">\n<caption>Assault on Hill 12: [a-z ,:]+\. \(SK 4\.2\)</caption>\n'
+    assert re.search(r'<table class="combat">\n<caption>Assault on Hill 12: [a-z ,:]+\. \(HT 4\.2\)</caption>\n'
                      r'<tr><th scope="row">Where</th><td>Hill 12</td></tr>\n'
                      r'<tr><th scope="row">Attackers</th><td>A1, A2, A3, A4</td></tr>', html), html
-    assert '<p class="said reveal">The defender&#39;s reserve on Hill 12 is revealed: 2. (SK 2.1)</p>' in html
+    assert '<p class="said reveal">The defender&#39;s reserve on Hill 12 is revealed: 2. (HT 2.1)</p>' in html
     assert "@media print" in html
     body = html.split("<body>", 1)[1]
     assert [m.group(0) for m in HEXRUN.finditer(body)] == [table.replay.game_hex[:16]]
@@ -165,15 +165,15 @@ def test_pbem_log_prints_the_public_happenings_and_json_keeps_them(tmp_path: Pat
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
     assert lines[0] == "== Round 1 =="
-    assert "* The defender digs in on Hill 12 with a hidden reserve. (SK 2.1)" in lines[2]
-    assert any(re.fullmatch(r" +\* Assault on Hill 12: [a-z ,:]+\. \(SK 4\.2\)", line) for line in lines), lines
+    assert "* The defender digs in on Hill 12 with a hidden reserve. (HT 2.1)" in lines[2]
+    assert any(re.fullmatch(r" +\* Assault on Hill 12: [a-z ,:]+\. \(HT 4\.2\)", line) for line in lines), lines
     assert any(re.fullmatch(r" +Defenders +garrison 2, reserve 2", line) for line in lines)
     # the public never reads the reserve of round 2, not yet opened
     assert "reserve of 1" not in out.output and "reserve 1" not in out.output
     assert not HEXRUN.search(out.output)
     data = msgspec.json.decode(CliRunner().invoke(cli, ["log", "-g", g, "--json"]).output)
     combat = next(h for item in data for h in item["happenings"] if "combat" in h)
-    assert combat["rule"] == "SK 4.2" and combat["combat"]["where"] == "Hill 12"
+    assert combat["rule"] == "HT 4.2" and combat["combat"]["where"] == "Hill 12"
     assert data[0]["turn"] == "Round 1" and len(data[0]["hash"]) == 64  # the hash stays in --json
 
 
@@ -224,7 +224,7 @@ def test_a_game_s_own_happenings_template_replaces_the_engine_s(tmp_path: Path) 
     table = round_one(tmp_path)
     seat = table.player("attacker").seat
     built = report.build(seat.replay, "attacker")
-    own = report.Report(**{**built.__dict__, "templates": "tests.skirmish_templates"})
+    own = report.Report(**{**built.__dict__, "templates": "tests.hilltop_templates"})
     text = report.render(own, "text")
     assert "SKIRMISH SAYS: Assault on Hill 12" in text and "SINCE YOUR LAST ORDERS" in text
     assert "Where      Hill 12" not in text
@@ -234,8 +234,8 @@ def test_a_game_s_own_happenings_template_replaces_the_engine_s(tmp_path: Path) 
 def test_a_game_s_own_style_sheet_replaces_the_engine_s(tmp_path: Path) -> None:
     table = round_one(tmp_path)
     built = report.build(table.player("attacker").seat.replay, "attacker")
-    own = report.render(report.Report(**{**built.__dict__, "templates": "tests.skirmish_templates"}), "html")
-    assert "Skirmish's own style sheet" in own and "@media print" not in own
+    own = report.render(report.Report(**{**built.__dict__, "templates": "tests.hilltop_templates"}), "html")
+    assert "Hilltop's own style sheet" in own and "@media print" not in own
     assert '<table class="combat">' in own  # its summary partial for HTML is the engine's
     check_html(own)
 
@@ -273,10 +273,10 @@ def test_a_draft_s_happenings_are_those_of_its_own_actions(tmp_path: Path) -> No
     sibling's (each OpenEvent holds its own list)."""
     from pbem import codec, session
 
-    class Loud(skirmish.Skirmish):
+    class Loud(hilltop.Hilltop):
         def happenings(self, before: Any, after: Any, step: Step, role: str | None) -> tuple[Happening, ...]:
-            if step.kind == "action" and isinstance(step.action, skirmish.Assault):
-                return (Happening(f"{step.action.companies} companies go in.", "SK 3.1"),)
+            if step.kind == "action" and isinstance(step.action, hilltop.Assault):
+                return (Happening(f"{step.action.companies} companies go in.", "HT 3.1"),)
             return super().happenings(before, after, step, role)
 
     table = round_one(tmp_path)
@@ -287,7 +287,7 @@ def test_a_draft_s_happenings_are_those_of_its_own_actions(tmp_path: Path) -> No
         replay.apply_stored(stored)
     body = session._body(replay, "attacker", attacker.seat.vault, [], x_next=bytes(32))
     opened = replay.open_event(body)
-    drafts = {n: opened.add(codec.raw(skirmish.Assault(n))) for n in (1, 2, 3)}
+    drafts = {n: opened.add(codec.raw(hilltop.Assault(n))) for n in (1, 2, 3)}
     for n, draft in drafts.items():
         (last,) = draft.close().history[-1:]
         assert [h.text for h in last.happenings] == [f"{n} companies go in."], n

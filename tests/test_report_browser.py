@@ -39,7 +39,7 @@ from click.testing import CliRunner
 from pbem import rulesapi
 from pbem.cli import cli
 from pbem.table import THROWAWAY_PASSPHRASE, LocalTable, demo_policy
-from tests import skirmish
+from tests import hilltop
 from tests.test_happenings import scripted
 
 
@@ -213,16 +213,16 @@ def _write_report(game: Path, out: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def skirmish_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def hilltop_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The attacker's report after both rounds: two combat tables, the map."""
-    rulesapi.register(skirmish.RULES)
+    rulesapi.register(hilltop.RULES)
     try:
-        tmp = tmp_path_factory.mktemp("skirmish")
-        table = LocalTable.create(tmp / "game", "skirmish", "hill")
+        tmp = tmp_path_factory.mktemp("hilltop")
+        table = LocalTable.create(tmp / "game", "hilltop", "hill")
         table.play(scripted(defender=[["dig in 2"], ["dig in 1"]], attacker=[["assault 4"], ["assault 3"]]), 20)
-        return _write_report(table.player("defender").gd.path, tmp / "skirmish-defender.html")
+        return _write_report(table.player("defender").gd.path, tmp / "hilltop-defender.html")
     finally:
-        rulesapi.unregister("skirmish")
+        rulesapi.unregister("hilltop")
 
 
 @pytest.fixture(scope="module")
@@ -243,7 +243,7 @@ def ritd_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("paper", sorted(PAPERS))
-@pytest.mark.parametrize("which", ["skirmish", "ritd"])
+@pytest.mark.parametrize("which", ["hilltop", "ritd"])
 def test_the_printed_report_fits_the_page_and_uses_the_print_styles(
         browser: Browser, out_dir: Path, paper: str, which: str, request: pytest.FixtureRequest) -> None:
     page: Path = request.getfixturevalue(f"{which}_report")
@@ -255,7 +255,7 @@ def test_the_printed_report_fits_the_page_and_uses_the_print_styles(
     assert printed["maps"] >= 1  # the report embeds its map
     # The print rules hold in print and not on screen.
     assert printed["bodyMaxWidth"] == "none" and screen["bodyMaxWidth"] != "none"
-    if which == "skirmish":
+    if which == "hilltop":
         assert printed["combatBreak"] == "avoid" and screen["combatBreak"] != "avoid"
 
     width_mm, height_mm = PAPERS[paper]

@@ -1,12 +1,12 @@
-"""Skirmish: a small combat test game for happenings (issue 26 point 7,
-issue 21 point 3). Not a real game: its "SK" rule numbers are its own.
+"""Hilltop: a small combat test game for happenings (issue 26 point 7,
+issue 21 point 3). Not a real game: its "HT" rule numbers are its own.
 
 The defender holds Hill 12 with a public garrison and digs in each round
-with a hidden reserve (SK 2.1: a commitment, opened by the dice answer as a
+with a hidden reserve (HT 2.1: a commitment, opened by the dice answer as a
 sealed standing order). The attacker assaults with some of its companies
-(SK 3.1); two dice decide (SK 4.1 the attack die, SK 4.3 the morale die, used
-only on a tie); the Combat Results (SK 4.2) give losses, a retreat and an
-advance (SK 5). Two rounds, or until one side has nothing left; the
+(HT 3.1); two dice decide (HT 4.1 the attack die, HT 4.3 the morale die, used
+only on a tie); the Combat Results (HT 4.2) give losses, a retreat and an
+advance (HT 5). Two rounds, or until one side has nothing left; the
 attacker wins by eliminating the garrison.
 
 Its ``happenings`` say each combat as a table and each loss, elimination
@@ -42,7 +42,7 @@ HILL = "Hill 12"
 ROUNDS = 2
 COMPANIES = ("A1", "A2", "A3", "A4")
 GARRISON = 2
-#: SK 4.2 Combat Results by final score (attack die + differential): the
+#: HT 4.2 Combat Results by final score (attack die + differential): the
 #: highest row the score reaches.
 RESULTS = ((7, "DE"), (5, "DR"), (4, "tie"), (-99, "AL"))
 MEANING = {"DE": "defender eliminated", "DR": "defender retreats and loses a step", "AL": "attacker loses a company",
@@ -53,18 +53,14 @@ def reserve_label(rnd: int) -> str:
     return f"defender.reserve.{rnd}"
 
 
-class _A(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type"):
-    pass
-
-
-class DigIn(_A, tag="dig"):
-    """SK 2.1: the defender digs in with a hidden reserve (committed as ``label``)."""
+class DigIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="dig"):
+    """HT 2.1: the defender digs in with a hidden reserve (committed as ``label``)."""
 
     label: str
 
 
-class Assault(_A, tag="assault"):
-    """SK 3.1: the attacker assaults the hill with ``companies`` of its companies."""
+class Assault(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="assault"):
+    """HT 3.1: the attacker assaults the hill with ``companies`` of its companies."""
 
     companies: int
 
@@ -94,8 +90,8 @@ class View(msgspec.Struct, frozen=True):
     last: str
 
 
-class Skirmish(Rules[State, Any, View]):
-    SPEC = Spec(id="skirmish", version="1", title="Skirmish (combat report test game)",
+class Hilltop(Rules[State, Any, View]):
+    SPEC = Spec(id="hilltop", version="1", title="Hilltop (combat report test game)",
                 roles=("defender", "attacker"), scenarios=("hill",))
 
     @property
@@ -116,7 +112,7 @@ class Skirmish(Rules[State, Any, View]):
             return Decision(role="attacker", kind="assault", prompt=f"assault {HILL} with 1-{len(state.attackers)}")
         if state.phase == "dice":
             return Decision(role="defender", kind=DICE, dice=(6, 6),
-                            purposes=(f"attack die, assault on {HILL} (SK 4.1)", "morale die, used on a tie (SK 4.3)"),
+                            purposes=(f"attack die, assault on {HILL} (HT 4.1)", "morale die, used on a tie (HT 4.3)"),
                             openings=(reserve_label(state.round),))
         return None
 
@@ -137,17 +133,17 @@ class Skirmish(Rules[State, Any, View]):
     def check(self, state: State, action: Any, ctx: Ctx) -> list[Problem]:
         if isinstance(action, DigIn):
             if state.phase != "dig":
-                return [Problem("SK 2.1", "the defender digs in only at the start of a round")]
+                return [Problem("HT 2.1", "the defender digs in only at the start of a round")]
             if action.label != reserve_label(state.round) or not ctx.committed(action.label):
-                return [Problem("SK 2.1", f"the reserve must be committed as {reserve_label(state.round)!r}")]
+                return [Problem("HT 2.1", f"the reserve must be committed as {reserve_label(state.round)!r}")]
             return []
         if isinstance(action, Assault):
             if state.phase != "assault":
-                return [Problem("SK 3.1", "no assault now")]
+                return [Problem("HT 3.1", "no assault now")]
             if not 1 <= action.companies <= len(state.attackers):
-                return [Problem("SK 3.1", f"assault with 1 to {len(state.attackers)} companies")]
+                return [Problem("HT 3.1", f"assault with 1 to {len(state.attackers)} companies")]
             return []
-        return [Problem("SK 1", "unknown action")]
+        return [Problem("HT 1", "unknown action")]
 
     def apply(self, state: State, action: Any, ctx: Ctx) -> State:
         if isinstance(action, DigIn):
@@ -158,22 +154,22 @@ class Skirmish(Rules[State, Any, View]):
 
     def on_open(self, state: State, label: str, value: bytes, ctx: Ctx) -> tuple[State, list[Problem]]:
         if label != reserve_label(state.round) or value not in (b"0", b"1", b"2"):
-            return state, [Problem("SK 2.1", f"a reserve is 0, 1 or 2, not {value!r}")]
+            return state, [Problem("HT 2.1", f"a reserve is 0, 1 or 2, not {value!r}")]
         return msgspec.structs.replace(state, reserve=int(value), revealed=True), []
 
-    # -- SK 4: the combat ---------------------------------------------------
+    # -- HT 4: the combat ---------------------------------------------------
 
     @staticmethod
     def defence(state: State | View) -> int:
-        """SK 4.1: the garrison, the reserve and +1 for the hill."""
+        """HT 4.1: the garrison, the reserve and +1 for the hill."""
         return state.garrison + (state.reserve or 0) + 1
 
     @staticmethod
     def result(state: State | View, values: tuple[int | None, ...]) -> tuple[str, int, bool]:
-        """SK 4.2: the result, the score (attack die + differential) and
-        whether it was a tie, settled by the morale die (SK 4.3: 4-6 the
+        """HT 4.2: the result, the score (attack die + differential) and
+        whether it was a tie, settled by the morale die (HT 4.3: 4-6 the
         defender retreats, else an exchange)."""
-        score = (values[0] or 0) + state.committed - Skirmish.defence(state)
+        score = (values[0] or 0) + state.committed - Hilltop.defence(state)
         code = next(c for floor, c in RESULTS if score >= floor)
         if code == "tie":
             return ("DR" if (values[1] or 0) >= 4 else "EX"), score, True
@@ -181,7 +177,7 @@ class Skirmish(Rules[State, Any, View]):
 
     @staticmethod
     def lose_one(state: State) -> tuple[str, ...]:
-        """SK 5.3: the attacker's loss is the last company that assaulted."""
+        """HT 5.3: the attacker's loss is the last company that assaulted."""
         n = state.committed
         return state.attackers[:n - 1] + state.attackers[n:]
 
@@ -216,9 +212,9 @@ class Skirmish(Rules[State, Any, View]):
         was, now = self.view(before, role), self.view(after, role)
         if step.kind == ACTION and isinstance(step.action, DigIn):
             how = "a hidden reserve" if now.reserve is None else f"a reserve of {now.reserve}"
-            return (Happening(f"The defender digs in on {HILL} with {how}.", "SK 2.1"),)
+            return (Happening(f"The defender digs in on {HILL} with {how}.", "HT 2.1"),)
         if step.kind == OPENINGS and was.reserve is None and now.reserve is not None:
-            return (Happening(f"The defender's reserve on {HILL} is revealed: {now.reserve}.", "SK 2.1", "reveal"),)
+            return (Happening(f"The defender's reserve on {HILL} is revealed: {now.reserve}.", "HT 2.1", "reveal"),)
         if step.kind != ROLL:
             return ()
         code, score, tie = self.result(was, step.values)
@@ -230,17 +226,17 @@ class Skirmish(Rules[State, Any, View]):
             where=HILL,
             attackers=tuple(f"{c}" for c in was.attackers[:was.committed]),
             defenders=(f"garrison {was.garrison}", f"reserve {was.reserve}"),
-            modifiers=("+1 defender on a hill (SK 4.1)",),
+            modifiers=("+1 defender on a hill (HT 4.1)",),
             odds=f"{was.committed} - {defence} = {was.committed - defence:+d}",
             dice=(Die("attack die", step.values[0]), Die("morale die (on a tie)", step.values[1], used=tie)),
-            result=f"{code}: {MEANING[code]} (score {score}, SK 4.2)",
+            result=f"{code}: {MEANING[code]} (score {score}, HT 4.2)",
             losses=tuple(losses),
-            retreat=f"the garrison falls back to the crest of {HILL} (SK 5.1)" if code == "DR" and now.garrison else "",
-            advance=f"the attackers take {HILL} (SK 5.2)" if now.holder == "attacker" else "")
-        said = [Happening(f"Assault on {HILL}: {MEANING[code]}.", "SK 4.2", "combat", table)]
-        said += [Happening(f"Company {c} is eliminated.", "SK 5.3", "elimination") for c in lost]
+            retreat=f"the garrison falls back to the crest of {HILL} (HT 5.1)" if code == "DR" and now.garrison else "",
+            advance=f"the attackers take {HILL} (HT 5.2)" if now.holder == "attacker" else "")
+        said = [Happening(f"Assault on {HILL}: {MEANING[code]}.", "HT 4.2", "combat", table)]
+        said += [Happening(f"Company {c} is eliminated.", "HT 5.3", "elimination") for c in lost]
         if now.garrison == 0 and was.garrison:
-            said.append(Happening(f"The garrison of {HILL} is eliminated.", "SK 5.3", "elimination"))
+            said.append(Happening(f"The garrison of {HILL} is eliminated.", "HT 5.3", "elimination"))
         return tuple(said)
 
     def map_picture(self, view: View | None = None, overlays: tuple[str, ...] = ()) -> Any:
@@ -249,7 +245,7 @@ class Skirmish(Rules[State, Any, View]):
         from pbem.board import HexCell, Picture, Piece, Style
 
         if overlays:
-            raise ValueError("Skirmish draws no overlays")
+            raise ValueError("Hilltop draws no overlays")
         # offset rows of pointy hexes (odd rows shifted right) in axial coordinates
         hexes = tuple(HexCell(f"{10 + col:02d}{row + 1:02d}", col - (row - (row & 1)) // 2, row,
                               "hill" if (col, row) == (2, 1) else "clear", HILL if (col, row) == (2, 1) else "")
@@ -260,7 +256,7 @@ class Skirmish(Rules[State, Any, View]):
                 Piece("1302" if view.holder == "defender" else "1202", "attacker", c) for c in view.attackers)
         styles = {"clear": Style(fill="#f4ecd8", stroke="#8a7a5a"), "hill": Style(fill="#d9b98c", stroke="#8a7a5a"),
                   "defender": Style(fill="#3b5b92", stroke="#111"), "attacker": Style(fill="#b03a2e", stroke="#111")}
-        return Picture(title=f"Skirmish: {HILL}", hexes=hexes, styles=styles, pieces=pieces)
+        return Picture(title=f"Hilltop: {HILL}", hexes=hexes, styles=styles, pieces=pieces)
 
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != "over":
@@ -278,7 +274,7 @@ class Skirmish(Rules[State, Any, View]):
             return Order(action=DigIn(label), secrets={label: words[2].encode()})
         if words[:1] == ["assault"] and len(words) == 2 and words[1].isdigit():
             return Order(action=Assault(int(words[1])))
-        raise ValueError("SK 2.1/3.1: 'dig in 0-2' or 'assault N'")
+        raise ValueError("HT 2.1/3.1: 'dig in 0-2' or 'assault N'")
 
     def format_action(self, action: Any) -> str:
         if isinstance(action, DigIn):
@@ -296,4 +292,4 @@ class Skirmish(Rules[State, Any, View]):
                 f"reserve {reserve}; attackers {', '.join(view.attackers) or 'none'}")
 
 
-RULES = Skirmish()
+RULES = Hilltop()
