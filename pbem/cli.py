@@ -1196,7 +1196,10 @@ def audit(directory: Path | None, game: Path, as_json: bool) -> None:
 @game_option
 @json_option
 def log(directory: Path | None, game: Path, as_json: bool) -> None:
-    """List the events of a game: author, actions, dice, notes (public information)."""
+    """List the events of a game: author, actions, dice, what happened, notes (public information)."""
+    import msgspec
+
+    from pbem.report import said
     from pbem.session import dice_text, history_json, load_public
     from pbem.store import GameDir
     from pbem.text import escaped
@@ -1207,7 +1210,13 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
         replay = load_public(gd)
     items = history_json(replay.history)
     lines = []
-    for item in items:
+    turn = ""
+    for item, info in zip(items, replay.history, strict=True):
+        # what happened, as the rules say it for the public (issue 26 point 7)
+        item["turn"], item["happenings"] = info.turn, msgspec.to_builtins(info.happenings)
+        if info.turn and info.turn != turn:
+            lines.append(f"== {escaped(info.turn)} ==")
+        turn = info.turn or turn
         line = f"{item['seq']:>5}  {item['author']:<8} " + ("; ".join(map(escaped, item["actions"])) or "-")
         if "rolls" in item:
             r = item["rolls"]
@@ -1219,6 +1228,9 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
         if item["note"]:
             line += f"  note: {item['note']!r}"
         lines.append(line)
+        for h in map(said, info.happenings):
+            lines.append(f"{'':>16}* {h.sentence}")
+            lines += [f"{'':>20}{key:<10} {value}" for key, value in h.rows]
     _emit(items, as_json, "\n".join(lines))
 
 

@@ -52,7 +52,20 @@ from pbem.errors import (
 )
 from pbem.identity import parse_public, verify_signature
 from pbem.ledger import DeckData, DeckLedger
-from pbem.rulesapi import DICE, Decision, Outcome, RulesError, RulesModule, data_hash, option_problems
+from pbem.rulesapi import (
+    ACTION,
+    DICE,
+    OPENINGS,
+    ROLL,
+    Decision,
+    Happening,
+    Outcome,
+    RulesError,
+    RulesModule,
+    Step,
+    data_hash,
+    option_problems,
+)
 from pbem.text import shown
 
 AUDIT = "*"
@@ -115,6 +128,11 @@ class EventInfo(msgspec.Struct, frozen=True, array_like=True):
     reveals: tuple[str, ...]
     note: str
     rolls: Roll | None
+    #: The rules' ``turn_label`` when the event began (before the dice it
+    #: answers, which belong to the turn that asked for them), and what
+    #: the event made happen for this replay's reader (``Rules.happenings``).
+    turn: str = ""
+    happenings: tuple[Happening, ...] = ()
 
 
 class CommitData(msgspec.Struct, frozen=True):
@@ -204,6 +222,8 @@ class _Event:
     rolled: Roll | None
     game_over: bool = False
     labels: list[str] = field(default_factory=list)
+    said: list[Happening] = field(default_factory=list)
+    turn: str = ""
 
 
 _T = TypeVar("_T")
@@ -251,7 +271,7 @@ class OpenEvent:
         twin = self._replay.fork()
         if known:
             twin.known = {**twin.known, **known}
-        ev = dataclasses.replace(self._event, labels=list(self._event.labels))
+        ev = dataclasses.replace(self._event, labels=list(self._event.labels), said=list(self._event.said))
         index = len(body.actions) + 1
         judging: list[Any] = []
 
@@ -271,7 +291,7 @@ class OpenEvent:
         hash as head. ``body`` must hold the same actions and commitments."""
         body = self._body if body is None else body
         twin = self._replay.fork()
-        ev = dataclasses.replace(self._event, labels=list(self._event.labels))
+        ev = dataclasses.replace(self._event, labels=list(self._event.labels), said=list(self._event.said))
         twin._judged(body, [], lambda: twin._finish(ev, body, codec.sha256(codec.canonical(body))))
         return twin
 
@@ -650,8 +670,12 @@ class Replay:
         # Commitments first: an event may open what it commits (a whole turn in
         # one event commits its secret option and opens it at its end).
         self._commit(body.commits, seq, author, where)
+        before = self.state
+        turn = self.rules.turn_label(before) if before is not None else ""
         self._open(body, where, ctx)
         self._open_leaves(body, where, ctx)
+        said = list(self._happenings(before, Step(OPENINGS, labels=tuple(o.label for o in body.reveals) + tuple(
+            f"{o.label}[{o.key}]" for o in body.leaves)))) if body.reveals or body.leaves else []
 
         rolled = None
         if self.dice_origin is not None and self.dice_origin.author != author and decision is not None \
@@ -670,8 +694,15 @@ class Replay:
             self.state = self.rules.resolve_dice(self.state, values, ctx)
             rolled = Roll(origin.seq, seq, origin.author, origin.sides, values, origin.purposes,
                           tuple(self.rules.describe_roll(before, self.state, values)))
+            said += self._happenings(before, Step(ROLL, values=tuple(values)))
             self.dice_origin = None
-        return _Event(seq, author, where, x, rolled, game_over)
+        return _Event(seq, author, where, x, rolled, game_over, said=said, turn=turn)
+
+    def _happenings(self, before: Any, step: Step) -> tuple[Happening, ...]:
+        """What ``step`` (from ``before`` to the state now) made happen, for this replay's reader."""
+        if before is None or self.state is None:
+            return ()
+        return tuple(self.rules.happenings(before, self.state, step, self.role))
 
     def _commit(self, commits: Iterable[codec.Commitment], seq: int, author: str, where: str) -> None:
         for c in commits:
@@ -702,8 +733,10 @@ class Replay:
                                 "is illegal:", details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
         # Worded before it is applied, with what this replay knows (its own secrets).
         label = self.rules.describe_action(self.state, action, self.role)
+        before = self.state
         self.state = self.rules.apply(self.state, action, ctx)
         ev.labels.append(label)
+        ev.said += self._happenings(before, Step(ACTION, action=action))
 
     def _finish(self, ev: _Event, body: Body, event_hash: bytes) -> EventInfo:
         """The end of an event: the dice it asks for, its entropy commitment, the head."""
@@ -725,7 +758,7 @@ class Replay:
         self.head = event_hash
         info = EventInfo(seq, author, event_hash, tuple(ev.labels), len(body.commits),
                          tuple(o.label for o in body.reveals) + tuple(f"{o.label}[{o.key}]" for o in body.leaves),
-                         body.note, ev.rolled)
+                         body.note, ev.rolled, ev.turn, tuple(ev.said))
         self.history.append(info)
         return info
 

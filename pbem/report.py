@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pbem.game import EventInfo
-from pbem.rulesapi import RulesModule
+from pbem.rulesapi import Combat, Happening, RulesModule
 from pbem.text import escaped, shown
 
 if TYPE_CHECKING:
@@ -34,8 +34,31 @@ FORMATS: tuple[str, ...] = ("html", "text")
 
 
 @dataclass(frozen=True)
-class Happening:
-    """One event of the log in words, from public information."""
+class Said:
+    """One of the rules' happenings (``Rules.happenings``) ready to print:
+    its sentence with the rule, and for a combat its table as (heading,
+    value) rows; ``happening`` keeps the rules' own fields for a game's
+    templates."""
+
+    text: str
+    rule: str
+    kind: str
+    rows: tuple[tuple[str, str], ...]
+    happening: Happening
+
+    @property
+    def sentence(self) -> str:
+        text = self.text if self.text.endswith((".", "!", "?")) else f"{self.text}."
+        return f"{text} ({self.rule})" if self.rule else text
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One event of the log in words, from what the reader's replay knows:
+    its actions (``describe_action``), the dice it rolled with their
+    purposes and results, and what happened (``happenings``).
+    ``heading``: the rules' turn label when this event begins a new turn
+    of the summary ("" otherwise)."""
 
     seq: int
     author: str
@@ -43,12 +66,18 @@ class Happening:
     dice: str = ""
     dice_for: str = ""
     note: str = ""
+    turn: str = ""
+    heading: str = ""
+    said: tuple[Said, ...] = ()
+    #: How many commitments the event opened (what they were is the rules' to say).
+    opens: int = 0
 
     @property
     def sentences(self) -> list[str]:
         out = [f"{a}." if not a.endswith(".") else a for a in self.actions]
         if not out:
-            out.append("No orders (an entropy answer)." if self.dice else "No orders.")
+            out.append("No orders (an entropy answer)." if self.dice else
+                       f"No orders; opens {self.opens} commitment(s)." if self.opens else "No orders.")
         if self.dice:
             out.append(f"Dice rolled for {self.dice_for}: {self.dice}.")
         return out
@@ -64,8 +93,10 @@ class Report:
     seq: int
     pending: str
     my_turn: bool
+    #: The reader's last event with orders (None: none yet); ``happenings``
+    #: are the events after it, each an ``Entry``: the Player-Turn summary.
     since: int | None
-    happenings: tuple[Happening, ...]
+    happenings: tuple[Entry, ...]
     sections: tuple[tuple[str, tuple[str, ...]], ...]
     svg: str = ""
     outcome: str = ""
@@ -77,13 +108,46 @@ class Report:
     templates: str = ""
 
 
-def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tuple[int | None, tuple[Happening, ...]]:
-    """The events after ``role``'s last one (all of them if it has none), in words."""
+def combat_rows(combat: Combat) -> tuple[tuple[str, str], ...]:
+    """A combat's table as (heading, value) rows, empty fields left out; a
+    die reads "label value", "(unused)" when the roll did not need it and
+    "?" when the reader cannot see it."""
+    dice = "; ".join(f"{d.label} {'?' if d.value is None else d.value}" + ("" if d.used else " (unused)")
+                     for d in combat.dice)
+    rows = (("Where", combat.where), ("Attackers", ", ".join(combat.attackers)),
+            ("Defenders", ", ".join(combat.defenders)), ("Modifiers", "; ".join(combat.modifiers)),
+            ("Odds", combat.odds), ("Dice", dice), ("Result", combat.result), ("Losses", "; ".join(combat.losses)),
+            ("Retreat", combat.retreat), ("Advance", combat.advance))
+    return tuple((k, escaped(v)) for k, v in rows if v)
+
+
+def said(happening: Happening) -> Said:
+    """A happening ready to print (its strings escaped like every rules text)."""
+    rows = combat_rows(happening.combat) if happening.combat is not None else ()
+    return Said(escaped(happening.text), escaped(happening.rule), happening.kind, rows, happening)
+
+
+def last_orders(history: Sequence[EventInfo], role: str) -> int | None:
+    """The reader's last event with orders: where its summary starts. Its
+    answers without orders (entropy for dice, the deck's automatic steps)
+    are not "acting": what they rolled belongs to the opponent's turn."""
+    mine = [i.seq for i in history if i.author == role and i.actions and not _automatic(i.actions)]
+    return mine[-1] if mine else None
+
+
+def _automatic(actions: Sequence[str]) -> bool:
+    return all(a.startswith("deck: ") for a in actions)
+
+
+def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tuple[int | None, tuple[Entry, ...]]:
+    """The Player-Turn summary: the events after ``role`` last gave orders
+    (all of them if it never has), in words, with a heading where the
+    rules' turn label changes."""
     from pbem.session import dice_text
 
-    mine = [i.seq for i in history if i.author == role]
-    since = mine[-1] if mine else None
-    out = []
+    since = last_orders(history, role)
+    out: list[Entry] = []
+    turn = None
     for info in history:
         if since is not None and info.seq <= since:
             continue
@@ -93,9 +157,12 @@ def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tu
             asked = history[info.rolls.asked_seq] if info.rolls.asked_seq < len(history) else None
             what = "; ".join(asked.actions) if asked is not None and asked.actions else ""
             dice_for = f"event {info.rolls.asked_seq} by {info.rolls.asker}" + (f" ({what})" if what else "")
+        heading = escaped(info.turn) if info.turn and info.turn != turn else ""
+        turn = info.turn
         # the note is the opponent's free text: every control character escaped (issue 27 point 7)
-        out.append(Happening(info.seq, info.author, tuple(map(escaped, info.actions)), dice, dice_for,
-                             escaped(info.note)))
+        out.append(Entry(info.seq, info.author, tuple(map(escaped, info.actions)), escaped(dice), escaped(dice_for),
+                         escaped(info.note), escaped(info.turn), heading, tuple(map(said, info.happenings)),
+                         len(info.reveals)))
     return since, tuple(out)
 
 

@@ -222,6 +222,63 @@ class Problem(msgspec.Struct, frozen=True):
         return f"{self.rule}: {self.message}" if self.rule else self.message
 
 
+class Die(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One die of a happening: what it decides (its label), its value for
+    the reader (None: a die this reader cannot see) and whether it was used
+    (a batch may ask more dice than it turns out to need)."""
+
+    label: str
+    value: int | None = None
+    used: bool = True
+
+
+class Combat(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One combat as a table (issue 26 point 7): who attacked whom, the
+    modifiers, the odds or differential, the dice with their labels, the
+    result, the losses, the retreat and the advance, each in the game's words."""
+
+    where: str
+    attackers: tuple[str, ...] = ()
+    defenders: tuple[str, ...] = ()
+    modifiers: tuple[str, ...] = ()
+    #: "3:1" or "+4": a ratio or a differential, as the game's table reads it.
+    odds: str = ""
+    dice: tuple[Die, ...] = ()
+    result: str = ""
+    losses: tuple[str, ...] = ()
+    retreat: str = ""
+    advance: str = ""
+
+
+class Happening(msgspec.Struct, frozen=True, omit_defaults=True):
+    """Something that happened, said for one reader (``Rules.happenings``):
+    a sentence with the rule it applies (eliminations, losses, routs, supply
+    results, cards played), and for a combat its table. ``kind`` is a
+    short word a template may style by ("combat", "elimination", "loss",
+    "rout", "supply", "card"); free, "" by default."""
+
+    text: str
+    rule: str = ""
+    kind: str = ""
+    combat: Combat | None = None
+
+
+#: ``Step.kind`` values: what moved the state from ``before`` to ``after``.
+ACTION, ROLL, OPENINGS = "action", "roll", "openings"
+
+
+class Step(msgspec.Struct, frozen=True):
+    """What moved the state handed to ``Rules.happenings``: an ``action``
+    applied (ACTION), the dice of a request resolved (ROLL: ``values``, None
+    for a die this replay cannot see), or an event's openings (OPENINGS:
+    the ``labels`` opened, "label[key]" for a set's leaf)."""
+
+    kind: str
+    action: Any = None
+    values: tuple[int | None, ...] = ()
+    labels: tuple[str, ...] = ()
+
+
 class Outcome(msgspec.Struct, frozen=True):
     winner: str | None
     summary: str
@@ -504,6 +561,20 @@ class Rules(Generic[S, A, V]):
         """What a roll did, in words, read from the state before and after
         it was resolved (e.g. "die 4: the defender retreats", "die 3:
         unused"); one line per result. Default: nothing more than the dice."""
+        return ()
+
+    def happenings(self, before: S, after: S, step: Step, role: str | None) -> tuple[Happening, ...]:
+        """What ``step`` made happen, for the reader ``role`` (None: the
+        public; "*": the audit, which knows everything): combats as tables,
+        eliminations, losses, routs, supply results, cards played, each with
+        its rule. Called by the replay of that reader after every action of
+        the game (not the engine's deck steps), every roll and every event's
+        openings; the report and ``pbem log`` print them.
+        Said only from what ``role`` may know: read ``view(before, role)``
+        and ``view(after, role)`` (and the public step), never a hidden
+        value of the states (the contract suite checks that the happenings
+        of a side folded with every secret equal those folded with its
+        own). Default: nothing."""
         return ()
 
     def turn_label(self, state: S) -> str:

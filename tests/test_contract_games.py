@@ -10,6 +10,9 @@ by random legal orders, for a bounded number of events; then:
 - views leak nothing: what a side's view shows is the same whether the
   state was folded with that side's secrets only or with every secret (the
   audit), and the public view the same from the public replay and the audit;
+- happenings leak nothing: what the rules say happened for a reader (a side
+  or the public) at each action, roll and opening is the same from that
+  reader's own fold and from the audit's, so it never says a hidden value;
 - check-then-apply: every legal order listed at a decision goes through
   the engine's draft path (parse, its commitments and openings, ``check``,
   ``apply``) as ``pbem do`` takes it;
@@ -26,6 +29,7 @@ by random legal orders, for a bounded number of events; then:
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from pathlib import Path
@@ -39,6 +43,7 @@ from pbem.deck import DECK
 from pbem.game import AUDIT, Replay
 from pbem.rulesapi import DICE, Rules
 from pbem.table import LocalTable, RandomPolicy, demo_policy, expand_order_templates
+from tests import hilltop
 from tests.race import rules as race
 from tests.skirmish import rules as skirmish
 from tests.test_dice_batch import Volley
@@ -58,6 +63,9 @@ def _register_toys() -> None:
         rulesapi.register(toy)  # other tests' fixtures may have unregistered one
 
 
+#: And Hilltop (combats as tables, a hidden reserve revealed by the dice
+#: answer: the happenings of issue 26 point 7).
+TOYS += (hilltop.RULES,)
 _register_toys()
 GAMES = sorted(set(rulesapi.available()) | {t.SPEC.id for t in TOYS})
 #: Events each game plays here (a RitD event can cost a second of rules work).
@@ -162,6 +170,51 @@ def test_views_leak_nothing(played: LocalTable) -> None:
         assert _encode(rules.view(audit.state, None)) == _encode(rules.view(public.state, None)), public.seq
         for role, mine in sides.items():
             assert _encode(rules.view(audit.state, role)) == _encode(rules.view(mine.state, role)), (role, mine.seq)
+
+
+class _Said:
+    """A copy of ``rules`` whose ``happenings`` hook also records, at every
+    step of a fold, what the rules say for each reader (every role and the
+    public) from that fold's states: ``said[reader]`` lists them in order."""
+
+    def __init__(self, rules: Rules[Any, Any, Any]) -> None:
+        self.rules = copy.copy(rules)
+        self.said: dict[str | None, list[Any]] = {r: [] for r in (*rules.SPEC.roles, None)}
+        hook = rules.happenings
+
+        def happenings(before: Any, after: Any, step: Any, role: str | None) -> tuple[Any, ...]:
+            for reader, out in self.said.items():
+                out.append((step.kind, _encode(hook(before, after, step, reader))))
+            return hook(before, after, step, role)
+
+        self.rules.happenings = happenings  # type: ignore[method-assign]
+
+
+def happenings_by_reader(rules: Rules[Any, Any, Any], events: list[bytes],
+                         known: dict[str, dict[str, bytes]]) -> list[tuple[str | None, list[Any], list[Any]]]:
+    """For each reader (every role, and None for the public): what the rules
+    say happened at each step when folded with that reader's own knowledge,
+    and what they say for that reader from the audit's fold (every secret)."""
+    everything = {k: v for side in known.values() for k, v in side.items()}
+    audit = _Said(rules)
+    _fold(audit.rules, events, AUDIT, everything)
+    out = []
+    for reader in (*rules.SPEC.roles, None):
+        own = _Said(rules)
+        _fold(own.rules, events, reader, known.get(reader or "", {}))
+        out.append((reader, own.said[reader], audit.said[reader]))
+    return out
+
+
+def test_happenings_leak_nothing(played: LocalTable) -> None:
+    """A happening for a reader never says what that reader's view hides:
+    from the audit's fold (every secret known) the rules say, for each
+    reader, exactly what they say from that reader's own fold, step by step."""
+    rules = played.rules
+    for reader, own, from_audit in happenings_by_reader(rules, _events(played), _known(played)):
+        assert len(own) == len(from_audit)
+        for n, (mine, everything) in enumerate(zip(own, from_audit, strict=True)):
+            assert mine == everything, (reader, n, mine, everything)
 
 
 def test_everything_listed_passes_check_and_apply(played: LocalTable) -> None:

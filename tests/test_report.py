@@ -159,7 +159,7 @@ def test_cli_report_writes_html_and_text_and_has_exit_codes(table, tmp_path):
     assert ok.exit_code == 0, ok.output
     check_html(out.read_text(encoding="utf-8"))
     txt = runner.invoke(cli, ["report", "-g", g, "--format", "text"])
-    assert txt.exit_code == 0 and "SINCE YOUR LAST EVENT" in txt.output and SCRIPT_NOTE in txt.output
+    assert txt.exit_code == 0 and "SINCE YOUR LAST ORDERS" in txt.output and SCRIPT_NOTE in txt.output
     assert runner.invoke(cli, ["report", "-g", g, "--format", "pdf"]).exit_code == 2
     missing = runner.invoke(cli, ["report", "-g", str(tmp_path / "nowhere")])
     assert missing.exit_code not in (0, 1) and "pbem:" in missing.output
