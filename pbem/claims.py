@@ -473,6 +473,8 @@ def check_claim_file(data: bytes, name: str, events: Sequence[bytes] | None = No
     for stored in own:
         replay.apply_stored(stored)
     later = list(events[len(own):]) if events is not None else []
-    if later:
-        replay.fork().apply_stored(later[0])  # the answer must be a valid event of the game
+    if later:  # what followed the claim must be the game's valid continuation
+        rest = replay.fork()
+        for stored in later:
+            rest.apply_stored(stored)
     return check_claim(claim_file, replay, later)

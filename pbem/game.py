@@ -755,17 +755,21 @@ class Replay:
                          tuple(o.label for o in body.reveals) + tuple(f"{o.label}[{o.key}]" for o in body.leaves),
                          body.note, ev.rolled, body.time)
         self.history.append(info)
-        self._clock(seq, body.time)
+        self._clock(seq, author, body.time, bool(body.actions) or ev.rolled is not None)
         return info
 
-    def _clock(self, seq: int, time: int) -> None:
-        """The time control's ledger after event ``seq`` signed at ``time``: a
-        decision that changes hands ends the old owner's reply (its lateness
-        beyond the reply time is leave used) and starts the new owner's."""
+    def _clock(self, seq: int, author: str, time: int, replied: bool) -> None:
+        """The time control's ledger after event ``seq`` by ``author`` signed at
+        ``time``. An event of the owing role that ``replied`` (it holds an action
+        or answers dice) ends that reply: its lateness beyond the reply time is
+        leave used, and whoever owes the next decision owes it from this event.
+        An event that changes nothing (no action, no dice) restarts nobody's
+        clock, so a stall cannot be disguised as a trickle of empty events."""
         after = self.pending()
         role = None if after is None else after.role
         owed = self.owed
-        if owed is not None and owed.role == role:
+        ends = owed is not None and owed.role == author and replied
+        if owed is not None and owed.role == role and not ends:
             return
         clock = self.genesis.clock if self.genesis is not None else None
         if owed is not None and clock is not None:

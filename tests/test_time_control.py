@@ -24,7 +24,7 @@ from tests.conftest import Side, Table, make_side
 from tests.race import rules as race
 from tests.test_foreign_game import tree_hash
 
-T0 = 1_800_000_000  # 2027-01-15 08:00 UTC
+T0 = 1_736_928_000  # 2025-01-15 08:00 UTC
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -109,9 +109,9 @@ def test_show_says_who_owes_what_since_when_and_the_time_left(tmp_path, monkeypa
     monkeypatch.setenv("PBEM_NOW", str(T0 + 2 * DAY))
     out = CliRunner().invoke(cli, ["show", "-g", str(t.red.gd.path)])
     assert out.exit_code == 0, out.output
-    assert "owed: blue (entropy for 1 dice)" in out.output and f"since event {seq} by red, signed 2027-01-16 08:00 UTC" in out.output
+    assert "owed: blue (entropy for 1 dice)" in out.output and f"since event {seq} by red, signed 2025-01-16 08:00 UTC" in out.output
     assert "3 days per reply, 2 days of leave per player; blue has 2 days of leave left" in out.output
-    assert "blue's reply is due by 2027-01-21 08:00 UTC (4 days left)" in out.output
+    assert "blue's reply is due by 2025-01-21 08:00 UTC (4 days left)" in out.output
     monkeypatch.setenv("PBEM_NOW", str(T0 + 7 * DAY))
     out = CliRunner().invoke(cli, ["show", "--json", "-g", str(t.blue.gd.path)])
     owed = msgspec.json.decode(out.stdout)["owed"]
@@ -163,7 +163,7 @@ def test_a_signed_time_before_the_previous_event_is_refused_naming_the_signer(tm
     path.write_bytes(b"pbem-turn v1\n---\n" + stored + b"\n")
     out = CliRunner().invoke(cli, ["receive", "-g", str(t.blue.gd.path), str(path)])
     assert out.exit_code == IllegalAction.exit_code, out.output
-    assert "by red: signed time 2027-01-15 08:00 UTC is before the signed time of event 1" in out.output
+    assert "by red: signed time 2025-01-15 08:00 UTC is before the signed time of event 1" in out.output
     assert tree_hash(t.blue.gd.path) == before
 
 
@@ -177,7 +177,7 @@ def test_a_signed_time_in_the_future_is_refused_on_receipt(tmp_path, monkeypatch
     before = tree_hash(t.blue.gd.path)
     out = CliRunner().invoke(cli, ["receive", "-g", str(t.blue.gd.path), str(path)])
     assert out.exit_code == IllegalAction.exit_code, out.output
-    assert "event 2 by red: signed time 2028-01-16 10:00 UTC" in out.output and "ahead of this machine's clock" in out.output
+    assert "event 2 by red: signed time 2026-01-16 10:00 UTC" in out.output and "ahead of this machine's clock" in out.output
     assert tree_hash(t.blue.gd.path) == before
 
 
