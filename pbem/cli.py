@@ -466,6 +466,10 @@ def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders
         if options:
             click.echo(f"optional rules of this game (the host chose them; 'pbem show' describes them): "
                        f"{', '.join(options)}", err=True)
+        clock = host.genesis.clock if host.genesis is not None else None
+        if clock is not None:
+            click.echo(f"time control of this game (the host chose it): {clock.reply_days} days per reply, "
+                       f"{clock.leave_days} days of leave per player; 'pbem show' tells the time left", err=True)
     _sent_report(sent, as_json, {"game_dir": str(directory), "host_fingerprint": fp, "options": options})
 
 

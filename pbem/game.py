@@ -52,7 +52,7 @@ from pbem.errors import (
 )
 from pbem.identity import parse_public, verify_signature
 from pbem.ledger import DeckData, DeckLedger
-from pbem.rulesapi import DICE, Decision, Outcome, RulesError, RulesModule, data_hash, option_problems
+from pbem.rulesapi import DICE, NOBODY, Decision, Outcome, RulesError, RulesModule, data_hash, option_problems
 from pbem.text import shown
 
 AUDIT = "*"
@@ -705,7 +705,27 @@ class Replay:
         for c in commits:
             if c.label in self.commitments:
                 raise VerifyError(f"{where}: commitment label '{c.label}' is already in use")
+            owner = self.label_owner(c.label)
+            if owner is not None and owner != author:
+                whose = f"a label of {owner}" if owner else ("a label nobody may commit under now (outside "
+                                                             "the namespaces of the game, or nobody's yet)")
+                raise IllegalAction(f"{where}: commits under '{c.label}', {whose}; refused: a label belongs to "
+                                    "its author's namespace, so that no player can take a label the other will "
+                                    "need (issue 27 point 2)")
             self.commitments[c.label] = CommitRecord(bytes.fromhex(c.digest), seq, author, c.kind)
+
+    def label_owner(self, label: str) -> str | None:
+        """Who may commit under ``label`` now: the engine's own labels (the
+        shared deck's seeds, ``deck/<round>/seed/<role>``, each its role's; any
+        other label under ``deck/`` is nobody's), else what the rules say
+        (``Rules.label_owner``; None: any player)."""
+        if label.startswith(DECK_NAMESPACE):
+            parts = label.split("/")
+            if len(parts) == 4 and parts[2] == "seed" and parts[3] in self.keys and \
+                    label == deckmod.seed_label(parts[1], parts[3]):
+                return parts[3]
+            return NOBODY
+        return self.rules.label_owner(self.state, label)
 
     def _act(self, ev: _Event, index: int, raw: msgspec.Raw, judging: list[Any]) -> None:
         """Action ``index`` (from 1) of the event: decoded, checked and applied."""
@@ -987,6 +1007,9 @@ PROBLEM_LIMIT = 1000
 class _Version(msgspec.Struct):
     v: Any = None
 
+
+#: The engine's own label namespace (the shared deck's seeds, pbem.deck.seed_label).
+DECK_NAMESPACE = "deck/"
 
 #: Seconds in a day of the time control.
 DAY = 86400
