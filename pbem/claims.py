@@ -431,6 +431,7 @@ def claim_step(seat: Seat, out: Path | None = None) -> ClaimStep:
         mine = _unanswered(replay, role) or [status.seq]
         since = min(mine[0], status.seq)
         make_dirs(folder)
+        at = max(at, replay.history[-1].time)  # never before the log's last signed time
         record = resend_record(replay, role, since, seat.identity, at)
         sent = export_turn(gd, since, out)
         write_atomic(resend_path, msgspec.json.encode(record) + b"\n")
