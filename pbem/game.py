@@ -705,20 +705,15 @@ class Replay:
         for c in commits:
             if c.label in self.commitments:
                 raise VerifyError(f"{where}: commitment label '{c.label}' is already in use")
-            owner = self.label_owner(c.label)
-            if owner is not None and owner != author:
-                whose = f"a label of {owner}" if owner else ("a label nobody may commit under now (outside "
-                                                             "the namespaces of the game, or nobody's yet)")
-                raise IllegalAction(f"{where}: commits under '{c.label}', {whose}; refused: a label belongs to "
-                                    "its author's namespace, so that no player can take a label the other will "
-                                    "need (issue 27 point 2)")
+            if c.label.startswith(DECK_NAMESPACE):
+                _require_owner(self.label_owner(c.label), c.label, author, where)
             self.commitments[c.label] = CommitRecord(bytes.fromhex(c.digest), seq, author, c.kind)
 
     def label_owner(self, label: str) -> str | None:
-        """Who may commit under ``label`` now: the engine's own labels (the
-        shared deck's seeds, ``deck/<round>/seed/<role>``, each its role's; any
-        other label under ``deck/`` is nobody's), else what the rules say
-        (``Rules.label_owner``; None: any player)."""
+        """Who may commit under ``label`` in the present state: the engine's own
+        labels (the shared deck's seeds, ``deck/<round>/seed/<role>``, each its
+        role's; any other label under ``deck/`` is nobody's), else what the rules
+        say (``Rules.label_owner``; None: any player)."""
         if label.startswith(DECK_NAMESPACE):
             parts = label.split("/")
             if len(parts) == 4 and parts[2] == "seed" and parts[3] in self.keys and \
@@ -754,8 +749,14 @@ class Replay:
         ev.labels.append(label)
 
     def _finish(self, ev: _Event, body: Body, event_hash: bytes) -> EventInfo:
-        """The end of an event: the dice it asks for, its entropy commitment, the head."""
+        """The end of an event: the owners of its game labels, the dice it asks
+        for, its entropy commitment, the head."""
         seq, author, where = ev.seq, ev.author, ev.where
+        # The game's labels are judged with the state after the event: an event may
+        # begin a stretch of play (a Player-Turn) and commit under its label.
+        for c in body.commits:
+            if not c.label.startswith(DECK_NAMESPACE):
+                _require_owner(self.label_owner(c.label), c.label, author, where)
         after = self.pending()
         if after is not None and after.kind == DICE:
             if after.role == author:
@@ -1022,6 +1023,16 @@ def format_time(time: int) -> str:
     if time <= 0:
         return "no signed time"
     return datetime.datetime.fromtimestamp(time, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _require_owner(owner: str | None, label: str, author: str, where: str) -> None:
+    """IllegalAction naming the signer if ``author`` may not commit under ``label``."""
+    if owner is not None and owner != author:
+        whose = f"a label of {owner}" if owner else ("a label nobody may commit under now (outside the "
+                                                     "namespaces of the game, or nobody's yet)")
+        raise IllegalAction(f"{where}: commits under '{label}', {whose}; refused: a label belongs to its "
+                            "author's namespace, so that no player can take a label the other will need "
+                            "(issue 27 point 2)")
 
 
 def _claimed_version(body: bytes) -> Any:

@@ -467,8 +467,9 @@ class Rules(Generic[S, A, V]):
         return None
 
     def label_owner(self, state: S, label: str) -> str | None:
-        """Who may commit under ``label`` now (issue 27 point 2; asked before
-        the event's actions): a role; ``NOBODY`` for a label outside every
+        """Who may commit under ``label`` (issue 27 point 2; asked with the
+        state after the event that commits it, which may begin the stretch
+        of play the label belongs to): a role; ``NOBODY`` for a label outside every
         namespace the game declares (or nobody's yet); None when the game
         does not say (the default: any player may, first come). The engine
         refuses a commitment under another role's label, or NOBODY's, naming

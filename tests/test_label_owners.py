@@ -10,6 +10,7 @@ published log verifies with the check in place."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from pbem import codec, rulesapi, session
@@ -38,8 +39,6 @@ def demo(tmp_path):
 
 def squatting(side, honest: list[str], *labels_: str) -> tuple[bytes, int]:
     """``side``'s honest next event with commitments under ``labels_`` added, signed."""
-    import msgspec
-
     seat = side.seat()
     orders = session.parse_orders(seat.rules, seat.replay, seat.role, seat.vault, [], honest)
     body = session._body(seat.replay, seat.role, session._with_secrets(seat.vault, orders), orders,
@@ -84,8 +83,6 @@ def test_squatting_the_opponents_block_identity_is_refused(demo, tmp_path):
 def test_the_engine_checks_its_deck_labels_in_a_game_without_the_hook(table, tmp_path):
     """The race game declares no label owners (its labels are unchecked), but
     the engine's own namespace is: red may not commit blue's deck seed."""
-    import msgspec
-
     seat = table.red.seat()
     orders = session.parse_orders(seat.rules, seat.replay, seat.role, seat.vault, [], ["advance 1", "pass"])
     body = session._body(seat.replay, seat.role, session._with_secrets(seat.vault, orders), orders,
@@ -137,5 +134,10 @@ def test_ritd_label_owners_by_namespace():
     assert labels.label_owner(state, "mines.neutral.2") == NOBODY
     assert labels.label_owner(state, "month3.early.allied.0") == "allied"
     assert labels.label_owner(state, "month3.initiative.axis") == "axis"
-    assert labels.label_owner(state, "turn1.option") == NOBODY  # no Player-Turn under way
+    assert labels.label_owner(state, "turn1.option") == NOBODY  # Player-Turn 1 has not begun
     assert labels.label_owner(state, "deck/s1/seed/axis") == NOBODY  # the engine's, never asked
+    begun = msgspec.structs.replace(state, turns=("axis", "allied"))  # Player-Turns 1 and 2 have begun
+    assert labels.label_owner(begun, "turn2.option") == "allied"
+    assert labels.label_owner(begun, "turn1.option") == "axis"
+    assert labels.label_owner(begun, "turn3.option") == NOBODY  # its player is not known yet (RB 3.3)
+    assert labels.label_owner(begun, "turn0.option") == NOBODY

@@ -7,7 +7,8 @@ squatted ``turn3.option`` would stop the victim ever playing Supply Cards):
     <token>.id<version>          a block's identity (RB 2.0): the side whose
                                  token it is ("A..." Axis, "L..." Allies)
     turn<N>.option               the cards played face down in Player-Turn N
-                                 (RB 3.42): its active player, during turn N
+                                 (RB 3.42): its active player, once turn N
+                                 has begun
     month<M>.initiative.<side>   the Initiative challenge card (RB 3.3): <side>
     month<M>.early.<side>.<i>    an Early Arrival slot (RB 16.41): <side>
     mines.<side>.<n>             a Minefield set (RB 14.1, 16.55): <side>
@@ -39,10 +40,11 @@ def label_owner(state: State, label: str) -> str:
         return _LETTER.get(parsed[0][:1], NOBODY)
     option = _OPTION.match(label)
     if option is not None:
-        # RB 3.42: only the active player of turn N plays its cards, in turn N;
-        # a later turn's option is nobody's yet (its player is not known).
-        turn = state.turn
-        return turn.active if turn is not None and turn.number == int(option.group("n")) else NOBODY
+        # RB 3.42: only the active player of Player-Turn N plays its cards; asked
+        # after the event (which may begin turn N), so a turn not yet begun is
+        # nobody's (its player is not known before the Initiative, RB 3.3).
+        number = int(option.group("n"))
+        return state.turns[number - 1] if number <= len(state.turns) else NOBODY
     monthly = _MONTHLY.match(label)
     if monthly is not None:
         return monthly.group("challenger") or monthly.group("early")
