@@ -380,6 +380,10 @@ def _print_turn_to_stdout(sent, game: Path) -> None:
 @click.option("--order", "orders", multiple=True, help="Set-up order for genesis (repeatable).")
 @click.option("--email", default="", help="Your email address (for 'pbem send --eml/--smtp').")
 @click.option("--opponent-email", default="", help="Your opponent's email address.")
+@click.option("--reply-days", type=click.IntRange(1, 365), default=None,
+              help="Time control: days each player has for each reply (signed times; 'pbem claim').")
+@click.option("--leave-days", type=click.IntRange(0, 3650), default=None,
+              help="Time control: days of leave per player per game that absorb late replies (default 0).")
 @orders_file_option
 @out_option
 @identity_option
@@ -387,6 +391,7 @@ def _print_turn_to_stdout(sent, game: Path) -> None:
 @json_option
 def new(directory: Path, rules_id: str, scenario: str | None, role: str | None, opponent_key: str | None,
         options: tuple[str, ...], title: str, orders: tuple[str, ...], email: str, opponent_email: str,
+        reply_days: int | None, leave_days: int | None,
         orders_file: Path | None, out: Path | None, identity: Path | None, passphrase_file: Path | None,
         as_json: bool) -> None:
     """Create a game in DIRECTORY as the host and write the invitation turn file.
@@ -406,10 +411,15 @@ def new(directory: Path, rules_id: str, scenario: str | None, role: str | None, 
         raise UsageProblem("; ".join(bad_options) + f" (see 'pbem rules show {rules_id}')")
     _require_options(role=role, opponent_key=opponent_key)
     assert role is not None and opponent_key is not None
+    if leave_days is not None and reply_days is None:
+        raise UsageProblem("--leave-days needs --reply-days (the time control's days per reply)")
+    from pbem.codec import Clock
+
+    clock = None if reply_days is None else Clock(reply_days=reply_days, leave_days=leave_days or 0)
     ident, path = _unlock(identity, passphrase_file)
     sent = new_game(directory, rules_id, scenario, role, ident, path.resolve(), _read_key_arg(opponent_key),
                     options=options, title=title, orders=_orders(orders, orders_file), out=out, email=email,
-                    opponent_email=opponent_email)
+                    opponent_email=opponent_email, clock=clock)
     _resent_note(sent, "new")
     _print_turn_to_stdout(sent, directory)
     _vault_hint(directory)
@@ -496,6 +506,10 @@ def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders
         if options:
             click.echo(f"optional rules of this game (the host chose them; 'pbem show' describes them): "
                        f"{', '.join(options)}", err=True)
+        clock = host.genesis.clock if host.genesis is not None else None
+        if clock is not None:
+            click.echo(f"time control of this game (the host chose it): {clock.reply_days} days per reply, "
+                       f"{clock.leave_days} days of leave per player; 'pbem show' tells the time left", err=True)
     _sent_report(sent, as_json, {"game_dir": str(directory), "host_fingerprint": fp, "options": options})
 
 
@@ -578,6 +592,13 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
     if draft.orders:
         lines.append("draft (not sent): " + "; ".join(o.text for o in draft.orders))
     lines.append(f"next decision: {pending_text(probe.pending())}")
+    from pbem.claims import clock_status, now
+
+    owed = clock_status(seat.replay)  # of the signed log: a draft owes nothing to anyone
+    if owed is not None:
+        lines += owed.lines(now())
+        data["owed"] = {"role": owed.role, "since_seq": owed.seq, "since_time": owed.since,
+                        "deadline": owed.deadline, "leave_left": owed.leave_left}
     if outcome is not None:
         lines.append(f"game over: {outcome.summary}")
     stopped = seat.gd.stopped_reason()
@@ -1077,6 +1098,47 @@ def verify(directory: Path | None, game: Path, as_json: bool) -> None:
     _emit(data, as_json, text)
     if evidence:
         raise Equivocation("equivocation evidence in this game:", details=evidence)
+
+
+@cli.command()
+@click.option("--check", "check_file", type=click.Path(path_type=Path), default=None,
+              help="Do not claim: check the claim FILE against its log, or the game's (-g) if given.")
+@out_option
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def claim(check_file: Path | None, out: Path | None, game: Path, identity: Path | None,
+          passphrase_file: Path | None, as_json: bool) -> None:
+    """Claim a game whose opponent is past the time control. The first call
+    resends your unanswered events and records the resend; once the deadline
+    has passed and the resend is two days old without an answer, the next
+    call writes a signed claim that anyone can check with --check."""
+    from pbem.claims import check_claim_file, claim_step
+    from pbem.errors import VerifyError
+    from pbem.store import GameDir
+
+    if check_file is not None:
+        data = _read_input(check_file)
+        gd = GameDir(game)
+        source = click.get_current_context().get_parameter_source("game")
+        if source is not click.core.ParameterSource.DEFAULT or gd.exists():
+            gd.require()
+            with gd.lock(exclusive=False):
+                verdict = check_claim_file(data, str(check_file), gd.read_events())
+        else:
+            verdict = check_claim_file(data, str(check_file))
+        import msgspec
+
+        _emit({"holds": verdict.holds, "text": verdict.text, "claim": msgspec.to_builtins(verdict.claim)}, as_json,
+              verdict.text)
+        if not verdict.holds:
+            raise VerifyError("the claim does not hold (see above)")
+        return
+    seat = _seat(game, identity, passphrase_file, exclusive=True)
+    step = claim_step(seat, out)
+    _emit({"text": step.text, "turn_file": str(step.turn_file or ""), "claim_file": str(step.claim_file or ""),
+           "claim_from": step.claim_from}, as_json, step.text)
 
 
 @cli.group(invoke_without_command=True)

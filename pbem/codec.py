@@ -23,6 +23,12 @@ import msgspec
 from pbem.text import shown
 
 FORMAT_VERSION = 1
+#: The format version of a game under a time control (docs/protocol.md decision
+#: 23): its genesis carries ``clock`` and every event a signed ``time``. A game
+#: without a time control stays at FORMAT_VERSION, readable by older pbem.
+CLOCK_VERSION = 2
+#: Every format version this pbem reads; the newest is the one it needs most.
+FORMAT_VERSIONS = (FORMAT_VERSION, CLOCK_VERSION)
 SIG_DOMAIN = b"pbem/v1/event\x00"
 
 #: Largest stored event accepted (bytes). An honest event is a few KiB.
@@ -85,6 +91,15 @@ class Player(_Strict, frozen=True):
     key: str
 
 
+class Clock(_Strict, frozen=True):
+    """The agreed time control (format version 2, docs/protocol.md decision 23):
+    each reply within ``reply_days`` days of the event that made it due, and
+    ``leave_days`` days per player per game that absorb late replies."""
+
+    reply_days: Annotated[int, msgspec.Meta(ge=1, le=365)]
+    leave_days: Annotated[int, msgspec.Meta(ge=0, le=3650)] = 0
+
+
 class Genesis(_Strict, frozen=True):
     """What seq 0 fixes for the whole game (DESIGN 3)."""
 
@@ -96,6 +111,11 @@ class Genesis(_Strict, frozen=True):
     nonce: Hex32
     options: list[str] = []
     title: Note = ""
+    clock: Clock | None = None
+
+
+#: A signed time: whole seconds since 1970-01-01 UTC (format version 2).
+Time = Annotated[int, msgspec.Meta(ge=0, lt=1 << 40)]
 
 
 class Body(_Strict, frozen=True):
@@ -113,6 +133,7 @@ class Body(_Strict, frozen=True):
     leaves: list[LeafOpening] = []
     note: Note = ""
     genesis: Genesis | None = None
+    time: Time = 0
 
 
 class _Head(msgspec.Struct):
@@ -181,6 +202,10 @@ class CodecError(ValueError):
     """Stored bytes are not a well-formed event."""
 
 
+class UnsupportedVersion(CodecError):
+    """An event of a format version this pbem does not read (a newer pbem wrote it)."""
+
+
 def unwrap(stored: bytes) -> Unwrapped:
     """Split stored bytes into body and signature, and peek at the author.
 
@@ -218,9 +243,9 @@ def decode_body(body: bytes) -> Body:
         raise CodecError(f"malformed event body: {shown(str(exc))}") from None
     except RecursionError:
         raise CodecError("event body is nested too deeply") from None
-    if head.v != FORMAT_VERSION:
-        raise CodecError(f"event format version {head.v} is not supported "
-                         f"(this pbem reads version {FORMAT_VERSION}); upgrade pbem")
+    if head.v not in FORMAT_VERSIONS:
+        raise UnsupportedVersion(f"event format version {shown(repr(head.v), 40)} is not supported "
+                         f"(this pbem reads versions {', '.join(map(str, FORMAT_VERSIONS))}); upgrade pbem")
     try:
         decoded = _body_decoder.decode(body)
     except msgspec.DecodeError as exc:
@@ -229,6 +254,14 @@ def decode_body(body: bytes) -> Body:
         raise CodecError("event body is nested too deeply") from None
     if canonical(decoded) != body:
         raise CodecError("event body is not in canonical form")
+    timed = decoded.v >= CLOCK_VERSION
+    if timed != (decoded.time > 0):
+        raise CodecError(f"event format version {decoded.v} " + (
+            "needs a signed time" if timed else f"has no signed time (a time needs version {CLOCK_VERSION})"))
+    if decoded.genesis is not None and timed != (decoded.genesis.clock is not None):
+        raise CodecError(f"genesis of format version {decoded.v} " + (
+            "needs a time control (clock)" if timed else
+            f"has no time control (a clock needs version {CLOCK_VERSION})"))
     return decoded
 
 

@@ -55,6 +55,7 @@ from pbem.ledger import DeckData, DeckLedger
 from pbem.rulesapi import (
     ACTION,
     DICE,
+    NOBODY,
     OPENINGS,
     ROLL,
     Decision,
@@ -133,6 +134,17 @@ class EventInfo(msgspec.Struct, frozen=True, array_like=True):
     #: the event made happen for this replay's reader (``Rules.happenings``).
     turn: str = ""
     happenings: tuple[Happening, ...] = ()
+    #: The event's signed time (seconds since 1970 UTC; 0 before format version 2).
+    time: int = 0
+
+
+class Owed(msgspec.Struct, frozen=True, array_like=True):
+    """Who owes the pending decision, since which event (the one after which the
+    decision passed to ``role``) and that event's signed time (0: none signed)."""
+
+    role: str
+    seq: int
+    time: int = 0
 
 
 class CommitData(msgspec.Struct, frozen=True):
@@ -179,6 +191,9 @@ class ReplayData(msgspec.Struct, frozen=True):
     #: Opened leaves of Merkle sets: [label, key, value hex].
     leaves: list[tuple[str, str, str]] = []
     deck: DeckData = DeckData()
+    #: The time control's ledger (docs/protocol.md decision 23).
+    owed: Owed | None = None
+    leave_used: dict[str, int] = {}
 
 
 class _Ctx:
@@ -323,6 +338,12 @@ class Replay:
     _sets: dict[str, dict[str, bytes]] = field(default_factory=dict, repr=False)
     #: The shared deck (pbem.deck, DESIGN 4): its own ledger (pbem.ledger).
     ledger: DeckLedger = field(default_factory=DeckLedger)
+    #: The game's format version, fixed by its genesis (decision 9b).
+    version: int = codec.FORMAT_VERSION
+    #: Who owes the pending decision since when (None: nobody; decision 23).
+    owed: Owed | None = None
+    #: Seconds each role has replied later than the time control allows (its leave used).
+    leave_used: dict[str, int] = field(default_factory=dict)
 
     # -- public queries -------------------------------------------------
 
@@ -395,6 +416,7 @@ class Replay:
         twin._sets = {}
         twin.history = list(self.history)
         twin.ledger = self.ledger.fork()
+        twin.leave_used = dict(self.leave_used)
         return twin
 
     #: The older name of ``fork``.
@@ -436,7 +458,7 @@ class Replay:
             secret_dice={k: SecretDieData(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
                          for k, d in self.secret_dice.items()},
             leaves=[(label, key, value.hex()) for (label, key), value in self.leaves.items()],
-            deck=self.ledger.data())
+            deck=self.ledger.data(), owed=self.owed, leave_used=dict(self.leave_used))
 
     def restored(self, data: ReplayData) -> Replay:
         """A fork of this replay (its genesis opened, perspective set) advanced to
@@ -461,6 +483,8 @@ class Replay:
         r.leaves = {(label, key): bytes.fromhex(value) for label, key, value in data.leaves}
         r.history = list(data.history)
         r.ledger = DeckLedger.from_data(data.deck)
+        r.owed = data.owed
+        r.leave_used = dict(data.leave_used)
         return r
 
     # -- what this replay knows of the secrets ---------------------------------
@@ -527,19 +551,19 @@ class Replay:
         return self._apply_body(body, codec.sha256(stored))
 
     def _decode(self, unwrapped: Unwrapped) -> Body:
+        if self.genesis is not None and _claimed_version(unwrapped.body) != self.version:
+            # Signed (checked before decoding) inside a game whose genesis fixed the
+            # format: the signer broke the game's protocol; no pbem upgrade helps.
+            raise IllegalAction(
+                f"event {unwrapped.seq} by {unwrapped.author}: signed with event format version "
+                f"{_format_version(unwrapped.body)}, but this game is played at format version "
+                f"{self.version}, fixed by its genesis; a game changes format version only "
+                "by an upgrade both players sign, so the event is refused")
         try:
             return codec.decode_body(unwrapped.body)
+        except codec.UnsupportedVersion as exc:
+            raise VersionMismatch(f"event {unwrapped.seq}: {exc}") from None
         except CodecError as exc:
-            if "format version" in str(exc):
-                if self.genesis is not None:
-                    # Signed (checked before decoding) inside a game whose genesis fixed the
-                    # format: the signer broke the game's protocol; no pbem upgrade helps.
-                    raise IllegalAction(
-                        f"event {unwrapped.seq} by {unwrapped.author}: signed with event format version "
-                        f"{_format_version(unwrapped.body)}, but this game is played at format version "
-                        f"{codec.FORMAT_VERSION}, fixed by its genesis; a game changes format version only "
-                        "by an upgrade both players sign, so the event is refused") from None
-                raise VersionMismatch(f"event {unwrapped.seq}: {exc}") from None
             raise BadFile(f"event {unwrapped.seq}: {exc}") from None
 
     def _check_continuity(self, body: Body) -> None:
@@ -608,6 +632,7 @@ class Replay:
             raise VerifyError("genesis signature is not valid for the host's key")
         self.genesis = g
         self.keys = keys
+        self.version = body.v
         self.game_id = codec.sha256(codec.signing_input(unwrapped.body))
         return body
 
@@ -665,6 +690,10 @@ class Replay:
             who = "nobody" if decision is None else f"{decision.role} ({decision.kind})"
             raise IllegalAction(f"{where}: out of turn: the next decision is {who}'s")
 
+        if self.version >= codec.CLOCK_VERSION and self.history and body.time < self.history[-1].time:
+            raise IllegalAction(f"{where}: signed time {format_time(body.time)} is before the signed time of "
+                                f"event {self.history[-1].seq} ({format_time(self.history[-1].time)}); a game's "
+                                "signed times never go back (decision 23)")
         x = self._check_entropy(body, where)
         ctx = _Ctx(self, seq, author)
         # Commitments first: an event may open what it commits (a whole turn in
@@ -708,7 +737,22 @@ class Replay:
         for c in commits:
             if c.label in self.commitments:
                 raise VerifyError(f"{where}: commitment label '{c.label}' is already in use")
+            if c.label.startswith(DECK_NAMESPACE):
+                _require_owner(self.label_owner(c.label), c.label, author, where)
             self.commitments[c.label] = CommitRecord(bytes.fromhex(c.digest), seq, author, c.kind)
+
+    def label_owner(self, label: str) -> str | None:
+        """Who may commit under ``label`` in the present state: the engine's own
+        labels (the shared deck's seeds, ``deck/<round>/seed/<role>``, each its
+        role's; any other label under ``deck/`` is nobody's), else what the rules
+        say (``Rules.label_owner``; None: any player)."""
+        if label.startswith(DECK_NAMESPACE):
+            parts = label.split("/")
+            if len(parts) == 4 and parts[2] == "seed" and parts[3] in self.keys and \
+                    label == deckmod.seed_label(parts[1], parts[3]):
+                return parts[3]
+            return NOBODY
+        return self.rules.label_owner(self.state, label)
 
     def _act(self, ev: _Event, index: int, raw: msgspec.Raw, judging: list[Any]) -> None:
         """Action ``index`` (from 1) of the event: decoded, checked and applied."""
@@ -739,8 +783,14 @@ class Replay:
         ev.said += self._happenings(before, Step(ACTION, action=action))
 
     def _finish(self, ev: _Event, body: Body, event_hash: bytes) -> EventInfo:
-        """The end of an event: the dice it asks for, its entropy commitment, the head."""
+        """The end of an event: the owners of its game labels, the dice it asks
+        for, its entropy commitment, the head."""
         seq, author, where = ev.seq, ev.author, ev.where
+        # The game's labels are judged with the state after the event: an event may
+        # begin a stretch of play (a Player-Turn) and commit under its label.
+        for c in body.commits:
+            if not c.label.startswith(DECK_NAMESPACE):
+                _require_owner(self.label_owner(c.label), c.label, author, where)
         after = self.pending()
         if after is not None and after.kind == DICE:
             if after.role == author:
@@ -758,9 +808,30 @@ class Replay:
         self.head = event_hash
         info = EventInfo(seq, author, event_hash, tuple(ev.labels), len(body.commits),
                          tuple(o.label for o in body.reveals) + tuple(f"{o.label}[{o.key}]" for o in body.leaves),
-                         body.note, ev.rolled, ev.turn, tuple(ev.said))
+                         body.note, ev.rolled, ev.turn, tuple(ev.said), body.time)
         self.history.append(info)
+        self._clock(seq, author, body.time, bool(body.actions) or ev.rolled is not None)
         return info
+
+    def _clock(self, seq: int, author: str, time: int, replied: bool) -> None:
+        """The time control's ledger after event ``seq`` by ``author`` signed at
+        ``time``. An event of the owing role that ``replied`` (it holds an action
+        or answers dice) ends that reply: its lateness beyond the reply time is
+        leave used, and whoever owes the next decision owes it from this event.
+        An event that changes nothing (no action, no dice) restarts nobody's
+        clock, so a stall cannot be disguised as a trickle of empty events."""
+        after = self.pending()
+        role = None if after is None else after.role
+        owed = self.owed
+        ends = owed is not None and owed.role == author and replied
+        if owed is not None and owed.role == role and not ends:
+            return
+        clock = self.genesis.clock if self.genesis is not None else None
+        if owed is not None and clock is not None:
+            late = time - owed.time - clock.reply_days * DAY
+            if late > 0:
+                self.leave_used[owed.role] = self.leave_used.get(owed.role, 0) + late
+        self.owed = None if role is None else Owed(role, seq, time)
 
     # -- an event composed action by action (pbem.session's drafts) -------------
 
@@ -970,6 +1041,40 @@ PROBLEM_LIMIT = 1000
 
 class _Version(msgspec.Struct):
     v: Any = None
+
+
+#: The engine's own label namespace (the shared deck's seeds, pbem.deck.seed_label).
+DECK_NAMESPACE = "deck/"
+
+#: Seconds in a day of the time control.
+DAY = 86400
+
+
+def format_time(time: int) -> str:
+    """A signed time as people read it (UTC)."""
+    import datetime
+
+    if time <= 0:
+        return "no signed time"
+    return datetime.datetime.fromtimestamp(time, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _require_owner(owner: str | None, label: str, author: str, where: str) -> None:
+    """IllegalAction naming the signer if ``author`` may not commit under ``label``."""
+    if owner is not None and owner != author:
+        whose = f"a label of {owner}" if owner else ("a label nobody may commit under now (outside the "
+                                                     "namespaces of the game, or nobody's yet)")
+        raise IllegalAction(f"{where}: commits under '{label}', {whose}; refused: a label belongs to its "
+                            "author's namespace, so that no player can take a label the other will need "
+                            "(issue 27 point 2)")
+
+
+def _claimed_version(body: bytes) -> Any:
+    """The ``v`` an event body claims (None if unreadable)."""
+    try:
+        return msgspec.json.decode(body, type=_Version).v
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def _format_version(body: bytes) -> str:

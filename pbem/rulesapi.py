@@ -44,6 +44,8 @@ ENTRY_POINT_GROUP = "pbem.rules"
 
 #: Decision kind meaning "waiting for this role's entropy to resolve dice".
 DICE = "dice"
+#: ``Rules.label_owner``: a label nobody may commit under (outside the game's namespaces).
+NOBODY = ""
 
 
 class OptionGroup(msgspec.Struct, frozen=True):
@@ -605,6 +607,17 @@ class Rules(Generic[S, A, V]):
     def data_check_report(self) -> tuple[list[str], bool] | None:
         """``pbem rules check``: lines checking the data against the
         rulebook's counts, and whether all hold. Default: None (no check)."""
+        return None
+
+    def label_owner(self, state: S, label: str) -> str | None:
+        """Who may commit under ``label`` (issue 27 point 2; asked with the
+        state after the event that commits it, which may begin the stretch
+        of play the label belongs to): a role; ``NOBODY`` for a label outside every
+        namespace the game declares (or nobody's yet); None when the game
+        does not say (the default: any player may, first come). The engine
+        refuses a commitment under another role's label, or NOBODY's, naming
+        the signer. It checks its own labels (``deck/<round>/seed/<role>``)
+        itself and never asks the game about them."""
         return None
 
 

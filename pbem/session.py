@@ -16,7 +16,8 @@ import msgspec
 from pbem import codec, rulesapi, snapshot
 from pbem import deck as deckmod
 from pbem import vault as vaultmod
-from pbem.codec import Body, Commitment, Entropy, Genesis, LeafOpening, Opening, Player
+from pbem.claims import require_plausible_time, signing_time
+from pbem.codec import Body, Clock, Commitment, Entropy, Genesis, LeafOpening, Opening, Player
 from pbem.commit import MerkleSet, commit, decode_leaves, encode_leaves, set_from_seed
 from pbem.deck import DECK
 from pbem.dice import entropy_commitment, new_secret
@@ -209,8 +210,10 @@ def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrde
     domain = bytes.fromhex(genesis.nonce) if genesis is not None else replay.commit_domain
     commits = [c for o in orders for c in _commitments(domain, o)]
     x_prev = b"" if genesis is not None else _my_reveal(role, replay, data)
+    version = replay.version if genesis is None else (
+        codec.CLOCK_VERSION if genesis.clock is not None else codec.FORMAT_VERSION)
     return Body(
-        v=codec.FORMAT_VERSION,
+        v=version,
         game="" if genesis is not None else replay.game_hex,
         seq=replay.seq + 1,
         prev="" if genesis is not None else replay.head.hex(),
@@ -222,6 +225,7 @@ def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrde
         leaves=_leaf_openings(data, orders),
         note=note,
         genesis=genesis,
+        time=signing_time(replay) if version >= codec.CLOCK_VERSION else 0,
     )
 
 
@@ -521,7 +525,7 @@ class Sent:
 def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Identity,
              identity_path: Path, opponent_key: str, *, options: Sequence[str] = (),
              title: str = "", orders: Sequence[str] = (), out: Path | None = None, email: str = "",
-             opponent_email: str = "") -> Sent:
+             opponent_email: str = "", clock: Clock | None = None) -> Sent:
     rules = rulesapi.load(rules_id)
     spec = rules.SPEC
     if role not in spec.roles:
@@ -539,7 +543,7 @@ def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Iden
                       scenario=scenario, nonce=os.urandom(32).hex(), options=list(options), title=title,
                       players=sorted([Player(role=role, key=identity.public_text),
                                       Player(role=other, key=opponent_key.strip())],
-                                     key=lambda p: p.role))
+                                     key=lambda p: p.role), clock=clock)
     empty = Replay(rules, role=role)
     data = VaultData(game="", role=role)
     draft = parse_orders(rules, empty, role, data, [], list(orders), genesis=genesis)
@@ -572,8 +576,8 @@ def _created_before(gd: GameDir, genesis: Genesis, role: str, out: Path | None) 
     never a second genesis. Any other game there is refused."""
     held = load_public(gd)
     g = held.started
-    same = (g.rules, g.scenario, g.options, g.title, g.players) == \
-        (genesis.rules, genesis.scenario, genesis.options, genesis.title, genesis.players)
+    same = (g.rules, g.scenario, g.options, g.title, g.players, g.clock) == \
+        (genesis.rules, genesis.scenario, genesis.options, genesis.title, genesis.players, genesis.clock)
     if not (same and held.history[0].author == role):
         raise BadFile(f"{gd.path} already holds a game; choose an empty directory")
     if held.seq > 0:
@@ -874,7 +878,8 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
                 _conflict(seat, twin, unwrapped, existing)
             duplicates.append(unwrapped.seq)
             continue
-        twin.apply_stored(stored)
+        info = twin.apply_stored(stored)
+        require_plausible_time(info.seq, info.author, info.time)
         have[unwrapped.seq] = stored
         appended.append(unwrapped.seq)
     for seq in appended:

@@ -36,7 +36,7 @@ from pbem.identity import Identity
 from pbem.store import GameDir
 from pbem.vault import seal_bytes, unseal_bytes
 
-_MAGIC = b"PBEMCCH3"  # 3: the fold as pbem.game.ReplayData (2: the deck as plain, already-checked strings)
+_MAGIC = b"PBEMCCH4"  # 4: with the time control ledger (owed, leave used); 3: the fold as pbem.game.ReplayData (2: the deck as plain, already-checked strings)
 _PURPOSE = b"cache"
 #: Largest cache read (a 20-month campaign's is a few MiB).
 MAX_CACHE_BYTES = 1 << 30

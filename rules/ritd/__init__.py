@@ -168,5 +168,12 @@ class RitdRules(Rules["State", Any, "View"]):
         """The roster check against every count RB states (``pbem rules check ritd``)."""
         return self._module("roster").data_check_report()
 
+    def label_owner(self, state: State, label: str) -> str | None:
+        """Who may commit under ``label`` (rules.ritd.labels, issue 27 point 2).
+        Frozen versions predate label owners: they check none (None)."""
+        if self._package != "rules.ritd":
+            return None
+        return self._module("labels").label_owner(state, label)
+
 
 RULES = RitdRules()
