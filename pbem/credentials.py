@@ -1,5 +1,6 @@
 """Mail passwords (issue 27 point 8, PLAN "Mail passwords"): one place for
-SMTP now and IMAP later.
+SMTP (``pbem send --smtp``) and IMAP (``pbem fetch``, ``pbem watch``); the
+identity passphrase command of ``pbem watch`` runs through ``run_command`` too.
 
 Where a password comes from, first match wins:
 
@@ -10,8 +11,9 @@ Where a password comes from, first match wins:
    package, service "pbem", the configured user name);
 3. ``password`` in the configuration file, only if nobody but its owner can
    read the file (as ssh refuses a private key others can read);
-4. ``$PBEM_SMTP_PASSWORD``: accepted with a warning (the environment leaks
-   to child processes and shell history).
+4. ``$PBEM_SMTP_PASSWORD`` (SMTP) or ``$PBEM_IMAP_PASSWORD`` (IMAP):
+   accepted with a warning (the environment leaks to child processes and
+   shell history).
 """
 
 from __future__ import annotations
@@ -25,29 +27,36 @@ from pathlib import Path
 from pbem.errors import UsageProblem
 
 ENV_PASSWORD = "PBEM_SMTP_PASSWORD"
+ENV_IMAP_PASSWORD = "PBEM_IMAP_PASSWORD"
 COMMAND_TIMEOUT = 30
 KEYRING_SERVICE = "pbem"
 
 
 def _from_command(command: str) -> str:
+    return run_command(command, "password_command", "password")
+
+
+def run_command(command: str, what: str, secret: str) -> str:
+    """The first line a command (no shell) prints: a password, or ``pbem watch``'s
+    passphrase. UsageProblem naming ``what`` if it cannot run, fails or prints nothing."""
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise UsageProblem(f"password_command cannot be read: {exc}") from None
+        raise UsageProblem(f"{what} cannot be read: {exc}") from None
     if not argv:
-        raise UsageProblem("password_command is empty")
+        raise UsageProblem(f"{what} is empty")
     try:
         done = subprocess.run(argv, capture_output=True, timeout=COMMAND_TIMEOUT, check=False)
     except FileNotFoundError:
-        raise UsageProblem(f"password_command: no program '{argv[0]}'") from None
+        raise UsageProblem(f"{what}: no program '{argv[0]}'") from None
     except subprocess.TimeoutExpired:
-        raise UsageProblem(f"password_command did not answer within {COMMAND_TIMEOUT} s") from None
+        raise UsageProblem(f"{what} did not answer within {COMMAND_TIMEOUT} s") from None
     if done.returncode != 0:
-        # Its output is not shown: it may hold the password or part of it.
-        raise UsageProblem(f"password_command failed (exit {done.returncode})")
+        # Its output is not shown: it may hold the secret or part of it.
+        raise UsageProblem(f"{what} failed (exit {done.returncode})")
     lines = done.stdout.decode("utf-8", "replace").splitlines()
     if not lines or not lines[0]:
-        raise UsageProblem("password_command printed no password")
+        raise UsageProblem(f"{what} printed no {secret}")
     return lines[0]
 
 
@@ -72,7 +81,7 @@ def readable_by_others(path: Path) -> bool:
 
 
 def password(config_path: Path, user: str, *, in_file: str = "", command: str = "",
-             use_keyring: bool = False) -> tuple[str, list[str]]:
+             use_keyring: bool = False, env_name: str = ENV_PASSWORD) -> tuple[str, list[str]]:
     """The password for ``user`` and the warnings to print. UsageProblem
     (exit 2) naming the source when a configured source fails, or when the
     file holds a password others can read."""
@@ -86,8 +95,8 @@ def password(config_path: Path, user: str, *, in_file: str = "", command: str = 
             raise UsageProblem(f"{config_path} holds a password and others can read it (mode {mode:03o}): "
                                f"chmod 600 {config_path}, or use password_command or keyring = true")
         return in_file, []
-    env = os.environ.get(ENV_PASSWORD, "")
+    env = os.environ.get(env_name, "")
     if env:
-        return env, [f"the mail password comes from ${ENV_PASSWORD}: the environment leaks to other "
+        return env, [f"the mail password comes from ${env_name}: the environment leaks to other "
                      "programs; prefer password_command or keyring = true in the configuration"]
     return "", []
