@@ -384,9 +384,9 @@ def _remember(directory: Path) -> None:
 
     try:
         remember_game(_home(), directory)
-    except (PbemError, OSError) as exc:  # the game is made: only fetch's default list misses it
-        click.echo(f"pbem: warning: could not list the game in {_home()}/games ({exc}): name it to "
-                   "'pbem fetch' and 'pbem watch'", err=True)
+    except (PbemError, OSError) as exc:  # the game is whole; only fetch's default list lacks it
+        click.echo(f"pbem: warning: the game is not listed in {_home()}/games ({exc}): name it to 'pbem fetch' "
+                   "and 'pbem watch', or run this command again", err=True)
 
 
 def _resent_note(sent, command: str) -> None:
@@ -889,9 +889,13 @@ def _mail_setup(games: tuple[Path, ...], identity: Path | None, passphrase_file:
         click.echo(f"pbem: warning: {w}", err=True)
     keys = identity_paths(found, identity)
     unlocked: dict[Path, Any] = {}
-    shared = passphrase_from_command(passphrase_command) if passphrase_command else None
+    # --passphrase-file, else the command, else $PBEM_PASSPHRASE, else a prompt per key.
+    shared = passphrase_from_command(passphrase_command) if passphrase_command and passphrase_file is None \
+        else None
     for path in keys:
         read_key_file(path)  # a missing or damaged key is named before any passphrase
+        if shared is None and passphrase_file is None and len(keys) > 1:
+            click.echo(f"identity key {path}:", err=True)
         unlocked[path] = load_identity(path, shared if shared is not None else _passphrase(passphrase_file))
     by_game = {gd.path: unlocked[path] for path, gds in keys.items() for gd in gds}
     return found, (lambda gd: by_game[gd.path]), (lambda: open_mailbox(config, secret))
@@ -915,7 +919,9 @@ def fetch(games: tuple[Path, ...], imap_config: Path | None, smtp_config: Path |
     from pbem.watch import fetch as fetch_mail
 
     found, unlock, mailbox = _mail_setup(games, identity, passphrase_file, passphrase_command, imap_config)
-    result = fetch_mail(mailbox(), found, unlock, smtp_config or _home() / "smtp.toml")
+    from pbem.watch import SEEN_FILE
+
+    result = fetch_mail(mailbox(), found, unlock, smtp_config or _home() / "smtp.toml", seen=_home() / SEEN_FILE)
     problems = [str(f) for f in result.failures] + ([str(result.dropped)] if result.dropped else [])
     summary = f"{len(result.taken)} message(s) taken" + (f", {result.unrelated} without a turn file left alone"
                                                          if result.unrelated else "")
@@ -953,8 +959,10 @@ def watch(games: tuple[Path, ...], interval: float, once: bool, imap_config: Pat
     found, unlock, mailbox = _mail_setup(games, identity, passphrase_file, passphrase_command, imap_config)
     click.echo(f"watching {len(found)} game(s): " + ", ".join(str(gd.path) for gd in found)
                + ("" if once else f"; every {interval:g} s until Ctrl-C"), err=True)
+    from pbem.watch import SEEN_FILE
+
     code = run_watch(mailbox, found, unlock, smtp_config or _home() / "smtp.toml", click.echo,
-                     interval=interval, once=once)
+                     interval=interval, once=once, seen=_home() / SEEN_FILE)
     if code:
         click.get_current_context().exit(code)
 

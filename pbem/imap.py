@@ -107,11 +107,18 @@ def _dropped(config: ImapConfig, exc: BaseException) -> MailServerProblem:
 class Mailbox:
     """One selected IMAP mailbox over a logged-in connection."""
 
-    def __init__(self, client: imaplib.IMAP4, config: ImapConfig, keywords: bool) -> None:
+    def __init__(self, client: imaplib.IMAP4, config: ImapConfig, keywords: bool, uidvalidity: int = 0) -> None:
         self.client = client
         self.config = config
         #: Whether the server keeps the ``$PbemTaken`` keyword.
         self.keywords = keywords
+        #: RFC 3501 2.3.1.1: UIDs name the same messages while this number stays.
+        self.uidvalidity = uidvalidity
+
+    @property
+    def key(self) -> str:
+        """This mailbox, as pbem remembers what it looked at in it."""
+        return f"{self.config.username}@{self.config.address}/{self.config.mailbox}"
 
     def _check(self, typ: str, data: list, what: str) -> list:
         if typ != "OK":
@@ -230,7 +237,9 @@ def open_mailbox(config: ImapConfig, password: str) -> Iterator[Mailbox]:
                                f"({b' '.join(d for d in data if isinstance(d, bytes)).decode('utf-8', 'replace')})")
         permanent = client.untagged_responses.get("PERMANENTFLAGS", [b""])[0] or b""
         keywords = b"\\*" in permanent or TAKEN.encode() in permanent
-        yield Mailbox(client, config, keywords)
+        validity = client.untagged_responses.get("UIDVALIDITY", [b"0"])[0]
+        number = int(validity) if isinstance(validity, bytes) and validity.isdigit() else 0
+        yield Mailbox(client, config, keywords, number)
     finally:
         with suppress(OSError, imaplib.IMAP4.error):
             client.logout()

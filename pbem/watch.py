@@ -39,8 +39,10 @@ from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
+
 from pbem import codec
-from pbem.errors import Equivocation, ForeignGame, MailServerProblem, PbemError, UsageProblem
+from pbem.errors import BadFile, Equivocation, ForeignGame, MailServerProblem, NotFound, PbemError, UsageProblem
 from pbem.fileio import make_dirs, read_regular, write_atomic
 from pbem.identity import Identity
 from pbem.imap import Mailbox, too_large
@@ -68,8 +70,6 @@ def remember_game(home: Path, directory: Path) -> None:
 
 
 def _registered(path: Path) -> list[str]:
-    from pbem.errors import NotFound
-
     try:
         text = read_regular(path, 1 << 20, "list of games").decode("utf-8", "replace")
     except NotFound:
@@ -103,6 +103,42 @@ def game_id(gd: GameDir) -> str:
 
     _, stored = genesis_of(gd)
     return codec.sha256(codec.signing_input(codec.unwrap(stored).body)).hex()
+
+
+# -- what was looked at -------------------------------------------------------------------
+
+#: $PBEM_HOME/imap-seen.json: per mailbox, its UIDVALIDITY and the UIDs of messages that
+#: carry no turn file at all (a message never changes under its UID, RFC 3501 2.3.1.1), so
+#: that an inbox's other mail is downloaded once, not at every run.
+SEEN_FILE = "imap-seen.json"
+
+
+class _Seen(msgspec.Struct):
+    uidvalidity: int
+    unrelated: list[int] = []
+
+
+def _load_seen(path: Path | None, box: Mailbox) -> set[int]:
+    if path is None:
+        return set()
+    try:
+        data = msgspec.json.decode(read_regular(path, 64 << 20, "IMAP state"), type=dict[str, _Seen])
+    except (NotFound, msgspec.DecodeError):  # lost or damaged: look at everything again, nothing else
+        return set()
+    entry = data.get(box.key)
+    return set(entry.unrelated) if entry is not None and entry.uidvalidity == box.uidvalidity else set()
+
+
+def _save_seen(path: Path | None, box: Mailbox, unrelated: set[int]) -> None:
+    if path is None:
+        return
+    try:
+        data = msgspec.json.decode(read_regular(path, 64 << 20, "IMAP state"), type=dict[str, _Seen])
+    except (NotFound, msgspec.DecodeError):
+        data = {}
+    data[box.key] = _Seen(box.uidvalidity, sorted(unrelated))
+    make_dirs(path.parent)
+    write_atomic(path, msgspec.json.encode(data), mode=0o600)
 
 
 # -- one fetch ---------------------------------------------------------------------------
@@ -162,7 +198,10 @@ def _items_of(uid: int, data: bytes, games: dict[str, GameDir]) -> tuple[str, li
             others.append(gid)
             continue
         per_game.setdefault(gid, []).append((name, turn))
-        seqs = [codec.unwrap(e).seq for e in parsed.events]
+        try:
+            seqs = [codec.unwrap(e).seq for e in parsed.events]
+        except codec.CodecError as exc:
+            raise BadFile(f"{name}: {exc}") from None
         firsts[gid] = min([firsts.get(gid, 1 << 62), *seqs])
     if not per_game and others:
         seen = ", ".join(dict.fromkeys(short_game(g) for g in others))
@@ -172,17 +211,20 @@ def _items_of(uid: int, data: bytes, games: dict[str, GameDir]) -> tuple[str, li
 
 
 def fetch(mailbox: AbstractContextManager[Mailbox], games: Sequence[GameDir], unlock: Unlock, smtp_config: Path,
-          *, stop: Callable[[], bool] = lambda: False) -> FetchResult:
+          *, stop: Callable[[], bool] = lambda: False, seen: Path | None = None) -> FetchResult:
     """One pass over the mailbox (module docstring). Never raises for one
-    message's problem; a connection that fails is ``result.dropped``."""
+    message's problem; a connection that fails is ``result.dropped``. ``seen``
+    (SEEN_FILE) remembers the messages without any turn file between runs."""
     result = FetchResult()
     ids = {game_id(gd): gd for gd in games}
     try:
         with mailbox as box:
             items: list[_Item] = []
             parts: dict[int, int] = {}  # uid -> items still to receive before it is marked
+            unrelated = _load_seen(seen, box)
+            known = len(unrelated)
             try:
-                uids = box.candidates()
+                uids = [u for u in box.candidates() if u not in unrelated]
                 sizes = box.sizes(uids)
                 for uid in uids:
                     if stop():
@@ -199,10 +241,14 @@ def fetch(mailbox: AbstractContextManager[Mailbox], games: Sequence[GameDir], un
                         continue
                     if not found:
                         result.unrelated += 1
+                        unrelated.add(uid)
                     items += found
                     parts[uid] = len(found)
             except MailServerProblem as exc:
                 result.dropped = exc  # receive what arrived whole; the next run does the rest
+            if len(unrelated) != known:
+                with suppress(PbemError, OSError):  # best effort: without it, that mail is looked at again
+                    _save_seen(seen, box, unrelated)
             items.sort(key=lambda i: (str(i.gd.path), i.first_seq, i.uid))
             for gd in dict.fromkeys(i.gd for i in items):
                 if stop():
@@ -234,6 +280,7 @@ def _receive_game(gd: GameDir, items: list[_Item], unlock: Unlock, smtp_config: 
     """Receive ``items`` into ``gd`` in order under its lock; yields (item, stored)."""
     from pbem.session import load_seat, receive
 
+    done: set[int] = set()  # ids of the items already answered for
     try:
         identity = unlock(gd)
         with gd.lock(exclusive=True):
@@ -245,8 +292,9 @@ def _receive_game(gd: GameDir, items: list[_Item], unlock: Unlock, smtp_config: 
                     got = receive(seat, item.files, auto_reply=True)
                 except PbemError as exc:
                     result.failures.append(Failure(item.uid, item.subject, exc))
-                    seat = load_seat(gd, identity)  # all or nothing per message: start again from the disk
+                    done.add(id(item))
                     yield item, False
+                    seat = load_seat(gd, identity)  # all or nothing per message: start again from the disk
                     continue
                 span = (f"received events {got.appended[0]}-{got.appended[-1]}" if got.appended
                         else f"already held events {got.duplicates[0]}-{got.duplicates[-1]}"
@@ -254,10 +302,11 @@ def _receive_game(gd: GameDir, items: list[_Item], unlock: Unlock, smtp_config: 
                 result.lines.append(f"{gd.path}: message {item.uid} {item.subject}: {span}")
                 if got.auto_reply is not None:
                     result.lines += _answered(gd, got.auto_reply, smtp_config)
+                done.add(id(item))
                 yield item, True
-    except PbemError as exc:  # the game cannot be opened: each of its messages fails with that
+    except PbemError as exc:  # the game cannot be opened: each message not yet answered for fails with that
         for item in items:
-            if all(f.uid != item.uid for f in result.failures):
+            if id(item) not in done:
                 result.failures.append(Failure(item.uid, item.subject, exc))
                 yield item, False
 
@@ -325,14 +374,15 @@ def stop_on_signals() -> Iterator[threading.Event]:
 
 
 def watch(mailbox_factory: Callable[[], AbstractContextManager[Mailbox]], games: Sequence[GameDir],
-          unlock: Unlock, smtp_config: Path, echo: Callable[[str], None], *, interval: float, once: bool) -> int:
+          unlock: Unlock, smtp_config: Path, echo: Callable[[str], None], *, interval: float, once: bool,
+          seen: Path | None = None) -> int:
     """Fetch, answer and send every ``interval`` seconds until a signal (or
     once); one line per thing done. Returns the exit code: 6 if a game is
     stopped (its evidence), with --once the first failure's, else 0."""
     reported: set[str] = set()
     with stop_on_signals() as stop:
         while True:
-            fetched = fetch(mailbox_factory(), games, unlock, smtp_config, stop=stop.is_set)
+            fetched = fetch(mailbox_factory(), games, unlock, smtp_config, stop=stop.is_set, seen=seen)
             for line in fetched.lines:
                 echo(line)
             problems = [str(f) for f in fetched.failures]

@@ -392,7 +392,8 @@ class ImapServer:
             how = str(args[1]).upper()
             flags = args[2] if isinstance(args[2], list) else [args[2]]
             names = [str(f) for f in flags]
-            allowed = [f for f in names if self.keywords or f.capitalize() in SYSTEM_FLAGS]
+            system = {f.lower(): f for f in SYSTEM_FLAGS}
+            allowed = [system.get(f.lower(), f) for f in names if self.keywords or f.lower() in system]
             out = bytearray()
             for n, m in self._targets(str(args[0]), uid):
                 with self._lock:

@@ -120,11 +120,13 @@ def test_fetch_takes_turn_mail_in_log_order_marks_it_and_never_deletes(game, ima
     for key in ("2", "3", "4"):
         assert imap.flags(uids[key]) == {"$PbemTaken", "\\Seen"}
     assert imap.flags(uids["lunch"]) == set() and imap.flags(uids["foreign"]) == set()
-    # Idempotent: nothing taken twice, the taken messages not even downloaded again.
+    # Idempotent: nothing taken twice, the taken messages not even downloaded again, nor the
+    # other mail (remembered in $PBEM_HOME/imap-seen.json); the foreign game's is named again.
     imap.commands.clear()
     again = pbem(*fetch_args(t, cfg), home=tmp_path / "blue-home", code=11)
     assert "0 message(s) taken" in again.output and "received" not in again.output
-    assert not any(f"FETCH {uids[k]} (BODY.PEEK[])" in c for c in imap.commands for k in ("2", "3", "4"))
+    assert not any(f"FETCH {uids[k]} (BODY.PEEK[])" in c for c in imap.commands for k in ("2", "3", "4", "lunch"))
+    assert f"message {uids['foreign']} ('wrong game') left unmarked" in again.output
     assert t.blue.gd.event_count() == 5
     # Never deleted, moved or expunged.
     assert not any(word in c.upper() for c in imap.commands for word in ("EXPUNGE", "DELETE", "MOVE", "COPY"))
@@ -228,3 +230,39 @@ def test_new_and_join_list_the_game_for_fetch(tmp_path, monkeypatch):
     # The listed game is found (its key unlocked) and only then the closed port is met.
     out = pbem("fetch", "--imap-config", cfg, home=home, code=14).output
     assert "could not connect to the IMAP server 127.0.0.1:1" in out
+
+
+def test_a_server_that_keeps_no_keywords_gets_seen_alone_and_duplicates_are_recognised(game, tmp_path):
+    """RFC 3501 allows a server without \\* in PERMANENTFLAGS: pbem then marks \\Seen
+    only, looks at every message each run, and what it holds is 'already held'."""
+    t = game
+    red_events(t, "advance 2", "pass")
+    with ImapServer(tmp_path, keywords=False) as server:
+        uid = server.deliver(mail_of(t, 2, "base64"))
+        cfg = server.config(tmp_path / "imap.toml", password=server.password)
+        assert "received events 2-2" in pbem(*fetch_args(t, cfg), home=tmp_path / "h").output
+        assert server.flags(uid) == {"\\Seen"}
+        again = pbem(*fetch_args(t, cfg), home=tmp_path / "h").output
+        assert "already held events 2-2" in again and t.blue.gd.event_count() == 3
+        assert not any("$PbemTaken" in c for c in server.commands)
+
+
+def test_a_damaged_or_out_of_order_message_fails_alone_and_the_others_are_taken(game, imap, tmp_path):
+    t = game
+    red_events(t, "reveal", "advance 2", "pass")
+    game_id = session.load_public(t.red.gd).game_hex
+    damaged = imap.deliver(b"From: red@axis.example\r\nSubject: garbled\r\n\r\npbem-turn v1\r\ngame: "
+                           + game_id.encode() + b"\r\n---\r\n{\"not\": \"an event\"}\r\n")
+    late = imap.deliver(mail_of(t, 4, "base64"))  # event 4 without event 3 before it
+    first = imap.deliver(mail_of(t, 2, "base64"))
+    cfg = imap.config(tmp_path / "imap.toml", password=imap.password)
+    out = pbem(*fetch_args(t, cfg), home=tmp_path / "h", code=3).output
+    assert "received events 2-2" in out and "1 message(s) taken" in out
+    assert f"message {damaged} ('garbled') left unmarked" in out and "(exit 3)" in out
+    assert f"message {late} (" in out and t.blue.gd.event_count() == 3
+    assert imap.flags(first) == {"$PbemTaken", "\\Seen"} and imap.flags(late) == set() == imap.flags(damaged)
+    # Event 3 arrives: the next run takes it and then the message that was out of order.
+    imap.deliver(mail_of(t, 3, "plain"))
+    again = pbem(*fetch_args(t, cfg), home=tmp_path / "h", code=3).output
+    assert again.index("received events 3-3") < again.index("received events 4-4")
+    assert imap.flags(late) == {"$PbemTaken", "\\Seen"} and t.blue.gd.event_count() == 5
