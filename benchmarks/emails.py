@@ -14,10 +14,6 @@ Two counts per turn, as PLAN asks:
              automatic forced steps).
 No game offers a shortcut yet (issues 21 and 25 bring them), so the two
 columns are equal today; the script says so rather than invent a number.
-A third column, "by hand", leaves out the emails that carry only automatic
-answers (entropy, deck steps), which pbem sends by itself since issue 21
-point 5 ('pbem receive' with SMTP settings, 'pbem watch'); before, a person
-sent every email.
 
 Run from a checkout:  python benchmarks/emails.py [--rules ritd] [--events 60]
 """
@@ -55,37 +51,6 @@ def emails_per_turn(rules: rulesapi.RulesModule, events: list[bytes]) -> list[tu
     return [(label, counts[label]) for label in order]
 
 
-def is_automatic(info) -> bool:
-    """Whether an event is one pbem writes and, since issue 21 point 5, also emails by
-    itself (``pbem receive``, ``pbem watch``): entropy only, or the shared deck's
-    messages; never a person's orders, openings or note."""
-    deck_only = bool(info.actions) and all(a.startswith("deck: ") for a in info.actions)
-    return (not info.actions or deck_only) and (not info.commits or deck_only) and not info.reveals \
-        and not info.note
-
-
-def automatic_per_turn(rules: rulesapi.RulesModule, events: list[bytes]) -> dict[str, int]:
-    """Per turn label, the emails that carry only automatic answers (a run of one
-    author's events, every one of them automatic)."""
-    replay = Replay(rules)
-    counts: Counter[str] = Counter()
-    run: list[bool] = []
-    label = ""
-    last_author = None
-    for stored in events:
-        author = codec.unwrap(stored).author
-        if author != last_author:
-            if run and all(run):
-                counts[label] += 1
-            run, last_author = [], author
-            label = rules.turn_label(replay.state) if replay.state is not None else "set-up"
-        replay.apply_stored(stored)
-        run.append(is_automatic(replay.history[-1]))
-    if run and all(run):
-        counts[label] += 1
-    return counts
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rules", action="append", help="game id (repeatable; default: every game with self-play)")
@@ -103,23 +68,17 @@ def main() -> int:
             result = table.play(policy, args.events)
             events = table.players[0].gd.read_events()
         rows = emails_per_turn(rules, events)
-        auto = automatic_per_turn(rules, events)
         how = "its demo script" if demo is not None else f"random legal orders (seed {args.seed})"
         print(f"{rules.SPEC.title} ({rid} {rules.SPEC.version}), scenario {scenario}, {how}: "
-              f"{result.events} events, {sum(n for _, n in rows)} emails, "
-              f"{sum(n for _, n in rows) - sum(auto.values())} sent by a person")
-        print(f"  {'turn':<44} {'faithful':>8} {'expedited':>9} {'by hand':>8}")
+              f"{result.events} events, {sum(n for _, n in rows)} emails")
+        print(f"  {'turn':<44} {'faithful':>8} {'expedited':>9}")
         for label, n in rows:
-            print(f"  {label or '(the whole game)':<44} {n:>8} {n:>9} {n - auto[label]:>8}")
-        turns = [(n, n - auto[label]) for label, n in rows if "Player-Turn" in label] or \
-            [(n, n - auto[label]) for label, n in rows]
+            print(f"  {label or '(the whole game)':<44} {n:>8} {n:>9}")
+        turns = [n for label, n in rows if "Player-Turn" in label] or [n for _, n in rows]
         if turns:
-            mean = sum(n for n, _ in turns) / len(turns)
-            hand = sum(h for _, h in turns) / len(turns)
-            print(f"  per Player-Turn: mean {mean:.1f}, most {max(n for n, _ in turns)} (faithful = expedited: "
+            mean = sum(turns) / len(turns)
+            print(f"  per Player-Turn: mean {mean:.1f}, most {max(turns)} (faithful = expedited: "
                   "no expedited play is offered yet; the default is faithful)")
-            print(f"  sent by a person per Player-Turn: before issue 21 point 5 {mean:.1f} (every email), "
-                  f"now {hand:.1f} (automatic answers go out by themselves)")
     return 0
 
 

@@ -376,27 +376,3 @@ def test_watch_runs_until_sigterm_and_stops_cleanly(tmp_path):
     assert (tmp_path / "asked").read_text() == "x"  # the passphrase command ran once for the whole run
     assert t.blue.gd.event_count() == 3
 
-
-def test_the_emails_benchmark_counts_the_automatic_answers(tmp_path):
-    """benchmarks/emails.py's "by hand" column leaves out exactly the emails that
-    carry only automatic answers: in a race of dashes, one per dash."""
-    import importlib.util
-
-    from pbem import rulesapi
-    from pbem.table import LocalTable
-    from tests.race import rules as race
-
-    spec = importlib.util.spec_from_file_location("emails_bench", ROOT / "benchmarks" / "emails.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    rulesapi.register(race.RULES)
-    table = LocalTable.create(tmp_path, "race", "sprint")
-    table.play(lambda turn: script(turn.state, turn.role) if turn.state.phase != "setup"
-               else [f"setup speed {2 if turn.role == 'red' else 3}"], 60)
-    events = table.players[0].gd.read_events()
-    replay = session.load_public(table.players[0].gd)
-    dashes = sum(1 for info in replay.history if "dash" in info.actions)
-    assert dashes >= 3 and replay.outcome() is not None
-    assert sum(bench.automatic_per_turn(race.RULES, events).values()) == dashes
-    assert sum(n for _, n in bench.emails_per_turn(race.RULES, events)) > dashes
