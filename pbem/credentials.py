@@ -11,9 +11,8 @@ Where a password comes from, first match wins:
    package, service "pbem", the configured user name);
 3. ``password`` in the configuration file, only if nobody but its owner can
    read the file (as ssh refuses a private key others can read);
-4. ``$PBEM_SMTP_PASSWORD`` (SMTP) or ``$PBEM_IMAP_PASSWORD`` (IMAP):
-   accepted with a warning (the environment leaks to child processes and
-   shell history).
+4. ``$PBEM_SMTP_PASSWORD``: accepted with a warning (the environment leaks
+   to child processes and shell history).
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from pathlib import Path
 from pbem.errors import UsageProblem
 
 ENV_PASSWORD = "PBEM_SMTP_PASSWORD"
+#: IMAP's counterpart of $PBEM_SMTP_PASSWORD (pbem fetch and pbem watch): ``password(env_name=...)``.
 ENV_IMAP_PASSWORD = "PBEM_IMAP_PASSWORD"
 COMMAND_TIMEOUT = 30
 KEYRING_SERVICE = "pbem"
