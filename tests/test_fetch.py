@@ -266,3 +266,14 @@ def test_a_damaged_or_out_of_order_message_fails_alone_and_the_others_are_taken(
     again = pbem(*fetch_args(t, cfg), home=tmp_path / "h", code=3).output
     assert again.index("received events 3-3") < again.index("received events 4-4")
     assert imap.flags(late) == {"$PbemTaken", "\\Seen"} and t.blue.gd.event_count() == 5
+
+
+def test_settings_errors_name_the_file_or_the_mailbox(game, imap, tmp_path):
+    missing = pbem(*fetch_args(game, tmp_path / "none.toml"), home=tmp_path / "h", code=9)
+    assert "no IMAP configuration at" in missing.output and "README" in missing.output
+    cfg = imap.config(tmp_path / "imap.toml", password=imap.password, extra='colour = "blue"\n')
+    unknown = pbem(*fetch_args(game, cfg), home=tmp_path / "h", code=3)
+    assert str(cfg) in unknown.output and "colour" in unknown.output
+    cfg = imap.config(tmp_path / "imap.toml", password=imap.password, mailbox="Turns")
+    nobox = pbem(*fetch_args(game, cfg), home=tmp_path / "h", code=2)
+    assert "has no mailbox 'Turns'" in nobox.output
