@@ -421,9 +421,22 @@ def new(directory: Path, rules_id: str, scenario: str | None, role: str | None, 
                     options=options, title=title, orders=_orders(orders, orders_file), out=out, email=email,
                     opponent_email=opponent_email, clock=clock)
     _resent_note(sent, "new")
+    _remember(directory)
     _print_turn_to_stdout(sent, directory)
     _vault_hint(directory)
     _sent_report(sent, as_json, {"game_dir": str(directory)})
+
+
+def _remember(directory: Path) -> None:
+    """List the game in $PBEM_HOME/games for 'pbem fetch' and 'pbem watch'."""
+    from pbem.errors import PbemError
+    from pbem.watch import remember_game
+
+    try:
+        remember_game(_home(), directory)
+    except (PbemError, OSError) as exc:  # the game is whole; only fetch's default list lacks it
+        click.echo(f"pbem: warning: the game is not listed in {_home()}/games ({exc}): name it to 'pbem fetch' "
+                   "and 'pbem watch', or run this command again", err=True)
 
 
 def _resent_note(sent, command: str) -> None:
@@ -495,6 +508,7 @@ def join(invitation: Path, directory: Path, host_fingerprint: str | None, orders
     sent, host = join_game(directory, data, ident, path.resolve(), host_fingerprint=host_fingerprint,
                            orders=_orders(orders, orders_file), out=out, email=email, opponent_email=opponent_email)
     _resent_note(sent, "join")
+    _remember(directory)
     host_role = host.history[0].author
     fp = fingerprint(host.keys[host_role])
     _print_turn_to_stdout(sent, directory)
@@ -917,42 +931,13 @@ def _check_draft_is_a_turn(seat: Any, force: bool) -> None:
 
 def _mail_turn(game: Path, sent, *, sender: str, recipient: str, write_eml: bool, smtp: bool,
                smtp_config: Path | None) -> dict[str, Any]:
-    from pbem.errors import UsageProblem
-    from pbem.fileio import write_atomic
-    from pbem.mail import load_smtp_config, send_smtp
-    from pbem.session import email_for
+    from pbem.mail import deliver_turn
     from pbem.store import GameDir
 
-    if str(sent.turn_file) == "-":
-        raise UsageProblem("--eml and --smtp need the turn file in a file, not on stdout")
-    message = email_for(GameDir(game), sent, sender=sender, recipient=recipient)
-    done: dict[str, Any] = {}
-    if write_eml:
-        path = Path(sent.turn_file).with_suffix(".eml")
-        write_atomic(path, message)
-        done["eml"] = str(path)
-        click.echo(f"email message {path}", err=True)
-    if smtp:
-        from pbem import credentials
-
-        config_path = smtp_config or _home() / "smtp.toml"
-        config = load_smtp_config(config_path)
-        secret, warnings = "", list[str]()
-        if config.username:
-            secret, warnings = credentials.password(config_path, config.username, in_file=config.password,
-                                                    command=config.password_command, use_keyring=config.keyring)
-        for w in warnings:
-            click.echo(f"pbem: warning: {w}", err=True)
-        try:
-            send_smtp(config, message, secret)
-        except UsageProblem as exc:
-            from pbem.errors import Undelivered
-
-            span = f"event {sent.seqs[0]}" if len(sent.seqs) == 1 else f"events {sent.seqs[0]}-{sent.seqs[-1]}"
-            raise Undelivered(f"{span} signed and stored, but not delivered: {exc.message}; the same "
-                              f"command resends it (or 'pbem send --since {sent.seqs[0]} --smtp')") from None
-        done["smtp"] = f"{config.host}:{config.port}"
-        click.echo(f"sent by email through {config.host}:{config.port}", err=True)
+    done, lines = deliver_turn(GameDir(game), sent, sender=sender, recipient=recipient, write_eml=write_eml,
+                               smtp_config=(smtp_config or _home() / "smtp.toml") if smtp else None)
+    for line in lines:
+        click.echo(f"pbem: {line}" if line.startswith("warning: ") else line, err=True)
     return done
 
 
@@ -1026,7 +1011,10 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
             lines.append(f"dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
                          f"{dice_text(info.rolls.values, info.rolls.sides, seat.rules, info.rolls.purposes, info.rolls.results)}")
     if result.auto_reply is not None:
+        from pbem.mail import mail_automatic_answer
+
         lines.append(f"answered the dice automatically: turn file {result.auto_reply.turn_file}")
+        lines += mail_automatic_answer(seat.gd, result.auto_reply, _home() / "smtp.toml")
     elif result.waiting_for_dice:
         lines.append("the opponent's dice wait for your entropy: run 'pbem send'")
     lines.append(f"next decision: {pending_text(seat.replay.pending())}")
@@ -1034,6 +1022,116 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
            "auto_reply": str(result.auto_reply.turn_file) if result.auto_reply else None,
            "pending": pending_text(seat.replay.pending())}
     _emit(out, as_json, "\n".join(lines))
+
+
+# -- mail from an IMAP mailbox: fetch and watch (issue 21 point 6) ------------------------
+
+imap_config_option = click.option(
+    "--imap-config", type=click.Path(path_type=Path), default=None,
+    help="IMAP settings (TOML; default $PBEM_HOME/imap.toml); the password from its password_command, the "
+         "system keyring, the file itself if only you can read it, or $PBEM_IMAP_PASSWORD.")
+answer_smtp_option = click.option(
+    "--smtp-config", type=click.Path(path_type=Path), default=None,
+    help="SMTP settings for the automatic answers' emails (default $PBEM_HOME/smtp.toml).")
+passphrase_command_option = click.option(
+    "--passphrase-command", envvar="PBEM_PASSPHRASE_COMMAND", default=None,
+    help="A command printing the identity passphrase (or $PBEM_PASSPHRASE_COMMAND), run once at start.")
+
+
+def _mail_setup(games: tuple[Path, ...], identity: Path | None, passphrase_file: Path | None,
+                passphrase_command: str | None, imap_config: Path | None):
+    """Games, their unlocked identities (each key asked for ONCE, at start) and the
+    IMAP connection factory with its password, for fetch and watch."""
+    from pbem.identity import load_identity, read_key_file
+    from pbem.imap import load_imap_config, open_mailbox, password_for
+    from pbem.watch import games_here, identity_paths, passphrase_from_command
+
+    found, notes = games_here(_home(), games)
+    for note in notes:
+        click.echo(f"pbem: note: {note}", err=True)
+    config_path = imap_config or _home() / "imap.toml"
+    config = load_imap_config(config_path)  # settings and password first: nothing asked that cannot run
+    secret, warnings = password_for(config, config_path)
+    for w in warnings:
+        click.echo(f"pbem: warning: {w}", err=True)
+    keys = identity_paths(found, identity)
+    unlocked: dict[Path, Any] = {}
+    # --passphrase-file, else the command, else $PBEM_PASSPHRASE, else a prompt per key.
+    shared = passphrase_from_command(passphrase_command) if passphrase_command and passphrase_file is None \
+        else None
+    for path in keys:
+        read_key_file(path)  # a missing or damaged key is named before any passphrase
+        if shared is None and passphrase_file is None and len(keys) > 1:
+            click.echo(f"identity key {path}:", err=True)
+        unlocked[path] = load_identity(path, shared if shared is not None else _passphrase(passphrase_file))
+    by_game = {gd.path: unlocked[path] for path, gds in keys.items() for gd in gds}
+    return found, (lambda gd: by_game[gd.path]), (lambda: open_mailbox(config, secret))
+
+
+@cli.command()
+@click.argument("games", nargs=-1, type=click.Path(path_type=Path))
+@imap_config_option
+@answer_smtp_option
+@identity_option
+@passphrase_option
+@passphrase_command_option
+@json_option
+def fetch(games: tuple[Path, ...], imap_config: Path | None, smtp_config: Path | None, identity: Path | None,
+          passphrase_file: Path | None, passphrase_command: str | None, as_json: bool) -> None:
+    """Take turn mail straight from your IMAP mailbox into GAMES (default: every
+    game on this machine, as 'pbem new' and 'pbem join' listed them in
+    $PBEM_HOME/games), in log order, answering automatically as 'pbem receive'
+    does. Each message taken is marked $PbemTaken and \\Seen; nothing is
+    deleted. A message that fails stays unmarked and is named with its error."""
+    from pbem.watch import fetch as fetch_mail
+
+    found, unlock, mailbox = _mail_setup(games, identity, passphrase_file, passphrase_command, imap_config)
+    from pbem.watch import SEEN_FILE
+
+    result = fetch_mail(mailbox(), found, unlock, smtp_config or _home() / "smtp.toml", seen=_home() / SEEN_FILE)
+    problems = [str(f) for f in result.failures] + ([str(result.dropped)] if result.dropped else [])
+    summary = f"{len(result.taken)} message(s) taken" + (f", {result.unrelated} without a turn file left alone"
+                                                         if result.unrelated else "")
+    _emit({"taken": result.taken, "lines": result.lines, "unrelated": result.unrelated,
+           "failures": [{"uid": f.uid, "subject": f.subject, "error": f.error.message, "exit": f.error.exit_code}
+                        for f in result.failures],
+           "dropped": str(result.dropped) if result.dropped else None}, as_json,
+          "\n".join([*result.lines, summary]))
+    for line in problems:
+        click.echo(f"pbem: {line}", err=True)
+    if result.exit_code:
+        click.get_current_context().exit(result.exit_code)
+
+
+@cli.command()
+@click.argument("games", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--interval", type=click.FloatRange(min=1), default=60, show_default=True,
+              help="Seconds between passes.")
+@click.option("--once", is_flag=True, help="One pass, then exit (its exit code says what failed).")
+@imap_config_option
+@answer_smtp_option
+@identity_option
+@passphrase_option
+@passphrase_command_option
+def watch(games: tuple[Path, ...], interval: float, once: bool, imap_config: Path | None, smtp_config: Path | None,
+          identity: Path | None, passphrase_file: Path | None, passphrase_command: str | None) -> None:
+    """Run 'pbem fetch', the automatic answers (entropy, deck steps) and their
+    emails every --interval seconds for GAMES (default: every game on this
+    machine), one line per thing done, until Ctrl-C or SIGTERM (which finish
+    the step under way). The identity key is unlocked once, at start: the
+    prompt, --passphrase-file, $PBEM_PASSPHRASE or --passphrase-command. Exits 6
+    if a game stops (equivocation evidence)."""
+    from pbem.watch import watch as run_watch
+
+    found, unlock, mailbox = _mail_setup(games, identity, passphrase_file, passphrase_command, imap_config)
+    click.echo(f"watching {len(found)} game(s): " + ", ".join(str(gd.path) for gd in found)
+               + ("" if once else f"; every {interval:g} s until Ctrl-C"), err=True)
+    from pbem.watch import SEEN_FILE
+
+    code = run_watch(mailbox, found, unlock, smtp_config or _home() / "smtp.toml", click.echo,
+                     interval=interval, once=once, seen=_home() / SEEN_FILE)
+    if code:
+        click.get_current_context().exit(code)
 
 
 @cli.command()

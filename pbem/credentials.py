@@ -1,5 +1,6 @@
 """Mail passwords (issue 27 point 8, PLAN "Mail passwords"): one place for
-SMTP now and IMAP later.
+SMTP (``pbem send --smtp``) and IMAP (``pbem fetch``, ``pbem watch``); the
+identity passphrase command of ``pbem watch`` runs through ``run_command`` too.
 
 Where a password comes from, first match wins:
 
@@ -32,6 +33,8 @@ from typing import NamedTuple
 from pbem.errors import UsageProblem
 
 ENV_PASSWORD = "PBEM_SMTP_PASSWORD"
+#: IMAP's counterpart of $PBEM_SMTP_PASSWORD (pbem fetch and pbem watch): ``password(env_name=...)``.
+ENV_IMAP_PASSWORD = "PBEM_IMAP_PASSWORD"
 COMMAND_TIMEOUT = 30
 KEYRING_SERVICE = "pbem"
 #: Whether file permissions are Windows access lists rather than POSIX mode bits.
@@ -39,24 +42,30 @@ WINDOWS = sys.platform == "win32"
 
 
 def _from_command(command: str) -> str:
+    return run_command(command, "password_command", "password")
+
+
+def run_command(command: str, what: str, secret: str) -> str:
+    """The first line a command (no shell) prints: a password, or ``pbem watch``'s
+    passphrase. UsageProblem naming ``what`` if it cannot run, fails or prints nothing."""
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise UsageProblem(f"password_command cannot be read: {exc}") from None
+        raise UsageProblem(f"{what} cannot be read: {exc}") from None
     if not argv:
-        raise UsageProblem("password_command is empty")
+        raise UsageProblem(f"{what} is empty")
     try:
         done = subprocess.run(argv, capture_output=True, timeout=COMMAND_TIMEOUT, check=False)
     except FileNotFoundError:
-        raise UsageProblem(f"password_command: no program '{argv[0]}'") from None
+        raise UsageProblem(f"{what}: no program '{argv[0]}'") from None
     except subprocess.TimeoutExpired:
-        raise UsageProblem(f"password_command did not answer within {COMMAND_TIMEOUT} s") from None
+        raise UsageProblem(f"{what} did not answer within {COMMAND_TIMEOUT} s") from None
     if done.returncode != 0:
-        # Its output is not shown: it may hold the password or part of it.
-        raise UsageProblem(f"password_command failed (exit {done.returncode})")
+        # Its output is not shown: it may hold the secret or part of it.
+        raise UsageProblem(f"{what} failed (exit {done.returncode})")
     lines = done.stdout.decode("utf-8", "replace").splitlines()
     if not lines or not lines[0]:
-        raise UsageProblem("password_command printed no password")
+        raise UsageProblem(f"{what} printed no {secret}")
     return lines[0]
 
 
@@ -228,7 +237,7 @@ def _readable_problem(path: Path) -> str:
 
 
 def password(config_path: Path, user: str, *, in_file: str = "", command: str = "",
-             use_keyring: bool = False) -> tuple[str, list[str]]:
+             use_keyring: bool = False, env_name: str = ENV_PASSWORD) -> tuple[str, list[str]]:
     """The password for ``user`` and the warnings to print. UsageProblem
     (exit 2) naming the source when a configured source fails, or when the
     file holds a password others can read."""
@@ -240,8 +249,8 @@ def password(config_path: Path, user: str, *, in_file: str = "", command: str = 
         if readable_by_others(config_path):
             raise UsageProblem(_readable_problem(config_path))
         return in_file, []
-    env = os.environ.get(ENV_PASSWORD, "")
+    env = os.environ.get(env_name, "")
     if env:
-        return env, [f"the mail password comes from ${ENV_PASSWORD}: the environment leaks to other "
+        return env, [f"the mail password comes from ${env_name}: the environment leaks to other "
                      "programs; prefer password_command or keyring = true in the configuration"]
     return "", []

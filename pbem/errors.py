@@ -105,6 +105,14 @@ class Undelivered(PbemError):
     exit_code = 13
 
 
+class MailServerProblem(PbemError):
+    """A mail server (IMAP for 'pbem fetch' and 'pbem watch') could not be
+    reached, refused a command or dropped the connection. What was taken
+    before is kept and consistent; the same command continues."""
+
+    exit_code = 14
+
+
 # Exit codes are published: never renumber one; a new kind takes the next
 # free number after the highest here (PLAN: allocated once, from 11 upward).
 EXIT_CODES: tuple[tuple[int, str], ...] = (
@@ -128,4 +136,6 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
      "large, wrong kind of path): the message names the path"),
     (Undelivered.exit_code, "the event is signed and stored but was not delivered: the "
      "same command resends it"),
+    (MailServerProblem.exit_code, "the mail server could not be reached, refused a command or dropped "
+     "the connection: what was taken is kept; run the command again"),
 )

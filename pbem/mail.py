@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from email.message import EmailMessage, Message
 from email.utils import formatdate, getaddresses, parseaddr
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 
@@ -36,6 +37,8 @@ from pbem.turnfile import MAGIC, MAX_TURN_FILE_BYTES
 #: mailbox is skipped (a turn file is at most 16 MiB). Mailboxes themselves have no limit
 #: of size or number of messages: they are streamed, one message at a time.
 MAX_MESSAGE_BYTES = 64 << 20
+
+C = TypeVar("C")
 
 
 def message_id(game: str, seq: int, address: str) -> str:
@@ -95,19 +98,26 @@ class SmtpConfig(msgspec.Struct, forbid_unknown_fields=True):
     timeout: int = 30
 
 
-def load_smtp_config(path: Path) -> SmtpConfig:
+def read_config(path: Path, table: str, kind: type[C], what: str) -> C:
+    """The ``[table]`` of the TOML file ``path`` (or the whole file) as ``kind``:
+    NotFound naming README's email section when the file is missing, BadFile
+    naming the file for anything else (not UTF-8, not TOML, an unknown key)."""
     try:
-        data = tomllib.loads(read_regular(path, 1 << 20, "SMTP configuration").decode("utf-8"))
+        data = tomllib.loads(read_regular(path, 1 << 20, f"{what} configuration").decode("utf-8"))
     except NotFound:
-        raise NotFound(f"no SMTP configuration at {path} (see README, 'Email')") from None
+        raise NotFound(f"no {what} configuration at {path} (see README, 'Email')") from None
     except UnicodeDecodeError:
         raise BadFile(f"{path} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise BadFile(f"{path}: {exc}") from None
     try:
-        config = msgspec.convert(data.get("smtp", data), SmtpConfig)
+        return msgspec.convert(data.get(table, data), kind)
     except msgspec.ValidationError as exc:
         raise BadFile(f"{path}: {exc}") from None
+
+
+def load_smtp_config(path: Path) -> SmtpConfig:
+    config = read_config(path, "smtp", SmtpConfig, "SMTP")
     if config.security not in ("starttls", "ssl", "none"):
         raise BadFile(f"{path}: security must be starttls, ssl or none")
     return config
@@ -255,3 +265,111 @@ def turn_files_from_path(path: Path, data: bytes | None = None) -> tuple[str, li
     if not msg.keys():
         raise BadFile(f"{path} is not a pbem turn file, an email message, an mbox or a Maildir")
     return "email", [(str(path), tf) for tf in turn_files_in_message(msg)]
+
+
+# -- delivering a turn file by email (pbem send, automatic answers, pbem watch) ----------
+
+#: Automatic answers whose email the SMTP server did not take wait here (GAME/outbox/mailq/)
+#: until 'pbem watch' (or the next automatic answer) sends them; a sent one moves to GAME/outbox/.
+QUEUE = "mailq"
+
+
+def smtp_send_configured(config_path: Path, message: bytes) -> tuple[str, list[str]]:
+    """Send ``message`` through the server of ``config_path``, its password from
+    pbem.credentials: (where it went, warnings). UsageProblem if it fails."""
+    from pbem import credentials
+
+    config = load_smtp_config(config_path)
+    secret, warnings = "", list[str]()
+    if config.username:
+        secret, warnings = credentials.password(config_path, config.username, in_file=config.password,
+                                                command=config.password_command, use_keyring=config.keyring)
+    send_smtp(config, message, secret)
+    return f"{config.host}:{config.port}", warnings
+
+
+def deliver_turn(gd, sent, *, sender: str = "", recipient: str = "", write_eml: bool = False,
+                 smtp_config: Path | None = None) -> tuple[dict[str, str], list[str]]:
+    """The email of the turn file of ``sent`` (pbem.session.email_for): written
+    beside the turn file as .eml with ``write_eml``, sent through the SMTP
+    server of ``smtp_config`` when given. Returns (what was done, lines to
+    print); Undelivered (exit 13) if the server did not take it."""
+    from pbem.errors import Undelivered
+    from pbem.fileio import write_atomic
+    from pbem.session import email_for
+
+    if str(sent.turn_file) == "-":
+        raise UsageProblem("--eml and --smtp need the turn file in a file, not on stdout")
+    message = email_for(gd, sent, sender=sender, recipient=recipient)
+    done: dict[str, str] = {}
+    lines: list[str] = []
+    if write_eml:
+        path = Path(sent.turn_file).with_suffix(".eml")
+        write_atomic(path, message)
+        done["eml"] = str(path)
+        lines.append(f"email message {path}")
+    if smtp_config is not None:
+        try:
+            where, warnings = smtp_send_configured(smtp_config, message)
+        except UsageProblem as exc:
+            span = f"event {sent.seqs[0]}" if len(sent.seqs) == 1 else f"events {sent.seqs[0]}-{sent.seqs[-1]}"
+            raise Undelivered(f"{span} signed and stored, but not delivered: {exc.message}; the same "
+                              f"command resends it (or 'pbem send --since {sent.seqs[0]} --smtp')") from None
+        lines = [f"warning: {w}" for w in warnings] + lines
+        done["smtp"] = where
+        lines.append(f"sent by email through {where}")
+    return done, lines
+
+
+def mail_automatic_answer(gd, sent, smtp_config: Path) -> list[str]:
+    """Issue 21 point 5: the email of an automatic answer (entropy, deck steps),
+    per the game's mail settings. With both addresses set (``pbem address``) and
+    the SMTP settings at ``smtp_config``: sent at once, or, if the server does
+    not take it, queued in GAME/outbox/mailq/ for 'pbem watch' (never an error:
+    the answer is signed and its turn file written). With the addresses but no
+    SMTP settings: the .eml is written beside the turn file, to send by hand.
+    Without addresses: nothing (the turn file, as before). Lines to print."""
+    from pbem.fileio import make_dirs, write_atomic
+    from pbem.session import email_for
+
+    local = gd.read_local()
+    if not local.email or not local.opponent_email or str(sent.turn_file) == "-":
+        return []
+    span = f"event {sent.seqs[0]}" if len(sent.seqs) == 1 else f"events {sent.seqs[0]}-{sent.seqs[-1]}"
+    if not smtp_config.exists():
+        done, lines = deliver_turn(gd, sent, write_eml=True)
+        return [f"automatic answer ({span}): email message {done['eml']}: send it to {local.opponent_email}"]
+    message = email_for(gd, sent)
+    name = Path(sent.turn_file).with_suffix(".eml").name
+    try:
+        where, warnings = smtp_send_configured(smtp_config, message)
+    except (UsageProblem, BadFile, NotFound) as exc:
+        queue = gd.outbox_dir / QUEUE
+        make_dirs(queue)
+        write_atomic(queue / name, message)
+        return [f"automatic answer ({span}) not sent ({exc.message}): queued in {queue / name}; "
+                "'pbem watch' sends it"]
+    write_atomic(gd.outbox_dir / name, message)  # the copy of what was sent, as 'send --eml' keeps
+    return [f"warning: {w}" for w in warnings] + \
+        [f"automatic answer ({span}) sent by email to {local.opponent_email} through {where}"]
+
+
+def send_queued(gd, smtp_config: Path) -> tuple[list[str], list[str]]:
+    """Send the emails queued in GAME/outbox/mailq/, oldest event first; each sent
+    one moves to GAME/outbox/. (lines of what was sent, lines of what failed)."""
+    from pbem.fileio import read_regular
+
+    queue = gd.outbox_dir / QUEUE
+    if not queue.is_dir():
+        return [], []
+    sent_lines: list[str] = []
+    for path in sorted(p for p in queue.iterdir() if p.suffix == ".eml"):
+        message = read_regular(path, MAX_MESSAGE_BYTES, "queued email")
+        try:
+            where, warnings = smtp_send_configured(smtp_config, message)
+        except (UsageProblem, BadFile, NotFound) as exc:
+            return sent_lines, [f"{gd.path}: queued email {path.name} not sent: {exc.message}"]
+        os.replace(path, gd.outbox_dir / path.name)
+        sent_lines += [f"warning: {w}" for w in warnings]
+        sent_lines.append(f"{gd.path}: sent queued email {path.name} through {where}")
+    return sent_lines, []

@@ -36,10 +36,12 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
-def race_rules(monkeypatch):
-    """The race test game, registered without an entry point; cheap scrypt for test keys."""
+def race_rules(monkeypatch, tmp_path_factory):
+    """The race test game, registered without an entry point; cheap scrypt for test keys;
+    a $PBEM_HOME of the test's own (never the user's ~/.pbem: 'new' and 'join' list games there)."""
     rulesapi.register(race.RULES)
     monkeypatch.setattr(identity_mod, "SCRYPT_N", 1 << 10)
+    monkeypatch.setenv("PBEM_HOME", str(tmp_path_factory.mktemp("pbem-home")))
     monkeypatch.setenv("PBEM_PASSPHRASE", PASSPHRASE)
     monkeypatch.setenv("PBEM_LOCK_WAIT", "0.3")
     yield race
