@@ -11,8 +11,11 @@ import pytest
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
-from rules.ritd import game as ritd
-from rules.ritd import routs
+from rules.ritd import group_moves, routs, sequence
+from rules.ritd import movement as mv
+from rules.ritd.group_moves import _unit_speed
+from rules.ritd.sequence import _after_movement, to_combat
+from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_refusal import REGROUP, _send
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
@@ -29,7 +32,7 @@ def _with_disrupted_companion(state):
     pos = state.position
     armd = pos.block(ARMD["token"])
     return msgspec.structs.replace(state, position=pos.replace_blocks(
-        [msgspec.structs.replace(armd, hex=ritd._map().resolve("Sollum"), disrupted=True)]))
+        [msgspec.structs.replace(armd, hex=game_map().resolve("Sollum"), disrupted=True)]))
 
 
 def _new_game(tmp_path):
@@ -50,18 +53,18 @@ def _armd_token(table):
 def ex26(tmp_path, monkeypatch):
     """The Demo with a Disrupted 7/4 Armd beside the 7/7 Tk in Sollum when the
     Axis attacks; Trento and Brescia fast enough (4) to pursue; every die a 6."""
-    speed = ritd._unit_speed
-    monkeypatch.setattr(ritd, "_unit_speed", lambda u: 4 if u in ("Trento", "Brescia") else speed(u))
+    speed = _unit_speed
+    monkeypatch.setattr(group_moves, "_unit_speed", lambda u: 4 if u in ("Trento", "Brescia") else speed(u))
     monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
-    real = ritd._after_movement
-    monkeypatch.setattr(ritd, "_after_movement", lambda state, turn: real(_with_disrupted_companion(state), turn))
+    real = _after_movement
+    monkeypatch.setattr(sequence, "_after_movement", lambda state, turn: real(_with_disrupted_companion(state), turn))
     table = _new_game(tmp_path)
     table.play("axis", *REGROUP)
     return table
 
 
 def test_ex_26_a_refusal_leaves_a_disrupted_unit_behind_which_routs_and_is_pursued(ex26):
-    m = ritd._map()
+    m = game_map()
     sollum = m.resolve("Sollum")
     token = _armd_token(ex26)
     assert "refuse-battle Sollum slowest 3" in session.legal_orders(ex26.allied.seat())
@@ -135,8 +138,8 @@ def battle(tmp_path, monkeypatch):
     """The Demo: a Disrupted 7/4 Armd beside the 7/7 Tk in Sollum when the
     Combat phase begins; the Allies accept the battle; every die a 6."""
     monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
-    real = ritd._to_combat
-    monkeypatch.setattr(ritd, "_to_combat", lambda state, turn: real(_with_disrupted_companion(state), turn))
+    real = to_combat
+    monkeypatch.setattr(sequence, "to_combat", lambda state, turn: real(_with_disrupted_companion(state), turn))
     table = _new_game(tmp_path)
     table.play("axis", *REGROUP)
     table.play("allied", "accept-battle Sollum", "reveal units")
@@ -153,7 +156,7 @@ def _fight(table):
 
 
 def test_t_12_combat_losses_that_unshield_a_disrupted_unit_rout_it(battle):
-    m = ritd._map()
+    m = game_map()
     token = _armd_token(battle)
     _fight(battle)
     allied = battle.allied.seat()
@@ -186,7 +189,7 @@ def test_t_12_combat_losses_that_unshield_a_disrupted_unit_rout_it(battle):
 
 def test_rb_11_3_a_rout_with_no_route_to_withdraw_is_eliminated(battle, monkeypatch):
     token = _armd_token(battle)
-    monkeypatch.setattr(ritd.mv, "withdrawal_routes", lambda *args, **kwargs: ())
+    monkeypatch.setattr(mv, "withdrawal_routes", lambda *args, **kwargs: ())
     _fight(battle)
     battle.play("allied", "rout Sollum slowest 3")
     battle.play("axis", "pursue Sollum with none")  # no Withdrawal route: eliminated (RB 11.3)

@@ -84,7 +84,7 @@ def _answers(m, pos):
 def test_a_memo_hit_never_answers_for_a_position_that_differs_in_what_supply_reads(demo_log, monkeypatch):
     """Each position of the log primes the memo, then the same position with one
     block Disrupted/recovered or made a Raider must get the answers computed afresh."""
-    from rules.ritd.game import _map
+    from rules.ritd.state import game_map as _map
 
     rules, events = demo_log
     m = _map()

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from rules.ritd.hexmap import load_map
 from rules.ritd.position import Battle, Block, Position
+from rules.ritd.state import all_scenarios, game_map
 from rules.ritd.supply import (
     SupplyChoices,
     buildup_supply_check,
@@ -130,11 +131,10 @@ def test_rb_12_6_network_holds_supplied_highway_and_chain_hexes() -> None:
 def test_lines_network_is_the_union_of_every_units_supply_lines():
     """supply.lines_network traces each Source once; it must equal the union
     of supply_lines over the hexes of the side's units (MV-06)."""
-    from rules.ritd import game as ritd
     from rules.ritd import supply
 
-    m = ritd._map()
-    sc = ritd._scenarios()
+    m = game_map()
+    sc = all_scenarios()
     from rules.ritd.position import Block, Position
 
     for scenario, west, east in (("1941", ("El Agheila", "Agedabia", "Msus"), ("Tobruk", "Bardia", "Mersa Matruh")),

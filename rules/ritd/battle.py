@@ -1,0 +1,171 @@
+"""The Combat phase (RB 8.6, 9.1-9.5; T9): the Combat Round, the choice of
+Active Battles, Fire plans and losses: check, parsing, order listing and the
+fire described for reports. The fire model is rules.ritd.combat.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pbem.rulesapi import Problem
+from rules.ritd import combat as cb
+from rules.ritd import deployment, minefield_rules, sequence, turn_orders
+from rules.ritd.cards import OPTION_COST
+from rules.ritd.position import SIDES, Position, Side, enemy_of
+from rules.ritd.state import State, all_scenarios, game_map, roster_of
+from rules.ritd.turn import Turn
+
+
+def combat_position(state: State, turn: Turn) -> Position:
+    """The position a Combat Round is fought in. In Probe Combat the
+    Disengaging units, upright in the hex, take no part: only the Rearguard
+    fights the Probing units (RB 10.41)."""
+    if not turn.probing:
+        return state.position
+    return cb.eliminate(state.position, [t for t in turn.retreaters if state.position.has_block(t)])
+
+
+def battle_hexes(pos: Position) -> list[str]:
+    """Battles with Undisrupted units of both sides (RB 11.11: only they fight)."""
+    return [b.hex for b in pos.battles if cb._both_sides_fight(pos, b.hex)]
+
+
+def new_battles(turn: Turn) -> tuple[str, ...]:
+    """Battles created this Player-Turn (RB 8.6)."""
+    mvt = turn.movement
+    return tuple(h for h in mvt.attacked if h not in mvt.battles_at_start) if mvt is not None else ()
+
+
+def combat_round(state: State, turn: Turn) -> cb.CombatRound:
+    """The Combat Round under way, in the first of ``turn.battles`` (RB 9.1, 13.2);
+    a revealed Minefield there is the Defender's, whoever built it (RB 14.0, 14.2).
+    In Probe Combat the Rearguard fires first and keeps, as the battle's
+    Defender, its Fortress and Minefield benefits (RB 10.41 sidebar)."""
+    hex_ = turn.battles[0]
+    return cb.CombatRound(hex=hex_, active=turn.active, assault=hex_ in turn.assault, probe=turn.probing,
+                          fortress=hex_ in cb.fortress_hexes(game_map()),
+                          minefield=any(hex_ in minefield_rules.mines_of(state, s).shown for s in SIDES))
+
+
+def check_combat(state: State, turn: Turn, action: object, side: Side) -> list[Problem]:
+    return [Problem(p.rule, turn_orders.with_hex_names(p.message)) for p in _check_combat_raw(state, turn, action, side)]
+
+
+def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> list[Problem]:
+    pos = combat_position(state, turn)
+    match action:
+        case cb.BattleSelection():
+            if turn.step != "battles":
+                return [Problem("RB 8.6", "the Active Battles are chosen at the start of the Combat phase")]
+            made = turn.movement.moves_made if turn.movement else 0
+            # RB 4.3: two real cards and at most one Move (None: the cards are secret to this replay)
+            assault_turn = None if turn.real < 0 else (turn.real >= OPTION_COST["assault"] and made <= 1)
+            return cb.check_battle_selection(pos, side, action, new_battles=new_battles(turn),
+                                             fortress_hexes=cb.fortress_hexes(game_map()), assault_turn=assault_turn,
+                                             blitz=turn.blitz, partial_retreats=turn.partial)
+        case cb.FirePlan(hex=hex_, side=firer):
+            if turn.step not in ("defensive-fire", "offensive-fire"):
+                return [Problem("RB 9.1", "no fire is due now")]
+            rnd = combat_round(state, turn)
+            due = rnd.defensive_side if turn.step == "defensive-fire" else rnd.offensive_side
+            if hex_ != rnd.hex or firer != due:
+                return [Problem("RB 9.1", f"now {due} fires in {rnd.hex} ({turn.step.split('-')[0]} fire)")]
+            return cb.check_fire_plan(pos, rnd, action)
+        case cb.LossAllocation(hex=hex_):
+            if turn.step not in ("offensive-losses", "defensive-losses") or turn.fire_result is None:
+                return [Problem("RB 9.5", "no hits are waiting to be placed")]
+            return cb.check_allocation(pos, turn.fire_result, action, units=roster_of(state).get)
+    return sequence.not_now(state, action)
+
+
+def parse_battles(text: str) -> cb.BattleSelection:
+    """'battles Sollum, Buq Buq' / 'battles none' / 'battles Sollum assault Sollum' (RB 8.6)."""
+    body = text.split(None, 1)[1] if " " in text.strip() else ""
+    m = re.match(r"^(?P<active>.*?)(?:(?:^|\s+)assault\s+(?P<assault>.+))?$", body.strip(), re.IGNORECASE)
+    active, assault = m.group("active"), m.group("assault") or ""
+    def places(part: str) -> tuple[str, ...]:
+        part = part.strip()
+        if part.lower() in ("", "none"):
+            return ()
+        return tuple(deployment.place_name(p) for p in re.split(r"\s*,\s*", part) if p.strip())
+    return cb.BattleSelection(active=places(active), assault=places(assault))
+
+
+_CLASS_WORDS = {"armor": "armor", "armour": "armor", "infantry": "infantry", "artillery": "artillery",
+                "antitank": "antitank", "anti-tank": "antitank"}
+
+
+def parse_fire(state: State, role: Side, text: str) -> cb.FirePlan:
+    """'fire Sollum: 21Pz/5 at armor, 15Pz/8 at infantry' (RB 9.2: artillery first)."""
+    m = re.match(r"^fire\s+(?P<where>[^:]+):\s*(?P<fires>.+)$", text.strip(), re.IGNORECASE)
+    if not m:
+        raise ValueError("RB 9.2: write 'fire <hex>: <unit> at <class>, ...'")
+    hex_ = deployment.place_name(m.group("where"))
+    fires = []
+    for part in re.split(r"\s*,\s*", m.group("fires").strip()):
+        name, sep, target = part.rpartition(" at ")
+        cls = _CLASS_WORDS.get(target.strip().lower())
+        if not sep or cls is None:
+            raise ValueError(f"RB 9.3: '{part}': write '<unit> at armor|infantry|antitank|artillery'")
+        fires.append(cb.UnitFire(token=deployment.own_token(state, role, name), target=cls))
+    return cb.FirePlan(hex=hex_, side=role, fires=tuple(fires))
+
+
+def parse_combat_losses(state: State, role: Side, turn: Turn, text: str) -> cb.LossAllocation:
+    """'losses Sollum: 7/7 Tk 2, Matilda 1' (hits per unit) or 'losses Sollum auto' (RB 9.5)."""
+    m = re.match(r"^losses\s+(?P<where>[^:]+?)(?:\s+(?P<auto>auto)|:\s*(?P<units>.*))$", text.strip(),
+                 re.IGNORECASE)
+    if not m:
+        raise ValueError("RB 9.5: write 'losses <hex>: <unit> <hits>, ...' or 'losses <hex> auto'")
+    hex_ = deployment.place_name(m.group("where"))
+    if m.group("auto"):
+        if turn.fire_result is None or turn.fire_result.hex != hex_:
+            raise ValueError("RB 9.5: no hits are waiting to be placed there")
+        return cb.default_allocation(combat_position(state, turn), turn.fire_result, units=roster_of(state).get)
+    losses = []
+    for part in re.split(r"\s*,\s*", (m.group("units") or "").strip()):
+        if not part:
+            continue
+        name, _, n = part.rpartition(" ")
+        if not name or not n.isdigit():
+            raise ValueError("RB 9.5: write 'losses <hex>: <unit> <hits>, ...' or 'losses <hex> auto'")
+        losses.append(cb.Loss(deployment.own_token(state, role, name), hits=int(n)))
+    return cb.LossAllocation(hex=hex_, losses=tuple(losses))
+
+
+def fire_orders(state: State, role: Side, turn: Turn) -> list[str]:
+    """One fire plan per target Class: every unit at that Class where it may,
+    else at its first legal target; artillery first (RB 9.2, 9.3)."""
+    m, pos = game_map(), combat_position(state, turn)
+    hex_ = turn.battles[0]
+    roster = all_scenarios().roster
+    present = cb.present_classes(pos, hex_, enemy_of(role), roster.get)
+    shooters = sorted(cb.firing_units(pos, hex_, role),
+                      key=lambda b: (roster.get(b.unit).arms_class != "artillery", b.unit))
+    out = []
+    for cls in [c for c in ("armor", "infantry", "antitank", "artillery") if c in present]:
+        fires = []
+        for b in shooters:
+            legal = cb.legal_targets(roster.get(b.unit).arms_class, present)
+            if not legal:
+                fires = []
+                break
+            fires.append(f"{b.unit} at {cls if cls in legal else legal[0]}")
+        order = f"fire {m.name(hex_)}: " + ", ".join(fires)
+        if fires and order not in out:
+            out.append(order)
+    return out
+
+
+def fire_lines(state: State, result: cb.FireResult) -> tuple[str, ...]:
+    """RB 9.2-9.4: each firing unit (named where this replay knows it: fire
+    happens face up, RB 8.5), its target class, fire rating, dice and hits."""
+    where = game_map().name(result.hex)
+    lines = []
+    for shot in result.shots:
+        if shot.target is None:
+            continue
+        hits = f"{shot.hits} hit{'s' * (shot.hits != 1)}" + (" (halved: Minefield)" if shot.half else "")
+        lines.append(turn_orders.with_unit_names(state, f"{where}: {shot.token} at {shot.target} ({shot.fire}): "
+                                   f"{' '.join(map(str, shot.dice))} -> {hits}"))
+    return tuple(lines)

@@ -1,0 +1,529 @@
+"""Orders as players write them: ``parse_order`` (text to action),
+``legal_orders`` (every order the pending decision allows), ``format_action``
+and ``describe_action`` (action to text) and ``explain``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from pbem.rulesapi import DICE, Order
+from rules.ritd import (
+    battle,
+    deployment,
+    group_moves,
+    hidden,
+    minefield_rules,
+    mines,
+    month_phase,
+    refusal,
+    retreats,
+    rout_orders,
+    routs,
+    sequence,
+    supplycards,
+    turn_orders,
+)
+from rules.ritd import buildup as bu
+from rules.ritd import cards as cd
+from rules.ritd import combat as cb
+from rules.ritd import movement as mv
+from rules.ritd import supply as sp
+from rules.ritd.actions import (
+    AcceptBattle,
+    Answer,
+    Blitz,
+    BuildMinefield,
+    CallMalta,
+    Challenge,
+    Deploy,
+    EarlyArrival,
+    EndBuildup,
+    EndDeployment,
+    EndMovement,
+    ForcedMarches,
+    KeepHand,
+    MarchLosses,
+    OpenChallenge,
+    OpenMinefields,
+    PlayCards,
+    Probe,
+    PursuitLosses,
+    Rebuild,
+    Redraw,
+    RefuseBattle,
+    Reinforce,
+    RetreatSpeed,
+    RevealAll,
+    RevealOption,
+    RevealUnits,
+    Rout,
+    SupplyCheck,
+)
+from rules.ritd.cards import OPTION_COST, Hand
+from rules.ritd.position import SIDES, Side
+from rules.ritd.setup import (
+    check_deployment_complete,
+)
+from rules.ritd.state import (
+    State,
+    all_scenarios,
+    current_turn,
+    game_map,
+    hand_of,
+    known_units,
+    scenario_of,
+    supply_deck,
+)
+from rules.ritd.turn import Turn, option_label
+from rules.ritd.units import UnknownUnit
+
+
+def parse_order(state: State, role: Side, text: str, ctx) -> Order:
+    words = text.strip()
+    low = words.lower()
+    if state.phase == "deploy":
+        if low in ("end deployment", "deployment done", "done"):
+            return Order(action=EndDeployment())
+        m = deployment.DEPLOY.match(words)
+        if m:
+            try:
+                unit = all_scenarios().roster.get(m.group("unit"))
+            except UnknownUnit as exc:
+                raise ValueError(f"RB 2.0: {exc}") from None
+            where = deployment.place_name(m.group("where"))
+            token = hidden.new_token(role, ctx.fresh())
+            return Order(action=Deploy(token=token, hex=where),
+                         secrets={hidden.identity_label(token): hidden.encode_identity(unit.name, unit.max_cv)})
+        raise ValueError(f"not an order now: '{text}' (while deploying: 'deploy <unit> at <place>', "
+                         "'end deployment')")
+    if state.phase != "turn":
+        return month_phase.parse_month_order(state, role, words, ctx)
+    turn = current_turn(state)
+    verb = low.split(None, 1)[0] if low else ""
+    if low.startswith("supply check"):
+        return Order(action=_parse_supply(state, role, words[len("supply check"):]))
+    cards = month_phase.OPTION.match(low)
+    if low in ("blitz", "no blitz") and turn.step == "blitz":
+        return Order(action=Blitz(go=low == "blitz"))
+    if cards:
+        if low == "pass":
+            return Order(action=PlayCards(count=0))
+        real = OPTION_COST.get(cards.group("option") or "", 0)
+        count = real + int(cards.group("dummies") or cards.group("bluff") or 0)
+        label = option_label(turn.number)
+        refs = supplycards.pick_cards(state, role, real, count - real, ctx, "RB 3.42")
+        return Order(action=PlayCards(count=count, label=label, cards=refs), secrets={label: str(real).encode()})
+    if verb == "refuse-battle" and "->" not in words:
+        m = re.match(r"^refuse-battle\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
+        if not m:
+            raise ValueError("RB 10.2: write 'refuse-battle <hex> slowest <speed>'")
+        return Order(action=RefuseBattle(hex=deployment.place_name(m.group("where")), slowest=int(m.group("n"))))
+    if verb == "rout" and "->" not in words:
+        return rout_orders.parse_rout(state, role, turn, words)
+    if verb == "retreat":
+        m = re.match(r"^retreat\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
+        if not m:
+            raise ValueError("RB 10.5: write 'retreat <hex> slowest <speed>'")
+        return Order(action=RetreatSpeed(hex=deployment.place_name(m.group("where")), slowest=int(m.group("n"))))
+    if verb == "probe" or low.startswith("no probe "):
+        go = verb == "probe"
+        hex_ = deployment.place_name(words.split(None, 1 if go else 2)[-1])
+        probe = msgspec.structs.replace(turn, retreating=hex_)
+        labels = [hidden.identity_label(b.token, state.versions.get(b.token, 0))
+                  for b in retreats.probers_to_reveal(state, probe)] if go else []
+        return Order(action=Probe(hex=hex_, go=go), reveal=tuple(lbl for lbl in labels if not ctx.opened(lbl)))
+    if verb == "pursue":
+        return Order(action=refusal.parse_pursuit(state, role, turn, words))
+    if low.startswith("pursuit losses"):
+        return refusal.parse_losses(state, role, turn, words[len("pursuit losses"):])
+    if low.startswith("march losses"):
+        return retreats.parse_march_losses(state, role, turn, words[len("march losses"):])
+    if verb in ("group", "regroup", "withdraw", "refuse-battle", "rout"):
+        return Order(action=group_moves.parse_move(state, role, turn, words, verb))
+    if verb == "forced-march":
+        return Order(action=ForcedMarches(marches=tuple(group_moves.parse_march(state, role, turn, part)
+                                                          for part in words.split(None, 1)[1].split(";"))))
+    if low == "end movement":
+        return Order(action=EndMovement())
+    if verb == "accept-battle":
+        return Order(action=AcceptBattle(hex=deployment.place_name(words.split(None, 1)[1])))
+    if low == "open minefields":
+        own = minefield_rules.mines_of(state, role)
+        return Order(action=OpenMinefields(hexes=own.due),
+                     open_leaves=tuple((mines.set_label(role, own.number), h) for h in own.due if h not in own.opened))
+    if low == "reveal units":  # identities opened in an earlier battle stay opened (RB 8.5)
+        shown = retreats.rearguard_to_reveal(state, turn) if turn.step == "probe-reveal" else turn_orders.to_reveal(state, role)
+        labels = [hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in shown]
+        return Order(action=RevealUnits(), reveal=tuple(lbl for lbl in labels if not ctx.opened(lbl)))
+    if low == "reveal option":
+        return Order(action=RevealOption(), reveal=(turn.option_label,) if turn.option_label else ())
+    if verb == "battles":
+        return Order(action=battle.parse_battles(words))
+    if verb == "fire":
+        return Order(action=battle.parse_fire(state, role, words))
+    if verb == "losses":
+        return Order(action=battle.parse_combat_losses(state, role, turn, words))
+    raise ValueError(f"not an order now: '{text}' (now: {sequence.PROMPTS.get(turn.step, turn.step)})")
+
+
+def _parse_supply(state: State, role: Side, rest: str) -> SupplyCheck:
+    """'supply check [fortress Tobruk: A, B] [oasis Siwa: C]'."""
+    fortress: dict[str, tuple[str, ...]] = {}
+    oasis: dict[str, str] = {}
+    for kind, place, units in re.findall(r"(fortress|oasis)\s+([^:]+):\s*([^;]+)", rest, re.IGNORECASE):
+        hex_ = deployment.place_name(place)
+        tokens = tuple(deployment.own_token(state, role, u) for u in re.split(r"\s*,\s*", units.strip()) if u)
+        if kind.lower() == "fortress":
+            fortress[hex_] = tokens
+        elif len(tokens) == 1:
+            oasis[hex_] = tokens[0]
+        else:
+            raise ValueError("RB 15.1: one unit takes Oasis Supply")
+    return SupplyCheck(fortress=fortress, oasis=oasis)
+
+
+def legal_orders(state: State, role: Side, ctx) -> list[str]:
+    """Every order ``role`` may give now, in the syntax of parse_order."""
+    m = game_map()
+    if state.phase == "deploy":
+        if state.side != role:
+            return []
+        s = scenario_of(state)
+        placed = known_units(state.position, role)
+        orders = []
+        from rules.ritd.setup import group_hexes, zone_hexes
+        # Zones with stated limits (e.g. "14 units in El Agheila"): no hex of a
+        # full zone, and only unfilled minimums once the units left are needed there.
+        mine = list(state.position.blocks_of(role))
+        left = sum(1 for g in s.side(role).setup for u in g.select(all_scenarios().roster, role)
+                   if u.name not in placed)
+        full, short, need = set(), set(), 0
+        for group in s.side(role).setup:
+            for zone in group.zones:
+                zh = zone_hexes(m, zone)
+                count = sum(1 for b in mine if b.hex in zh)
+                if zone.max_units is not None and count >= zone.max_units:
+                    full |= zh
+                if count < zone.min_units:
+                    short |= zh
+                    need += zone.min_units - count
+        for group in s.side(role).setup:
+            hexes = sorted(h for h in group_hexes(m, group)
+                           if state.position.control(h, role) in ("friendly", "empty") and h not in full
+                           and (need < left or h in short))
+            for unit in group.select(all_scenarios().roster, role):
+                if unit.name not in placed:
+                    orders += [f"deploy {unit.name} at {m.name(h)}" for h in hexes]
+        if not check_deployment_complete(m, s, role, state.position):
+            orders.append("end deployment")
+        return orders
+    decision = sequence.pending(state)
+    if decision is None or decision.role != role or decision.kind == DICE:
+        return []
+    if state.phase != "turn":
+        return month_phase.month_orders(state, role, ctx)
+    turn = current_turn(state)
+    match turn.step:
+        case "initial-supply" | "final-supply":
+            return _supply_orders(state, role, turn)
+        case "option":
+            return _option_orders(hand_of(state, role))
+        case "movement":
+            return group_moves.movement_orders(state, role, turn) + group_moves.forced_march_orders(state, role, turn, ctx) + \
+                ["end movement"]
+        case "refuse":
+            return [order for h in turn.refusals for order in
+                    [f"accept-battle {m.name(h)}"] + refusal.refuse_battle_orders(state, role, turn, h)]
+        case "refuse-pursuit":
+            name = m.name(turn.refusing)
+            able = [t for t in routs.pursuit_eligible(state.position, turn.refusing, role)
+                    if routs.pursuit_dice_for(turn.slowest, group_moves.block_speed(state, state.position.block(t)) or 0)]
+            return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
+                [f"pursue {name} with {group_moves.unit_name(state, t)}" for t in able]
+        case "refuse-losses" | "retreat-losses":
+            return ["pursuit losses auto"]
+        case "march-losses":
+            return ["march losses auto"]
+        case "retreat-probe":
+            name = m.name(turn.retreating)
+            return [f"no probe {name}", f"probe {name}"]
+        case "probe-reveal":
+            return ["reveal units"]
+        case "retreat-slowest":
+            speeds = [group_moves.block_speed(state, state.position.block(t)) for t in turn.retreaters]
+            return [f"retreat {m.name(turn.retreating)} slowest {min(speeds)}"] if None not in speeds else []
+        case "retreat-pursuit":
+            name = m.name(turn.retreating)
+            able = [t for t in routs.pursuit_eligible(state.position, turn.retreating, role, turn.probe_fired)
+                    if routs.pursuit_dice_for(turn.slowest, group_moves.block_speed(state, state.position.block(t)) or 0)]
+            return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
+                [f"pursue {name} with {group_moves.unit_name(state, t)}" for t in able]
+        case "refuse-withdraw":
+            return refusal.refusal_orders(state, role, turn, turn.refusing)
+        case "reveal-passive" | "reveal-active":
+            return ["reveal units"]
+        case "battles":
+            must = cb.mandatory_battles(state.position, role, new_battles=battle.new_battles(turn),
+                                        fortress_hexes=cb.fortress_hexes(m), blitz=turn.blitz,
+                                        partial_retreats=turn.partial)
+            names = ", ".join(m.name(h) for h in must) or "none"
+            orders = [f"battles {names}"]
+            if turn.real >= OPTION_COST["assault"] and not turn.blitz and (turn.movement.moves_made if turn.movement else 0) <= 1 \
+                    and must:
+                orders.append(f"battles {names} assault {names}")
+            return orders
+        case "defensive-fire" | "offensive-fire":
+            return battle.fire_orders(state, role, turn)
+        case "offensive-losses" | "defensive-losses":
+            return [f"losses {m.name(turn.battles[0])} auto"]
+        case "supply-revealed":
+            return ["reveal option"]
+        case "mines-passive" | "mines-active":
+            return ["open minefields"]
+        case "blitz":
+            made = turn.movement.moves_made if turn.movement else 0
+            able = made <= 1 and not turn.assault and turn.real >= OPTION_COST["blitz"]
+            return ["no blitz"] + (["blitz"] if able else [])
+        case "rout-slowest":
+            r = turn.rout_queue[0]
+            roster = all_scenarios().roster
+            speeds = [group_moves.speed_of(state, b.unit) for b in map(state.position.block, r.tokens)
+                      if b.cv - roster.get(b.unit).cv_per_step >= roster.get(b.unit).min_cv]
+            return [f"rout {m.name(r.hex)} slowest {min(speeds)}" if speeds else f"rout {m.name(r.hex)}"]
+        case "rout-pursuit":
+            r = turn.rout_queue[0]
+            name = m.name(r.hex)
+            able = [t for t in routs.pursuit_eligible(state.position, r.hex, role, r.fired)
+                    if routs.pursuit_dice_for(turn.rout_slowest, group_moves.block_speed(state, state.position.block(t)) or 0)]
+            return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
+                [f"pursue {name} with {group_moves.unit_name(state, t)}" for t in able]
+        case "rout-losses":
+            return ["pursuit losses auto"]
+        case "rout-withdraw":
+            r = turn.rout_queue[0]
+            pos = state.position
+            common: set[str] | None = None
+            for t in turn.routers:
+                b = pos.block(t)
+                dests = set(mv.reachable(m, pos, turn.movement, t, group_moves.block_speed(state, b), withdrawal="rout").paths)
+                common = dests if common is None else common & dests
+            return [f"rout {m.name(r.hex)} -> {m.name(d)}" for d in sorted(common or (), key=m.name) if d != r.hex]
+    return []
+
+
+def _supply_orders(state: State, role: Side, turn: Turn) -> list[str]:
+    """'supply check', with the Fortress and Oasis choices the check needs
+    (RB 13.3, 15.1): every choice for each, the others at their first."""
+    import itertools
+
+    m = game_map()
+    check = sp.initial_supply_check if turn.step == "initial-supply" else sp.final_supply_check
+    kwargs = {"recoverable": turn_orders.recoverable(state, role)} if turn.step == "initial-supply" else {}
+    _, report = check(m, state.position, role, sp.SupplyChoices(), **kwargs)
+    if not report.needed:
+        return ["supply check"]
+    options = [list(itertools.islice(itertools.combinations(sorted(n.candidates), n.count), 12))
+               for n in report.needed]
+    orders = []
+    for i, choices in enumerate(options):
+        for pick in choices:
+            parts = []
+            for j, n in enumerate(report.needed):
+                chosen = pick if j == i else options[j][0]
+                names = ", ".join(group_moves.unit_name(state, t) for t in chosen)
+                parts.append(f"{n.kind} {m.name(n.hex)}: {names}")
+            order = "supply check " + "; ".join(parts)
+            if order not in orders:
+                orders.append(order)
+    return orders
+
+
+def _option_orders(hand: Hand) -> list[str]:
+    """RB 3.42: the options the hand pays for (with up to two dummies added)."""
+    real = hand.real if hand.real is not None else hand.count
+    dummies = hand.dummy if hand.dummy is not None else hand.count
+    orders = ["pass"]
+    for option, cost in OPTION_COST.items():
+        if cost == 0 or cost > real:
+            continue
+        orders.append(option)
+        orders += [f"{option} + {n} dumm{'y' if n == 1 else 'ies'}" for n in (1, 2) if n <= dummies]
+    orders += [f"bluff {n}" for n in (1, 2) if n <= dummies]
+    return orders
+
+
+def describe_dice(sides: tuple[int, ...], values: tuple[int | None, ...]) -> str | None:
+    """Supply Cards drawn as dice (rules.ritd.cards) in words: how many real
+    and dummy where this replay sees them; other dice as numbers (None)."""
+    deck = supply_deck()
+    if not sides or any(n != deck.total for n in sides):
+        return None
+    n = len(values)
+    cards = f"{n} Supply Card{'s' * (n != 1)} drawn"
+    seen = [v for v in values if v is not None]
+    if not seen:
+        return f"{cards} face down"
+    real = sum(cd.is_real(v, deck) for v in seen)
+    return f"{cards}: {real} real, {len(seen) - real} dummy" + (" (the rest unseen)" if len(seen) < n else "")
+
+
+def describe_action(state: State, action: object, role: str | None) -> str:
+    """``format_action`` with the blocks this replay can identify named
+    ("Unit (token)"): a player's own units, and enemy units once revealed;
+    nothing hidden from ``role`` is shown (the state holds only what it knows)."""
+    return turn_orders.with_unit_names(state, format_action(action))
+
+
+def format_action(action: object) -> str:
+    m = game_map()
+    match action:
+        case Deploy(token=token, hex=hex_):
+            return f"deploy block {token} at {m.name(hex_)}"
+        case EndDeployment(cards=cards):
+            return "end deployment" + (f", {len(cards)} cards drawn" if cards else "")
+        case KeepHand():
+            return "keep hand"
+        case Redraw(cards=cards):
+            return f"redraw: {len(cards)} new cards"
+        case Challenge(label=label):
+            return "challenge (one card face down)" if label else "no challenge"
+        case Answer(label=label):
+            return "answer (one card)" if label else "decline"
+        case OpenChallenge():
+            return "open challenge"
+        case EarlyArrival(slots=slots):
+            return f"early arrival: {len(slots)} hidden slots"
+        case Reinforce(tokens=tokens, early=early):
+            return f"reinforce: {len(tokens)} blocks in Base ({', '.join(tokens)})" + \
+                (f", {len(early)} of them early" if early else "")
+        case Rebuild(token=token, steps=steps, bp=bp):
+            return f"rebuild {token} {steps} step{'s' if steps > 1 else ''} ({bp} BP)"
+        case CallMalta(tokens=tokens):
+            return f"call the Malta Group: {len(tokens)} blocks in Base ({', '.join(tokens)})"
+        case bu.Redeploy(token=token, path=path):
+            return f"redeploy {token} {m.name(path[0])} -> {m.name(path[-1])} ({bu.redeployment_cost(m, path)} BP)"
+        case bu.SeaRedeploy(token=token, to=to):
+            return f"sea {token} -> {m.name(to)}"
+        case bu.ReturnForRefit(token=token, path=path):
+            return f"refit {token} {m.name(path[0])} -> {m.name(path[-1])}"
+        case bu.BuySupply(cards=n):
+            return f"buy supply {n} ({n * bu.SUPPLY_CARD_BP} BP)"
+        case EndBuildup(discard=discard, cards=cards):
+            return "end buildup" + (f", {discard} dummies handed back" if discard else "") + \
+                (f", {len(cards)} cards drawn" if cards else "")
+        case RevealAll():
+            return "reveal all"
+        case BuildMinefield(free=free, dismantled_shown=shown):
+            return ("build a hidden Minefield" + (" by dismantling two" if free else f" ({bu.MINEFIELD_BP} BP)")
+                    + (f", the revealed one at {', '.join(m.name(h) for h in shown)} dismantled" if shown else ""))
+        case OpenMinefields(hexes=hexes):
+            return "open minefields " + ", ".join(m.name(h) for h in hexes)
+        case Blitz(go=go):
+            return "blitz" if go else "no blitz"
+        case SupplyCheck():
+            return "supply check"
+        case PlayCards(count=count):
+            return "pass" if count == 0 else f"play {count} card{'s' if count > 1 else ''} face down"
+        case mv.Move(kind=kind, origin=origin, units=units, destination=dest, withdrawal=w, rommel=rommel):
+            verb = {"pass": "withdraw", "refuse": "refuse-battle", "rout": "rout"}.get(w, kind)
+            legs = {}
+            for u in units:
+                legs.setdefault(u.destination, []).append(u.token)
+            text = f"{verb} {m.name(origin)}" + "".join(f" -> {m.name(d)} {' '.join(ts)}" for d, ts in legs.items())
+            if kind == "regroup" and dest and not units:
+                text += f" -> {m.name(dest)}"
+            return text + (" rommel" if rommel else "")
+        case ForcedMarches(marches=marches):
+            return "forced-march " + "; ".join(f"{f.token} -> {m.name(f.path[-1])}" for f in marches)
+        case EndMovement():
+            return "end movement"
+        case AcceptBattle(hex=hex_):
+            return f"accept-battle {m.name(hex_)}"
+        case RefuseBattle(hex=hex_, slowest=slowest):
+            return f"refuse-battle {m.name(hex_)} slowest {slowest}"
+        case RetreatSpeed(hex=hex_, slowest=slowest):
+            return f"retreat {m.name(hex_)} slowest {slowest}"
+        case Probe(hex=hex_, go=go):
+            return f"{'probe' if go else 'no probe'} {m.name(hex_)}"
+        case routs.PursuitFire(hex=hex_, pursuers=pursuers):
+            return f"pursue {m.name(hex_)} with " + (", ".join(f"{p.token} ({p.dice} dice)" for p in pursuers)
+                                                     or "none")
+        case Rout(hex=hex_, slowest=slowest, eliminated=eliminated, recommit=recommit):
+            return (f"rout {m.name(hex_)} slowest {slowest}: eliminated by Rout Attrition "
+                    f"{', '.join(eliminated) or 'none'}; new identities for {', '.join(recommit) or 'none'}")
+        case PursuitLosses(hex=hex_, eliminated=eliminated, recommit=recommit):
+            return (f"pursuit losses in {m.name(hex_)}: eliminated {', '.join(eliminated) or 'none'}; "
+                    f"new identities for {', '.join(recommit) or 'none'}")
+        case MarchLosses(eliminated=eliminated, recommit=recommit):
+            return (f"march losses (failed Retreat Forced Marches): eliminated {', '.join(eliminated) or 'none'}; "
+                    f"new identities for {', '.join(recommit) or 'none'}")
+        case RevealUnits():
+            return "reveal units"
+        case RevealOption():
+            return "reveal option"
+        case cb.BattleSelection(active=active, assault=assault):
+            return "battles " + (", ".join(m.name(h) for h in active) or "none") + \
+                (" assault " + ", ".join(m.name(h) for h in assault) if assault else "")
+        case cb.FirePlan(hex=hex_, fires=fires):
+            return f"fire {m.name(hex_)}: " + ", ".join(f"{f.token} at {f.target}" for f in fires)
+        case cb.LossAllocation(hex=hex_, losses=losses):
+            return f"losses {m.name(hex_)}: " + (", ".join(
+                f"{x.token} {x.hits}" + (f" (+{x.half_hits} half)" if x.half_hits else "") for x in losses)
+                or "none")
+    return type(action).__name__
+
+
+#: The topics of ``explain`` (``pbem explain TOPIC SUBJECT``).
+EXPLAIN_TOPICS: tuple[str, ...] = ("supply", "move", "bp")
+
+
+def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
+    """``pbem explain supply <hex or unit>`` / ``pbem explain move <unit>`` /
+    ``pbem explain bp [axis|allied]`` (RB 16.5 sidebar)."""
+    m, pos = game_map(), state.position
+    if topic == "supply":
+        try:
+            target = deployment.own_token(state, role, args)
+        except ValueError:
+            target = deployment.place_name(args)
+        return [turn_orders.with_unit_names(state, line) for line in sp.explain_supply(m, pos, target)]
+    if topic == "move":
+        token = deployment.own_token(state, role, args)
+        turn = state.turn
+        movement = turn.movement if turn is not None and turn.movement is not None and turn.active == role \
+            else mv.start_movement(pos, role, moves_allowed=2, rommel_bonus=scenario_of(state).special.rommel_bonus)
+        return [turn_orders.with_unit_names(state, line)
+                for line in mv.explain_move(m, pos, movement, token, group_moves.block_speed(state, pos.block(token)))]
+    if topic in ("bp", "buildup"):
+        return _divulged(state, role, args.strip().lower())
+    raise ValueError(f"nothing to explain about '{topic}' (topics: {', '.join(EXPLAIN_TOPICS)})")
+
+
+def _divulged(state: State, role: Side, who: str) -> list[str]:
+    """RB 16.5 sidebar "Divulging BP Expenditures": what a player must tell
+    the opponent on request, for the Buildup under way or just ended (``who``:
+    axis, allied or both; T-21: pbem answers from the log, where every
+    expenditure is public except Minefield locations)."""
+    sides = [s for s in SIDES if who in ("", "both", s)]
+    if not sides:
+        raise ValueError(f"'bp {who}': name axis, allied or both")
+    if not state.ledgers and not state.saved:
+        return ["no Buildup yet: BPs are determined in the Buildup (RB 16.3), not in Month 1"]
+    lines = []
+    for side in sides:
+        ledger = state.ledgers.get(side)
+        if ledger is None:
+            lines.append(f"{side}: {state.saved.get(side, 0)} BP Saved (RB 16.5)")
+            continue
+        d = bu.divulge(ledger)
+        lines += [f"{side} (RB 16.5 sidebar):", f"  BP Saved from earlier Months: {d.saved_before}",
+                  f"  Redeployments: {d.redeployments}, {d.redeployment_bp} BP",
+                  f"  steps rebuilt: {d.steps_rebuilt}, {d.replacement_bp} BP",
+                  f"  Extra Supply: {d.extra_supply_bp} BP", f"  Minefields: {d.minefield_bp} BP",
+                  f"  left to spend now: {ledger.available} BP"]
+        if side == role:
+            lines += [f"  {e.text}: {e.bp} BP" for e in ledger.entries]
+    return lines
