@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import re
 
+import msgspec
+
 from pbem.rulesapi import Problem
 from rules.ritd import combat as cb
-from rules.ritd import deployment, minefield_rules, sequence, turn_orders
+from rules.ritd import deployment, hidden, minefield_rules, retreats, sequence, turn_orders
+from rules.ritd import movement as mv
+from rules.ritd.actions import RevealUnits
 from rules.ritd.cards import OPTION_COST
-from rules.ritd.position import SIDES, Position, Side, enemy_of
+from rules.ritd.position import SIDES, Block, Position, Side, enemy_of
 from rules.ritd.state import State, all_scenarios, game_map, roster_of
-from rules.ritd.turn import Turn
+from rules.ritd.turn import PendingRout, Turn
 
 
 def combat_position(state: State, turn: Turn) -> Position:
@@ -169,3 +173,72 @@ def fire_lines(state: State, result: cb.FireResult) -> tuple[str, ...]:
         lines.append(turn_orders.with_unit_names(state, f"{where}: {shot.token} at {shot.target} ({shot.fire}): "
                                    f"{' '.join(map(str, shot.dice))} -> {hits}"))
     return tuple(lines)
+
+
+# -- RB 7.3: units in battles revealed -----------------------------------------------------
+
+def to_reveal(state: State, side: Side) -> list[Block]:
+    show = set(mv.units_to_reveal(state.position))
+    return [b for b in state.position.blocks_of(side) if b.token in show]
+
+
+def check_reveal_units(state: State, turn: Turn, action: RevealUnits, side: Side, ctx) -> list[Problem]:
+    if turn.step not in ("reveal-passive", "reveal-active"):
+        return [Problem("RB 7.3", "units in battles are revealed when all Movement is complete")]
+    missing = [b.token for b in to_reveal(state, side)
+               if not ctx.opened(hidden.identity_label(b.token, state.versions.get(b.token, 0)))]
+    if missing:
+        return [Problem("RB 7.3", f"open the identity of every unit of yours in a battle: "
+                                  f"{', '.join(missing)} not opened")]
+    return []
+
+
+def apply_reveal_units(state: State, turn: Turn, action: RevealUnits, side: Side, ctx) -> State:
+    pos = state.position
+    show = {b.token for b in to_reveal(state, side)}
+    pos = pos.replace_blocks([msgspec.structs.replace(b, revealed=True) for b in pos.blocks if b.token in show])
+    state = msgspec.structs.replace(state, position=pos)
+    if turn.step == "reveal-passive" and to_reveal(state, turn.active):
+        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="reveal-active"))
+    return sequence.to_combat(state, turn)
+
+
+# -- RB 8.6, 9.1-9.5: the Combat phase's orders ----------------------------------------------
+
+def check_combat_action(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
+    return check_combat(state, turn, action, side)
+
+
+def apply_battle_selection(state: State, turn: Turn, action: cb.BattleSelection, side: Side, ctx) -> State:
+    return sequence.next_battle(state, msgspec.structs.replace(turn, battles=tuple(action.active),
+                                                               assault=tuple(action.assault),
+                                                               fought=turn.fought or bool(action.active)))
+
+
+def apply_fire_plan(state: State, turn: Turn, action: cb.FirePlan, side: Side, ctx) -> State:
+    step = "defensive-dice" if turn.step == "defensive-fire" else "offensive-dice"
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step, fire=action))
+
+
+def apply_loss_allocation(state: State, turn: Turn, action: cb.LossAllocation, side: Side, ctx) -> State:
+    pos = state.position
+    fighting = combat_position(state, turn)
+    out = cb.apply_allocation(fighting, turn.fire_result, action, units=roster_of(state).get)
+    # T-34: the new CVs are public; they stand for the committed ones from now on.
+    hit = {hidden.identity_label(b.token, state.versions.get(b.token, 0)): b.cv
+           for b in out.position.blocks if pos.has_block(b.token) and pos.block(b.token).cv != b.cv}
+    after = retreats.with_retreaters(pos, out.position, turn.retreaters) if turn.probing else out.position
+    state = msgspec.structs.replace(state, position=after, public_cv={**state.public_cv, **hit})
+    # T-11, T-12: unshielded Disrupted units Rout at once (RB 11.3); only
+    # enemy units that have not fired in this Combat Round Pursue.
+    by_hex: dict[tuple[str, Side], list[str]] = {}
+    for t in out.unshielded:
+        b = out.position.block(t)
+        by_hex.setdefault((b.hex, b.side), []).append(t)
+    # In a Probe the Disengaging units still shield their side until
+    # they leave; what is left behind Routs after them (RB 10.3 step 4).
+    # Nor do the Disengaging units Pursue (T-37).
+    fired = turn.fire_result.fired + (turn.retreaters if turn.probing else ())
+    pending_routs = [PendingRout(hex=h, side=owner, tokens=tuple(ts), fired=fired)
+                     for (h, owner), ts in by_hex.items() if not (turn.probing and owner == turn.active)]
+    return sequence.start_routs(state, turn, pending_routs, turn.step)

@@ -145,7 +145,6 @@ from rules.ritd.openings import on_open, resolve_dice, reveal_die  # noqa: E402
 from rules.ritd.player_orders import (  # noqa: E402
     EXPLAIN_TOPICS,
     describe_action,
-    describe_dice,
     explain,
     format_action,
     legal_orders,
@@ -159,4 +158,4 @@ from rules.ritd.view import View, render_text, view  # noqa: E402
 __all__ = ["SPEC", "Action", "State", "View", "initial_state", "pending", "legal_actions", "legal_orders", "check",
            "apply", "resolve_dice", "on_open", "view", "outcome", "parse_order", "format_action", "render_text",
            "explain", "EXPLAIN_TOPICS", "reveal_die", "scenario_info", "deck_task", "on_deck", "describe_action",
-           "describe_dice", "on_open_leaf"]
+           "on_open_leaf"]

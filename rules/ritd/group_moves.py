@@ -9,9 +9,10 @@ import re
 
 import msgspec
 
-from rules.ritd import deployment, game, refusal, sequence
+from pbem.rulesapi import Problem
+from rules.ritd import checked, deployment, game, player_orders, refusal, rout_orders, sequence
 from rules.ritd import movement as mv
-from rules.ritd.actions import ForcedMarches
+from rules.ritd.actions import EndMovement, ForcedMarches
 from rules.ritd.hidden import Obligation
 from rules.ritd.names import UnknownLocation
 from rules.ritd.position import Block, Position, Side
@@ -43,6 +44,30 @@ def speed_of(state: State, unit: str) -> int:
 
 def speeds_of(state: State, pos: Position, tokens) -> dict[str, int | None]:
     return {t: block_speed(state, pos.block(t)) for t in tokens if pos.has_block(t)}
+
+
+def checked_move(state: State, pos: Position, movement: mv.MovementTurn, action: mv.Move,
+                 network=None) -> mv.MoveCheck:
+    """The check of a Move (RB 5.0-6.4) with this game's unit speeds. Judged
+    on the default Supply Network it is kept for ``apply`` (rules.ritd.checked)."""
+    def compute() -> mv.MoveCheck:
+        tokens = [u.token for u in action.units]
+        return mv.check_move(game_map(), pos, movement, action, speeds_of(state, pos, tokens), network=network)
+
+    if network is not None:
+        return compute()
+    return checked.once("move", (pos, movement, action, state.options), compute)
+
+
+def checked_marches(state: State, pos: Position, movement: mv.MovementTurn,
+                    marches: tuple[mv.ForcedMarch, ...]) -> mv.MoveCheck:
+    """The check of the Forced Marches announced (RB 6.4) with this game's
+    unit speeds, kept for ``apply`` (rules.ritd.checked)."""
+    def compute() -> mv.MoveCheck:
+        speeds = speeds_of(state, pos, [f.token for f in marches])
+        return mv.check_forced_marches(game_map(), pos, movement, marches, speeds)
+
+    return checked.once("marches", (pos, movement, marches, state.options), compute)
 
 
 def speed_obligations(result: mv.MoveCheck, seq: int, what: str) -> tuple[Obligation, ...]:
@@ -252,3 +277,67 @@ def forced_march_orders(state: State, role: Side, turn: Turn, ctx) -> list[str]:
         if not game.check(state, ForcedMarches(marches=(mv.ForcedMarch(token=b.token, path=path),)), ctx):
             out.append(f"forced-march {b.unit or b.token} -> {m.name(path[-1])}")
     return out
+
+
+# -- RB 5.0-6.4: the Player-Turn's Moves, Forced Marches and the end of movement -------------
+
+def check_move_action(state: State, turn: Turn, action: mv.Move, side: Side, ctx) -> list[Problem]:
+    """A Move in the Movement phase (RB 3.44, 5.0), or the Withdrawal Group
+    Move of a Group Refusing Battle (RB 10.2)."""
+    m, pos = game_map(), state.position
+    if turn.step == "refuse-withdraw":
+        if action.withdrawal != "refuse" or action.origin != turn.refusing:
+            return [Problem("RB 10.2", f"now the Group Refusing Battle in {m.name(turn.refusing)} "
+                                       "makes its Withdrawal Group Move")]
+        problems = mv.refusal_problems(m, pos, turn.movement, action.origin)
+    elif turn.step == "movement":
+        problems = []
+    else:
+        return [Problem("RB 3.44", "Moves are made in the Movement phase")]
+    result = checked_move(state, pos, turn.movement, action, network=refusal.refusal_network(pos, action))
+    return problems + list(result.problems)
+
+
+def apply_move_action(state: State, turn: Turn, action: mv.Move, side: Side, ctx) -> State:
+    m, pos = game_map(), state.position
+    result = checked_move(state, pos, turn.movement, action)
+    what = f"moved in event {ctx.seq} ({player_orders.format_action(action)})"
+    out = mv.apply_move(m, pos, turn.movement, action, defer_retreats=True)
+    state = msgspec.structs.replace(state, position=out.position,
+                                    obligations=state.obligations + speed_obligations(result, ctx.seq, what))
+    # Retreating units' routes are drawn when they are taken (T-35).
+    state = note_routes(state, pos, [(u.token, u.path) for u in action.units
+                                     if out.turn.pending_retreat(u.token) is None], turn.number,
+                        withdrawal=action.withdrawal)
+    state = note_disruptions(state, out.position, turn.number)
+    turn = msgspec.structs.replace(turn, movement=out.turn)
+    if turn.step == "refuse-withdraw":
+        return sequence.after_refusal(state, turn, action.origin)
+    # RB 11.4 (T-13): an Overrun interrupts movement for the Rout.
+    return sequence.start_routs(state, turn, rout_orders.overrun_routs(state, turn, out.overruns), "movement")
+
+
+def check_forced_marches(state: State, turn: Turn, action: ForcedMarches, side: Side, ctx) -> list[Problem]:
+    """RB 6.4: announced once, at the end of the Movement phase, after all Moves."""
+    if turn.step != "movement":
+        return [Problem("RB 6.4", "Forced Marches are announced at the end of the Movement phase")]
+    if turn.movement.marches_announced:
+        return [Problem("RB 6.4", "Forced Marches are announced once, after all Moves")]
+    return list(checked_marches(state, state.position, turn.movement, action.marches).problems)
+
+
+def apply_forced_marches(state: State, turn: Turn, action: ForcedMarches, side: Side, ctx) -> State:
+    pos = state.position
+    result = checked_marches(state, pos, turn.movement, action.marches)
+    movement = mv.announce_forced_marches(game_map(), pos, turn.movement, action.marches)
+    obligations = speed_obligations(result, ctx.seq, f"forced march announced in event {ctx.seq}")
+    return msgspec.structs.replace(state, obligations=state.obligations + obligations,
+                                   turn=msgspec.structs.replace(turn, movement=movement))
+
+
+def check_end_movement(state: State, turn: Turn, action: EndMovement, side: Side, ctx) -> list[Problem]:
+    return [] if turn.step == "movement" else [Problem("RB 3.44", "the Movement phase is not under way")]
+
+
+def apply_end_movement(state: State, turn: Turn, action: EndMovement, side: Side, ctx) -> State:
+    return sequence.next_retreat(state, turn)

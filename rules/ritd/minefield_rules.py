@@ -13,7 +13,7 @@ import msgspec
 
 from pbem.rulesapi import Order, Problem
 from rules.ritd import buildup as bu
-from rules.ritd import deployment, mines
+from rules.ritd import deployment, mines, sequence
 from rules.ritd.actions import BuildMinefield, OpenMinefields
 from rules.ritd.position import SIDES, Side, enemy_of
 from rules.ritd.state import State, game_map, scenario_of
@@ -210,3 +210,7 @@ def minefield_orders(state: State, role: Side, ledger: bu.Ledger) -> list[str]:
     if len(known) >= bu.MINEFIELDS_DISMANTLED_FOR_FREE and sites:
         orders.append(f"minefield {m.name(sites[0])} dismantle {m.name(known[0])}, {m.name(known[1])}")
     return orders
+
+
+def apply_open_minefields(state: State, turn: Turn, action: OpenMinefields, side: Side, ctx) -> State:
+    return sequence.after_mines(with_mines(state, side, due=(), fresh=()), turn)

@@ -201,10 +201,6 @@ def apply_month(state: State, action: object, side: Side, ctx) -> State:
 
 
 #: RB 3.42: "basic", "offensive", "assault", "blitz", each "+ N dummies"; "bluff N"; "pass".
-OPTION = re.compile(r"^(?:pass|(?P<option>basic|offensive|assault|blitz)"
-                     r"(?:\s*\+\s*(?P<dummies>\d+)\s+dumm(?:y|ies))?|bluff\s+(?P<bluff>\d+))$")
-
-
 _END_BUILDUP = re.compile(r"^end buildup(?:\s+discard\s+(?P<n>\d+)(?:\s+dumm(?:y|ies))?)?$")
 
 

@@ -23,11 +23,11 @@ from rules.ritd import (
     rout_orders,
     routs,
     sequence,
-    supplycards,
+    supply_steps,
+    turn_options,
     turn_orders,
 )
 from rules.ritd import buildup as bu
-from rules.ritd import cards as cd
 from rules.ritd import combat as cb
 from rules.ritd import movement as mv
 from rules.ritd import supply as sp
@@ -62,7 +62,7 @@ from rules.ritd.actions import (
     Rout,
     SupplyCheck,
 )
-from rules.ritd.cards import OPTION_COST, Hand
+from rules.ritd.cards import OPTION_COST
 from rules.ritd.position import SIDES, Side
 from rules.ritd.setup import (
     check_deployment_complete,
@@ -75,9 +75,7 @@ from rules.ritd.state import (
     hand_of,
     known_units,
     scenario_of,
-    supply_deck,
 )
-from rules.ritd.turn import Turn, option_label
 from rules.ritd.units import UnknownUnit
 
 
@@ -104,18 +102,12 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
     turn = current_turn(state)
     verb = low.split(None, 1)[0] if low else ""
     if low.startswith("supply check"):
-        return Order(action=_parse_supply(state, role, words[len("supply check"):]))
-    cards = month_phase.OPTION.match(low)
+        return Order(action=supply_steps.parse_supply(state, role, words[len("supply check"):]))
     if low in ("blitz", "no blitz") and turn.step == "blitz":
         return Order(action=Blitz(go=low == "blitz"))
-    if cards:
-        if low == "pass":
-            return Order(action=PlayCards(count=0))
-        real = OPTION_COST.get(cards.group("option") or "", 0)
-        count = real + int(cards.group("dummies") or cards.group("bluff") or 0)
-        label = option_label(turn.number)
-        refs = supplycards.pick_cards(state, role, real, count - real, ctx, "RB 3.42")
-        return Order(action=PlayCards(count=count, label=label, cards=refs), secrets={label: str(real).encode()})
+    cards = turn_options.parse_play_cards(state, role, turn, low, ctx)
+    if cards is not None:
+        return cards
     if verb == "refuse-battle" and "->" not in words:
         m = re.match(r"^refuse-battle\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
         if not m:
@@ -155,7 +147,7 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
         return Order(action=OpenMinefields(hexes=own.due),
                      open_leaves=tuple((mines.set_label(role, own.number), h) for h in own.due if h not in own.opened))
     if low == "reveal units":  # identities opened in an earlier battle stay opened (RB 8.5)
-        shown = retreats.rearguard_to_reveal(state, turn) if turn.step == "probe-reveal" else turn_orders.to_reveal(state, role)
+        shown = retreats.rearguard_to_reveal(state, turn) if turn.step == "probe-reveal" else battle.to_reveal(state, role)
         labels = [hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in shown]
         return Order(action=RevealUnits(), reveal=tuple(lbl for lbl in labels if not ctx.opened(lbl)))
     if low == "reveal option":
@@ -167,22 +159,6 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
     if verb == "losses":
         return Order(action=battle.parse_combat_losses(state, role, turn, words))
     raise ValueError(f"not an order now: '{text}' (now: {sequence.PROMPTS.get(turn.step, turn.step)})")
-
-
-def _parse_supply(state: State, role: Side, rest: str) -> SupplyCheck:
-    """'supply check [fortress Tobruk: A, B] [oasis Siwa: C]'."""
-    fortress: dict[str, tuple[str, ...]] = {}
-    oasis: dict[str, str] = {}
-    for kind, place, units in re.findall(r"(fortress|oasis)\s+([^:]+):\s*([^;]+)", rest, re.IGNORECASE):
-        hex_ = deployment.place_name(place)
-        tokens = tuple(deployment.own_token(state, role, u) for u in re.split(r"\s*,\s*", units.strip()) if u)
-        if kind.lower() == "fortress":
-            fortress[hex_] = tokens
-        elif len(tokens) == 1:
-            oasis[hex_] = tokens[0]
-        else:
-            raise ValueError("RB 15.1: one unit takes Oasis Supply")
-    return SupplyCheck(fortress=fortress, oasis=oasis)
 
 
 def legal_orders(state: State, role: Side, ctx) -> list[str]:
@@ -228,9 +204,9 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
     turn = current_turn(state)
     match turn.step:
         case "initial-supply" | "final-supply":
-            return _supply_orders(state, role, turn)
+            return supply_steps.supply_orders(state, role, turn)
         case "option":
-            return _option_orders(hand_of(state, role))
+            return turn_options.option_orders(hand_of(state, role))
         case "movement":
             return group_moves.movement_orders(state, role, turn) + group_moves.forced_march_orders(state, role, turn, ctx) + \
                 ["end movement"]
@@ -284,9 +260,7 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
         case "mines-passive" | "mines-active":
             return ["open minefields"]
         case "blitz":
-            made = turn.movement.moves_made if turn.movement else 0
-            able = made <= 1 and not turn.assault and turn.real >= OPTION_COST["blitz"]
-            return ["no blitz"] + (["blitz"] if able else [])
+            return turn_options.blitz_orders(turn)
         case "rout-slowest":
             r = turn.rout_queue[0]
             roster = all_scenarios().roster
@@ -312,62 +286,6 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
                 common = dests if common is None else common & dests
             return [f"rout {m.name(r.hex)} -> {m.name(d)}" for d in sorted(common or (), key=m.name) if d != r.hex]
     return []
-
-
-def _supply_orders(state: State, role: Side, turn: Turn) -> list[str]:
-    """'supply check', with the Fortress and Oasis choices the check needs
-    (RB 13.3, 15.1): every choice for each, the others at their first."""
-    import itertools
-
-    m = game_map()
-    check = sp.initial_supply_check if turn.step == "initial-supply" else sp.final_supply_check
-    kwargs = {"recoverable": turn_orders.recoverable(state, role)} if turn.step == "initial-supply" else {}
-    _, report = check(m, state.position, role, sp.SupplyChoices(), **kwargs)
-    if not report.needed:
-        return ["supply check"]
-    options = [list(itertools.islice(itertools.combinations(sorted(n.candidates), n.count), 12))
-               for n in report.needed]
-    orders = []
-    for i, choices in enumerate(options):
-        for pick in choices:
-            parts = []
-            for j, n in enumerate(report.needed):
-                chosen = pick if j == i else options[j][0]
-                names = ", ".join(group_moves.unit_name(state, t) for t in chosen)
-                parts.append(f"{n.kind} {m.name(n.hex)}: {names}")
-            order = "supply check " + "; ".join(parts)
-            if order not in orders:
-                orders.append(order)
-    return orders
-
-
-def _option_orders(hand: Hand) -> list[str]:
-    """RB 3.42: the options the hand pays for (with up to two dummies added)."""
-    real = hand.real if hand.real is not None else hand.count
-    dummies = hand.dummy if hand.dummy is not None else hand.count
-    orders = ["pass"]
-    for option, cost in OPTION_COST.items():
-        if cost == 0 or cost > real:
-            continue
-        orders.append(option)
-        orders += [f"{option} + {n} dumm{'y' if n == 1 else 'ies'}" for n in (1, 2) if n <= dummies]
-    orders += [f"bluff {n}" for n in (1, 2) if n <= dummies]
-    return orders
-
-
-def describe_dice(sides: tuple[int, ...], values: tuple[int | None, ...]) -> str | None:
-    """Supply Cards drawn as dice (rules.ritd.cards) in words: how many real
-    and dummy where this replay sees them; other dice as numbers (None)."""
-    deck = supply_deck()
-    if not sides or any(n != deck.total for n in sides):
-        return None
-    n = len(values)
-    cards = f"{n} Supply Card{'s' * (n != 1)} drawn"
-    seen = [v for v in values if v is not None]
-    if not seen:
-        return f"{cards} face down"
-    real = sum(cd.is_real(v, deck) for v in seen)
-    return f"{cards}: {real} real, {len(seen) - real} dummy" + (" (the rest unseen)" if len(seen) < n else "")
 
 
 def describe_action(state: State, action: object, role: str | None) -> str:

@@ -10,9 +10,9 @@ import msgspec
 
 from pbem.rulesapi import Order, Problem
 from rules.ritd import combat as cb
-from rules.ritd import deployment, group_moves, hidden, routs, step_losses
+from rules.ritd import deployment, group_moves, hidden, routs, sequence, step_losses
 from rules.ritd import movement as mv
-from rules.ritd.actions import PursuitLosses, RefuseBattle
+from rules.ritd.actions import AcceptBattle, PursuitLosses, RefuseBattle
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import Position, Side
 from rules.ritd.state import State, decode_identity, game_map, roster_of
@@ -253,3 +253,43 @@ def refusal_orders(state: State, role: Side, turn: Turn, hex_: str) -> list[str]
         common = dests if common is None else common & dests
     return [f"refuse-battle {m.name(hex_)} -> {m.name(d)}" for d in sorted(common or (), key=m.name)
             if d != hex_]
+
+
+# -- RB 8.4, 10.2, 10.5: the Player-Turn's decisions on Attacked Groups -----------------------
+
+def check_accept_battle(state: State, turn: Turn, action: AcceptBattle, side: Side, ctx) -> list[Problem]:
+    m = game_map()
+    if turn.step != "refuse" or action.hex not in turn.refusals:
+        return [Problem("RB 8.4", f"there is no Attacked Group awaiting a decision in "
+                                  f"{m.name(action.hex) if action.hex in m.hexes else action.hex}")]
+    return []
+
+
+def apply_accept_battle(state: State, turn: Turn, action: AcceptBattle, side: Side, ctx) -> State:
+    return sequence.decided(state, turn, action.hex)
+
+
+def apply_refuse_battle(state: State, turn: Turn, action: RefuseBattle, side: Side, ctx) -> State:
+    pos, hex_, slowest = state.position, action.hex, action.slowest
+    refusers, _ = routs.refusal_split(pos, hex_, side)
+    result = routs.check_slowest_speed(refusers, routs.SlowestSpeed(hex_, slowest),
+                                       group_moves.speeds_of(state, pos, refusers))
+    what = f"Refused Battle in event {ctx.seq} announcing slowest speed {slowest}"
+    obligations = slowest_obligations(state, result, hex_, refusers, ctx.seq, what)
+    turn = msgspec.structs.replace(turn, step="refuse-pursuit", refusing=hex_, refusers=refusers,
+                                   slowest=slowest, pursuit=None, hits=0)
+    return msgspec.structs.replace(state, turn=turn, obligations=state.obligations + tuple(obligations))
+
+
+def apply_pursuit_fire(state: State, turn: Turn, action: routs.PursuitFire, side: Side, ctx) -> State:
+    state = with_pursuit_obligations(state, action, turn.slowest, ctx.seq)
+    if not action.pursuers:  # fire withheld (RB 10.2 sidebar)
+        return sequence.after_pursuit(state, msgspec.structs.replace(turn, pursuit=action, hits=0))
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse-dice", pursuit=action))
+
+
+def apply_refusal_losses(state: State, turn: Turn, action: PursuitLosses, side: Side, ctx) -> State:
+    state = apply_pursuit_losses(state, turn.refusers, turn.hits, action, ctx)
+    if not action.recommit:
+        return sequence.after_refusal(state, turn, action.hex)
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse-withdraw"))

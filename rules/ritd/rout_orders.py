@@ -84,9 +84,7 @@ def check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> lis
                     or sorted(u.token for u in action.units) != sorted(turn.routers):
                 return [Problem("RB 11.3", f"now the Routed units in {where} make their Withdrawal Group Move: "
                                            f"'rout {where} -> <destination>'")]
-            tokens = [u.token for u in action.units]
-            result = mv.check_move(m, pos, turn.movement, action, group_moves.speeds_of(state, pos, tokens))
-            return list(result.problems)
+            return list(group_moves.checked_move(state, pos, turn.movement, action).problems)
     return [Problem("RB 11.3", f"a Rout in {where} is under way ({sequence.PROMPTS[turn.step]})")]
 
 
@@ -145,7 +143,7 @@ def apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> Sta
             return sequence.rout_withdraw_or_eliminate(state, msgspec.structs.replace(turn, routers=tuple(recommit)))
         case mv.Move():
             tokens = [u.token for u in action.units]
-            result = mv.check_move(m, pos, turn.movement, action, group_moves.speeds_of(state, pos, tokens))
+            result = group_moves.checked_move(state, pos, turn.movement, action)
             what = f"moved in event {ctx.seq} ({player_orders.format_action(action)})"
             out = mv.apply_move(m, pos, turn.movement, action)
             state = group_moves.note_routes(state, pos, [(u.token, u.path) for u in action.units], turn.number,

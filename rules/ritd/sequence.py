@@ -13,7 +13,7 @@ import msgspec
 
 from pbem.deck import DECK
 from pbem.rulesapi import DICE, Decision, Problem
-from rules.ritd import battle, group_moves, hidden, minefield_rules, routs, supplycards, turn_orders
+from rules.ritd import battle, group_moves, hidden, minefield_rules, routs, supplycards
 from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
 from rules.ritd import movement as mv
@@ -431,9 +431,9 @@ def _to_reveals(state: State, turn: Turn) -> State:
 def _reveals(state: State, turn: Turn) -> State:
     """RB 7.3: when all Movement is complete, both players reveal their units in
     battles, the passive player first (his decisions came last)."""
-    if turn_orders.to_reveal(state, turn.passive):
+    if battle.to_reveal(state, turn.passive):
         step = "reveal-passive"
-    elif turn_orders.to_reveal(state, turn.active):
+    elif battle.to_reveal(state, turn.active):
         step = "reveal-active"
     else:
         return to_combat(state, turn)

@@ -18,7 +18,8 @@ from rules.ritd.refusal import _loss_identities
 from rules.ritd.state import game_map
 from rules.ritd.step_losses import loss_problems
 from rules.ritd.turn import PendingRout
-from rules.ritd.turn_orders import _option_problems, apply_turn
+from rules.ritd.turn_options import option_problems
+from rules.ritd.turn_orders import apply_turn
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
@@ -148,9 +149,9 @@ def test_rb_4_3_assault_battles_need_an_assault_option_at_supply_revealed(battle
     state = battle.allied.seat().replay.state
     turn = msgspec.structs.replace(state.turn, cards=2, option="", real=-1,
                                         assault=(game_map().resolve("Sollum"),))
-    problems = _option_problems(state, turn, b"1")
+    problems = option_problems(state, turn, b"1")
     assert [p.rule for p in problems] == ["RB 4.3"] and "Assault Battles" in problems[0].message
-    assert _option_problems(state, turn, b"2") == []
+    assert option_problems(state, turn, b"2") == []
     unknown = msgspec.structs.replace(turn, step="battles", assault=())
     sel = cb.BattleSelection(active=turn.assault, assault=turn.assault)
     assert check_combat(state, unknown, sel, "axis") == []

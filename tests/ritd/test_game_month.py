@@ -27,7 +27,8 @@ from rules.ritd.hidden import Obligation
 from rules.ritd.month_phase import _one_card_problems
 from rules.ritd.openings import _decide_labelled
 from rules.ritd.state import all_scenarios, game_map
-from rules.ritd.turn_orders import _option_problems, check_turn
+from rules.ritd.turn_options import option_problems
+from rules.ritd.turn_orders import check_turn
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_demo_19_0 import book_dice  # noqa: F401  (fixture: the rulebook's Demo dice)
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
@@ -346,9 +347,9 @@ def test_rb_4_4_blitz_phases_paid_with_two_real_cards_are_named_at_supply_reveal
     with pytest.raises(IllegalAction, match="RB 4.4: a Blitz Turn needs 3 real cards; 2 of the 3 played are real"):
         session.add_orders(demo.axis.seat(), ["blitz"])
     turn = msgspec.structs.replace(state.turn, real=-1, blitz=True)
-    problems = _option_problems(state, turn, b"2")
+    problems = option_problems(state, turn, b"2")
     assert [p.rule for p in problems] == ["RB 4.4"] and "needs 3 real cards" in problems[0].message
-    assert _option_problems(state, turn, b"3") == []
+    assert option_problems(state, turn, b"3") == []
 
 
 def test_rb_18_7_gazala_pregame_buildup_30_bp_each_allies_first(tmp_path):
@@ -456,13 +457,10 @@ def test_rb_15_1_the_supply_check_orders_offer_each_oasis_choice(demo):
         assert check_turn(st, st.turn, action, "allied", _Ctx({})) == []
 
 
-def test_card_draws_are_worded_as_cards_for_their_owner_and_face_down_for_the_other(tmp_path):
-    """The dice behind Supply Cards show as cards: real and dummy to the
-    drawer, face down to the opponent (DESIGN 4)."""
-    assert ritd.describe_dice((42, 42, 42), (1, 42, 5)) == "3 Supply Cards drawn: 2 real, 1 dummy"
-    assert ritd.describe_dice((42, 42), (None, None)) == "2 Supply Cards drawn face down"
-    assert ritd.describe_dice((6, 6), (3, 4)) is None
-    assert session.dice_text((None, None), (42, 42), RITD) == "2 Supply Cards drawn face down"
+def test_dice_are_shown_as_numbers_since_cards_come_from_the_shared_deck(tmp_path):
+    """Version 4 rolls only six-sided dice (cards are dealt from the shared
+    deck, T-15): the rules word no dice, the engine shows the numbers."""
+    assert RITD.describe_dice((6, 6), (3, 4)) is None
     assert session.dice_text((3, 4), (6, 6), RITD) == "[3, 4]"
 
 
