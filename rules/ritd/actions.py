@@ -7,6 +7,8 @@ RB 1.0 check that every hex an action names is a hex of the map.
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 
 from pbem.rulesapi import Problem
@@ -17,18 +19,30 @@ from rules.ritd import routs
 from rules.ritd.state import game_map, quoted
 
 
+class OrderError(ValueError):
+    """An order's text that cannot be read: what ``parse_order`` raises (the
+    engine's contract asks for a ValueError naming the expected syntax or the
+    rule). ``str()`` is the message shown to the player; ``rule`` is the
+    rulebook section it cites ("RB 10.2"), "" if none."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        found = re.match(r"RB \d+(?:\.\d+)*", message)
+        self.rule = found.group() if found else ""
+
+
 class _A(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type"):
     pass
 
 
-class Deploy(_A, tag="deploy"):
+class Deploy(_A, tag="deploy", frozen=True):
     """Place one block (RB 18.0); its identity is committed as ``<token>.id0``."""
 
     token: str
     hex: str
 
 
-class EndDeployment(_A, tag="end-deployment"):
+class EndDeployment(_A, tag="end-deployment", frozen=True):
     """End of a side's set-up (RB 18.0); the initial hands are then dealt from
     the shared deck (rules.ritd.cards, T-15). ``cards`` must stay empty (it
     held the seeds of the approximate draw of rules version 2)."""
@@ -36,18 +50,18 @@ class EndDeployment(_A, tag="end-deployment"):
     cards: tuple[str, ...] = ()
 
 
-class KeepHand(_A, tag="keep-hand"):
+class KeepHand(_A, tag="keep-hand", frozen=True):
     """RB 18.0: keep the initial hand."""
 
 
-class Redraw(_A, tag="redraw"):
+class Redraw(_A, tag="redraw", frozen=True):
     """RB 18.0: hand back the whole initial hand and draw a new one (once);
     ``cards`` must stay empty (rules version 2's seeds)."""
 
     cards: tuple[str, ...] = ()
 
 
-class Challenge(_A, tag="challenge"):
+class Challenge(_A, tag="challenge", frozen=True):
     """RB 3.3: the Allied Initiative challenge: one card face down, its
     real/dummy committed as ``label`` ("" : no challenge); ``card``: which
     card of the hand ("round:position" in the shared deck)."""
@@ -56,7 +70,7 @@ class Challenge(_A, tag="challenge"):
     card: str = ""
 
 
-class Answer(_A, tag="answer"):
+class Answer(_A, tag="answer", frozen=True):
     """RB 3.3: the Axis answer: one card face down, committed and opened in
     the same event (the Allied card is already fixed); "" declines. ``card``:
     which card of the hand; it is shown in the same event."""
@@ -65,18 +79,18 @@ class Answer(_A, tag="answer"):
     card: str = ""
 
 
-class OpenChallenge(_A, tag="open-challenge"):
+class OpenChallenge(_A, tag="open-challenge", frozen=True):
     """RB 3.3: the Allied challenge card is turned face up (opened in this event)."""
 
 
-class EarlyArrival(_A, tag="early-arrival"):
+class EarlyArrival(_A, tag="early-arrival", frozen=True):
     """RB 16.41: one hidden slot per unit due next month, in the owner's
     order (each slot commits a unit name); one die per slot follows."""
 
     slots: tuple[str, ...]
 
 
-class Reinforce(_A, tag="reinforce"):
+class Reinforce(_A, tag="reinforce", frozen=True):
     """RB 16.4, 16.41: the Reinforcements due this month, then the units whose
     slots rolled 1-2 (``early``, in the same order as the last tokens), enter
     Base as new blocks, each identity committed as ``<token>.id0``."""
@@ -85,14 +99,14 @@ class Reinforce(_A, tag="reinforce"):
     early: tuple[str, ...] = ()
 
 
-class CallMalta(_A, tag="call-malta"):
+class CallMalta(_A, tag="call-malta", frozen=True):
     """RB 18.6, 18.8: the Axis calls the Malta Group ("M" units) into Base,
     once, each identity committed as ``<token>.id0``."""
 
     tokens: tuple[str, ...]
 
 
-class Rebuild(_A, tag="rebuild"):
+class Rebuild(_A, tag="rebuild", frozen=True):
     """RB 16.54: ``steps`` Replacement steps for ``token`` in Base costing
     ``bp`` (divulged, RB 16.5 sidebar); the new CV is committed as the
     identity version ``<token>.id<v+1>``."""
@@ -102,7 +116,7 @@ class Rebuild(_A, tag="rebuild"):
     bp: int
 
 
-class EndBuildup(_A, tag="end-buildup"):
+class EndBuildup(_A, tag="end-buildup", frozen=True):
     """RB 16.5, 16.6: end of spending (unspent BPs Saved up to 20), ``discard``
     dummies handed back (``cards``: which, shown in the same event), and the
     Resupply cards dealt from the shared deck (T-18)."""
@@ -111,7 +125,7 @@ class EndBuildup(_A, tag="end-buildup"):
     cards: tuple[str, ...] = ()
 
 
-class BuildMinefield(_A, tag="build-minefield"):
+class BuildMinefield(_A, tag="build-minefield", frozen=True):
     """RB 16.55: a hidden Minefield, committed as the new Merkle set ``label``
     (rules.ritd.mines); ``free``: two Minefields dismantled instead of 15 BP;
     ``dismantled_shown``: the revealed ones among them (public, T-31)."""
@@ -121,26 +135,26 @@ class BuildMinefield(_A, tag="build-minefield"):
     dismantled_shown: tuple[str, ...] = ()
 
 
-class OpenMinefields(_A, tag="open-minefields"):
+class OpenMinefields(_A, tag="open-minefields", frozen=True):
     """RB 14.2: the hexes entered by enemy units, opened in this event from the
     owner's Minefield set at the end of the Movement phase (T-30)."""
 
     hexes: tuple[str, ...]
 
 
-class RevealAll(_A, tag="reveal-all"):
+class RevealAll(_A, tag="reveal-all", frozen=True):
     """RB 17.0: at the end of the game every block is turned face up (all
     current identities opened in this event) to count the units in play."""
 
 
-class SupplyCheck(_A, tag="supply-check"):
+class SupplyCheck(_A, tag="supply-check", frozen=True):
     """T1 Initial or T12 Final Supply Check with the owner's choices (RB 12.7, 13.3, 15.1)."""
 
     fortress: dict[str, tuple[str, ...]] = {}
     oasis: dict[str, str] = {}
 
 
-class PlayCards(_A, tag="play-cards"):
+class PlayCards(_A, tag="play-cards", frozen=True):
     """T3: ``count`` cards face down (0: a Pass); the option is committed as
     ``label``; ``cards``: which cards of the hand (shown at Supply Revealed)."""
 
@@ -149,23 +163,23 @@ class PlayCards(_A, tag="play-cards"):
     cards: tuple[str, ...] = ()
 
 
-class ForcedMarches(_A, tag="forced-marches"):
+class ForcedMarches(_A, tag="forced-marches", frozen=True):
     """RB 6.4: every Forced March attempt, announced after all Moves."""
 
     marches: tuple[mv.ForcedMarch, ...]
 
 
-class EndMovement(_A, tag="end-movement"):
+class EndMovement(_A, tag="end-movement", frozen=True):
     pass
 
 
-class AcceptBattle(_A, tag="accept-battle"):
+class AcceptBattle(_A, tag="accept-battle", frozen=True):
     """RB 8.4: the passive player fights the battle in ``hex``."""
 
     hex: str
 
 
-class RefuseBattle(_A, tag="refuse-battle"):
+class RefuseBattle(_A, tag="refuse-battle", frozen=True):
     """RB 10.2: the passive player Refuses Battle in ``hex``, announcing the
     slowest speed of the Undisrupted refusing units (RB 10.5)."""
 
@@ -173,7 +187,7 @@ class RefuseBattle(_A, tag="refuse-battle"):
     slowest: int
 
 
-class PursuitLosses(_A, tag="pursuit-losses"):
+class PursuitLosses(_A, tag="pursuit-losses", frozen=True):
     """RB 10.5, 9.5: Pursuit hits placed on the refusing units, in secret:
     ``eliminated`` leave the map (public); every survivor in ``recommit``
     gets a new identity version ``<token>.id<v+1>`` (unit and new CV)."""
@@ -183,7 +197,7 @@ class PursuitLosses(_A, tag="pursuit-losses"):
     recommit: tuple[str, ...] = ()
 
 
-class Rout(_A, tag="rout"):
+class Rout(_A, tag="rout", frozen=True):
     """RB 11.3 (T-12): the owner of the Routed units in ``hex`` applies Rout
     Attrition in secret (``eliminated`` leave the map; every survivor in
     ``recommit`` gets a new identity version ``<token>.id<v+1>``, one step
@@ -195,7 +209,7 @@ class Rout(_A, tag="rout"):
     recommit: tuple[str, ...] = ()
 
 
-class MarchLosses(_A, tag="march-losses"):
+class MarchLosses(_A, tag="march-losses", frozen=True):
     """RB 6.4 sidebar "Retreat Forced Marches" (T-39): each Retreating unit
     whose Forced March failed loses one step, applied in secret by its owner:
     ``eliminated`` (at their last step, RB 2.3) leave the map; every survivor
@@ -205,7 +219,7 @@ class MarchLosses(_A, tag="march-losses"):
     recommit: tuple[str, ...] = ()
 
 
-class Probe(_A, tag="probe"):
+class Probe(_A, tag="probe", frozen=True):
     """RB 10.41: the passive player provokes a round of Probe Combat against
     the Partial Retreat from ``hex`` (``go``), or declines; a Probe opens, in
     this event, the identities of his units there not yet revealed (RB 8.5)."""
@@ -214,7 +228,7 @@ class Probe(_A, tag="probe"):
     go: bool
 
 
-class RetreatSpeed(_A, tag="retreat-speed"):
+class RetreatSpeed(_A, tag="retreat-speed", frozen=True):
     """RB 10.5: the active player announces the speed of the slowest unit
     Retreating from ``hex`` (RB 10.3 Full Retreat procedure, T-35)."""
 
@@ -222,18 +236,18 @@ class RetreatSpeed(_A, tag="retreat-speed"):
     slowest: int
 
 
-class Blitz(_A, tag="blitz"):
+class Blitz(_A, tag="blitz", frozen=True):
     """RB 3.45, 4.4: after the first Combat phase of a turn with three or more
     cards, the Blitz Movement and Combat phases (``go``) or not."""
 
     go: bool
 
 
-class RevealUnits(_A, tag="reveal-units"):
+class RevealUnits(_A, tag="reveal-units", frozen=True):
     """RB 7.3, 8.5: my units in battles are revealed (their identities opened in this event)."""
 
 
-class RevealOption(_A, tag="reveal-option"):
+class RevealOption(_A, tag="reveal-option", frozen=True):
     """RB 3.48 Supply Revealed: the turn option is opened in this event."""
 
 

@@ -13,7 +13,7 @@ from pbem.rulesapi import Problem
 from rules.ritd import combat as cb
 from rules.ritd import deployment, hidden, minefield_rules, retreats, sequence, turn_orders
 from rules.ritd import movement as mv
-from rules.ritd.actions import RevealUnits
+from rules.ritd.actions import OrderError, RevealUnits
 from rules.ritd.cards import OPTION_COST
 from rules.ritd.position import SIDES, Block, Position, Side, enemy_of
 from rules.ritd.state import State, all_scenarios, game_map, roster_of
@@ -103,14 +103,14 @@ def parse_fire(state: State, role: Side, text: str) -> cb.FirePlan:
     """'fire Sollum: 21Pz/5 at armor, 15Pz/8 at infantry' (RB 9.2: artillery first)."""
     m = re.match(r"^fire\s+(?P<where>[^:]+):\s*(?P<fires>.+)$", text.strip(), re.IGNORECASE)
     if not m:
-        raise ValueError("RB 9.2: write 'fire <hex>: <unit> at <class>, ...'")
+        raise OrderError("RB 9.2: write 'fire <hex>: <unit> at <class>, ...'")
     hex_ = deployment.place_name(m.group("where"))
     fires = []
     for part in re.split(r"\s*,\s*", m.group("fires").strip()):
         name, sep, target = part.rpartition(" at ")
         cls = _CLASS_WORDS.get(target.strip().lower())
         if not sep or cls is None:
-            raise ValueError(f"RB 9.3: '{part}': write '<unit> at armor|infantry|antitank|artillery'")
+            raise OrderError(f"RB 9.3: '{part}': write '<unit> at armor|infantry|antitank|artillery'")
         fires.append(cb.UnitFire(token=deployment.own_token(state, role, name), target=cls))
     return cb.FirePlan(hex=hex_, side=role, fires=tuple(fires))
 
@@ -120,11 +120,11 @@ def parse_combat_losses(state: State, role: Side, turn: Turn, text: str) -> cb.L
     m = re.match(r"^losses\s+(?P<where>[^:]+?)(?:\s+(?P<auto>auto)|:\s*(?P<units>.*))$", text.strip(),
                  re.IGNORECASE)
     if not m:
-        raise ValueError("RB 9.5: write 'losses <hex>: <unit> <hits>, ...' or 'losses <hex> auto'")
+        raise OrderError("RB 9.5: write 'losses <hex>: <unit> <hits>, ...' or 'losses <hex> auto'")
     hex_ = deployment.place_name(m.group("where"))
     if m.group("auto"):
         if turn.fire_result is None or turn.fire_result.hex != hex_:
-            raise ValueError("RB 9.5: no hits are waiting to be placed there")
+            raise OrderError("RB 9.5: no hits are waiting to be placed there")
         return cb.default_allocation(combat_position(state, turn), turn.fire_result, units=roster_of(state).get)
     losses = []
     for part in re.split(r"\s*,\s*", (m.group("units") or "").strip()):
@@ -132,7 +132,7 @@ def parse_combat_losses(state: State, role: Side, turn: Turn, text: str) -> cb.L
             continue
         name, _, n = part.rpartition(" ")
         if not name or not n.isdigit():
-            raise ValueError("RB 9.5: write 'losses <hex>: <unit> <hits>, ...' or 'losses <hex> auto'")
+            raise OrderError("RB 9.5: write 'losses <hex>: <unit> <hits>, ...' or 'losses <hex> auto'")
         losses.append(cb.Loss(deployment.own_token(state, role, name), hits=int(n)))
     return cb.LossAllocation(hex=hex_, losses=tuple(losses))
 

@@ -484,14 +484,14 @@ def redeployment_legs(m: HexMap, path: Sequence[str]) -> tuple[tuple[str, ...], 
     i = 0
     while i < len(path) - 1:
         j = i + 1
-        while j + 1 < len(path) and _leg_ok(m, path[i:j + 2]):
+        while j + 1 < len(path) and leg_ok(m, path[i:j + 2]):
             j += 1
         legs.append(tuple(path[i:j + 1]))
         i = j
     return tuple(legs)
 
 
-def _leg_ok(m: HexMap, leg: Sequence[str]) -> bool:
+def leg_ok(m: HexMap, leg: Sequence[str]) -> bool:
     return len(leg) - 1 <= REDEPLOY_HEXES + road_bonus(m, leg)
 
 

@@ -13,7 +13,7 @@ from pbem.rulesapi import Problem
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
 from rules.ritd import hidden, minefield_rules, sequence, supplycards
-from rules.ritd.actions import BuildMinefield, CallMalta, EarlyArrival, EndBuildup, Rebuild, Reinforce
+from rules.ritd.actions import BuildMinefield, CallMalta, EarlyArrival, EndBuildup, OrderError, Rebuild, Reinforce
 from rules.ritd.cards import Hand
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import Block, Side, enemy_of
@@ -286,7 +286,7 @@ def buildup_path(state: State, side: Side, start: str, points: list[str]) -> tup
         if goal == here:
             continue
         if goal not in allowed:
-            raise ValueError(f"RB 16.51: {m.name(goal)} is not a hex a unit may Redeploy to now (outside the "
+            raise OrderError(f"RB 16.51: {m.name(goal)} is not a hex a unit may Redeploy to now (outside the "
                              f"{side} Supply Network fixed for the Buildup, in the enemy one, or a battle or "
                              "enemy hex)")
         import heapq
@@ -303,7 +303,7 @@ def buildup_path(state: State, side: Side, start: str, points: list[str]) -> tup
                     dist[n], back[n] = nd, h
                     heapq.heappush(heap, (nd, n))
         if goal not in dist:
-            raise ValueError(f"RB 16.51: no route from {m.name(here)} to {m.name(goal)} inside the {side} "
+            raise OrderError(f"RB 16.51: no route from {m.name(here)} to {m.name(goal)} inside the {side} "
                              "Supply Network fixed for the Buildup")
         leg = [goal]
         while leg[-1] != here:

@@ -10,7 +10,7 @@ import msgspec
 
 from pbem.rulesapi import Problem
 from rules.ritd import hidden
-from rules.ritd.actions import Deploy
+from rules.ritd.actions import Deploy, OrderError
 from rules.ritd.names import UnknownLocation
 from rules.ritd.position import SIDES, Position, Side
 from rules.ritd.setup import (
@@ -74,7 +74,7 @@ def place_name(text: str) -> str:
     try:
         return game_map().resolve(text.strip())
     except UnknownLocation as exc:
-        raise ValueError(f"RB 1.1: {exc}") from None
+        raise OrderError(f"RB 1.1: {exc}") from None
 
 
 def own_token(state: State, role: Side, name: str) -> str:
@@ -86,8 +86,8 @@ def own_token(state: State, role: Side, name: str) -> str:
     try:
         unit = all_scenarios().roster.get(name)
     except UnknownUnit as exc:
-        raise ValueError(f"RB 2.0: {exc}") from None
+        raise OrderError(f"RB 2.0: {exc}") from None
     for b in pos.blocks_of(role):
         if b.unit == unit.name:
             return b.token
-    raise ValueError(f"RB 2.0: {unit.name} is not on the map")
+    raise OrderError(f"RB 2.0: {unit.name} is not on the map")

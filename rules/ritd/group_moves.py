@@ -12,7 +12,7 @@ import msgspec
 from pbem.rulesapi import Problem
 from rules.ritd import checked, deployment, game, player_orders, refusal, rout_orders, sequence
 from rules.ritd import movement as mv
-from rules.ritd.actions import EndMovement, ForcedMarches
+from rules.ritd.actions import EndMovement, ForcedMarches, OrderError
 from rules.ritd.hidden import Obligation
 from rules.ritd.names import UnknownLocation
 from rules.ritd.position import Block, Position, Side
@@ -29,7 +29,7 @@ def block_speed(state: State, block: Block) -> int | None:
     return speed_of(state, block.unit)
 
 
-def _unit_speed(unit: str) -> int:
+def unit_speed(unit: str) -> int:
     """The printed speed of ``unit`` (RB 6.1); UnknownUnit if it is none."""
     return all_scenarios().roster.get(unit).speed
 
@@ -39,7 +39,7 @@ def speed_of(state: State, unit: str) -> int:
     rule "Allied I-Tanks" (RB 17.0), else its printed speed (RB 6.1).
     UnknownUnit if it is none."""
     u = roster_of(state).get(unit)
-    return u.speed if isinstance(u, OptionalITank) else _unit_speed(unit)
+    return u.speed if isinstance(u, OptionalITank) else unit_speed(unit)
 
 
 def speeds_of(state: State, pos: Position, tokens) -> dict[str, int | None]:
@@ -145,7 +145,7 @@ def _route(state: State, turn: Turn, token: str, dest: str, *, withdrawal: str =
         explanation = mv.explain_move(game_map(), state.position, turn.movement, token,
                                       block_speed(state, state.position.block(token)), withdrawal=withdrawal, rommel=rommel)
         why = next((line.strip() for line in explanation if line.strip().startswith(game_map().name(dest) + ":")), "")
-        raise ValueError(f"{unit_name(state, token)} cannot reach {game_map().name(dest)} this move"
+        raise OrderError(f"{unit_name(state, token)} cannot reach {game_map().name(dest)} this move"
                          + (f" ({why})" if why else "") + " (see 'pbem explain move')")
     return path
 
@@ -158,7 +158,7 @@ def unit_name(state: State, token: str) -> str:
 def parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv.Move:
     """'group Msus -> Mechili 21Pz/5 3Rec [; -> Charruba 8Pz]' and the like."""
     if turn.movement is None:
-        raise ValueError(f"not an order now: '{text}' (now: {sequence.PROMPTS.get(turn.step, turn.step)})")
+        raise OrderError(f"not an order now: '{text}' (now: {sequence.PROMPTS.get(turn.step, turn.step)})")
     rommel = bool(re.search(r"\s+rommel$", text, re.IGNORECASE))
     text = re.sub(r"\s+rommel$", "", text, flags=re.IGNORECASE)
     withdrawal = {"withdraw": "pass", "refuse-battle": "refuse", "rout": "rout"}.get(kind, "")
@@ -169,7 +169,7 @@ def parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv
         body = re.sub(r"^cp\s+", "", body, flags=re.IGNORECASE)
     parts = [p for p in body.split(";") if p.strip()]
     if not parts:
-        raise ValueError(f"write '{kind} <from> -> <to> <units>'")
+        raise OrderError(f"write '{kind} <from> -> <to> <units>'")
     origin = deployment.place_name(ARROW.split(parts[0], 1)[0])
     legs = []
     for i, part in enumerate(parts):
@@ -177,7 +177,7 @@ def parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv
         if i == 0 or pieces and not pieces[0]:
             pieces = pieces[1:]
         if not pieces:
-            raise ValueError("RB 5.1: name a destination after '->'")
+            raise OrderError("RB 5.1: name a destination after '->'")
         *via, last = pieces
         dest, units = _split_destination(last)
         legs.append(([deployment.place_name(v) for v in via], dest, units))
@@ -222,7 +222,7 @@ def parse_march(state: State, role: Side, turn: Turn, text: str) -> mv.ForcedMar
     """'21Pz/5 -> Sofafi': the unit's route this turn plus the extra hex (RB 6.4)."""
     pieces = ARROW.split(text.strip())
     if len(pieces) != 2:
-        raise ValueError("RB 6.4: write 'forced-march <unit> -> <hex>'")
+        raise OrderError("RB 6.4: write 'forced-march <unit> -> <hex>'")
     token = deployment.own_token(state, role, pieces[0])
     dest = deployment.place_name(pieces[1])
     moved = turn.movement.moved_unit(token)
@@ -232,7 +232,7 @@ def parse_march(state: State, role: Side, turn: Turn, text: str) -> mv.ForcedMar
                          forced=True)
     path = reach.paths.get(dest)
     if path is None:
-        raise ValueError(f"RB 6.4: {unit_name(state, token)} cannot reach {game_map().name(dest)} even by "
+        raise OrderError(f"RB 6.4: {unit_name(state, token)} cannot reach {game_map().name(dest)} even by "
                          "Forced March")
     return mv.ForcedMarch(token=token, path=path)
 

@@ -14,7 +14,7 @@ import msgspec
 from pbem.rulesapi import Order, Problem
 from rules.ritd import buildup as bu
 from rules.ritd import deployment, mines, sequence
-from rules.ritd.actions import BuildMinefield, OpenMinefields
+from rules.ritd.actions import BuildMinefield, OpenMinefields, OrderError
 from rules.ritd.position import SIDES, Side, enemy_of
 from rules.ritd.state import State, game_map, scenario_of
 from rules.ritd.turn import Turn
@@ -187,7 +187,7 @@ def parse_minefield(state: State, role: Side, text: str, ctx) -> Order:
     own = mines_of(state, role)
     current = _mine_set(state, role, own.number, ctx)
     if current is None:
-        raise ValueError("RB 16.55: your Minefield set is not in your vault")
+        raise OrderError("RB 16.55: your Minefield set is not in your vault")
     number = own.number + 1
     after = {h: n for h, n in current.items() if h not in dismantle}
     after[hex_] = number

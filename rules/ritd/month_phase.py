@@ -31,6 +31,7 @@ from rules.ritd.actions import (
     EndBuildup,
     KeepHand,
     OpenChallenge,
+    OrderError,
     Rebuild,
     Redraw,
     Reinforce,
@@ -65,14 +66,14 @@ def check_month(state: State, action: object, side: Side, ctx) -> list[Problem]:
                 return [Problem("RB 3.3", "the Allied challenge comes first")]
             if not label:
                 return [] if not card else [Problem("RB 3.3", "no challenge plays no card")]
-            return _one_card_problems(state, side, label, ctx, opened=False) + supplycards.card_checks(
+            return one_card_problems(state, side, label, ctx, opened=False) + supplycards.card_checks(
                 state, side, (card,), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3", ctx)
         case Answer(label=label, card=card):
             if stage != "answer":
                 return [Problem("RB 3.3", "the Axis answers an Allied challenge")]
             if not label:
                 return [] if not card else [Problem("RB 3.3", "declining plays no card")]
-            return _one_card_problems(state, side, label, ctx, opened=True) + supplycards.card_checks(
+            return one_card_problems(state, side, label, ctx, opened=True) + supplycards.card_checks(
                 state, side, (card,), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3", ctx)
         case OpenChallenge():
             if stage != "open-challenge":
@@ -90,7 +91,7 @@ def check_month(state: State, action: object, side: Side, ctx) -> list[Problem]:
     return buildup_orders.check_buildup(state, action, side, hand, ctx)
 
 
-def _one_card_problems(state: State, side: Side, label: str, ctx, *, opened: bool) -> list[Problem]:
+def one_card_problems(state: State, side: Side, label: str, ctx, *, opened: bool) -> list[Problem]:
     if label != _challenge_label(state, side) or not ctx.committed(label):
         return [Problem("RB 3.3", f"the card must be committed as '{_challenge_label(state, side)}'")]
     if opened and not ctx.opened(label):
@@ -257,7 +258,7 @@ def parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
     if verb == "rebuild":
         m = re.match(r"^(?P<unit>.+?)(?:\s+(?P<n>\d+)(?:\s+steps?)?)?$", rest.strip())
         if not m:
-            raise ValueError("RB 16.54: write 'rebuild <unit> [steps]'")
+            raise OrderError("RB 16.54: write 'rebuild <unit> [steps]'")
         token = deployment.own_token(state, role, m.group("unit"))
         b = state.position.block(token)
         u = all_scenarios().roster.get(b.unit)
@@ -272,7 +273,7 @@ def parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
         places = [deployment.place_name(p) for p in points if p.strip()]
         if verb == "sea":
             if len(places) != 1:
-                raise ValueError("RB 16.53: write 'sea <unit> -> <port>'")
+                raise OrderError("RB 16.53: write 'sea <unit> -> <port>'")
             return Order(action=bu.SeaRedeploy(token=token, to=places[0]))
         if verb == "refit":
             base = game_map().base(role)
@@ -280,9 +281,9 @@ def parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
                 places.append(base)
             return Order(action=bu.ReturnForRefit(token=token, path=buildup_orders.buildup_path(state, role, start, places)))
         if not places:
-            raise ValueError("RB 16.51: write 'redeploy <unit> -> <hex> [-> <hex> ...]'")
+            raise OrderError("RB 16.51: write 'redeploy <unit> -> <hex> [-> <hex> ...]'")
         return Order(action=bu.Redeploy(token=token, path=buildup_orders.buildup_path(state, role, start, places)))
-    raise ValueError(f"not an order now: '{words}' ({sequence.STAGE_PROMPTS.get(state.stage, state.stage)})")
+    raise OrderError(f"not an order now: '{words}' ({sequence.STAGE_PROMPTS.get(state.stage, state.stage)})")
 
 
 def month_orders(state: State, role: Side, ctx) -> list[str]:

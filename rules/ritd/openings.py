@@ -120,7 +120,7 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
 
 def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Problem]]:
     """An identity is opened: fill it in and decide the token's deferred checks."""
-    state, problems = _decide_labelled(state, ctx)
+    state, problems = decide_labelled(state, ctx)
     if mines.parse_label(label) is not None:
         return state, problems + minefield_rules.open_whole_set(state, label, value, ctx)
     parsed = hidden.token_of_label(label)
@@ -182,7 +182,7 @@ def reveal_die(state: State, label: str, value: int, ctx) -> tuple[State, list[P
     return state, []
 
 
-def _decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
+def decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
     """Decide the obligations over several identity versions ("slowest",
     "losses") once every one of their values is known (T-10)."""
     problems: list[Problem] = []

@@ -48,6 +48,7 @@ from rules.ritd.actions import (
     MarchLosses,
     OpenChallenge,
     OpenMinefields,
+    OrderError,
     PlayCards,
     Probe,
     PursuitLosses,
@@ -90,12 +91,12 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
             try:
                 unit = all_scenarios().roster.get(m.group("unit"))
             except UnknownUnit as exc:
-                raise ValueError(f"RB 2.0: {exc}") from None
+                raise OrderError(f"RB 2.0: {exc}") from None
             where = deployment.place_name(m.group("where"))
             token = hidden.new_token(role, ctx.fresh())
             return Order(action=Deploy(token=token, hex=where),
                          secrets={hidden.identity_label(token): hidden.encode_identity(unit.name, unit.max_cv)})
-        raise ValueError(f"not an order now: '{text}' (while deploying: 'deploy <unit> at <place>', "
+        raise OrderError(f"not an order now: '{text}' (while deploying: 'deploy <unit> at <place>', "
                          "'end deployment')")
     if state.phase != "turn":
         return month_phase.parse_month_order(state, role, words, ctx)
@@ -111,14 +112,14 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
     if verb == "refuse-battle" and "->" not in words:
         m = re.match(r"^refuse-battle\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
         if not m:
-            raise ValueError("RB 10.2: write 'refuse-battle <hex> slowest <speed>'")
+            raise OrderError("RB 10.2: write 'refuse-battle <hex> slowest <speed>'")
         return Order(action=RefuseBattle(hex=deployment.place_name(m.group("where")), slowest=int(m.group("n"))))
     if verb == "rout" and "->" not in words:
         return rout_orders.parse_rout(state, role, turn, words)
     if verb == "retreat":
         m = re.match(r"^retreat\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
         if not m:
-            raise ValueError("RB 10.5: write 'retreat <hex> slowest <speed>'")
+            raise OrderError("RB 10.5: write 'retreat <hex> slowest <speed>'")
         return Order(action=RetreatSpeed(hex=deployment.place_name(m.group("where")), slowest=int(m.group("n"))))
     if verb == "probe" or low.startswith("no probe "):
         go = verb == "probe"
@@ -158,7 +159,7 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
         return Order(action=battle.parse_fire(state, role, words))
     if verb == "losses":
         return Order(action=battle.parse_combat_losses(state, role, turn, words))
-    raise ValueError(f"not an order now: '{text}' (now: {sequence.PROMPTS.get(turn.step, turn.step)})")
+    raise OrderError(f"not an order now: '{text}' (now: {sequence.PROMPTS.get(turn.step, turn.step)})")
 
 
 def legal_orders(state: State, role: Side, ctx) -> list[str]:

@@ -12,7 +12,7 @@ from pbem.rulesapi import Order, Problem
 from rules.ritd import combat as cb
 from rules.ritd import deployment, group_moves, hidden, routs, sequence, step_losses
 from rules.ritd import movement as mv
-from rules.ritd.actions import AcceptBattle, PursuitLosses, RefuseBattle
+from rules.ritd.actions import AcceptBattle, OrderError, PursuitLosses, RefuseBattle
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import Position, Side
 from rules.ritd.state import State, decode_identity, game_map, roster_of
@@ -64,7 +64,7 @@ def pursuit_losses_problems(state: State, tokens: tuple[str, ...], hits: int, ac
             problems.append(Problem("RB 10.5", f"the new identity of {t} must be committed as '{label}'"))
     if problems:
         return problems
-    old, new = _loss_identities(state, tokens, recommit, ctx)
+    old, new = loss_identities(state, tokens, recommit, ctx)
     if old is not None and new is not None:
         problems += step_losses.loss_problems(state, side, action.hex, tokens, old, new, eliminated, hits)
     return problems
@@ -77,7 +77,7 @@ def _loss_labels(state: State, tokens: tuple[str, ...], recommit: tuple[str, ...
         tuple(hidden.identity_label(t, v.get(t, 0) + 1) for t in recommit)
 
 
-def _loss_identities(state: State, tokens: tuple[str, ...], recommit: tuple[str, ...], ctx):
+def loss_identities(state: State, tokens: tuple[str, ...], recommit: tuple[str, ...], ctx):
     """(old, new) identities by token when this replay knows them all, else (None, None)."""
     labels = _loss_labels(state, tokens, recommit)
     values = [ctx.value(lbl) for lbl in labels]
@@ -125,7 +125,7 @@ def apply_pursuit_losses(state: State, tokens: tuple[str, ...], hits: int, actio
     """T-10: survivors get new identity versions, the eliminated leave; what this
     replay cannot check becomes a "losses" obligation."""
     pos, hex_, eliminated, recommit = state.position, action.hex, action.eliminated, action.recommit
-    _, new = _loss_identities(state, tokens, recommit, ctx)
+    _, new = loss_identities(state, tokens, recommit, ctx)
     obligations = state.obligations
     if new is None:
         obligations += (Obligation(token=tokens[0], seq=ctx.seq, kind="losses", rule="RB 10.5",
@@ -167,7 +167,7 @@ def parse_pursuit(state: State, role: Side, turn: Turn, text: str) -> routs.Purs
     """'pursue Sollum with Trento, GGFF' / 'pursue Sollum with none' / '... with all' (RB 10.5)."""
     m = re.match(r"^pursue\s+(?P<where>.+?)\s+with\s+(?P<units>.+)$", text, re.IGNORECASE)
     if not m:
-        raise ValueError("RB 10.5: write 'pursue <hex> with <units>' or 'pursue <hex> with none'")
+        raise OrderError("RB 10.5: write 'pursue <hex> with <units>' or 'pursue <hex> with none'")
     hex_ = deployment.place_name(m.group("where"))
     units = m.group("units").strip().lower()
     pos = state.position
@@ -185,7 +185,7 @@ def parse_pursuit(state: State, role: Side, turn: Turn, text: str) -> routs.Purs
     for t in tokens:
         dice = routs.pursuit_dice_for(slowest, group_moves.block_speed(state, pos.block(t)) or 0)
         if not dice:
-            raise ValueError(f"RB 10.5: {group_moves.unit_name(state, t)} is slower than the "
+            raise OrderError(f"RB 10.5: {group_moves.unit_name(state, t)} is slower than the "
                              f"{'Routed units' if routing else 'Retreating units' if turn.retreating else 'refusing Group'} "
                              f"(speed {slowest}) and cannot pursue")
         pursuers.append(routs.Pursuer(t, dice))
@@ -210,7 +210,7 @@ def parse_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
         for part in re.split(r"\s*,\s*", rest):
             name, _, n = part.strip().rpartition(" ")
             if not name or not n.isdigit():
-                raise ValueError("RB 10.5: write 'pursuit losses <unit> <hits>, ...' or 'pursuit losses auto'")
+                raise OrderError("RB 10.5: write 'pursuit losses <unit> <hits>, ...' or 'pursuit losses auto'")
             losses.append(cb.Loss(deployment.own_token(state, role, name), hits=int(n)))
         allocation = cb.LossAllocation(hex_, tuple(losses))
     roster = roster_of(state)

@@ -22,7 +22,7 @@ from rules.ritd import (
     step_losses,
 )
 from rules.ritd import movement as mv
-from rules.ritd.actions import MarchLosses, Probe, PursuitLosses, RetreatSpeed, RevealUnits
+from rules.ritd.actions import MarchLosses, OrderError, Probe, PursuitLosses, RetreatSpeed, RevealUnits
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import Block, Position, Side
 from rules.ritd.state import State, game_map, roster_of, version_identity
@@ -215,13 +215,13 @@ def parse_march_losses(state: State, role: Side, turn: Turn, rest: str) -> Order
     sidebar "Retreat Forced Marches", RB 2.3; T-39)."""
     group = turn.march_losses if turn.step == "march-losses" else ()
     if not group:
-        raise ValueError("RB 6.4: only a Retreating unit whose Forced March has just failed loses a step "
+        raise OrderError("RB 6.4: only a Retreating unit whose Forced March has just failed loses a step "
                          f"(now: {sequence.PROMPTS.get(turn.step, turn.step)})")
     rest = rest.strip()
     if rest.lower() not in ("", "auto"):
         named = [deployment.own_token(state, role, name) for name in re.split(r"\s*,\s*", rest)]
         if sorted(named) != sorted(group):
-            raise ValueError("RB 6.4: the units whose Retreat Forced March failed are "
+            raise OrderError("RB 6.4: the units whose Retreat Forced March failed are "
                              f"{', '.join(group_moves.unit_name(state, t) for t in group)}: name them all, or write "
                              "'march losses auto'")
     pos, roster = state.position, roster_of(state)

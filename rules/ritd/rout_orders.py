@@ -12,7 +12,7 @@ from pbem.rulesapi import Order, Problem
 from rules.ritd import combat as cb
 from rules.ritd import deployment, group_moves, hidden, player_orders, refusal, routs, sequence, step_losses
 from rules.ritd import movement as mv
-from rules.ritd.actions import PursuitLosses, Rout
+from rules.ritd.actions import OrderError, PursuitLosses, Rout
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import Side, enemy_of
 from rules.ritd.state import State, all_scenarios, game_map, known_identity, roster_of
@@ -162,7 +162,7 @@ def parse_rout(state: State, role: Side, turn: Turn, text: str) -> Order:
     Attrition as new identity versions, and the survivors' slowest speed (T-12)."""
     m = re.match(r"^rout\s+(?P<where>.+?)(?:\s+slowest\s+(?P<n>\d+))?$", text.strip(), re.IGNORECASE)
     if not m or not turn.rout_queue:
-        raise ValueError("RB 11.3: write 'rout <hex> slowest <speed>' when a Rout begins")
+        raise OrderError("RB 11.3: write 'rout <hex> slowest <speed>' when a Rout begins")
     hex_, r = deployment.place_name(m.group("where")), turn.rout_queue[0]
     pos, roster = state.position, all_scenarios().roster
     eliminated, recommit, secrets, speeds = [], [], {}, []

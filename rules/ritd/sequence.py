@@ -199,7 +199,7 @@ def begin_month(state: State, first: Side) -> State:
     state = msgspec.structs.replace(state, phase="turn", stage="", passes=0, challenge="", answer="",
                                     ledgers={}, networks={}, reinforced=(), bonus={},
                                     captures=cb.start_month_ledger(state.month, state.position.fortresses))
-    return _begin_turn(state, first)
+    return begin_turn(state, first)
 
 
 def begin_initiative(state: State) -> State:
@@ -247,7 +247,7 @@ def _default_choices(needed) -> dict[str, sp.SupplyChoices]:
     return {side: sp.SupplyChoices(fortress=v["fortress"], oasis=v["oasis"]) for side, v in out.items()}
 
 
-def _begin_turn(state: State, active: Side) -> State:
+def begin_turn(state: State, active: Side) -> State:
     number = len(state.turns) + 1
     return msgspec.structs.replace(state, side=active, turn=Turn(number=number, active=active),
                                    turns=state.turns + (active,))
@@ -278,7 +278,7 @@ def next_retreat(state: State, turn: Turn) -> State:
     if not pending_retreats:
         if turn.movement.marches:
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="forced-march"))
-        return _after_movement(state, turn)
+        return after_movement(state, turn)
     r = pending_retreats[0]
     turn = msgspec.structs.replace(turn, retreating=r.hex, retreaters=r.units, rearguard=r.rearguard)
     pursuers = routs.pursuit_eligible(pos, r.hex, turn.passive)
@@ -357,7 +357,7 @@ def _resume(state: State, turn: Turn) -> State:
     if turn.step == "movement":  # after an Overrun (RB 11.4): the active player moves on
         return msgspec.structs.replace(state, turn=turn)
     if turn.step == "forced-march":
-        return _after_movement(state, turn)
+        return after_movement(state, turn)
     if turn.step == "retreat-losses":  # after the Routs a Retreat left behind (RB 10.3 step 4)
         return next_retreat(state, turn)
     if turn.step == "supply-revealed":  # after the Final Supply Check (RB 12.7)
@@ -398,7 +398,7 @@ def rout_withdraw_or_eliminate(state: State, turn: Turn) -> State:
     return rout_done(state, turn)
 
 
-def _after_movement(state: State, turn: Turn) -> State:
+def after_movement(state: State, turn: Turn) -> State:
     """All Moves and Forced Marches done: the passive player decides on the
     Attacked Groups that may Refuse Battle (RB 8.4); the others fight."""
     refusals = mv.refusable_groups(game_map(), state.position, turn.movement)
@@ -500,7 +500,7 @@ def end_turn(state: State, turn: Turn) -> State:
     # RB 3.1, 4.5: two Passes in succession end the Month (a Pass plays no card, T-14).
     passes = state.passes + 1 if turn.cards == 0 else 0
     if passes < 2:
-        return _begin_turn(msgspec.structs.replace(state, passes=passes), turn.passive)
+        return begin_turn(msgspec.structs.replace(state, passes=passes), turn.passive)
     if state.month >= scenario_of(state).end_month:  # RB 17.0: the last Month is over
         return msgspec.structs.replace(state, phase="final", stage="reveal-all", side=turn.passive, passes=passes)
     return _begin_buildup(msgspec.structs.replace(state, passes=0))

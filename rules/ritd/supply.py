@@ -390,7 +390,7 @@ def _fortresses_of(m: HexMap, pos: Position, side: Side) -> list[str]:
     return sorted(f for f, owner in pos.fortresses.items() if owner == side and m.fortress(f) is not None)
 
 
-def _supply_key(pos: Position) -> tuple:
+def supply_key(pos: Position) -> tuple:
     """Everything of ``pos`` that supply depends on: each block's token, side,
     hex, Disrupted and Raider markers and Fortress/Oasis assignment (not its
     unit, CV or other markers), the battles with their hexsides, and Fortress
@@ -402,9 +402,9 @@ def _supply_key(pos: Position) -> tuple:
     )
 
 
-#: A bounded memo of the whole-side computations (``_side_supply``,
+#: A bounded memo of the whole-side computations (``side_supply``,
 #: ``lines_network``, ``network``), keyed by the map, the side and
-#: ``_supply_key`` of the position: each result is a function of its key
+#: ``supply_key`` of the position: each result is a function of its key
 #: alone, so a hit returns what the computation would. The state machine
 #: checks and then applies one action on the same position, and most actions
 #: (dice, cards, reveals, losses) change nothing supply depends on. Callers
@@ -425,7 +425,7 @@ def _memo(m: HexMap, pos: Position, side: str, what: str, make):
             key = k
             break
     if key is None:
-        key = _supply_key(pos)
+        key = supply_key(pos)
         _KEYS.append((pos, key))
         del _KEYS[:-_KEYS_SIZE]
     full = (m, side, what, key)
@@ -442,7 +442,7 @@ def _memo(m: HexMap, pos: Position, side: str, what: str, make):
 _MISSING = object()
 
 
-def _side_supply(m: HexMap, pos: Position, side: Side) -> _SideSupply:
+def side_supply(m: HexMap, pos: Position, side: Side) -> _SideSupply:
     return _memo(m, pos, side, "side-supply", lambda: _side_supply_now(m, pos, side))
 
 
@@ -467,7 +467,7 @@ def _has_fortress_line(s: _SideSupply, b: Block, fortress: str) -> bool:
     return trace is not None and b.token not in s.view.raiders and trace.reached(b.hex)
 
 
-def _status(s: _SideSupply, b: Block) -> SourceKind | None:
+def block_status(s: _SideSupply, b: Block) -> SourceKind | None:
     """How a block is supplied under its recorded Fortress/Oasis assignment."""
     if _has_base_line(s, b):
         return "base"
@@ -483,19 +483,19 @@ def supplied_tokens(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
     to the Fortress recorded in ``Block.fortress_supply`` (RB 13.3), or by the
     Oasis Supply recorded in ``Block.oasis_supply`` (RB 15.1). Makes no new
     assignment. Raises ValueError for a battle hex without a Battle record."""
-    s = _side_supply(m, pos, side)
-    return frozenset(b.token for b in pos.blocks_of(side) if _status(s, b) is not None)
+    s = side_supply(m, pos, side)
+    return frozenset(b.token for b in pos.blocks_of(side) if block_status(s, b) is not None)
 
 
 def is_supplied(m: HexMap, pos: Position, token: str) -> bool:
     """Whether the block ``token`` has a Supply Line now (see ``supplied_tokens``)."""
     b = pos.block(token)
-    return _status(_side_supply(m, pos, b.side), b) is not None
+    return block_status(side_supply(m, pos, b.side), b) is not None
 
 
 def isolated_fortresses(m: HexMap, pos: Position, side: Side) -> tuple[str, ...]:
     """Fortresses ``side`` controls that have no land Supply Line to its Base (RB 13.3)."""
-    return _side_supply(m, pos, side).isolated
+    return side_supply(m, pos, side).isolated
 
 
 # ------------------------------------------------------------ Supply Lines
@@ -519,7 +519,7 @@ def _canonical(trace: _Trace, state: State) -> list[Leg]:
     return legs
 
 
-def _lines_to(view: _View, trace: _Trace, start: str, source: SourceKind) -> list[SupplyLine]:
+def lines_to(view: _View, trace: _Trace, start: str, source: SourceKind) -> list[SupplyLine]:
     if not trace.reached(start):
         return []
     src = trace.source
@@ -561,7 +561,7 @@ def _lines_to(view: _View, trace: _Trace, start: str, source: SourceKind) -> lis
     return out
 
 
-def _base_network_part(view: _View, trace: _Trace, start: str) -> set[str]:
+def base_network_part(view: _View, trace: _Trace, start: str) -> set[str]:
     """The hexes that the Base lines of a unit in ``start`` add to the union
     of every unit's Base lines, without listing the lines (there can be
     hundreds: one per chain of friendly units, RB 12.2).
@@ -572,7 +572,7 @@ def _base_network_part(view: _View, trace: _Trace, start: str) -> set[str]:
     lines are in the union too. So ``start`` adds only its lines' first legs:
     to the Source or the Supplied Highway (with the route on from there), or
     to a chain member from where at least one line goes on. Equal to the
-    union of ``_lines_to(view, trace, start, ...)`` (tested against it)."""
+    union of ``lines_to(view, trace, start, ...)`` (tested against it)."""
     if not trace.reached(start):
         return set()
     src = trace.source
@@ -609,7 +609,7 @@ def _base_network_part(view: _View, trace: _Trace, start: str) -> set[str]:
                 return True
         return False
 
-    out: set[str] = set()  # every first leg starts in ``start``; no line, no hex (as _lines_to)
+    out: set[str] = set()  # every first leg starts in ``start``; no line, no hex (as lines_to)
     begun = frozenset({start})
     for link, rest in steps(start, begun):
         if rest is not None:
@@ -636,26 +636,26 @@ def supply_lines(
     13.3 forbid using them for unassigned units, the caller decides).
     Sorted shortest first. Raises ValueError for an unknown source.
     """
-    s = _side_supply(m, pos, side)
+    s = side_supply(m, pos, side)
     view = s.view
     here = pos.blocks_in(hex_, side)
     if here and all(b.token in view.raiders for b in here):
         return ()  # RB 12.5: Raiders are isolated from friendly Supply
     lines: list[SupplyLine] = []
     if source in (None, "base"):
-        lines += _lines_to(view, s.base, hex_, "base")
+        lines += lines_to(view, s.base, hex_, "base")
     if source is None:
         forts = sorted({b.fortress_supply for b in here if b.fortress_supply})
         for f in forts:
             if pos.fortresses.get(f) == side:
-                lines += _lines_to(view, s.trace(f), hex_, "fortress")
+                lines += lines_to(view, s.trace(f), hex_, "fortress")
         if any(b.oasis_supply == hex_ for b in here) and view.is_friendly_oasis(hex_):
             lines.append(SupplyLine("oasis", hex_, (hex_,), ()))
     elif source != "base":
         if m.fortress(source) is None:
             raise ValueError(f"{source!r} is neither 'base' nor a Fortress hex")
         if pos.fortresses.get(source) == side:
-            lines += _lines_to(view, s.trace(source), hex_, "fortress")
+            lines += lines_to(view, s.trace(source), hex_, "fortress")
     return tuple(lines)
 
 
@@ -667,18 +667,18 @@ def lines_network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
 
 
 def _lines_network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
-    s = _side_supply(m, pos, side)
+    s = side_supply(m, pos, side)
     view, trace = s.view, s.trace
     out: set[str] = set()
     for h in sorted({b.hex for b in pos.blocks_of(side)}):
         here = pos.blocks_in(h, side)
         if here and all(b.token in view.raiders for b in here):
             continue  # RB 12.5: Raiders are isolated from friendly Supply
-        out.update(_base_network_part(view, trace(m.base(side)), h))
+        out.update(base_network_part(view, trace(m.base(side)), h))
         lines = []
         for f in sorted({b.fortress_supply for b in here if b.fortress_supply}):
             if pos.fortresses.get(f) == side:
-                lines += _lines_to(view, trace(f), h, "fortress")
+                lines += lines_to(view, trace(f), h, "fortress")
         for line in lines:
             out.update(line.hexes)
         if any(b.oasis_supply == h for b in here) and view.is_friendly_oasis(h):
@@ -696,7 +696,7 @@ def network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
 
 
 def _network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
-    s = _side_supply(m, pos, side)
+    s = side_supply(m, pos, side)
     view = s.view
     traces = [s.base]
     assigned = {b.fortress_supply for b in pos.blocks_of(side) if b.fortress_supply}
@@ -940,7 +940,7 @@ def initial_supply_check(
     ``choices`` is wrong, returns ``pos`` unchanged with ``needed`` or
     ``problems`` set.
     """
-    s = _side_supply(m, pos, side)
+    s = side_supply(m, pos, side)
     blocks, asg = _assign(m, pos, side, s, choices, "initial")
     report_base = {"check": "initial", "side": side, "isolated": s.isolated}
     if asg.needed or asg.problems:
@@ -950,7 +950,7 @@ def initial_supply_check(
     new: list[Block] = []
     supplied, unsupplied = [], []
     for b in blocks:
-        how = _status(s, b)
+        how = block_status(s, b)
         if how is None:
             unsupplied.append(b.token)
             if not b.unsupplied:
@@ -989,7 +989,7 @@ def final_supply_check(
     ``rout`` for the caller (RB 12.7, 11.3). Needed choices and problems as
     for ``initial_supply_check``.
     """
-    s = _side_supply(m, pos, side)
+    s = side_supply(m, pos, side)
     blocks, asg = _assign(m, pos, side, s, choices, "final")
     report_base = {"check": "final", "side": side, "isolated": s.isolated}
     if asg.needed or asg.problems:
@@ -998,7 +998,7 @@ def final_supply_check(
     new: list[Block] = []
     supplied, unsupplied, newly = [], [], []
     for b in blocks:
-        how = _status(s, b)
+        how = block_status(s, b)
         if how is None:
             unsupplied.append(b.token)
             if b.unsupplied and not b.disrupted:
@@ -1047,7 +1047,7 @@ def buildup_supply_check(
     Networks to keep for the Buildup come from ``network``.
     """
     choices = choices or {}
-    supplies = {side: _side_supply(m, pos, side) for side in SIDES}
+    supplies = {side: side_supply(m, pos, side) for side in SIDES}
     assigned: dict[str, Block] = {}
     changes: list[SupplyChange] = []
     needed: list[ChoiceNeeded] = []
@@ -1065,7 +1065,7 @@ def buildup_supply_check(
     supplied, eliminated = [], []
     for b0 in pos.blocks:
         b = assigned[b0.token]
-        how = _status(supplies[b.side], b)
+        how = block_status(supplies[b.side], b)
         if how is None:
             eliminated.append(b.token)
             changes.append(SupplyChange(b.token, b.hex, "eliminated", "RB 16.2", "Unsupplied at the Buildup Supply Check"))
@@ -1172,8 +1172,8 @@ def explain_supply(m: HexMap, pos: Position, token_or_hex: str) -> list[str]:
         return [f"{m.name(where)}: no units"]
     cache: dict[Side, _SideSupply] = {}
     for b in blocks:
-        s = cache.get(b.side) or cache.setdefault(b.side, _side_supply(m, pos, b.side))
-        how = _status(s, b)
+        s = cache.get(b.side) or cache.setdefault(b.side, side_supply(m, pos, b.side))
+        how = block_status(s, b)
         marks = [x for x, on in (("Disrupted", b.disrupted), ("Unsupplied marker", b.unsupplied), ("Raider", b.raider)) if on]
         tag = f" [{', '.join(marks)}]" if marks else ""
         if how is None:

@@ -14,7 +14,7 @@ import msgspec
 from pbem.rulesapi import Problem
 from rules.ritd import checked, deployment, group_moves, routs, sequence
 from rules.ritd import supply as sp
-from rules.ritd.actions import SupplyCheck
+from rules.ritd.actions import OrderError, SupplyCheck
 from rules.ritd.position import Position, Side
 from rules.ritd.state import State, game_map
 from rules.ritd.turn import PendingRout, Turn
@@ -86,7 +86,7 @@ def parse_supply(state: State, role: Side, rest: str) -> SupplyCheck:
         elif len(tokens) == 1:
             oasis[hex_] = tokens[0]
         else:
-            raise ValueError("RB 15.1: one unit takes Oasis Supply")
+            raise OrderError("RB 15.1: one unit takes Oasis Supply")
     return SupplyCheck(fortress=fortress, oasis=oasis)
 
 

@@ -12,6 +12,7 @@ import msgspec
 from pbem.deck import Card, Carry, DeckTask
 from pbem.rulesapi import Problem
 from rules.ritd import cards as cd
+from rules.ritd.actions import OrderError
 from rules.ritd.cards import Hand
 from rules.ritd.position import Side, enemy_of
 from rules.ritd.state import State, hand_of, scenario_of, supply_deck
@@ -115,7 +116,7 @@ def pick_cards(state: State, role: Side, real: int, dummies: int, ctx, rule: str
     refs = cd.pick(ctx.card, state.deck.held.get(role, ()), real, dummies)
     if refs is None:
         problems = cd.play_problems(hand_of(state, role), real + dummies, real, rule)
-        raise ValueError("; ".join(map(str, problems)) or f"{rule}: the hand does not hold {real} real "
+        raise OrderError("; ".join(map(str, problems)) or f"{rule}: the hand does not hold {real} real "
                          f"card(s) and {dummies} dumm{'y' if dummies == 1 else 'ies'}")
     return refs
 

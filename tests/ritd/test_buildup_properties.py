@@ -58,7 +58,7 @@ def _fewest_legs(path: tuple[str, ...]) -> int:
     best = [0] + [10**9] * (len(path) - 1)
     for j in range(1, len(path)):
         for i in range(j):
-            if bu._leg_ok(MAP, path[i:j + 1]):
+            if bu.leg_ok(MAP, path[i:j + 1]):
                 best[j] = min(best[j], best[i] + 1)
     return best[-1]
 
@@ -81,5 +81,5 @@ def test_rb_16_51_legs_cover_the_path_and_are_fewest(path: tuple[str, ...]) -> N
     legs = bu.redeployment_legs(MAP, path)
     assert legs[0][0] == path[0] and legs[-1][-1] == path[-1]
     assert sum(len(leg) - 1 for leg in legs) == len(path) - 1
-    assert all(bu._leg_ok(MAP, leg) for leg in legs)
+    assert all(bu.leg_ok(MAP, leg) for leg in legs)
     assert len(legs) == _fewest_legs(path) == bu.redeployment_cost(MAP, path)

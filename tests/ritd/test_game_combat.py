@@ -14,7 +14,7 @@ from rules.ritd import RULES as RITD
 from rules.ritd import combat as cb
 from rules.ritd import game as ritd
 from rules.ritd.battle import check_combat
-from rules.ritd.refusal import _loss_identities
+from rules.ritd.refusal import loss_identities
 from rules.ritd.state import game_map
 from rules.ritd.step_losses import loss_problems
 from rules.ritd.turn import PendingRout
@@ -184,7 +184,7 @@ def test_t_34_hits_placed_in_the_open_stand_for_the_committed_cv_in_later_secret
             return {hidden.identity_label(brescia, 0): hidden.encode_identity("Brescia", 4),
                     hidden.identity_label(brescia, 1): hidden.encode_identity("Brescia", 1)}.get(label)
 
-    old, new = _loss_identities(allied.state, (brescia,), (brescia,), Opened())
+    old, new = loss_identities(allied.state, (brescia,), (brescia,), Opened())
     assert old == {brescia: ("Brescia", 2)} and new == {brescia: ("Brescia", 1)}
     hex_ = game_map().resolve("Sollum")
     assert loss_problems(allied.state, "axis", hex_, (brescia,), old, new, (), 1) == []

@@ -16,7 +16,7 @@ from rules.ritd import RULES as RITD
 from rules.ritd import combat as cb
 from rules.ritd import game as ritd
 from rules.ritd import group_moves
-from rules.ritd.group_moves import _unit_speed
+from rules.ritd.group_moves import unit_speed
 from rules.ritd.state import all_scenarios, game_map
 from tests.ritd.ritd_table import new_game
 
@@ -89,7 +89,7 @@ def test_rb_17_optional_i_tanks_game_a_client_ignoring_the_option_is_caught(tmp_
     table = _allied_to_move(tmp_path, ("i-tanks",))
 
     def printed_speed(state, unit):  # the Allied client moves the I-tank at its printed speed 3
-        return _unit_speed(unit)
+        return unit_speed(unit)
 
     with monkeypatch.context() as cheat:
         cheat.setattr(group_moves, "speed_of", printed_speed)

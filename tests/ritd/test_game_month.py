@@ -24,8 +24,8 @@ from rules.ritd.actions import Reinforce
 from rules.ritd.buildup_orders import buildup_path, due_count
 from rules.ritd.cards import Hand
 from rules.ritd.hidden import Obligation
-from rules.ritd.month_phase import _one_card_problems
-from rules.ritd.openings import _decide_labelled
+from rules.ritd.month_phase import one_card_problems
+from rules.ritd.openings import decide_labelled
 from rules.ritd.state import all_scenarios, game_map
 from rules.ritd.turn_options import option_problems
 from rules.ritd.turn_orders import check_turn
@@ -208,7 +208,7 @@ def test_rb_3_3_a_challenge_claimed_real_from_a_hand_of_dummies_is_refused(demo)
     _to_initiative(demo)
     state = _state(demo.allied)
     dummies_only = msgspec.structs.replace(state, hands={**state.hands, "allied": Hand(count=2, real=0)})
-    problems = _one_card_problems(dummies_only, "allied", "month2.initiative.allied",
+    problems = one_card_problems(dummies_only, "allied", "month2.initiative.allied",
                                        _Ctx({"month2.initiative.allied": b"1"}), opened=False)
     assert [str(p) for p in problems] == ["RB 3.3: 1 real cards played, but the hand holds 0 real cards"]
 
@@ -308,7 +308,7 @@ def test_rb_16_41_an_early_block_that_is_not_its_slots_unit_is_caught(demo, monk
     ob = Obligation(token=token, seq=9, kind="early", rule="RB 16.41", tokens=(token,),
                          labels=("month2.early.axis.0", label), what="arrived early")
     lied = msgspec.structs.replace(_state(demo.allied), obligations=(ob,))
-    _, found = _decide_labelled(lied, _Ctx({"month2.early.axis.0": b"Ariete",
+    _, found = decide_labelled(lied, _Ctx({"month2.early.axis.0": b"Ariete",
                                                  label: hidden.encode_identity("Littorio", 4)}))
     assert [p.rule for p in found] == ["RB 16.41"] and "the slot holds Ariete" in found[0].message
     assert seat is not None

@@ -11,8 +11,8 @@ from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
 from rules.ritd import group_moves, sequence
 from rules.ritd import supply as sp
-from rules.ritd.group_moves import _unit_speed
-from rules.ritd.sequence import _begin_turn
+from rules.ritd.group_moves import unit_speed
+from rules.ritd.sequence import begin_turn
 from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_refusal import _send
@@ -29,10 +29,10 @@ def _token(table, side, unit):
 def overrun(tmp_path, monkeypatch):
     """The Demo with the 7/7 Tk Disrupted alone in Sollum when the Axis turn
     begins; Brescia fast enough (4) to pursue it; every die a 6."""
-    speed = _unit_speed
-    monkeypatch.setattr(group_moves, "_unit_speed", lambda u: 4 if u == "Brescia" else speed(u))
+    speed = unit_speed
+    monkeypatch.setattr(group_moves, "unit_speed", lambda u: 4 if u == "Brescia" else speed(u))
     monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
-    real = _begin_turn
+    real = begin_turn
 
     def begin(state, active):
         state = real(state, active)
@@ -43,7 +43,7 @@ def overrun(tmp_path, monkeypatch):
                 [msgspec.structs.replace(b, disrupted=True) for b in sollum]))
         return state
 
-    monkeypatch.setattr(sequence, "_begin_turn", begin)
+    monkeypatch.setattr(sequence, "begin_turn", begin)
     return new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
 
 
@@ -113,9 +113,9 @@ def cut_off(tmp_path, monkeypatch):
                    msgspec.structs.replace(pos.block(marks["Trento"]), disrupted=True)]
         return real_combat(msgspec.structs.replace(state, position=pos.replace_blocks(changed)), turn)
 
-    real_status = sp._status
+    real_status = sp.block_status
     monkeypatch.setattr(sequence, "to_combat", fake_combat)
-    monkeypatch.setattr(sp, "_status", lambda s, b: None if b.token == marks["Brescia"] else real_status(s, b))
+    monkeypatch.setattr(sp, "block_status", lambda s, b: None if b.token == marks["Brescia"] else real_status(s, b))
     table = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
     marks.update(Brescia=_token(table, "axis", "Brescia"), Trento=_token(table, "axis", "Trento"))
     return table, marks

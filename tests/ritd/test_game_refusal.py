@@ -15,7 +15,7 @@ from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
 from rules.ritd import group_moves, routs, step_losses
 from rules.ritd import movement as mv
-from rules.ritd.group_moves import _unit_speed
+from rules.ritd.group_moves import unit_speed
 from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
@@ -30,8 +30,8 @@ pytestmark = pytest.mark.usefixtures("registered_ritd")
 def demo(tmp_path, monkeypatch):
     """The 19.0 Demo, with Trento made fast enough (speed 4) to pursue the 7/7 Tk
     (speed 3), and every engine die a 6."""
-    speed = _unit_speed
-    monkeypatch.setattr(group_moves, "_unit_speed", lambda unit: 4 if unit == "Trento" else speed(unit))
+    speed = unit_speed
+    monkeypatch.setattr(group_moves, "unit_speed", lambda unit: 4 if unit == "Trento" else speed(unit))
     monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
     table = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
     table.play("axis", *REGROUP)

@@ -20,7 +20,7 @@ from rules.ritd import combat as cb
 from rules.ritd import game as ritd
 from rules.ritd import group_moves, routs, sequence, step_losses
 from rules.ritd.battle import combat_round
-from rules.ritd.group_moves import _unit_speed
+from rules.ritd.group_moves import unit_speed
 from rules.ritd.sequence import next_retreat
 from rules.ritd.state import all_scenarios, game_map
 from tests.ritd.ritd_table import new_game
@@ -47,8 +47,8 @@ def standoff_table(tmp_path, monkeypatch):
     Round in which every die misses, so the battle goes on into the Allied
     Player-Turn. Trento and Brescia are fast (speed 4) enough to pursue the
     7/7 Tk (speed 3). Later rolls show FACE["die"], or real dice if None."""
-    speed = _unit_speed
-    monkeypatch.setattr(group_moves, "_unit_speed", lambda u: 4 if u in ("Trento", "Brescia") else speed(u))
+    speed = unit_speed
+    monkeypatch.setattr(group_moves, "unit_speed", lambda u: 4 if u in ("Trento", "Brescia") else speed(u))
     FACE["die"] = 1
     faces: dict[tuple, int] = {}  # per roll, so that replays and the audit roll the same
     real = pbem_game.roll

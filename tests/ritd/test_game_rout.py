@@ -13,8 +13,8 @@ from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
 from rules.ritd import group_moves, routs, sequence
 from rules.ritd import movement as mv
-from rules.ritd.group_moves import _unit_speed
-from rules.ritd.sequence import _after_movement, to_combat
+from rules.ritd.group_moves import unit_speed
+from rules.ritd.sequence import after_movement, to_combat
 from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_refusal import REGROUP, _send
@@ -53,11 +53,11 @@ def _armd_token(table):
 def ex26(tmp_path, monkeypatch):
     """The Demo with a Disrupted 7/4 Armd beside the 7/7 Tk in Sollum when the
     Axis attacks; Trento and Brescia fast enough (4) to pursue; every die a 6."""
-    speed = _unit_speed
-    monkeypatch.setattr(group_moves, "_unit_speed", lambda u: 4 if u in ("Trento", "Brescia") else speed(u))
+    speed = unit_speed
+    monkeypatch.setattr(group_moves, "unit_speed", lambda u: 4 if u in ("Trento", "Brescia") else speed(u))
     monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
-    real = _after_movement
-    monkeypatch.setattr(sequence, "_after_movement", lambda state, turn: real(_with_disrupted_companion(state), turn))
+    real = after_movement
+    monkeypatch.setattr(sequence, "after_movement", lambda state, turn: real(_with_disrupted_companion(state), turn))
     table = _new_game(tmp_path)
     table.play("axis", *REGROUP)
     return table

@@ -17,7 +17,7 @@ from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from rules.ritd import group_moves
 from rules.ritd import movement as mv
-from rules.ritd.group_moves import _unit_speed
+from rules.ritd.group_moves import unit_speed
 from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
@@ -195,7 +195,7 @@ def test_cheat_a_hidden_block_moved_farther_than_its_type_allows_is_caught(demo,
     m = game_map()
     axis = _state(demo.axis)
     pavia = next(b for b in axis.position.blocks_of("axis") if b.unit == "Pavia")
-    speed = _unit_speed
+    speed = unit_speed
     seat = demo.axis.seat()
     session.add_orders(seat, ["supply check", "basic"])
     movement = session.draft_replay(seat)[0].state.turn.movement
@@ -209,7 +209,7 @@ def test_cheat_a_hidden_block_moved_farther_than_its_type_allows_is_caught(demo,
         return 2 if unit == "Pavia" else speed(unit)
 
     with monkeypatch.context() as cheat:
-        cheat.setattr(group_moves, "_unit_speed", cheating)
+        cheat.setattr(group_moves, "unit_speed", cheating)
         data = _send(demo, "axis", f"group Ft Capuzzo -> {dest} Pavia", "end movement", "supply check",
                      "reveal option")
     demo.deliver(demo.allied, data)  # accepted: the Allies cannot tell yet
@@ -218,7 +218,7 @@ def test_cheat_a_hidden_block_moved_farther_than_its_type_allows_is_caught(demo,
     assert allied.position.block(pavia.token).hex == m.resolve(dest)
     demo.play("allied", "supply check", "pass", "end movement", "supply check")
     with monkeypatch.context() as cheat:  # the Axis opens everything in its next event
-        cheat.setattr(group_moves, "_unit_speed", cheating)
+        cheat.setattr(group_moves, "unit_speed", cheating)
         data = _send(demo, "axis", "supply check", open_all=True)
         events = demo.axis.gd.read_events()
     with pytest.raises(IllegalAction) as err:
