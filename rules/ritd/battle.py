@@ -242,3 +242,35 @@ def apply_loss_allocation(state: State, turn: Turn, action: cb.LossAllocation, s
     pending_routs = [PendingRout(hex=h, side=owner, tokens=tuple(ts), fired=fired)
                      for (h, owner), ts in by_hex.items() if not (turn.probing and owner == turn.active)]
     return sequence.start_routs(state, turn, pending_routs, turn.step)
+
+
+# -- the orders listed (legal_orders) --------------------------------------------------
+
+def listed_reveals(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in steps "reveal-passive", "reveal-active"."""
+    return ["reveal units"]
+
+
+def listed_battles(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "battles"."""
+    m = game_map()
+    must = cb.mandatory_battles(state.position, role, new_battles=new_battles(turn),
+                                fortress_hexes=cb.fortress_hexes(m), blitz=turn.blitz,
+                                partial_retreats=turn.partial)
+    names = ", ".join(m.name(h) for h in must) or "none"
+    orders = [f"battles {names}"]
+    if turn.real >= OPTION_COST["assault"] and not turn.blitz and (turn.movement.moves_made if turn.movement else 0) <= 1 \
+            and must:
+        orders.append(f"battles {names} assault {names}")
+    return orders
+
+
+def listed_fire(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in steps "defensive-fire", "offensive-fire"."""
+    return fire_orders(state, role, turn)
+
+
+def listed_losses(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in steps "offensive-losses", "defensive-losses"."""
+    m = game_map()
+    return [f"losses {m.name(turn.battles[0])} auto"]

@@ -407,7 +407,7 @@ class _Spend(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field=
     pass
 
 
-class Redeploy(_Spend, tag="redeploy"):
+class Redeploy(_Spend, tag="redeploy", frozen=True):
     """RB 16.51: move one unit along ``path`` (its hex first). The path is
     cut into as few 1-BP Redeployments (2 hexes plus Road Bonus) as possible."""
 
@@ -415,14 +415,14 @@ class Redeploy(_Spend, tag="redeploy"):
     path: tuple[str, ...]
 
 
-class SeaRedeploy(_Spend, tag="sea-redeploy"):
+class SeaRedeploy(_Spend, tag="sea-redeploy", frozen=True):
     """RB 16.53: ship one unit from the Port it is in to ``to``."""
 
     token: str
     to: str
 
 
-class ReturnForRefit(_Spend, tag="refit"):
+class ReturnForRefit(_Spend, tag="refit", frozen=True):
     """RB 16.52: send one undisrupted unit along ``path`` (overland, its hex
     first, ending in the Base) to Refit off-board, free."""
 
@@ -430,14 +430,14 @@ class ReturnForRefit(_Spend, tag="refit"):
     path: tuple[str, ...]
 
 
-class Replace(_Spend, tag="replace"):
+class Replace(_Spend, tag="replace", frozen=True):
     """RB 16.54: ``steps`` Replacement steps (1 CV; 2 CV for elite units)."""
 
     token: str
     steps: int = 1
 
 
-class BuildMinefield(_Spend, tag="minefield"):
+class BuildMinefield(_Spend, tag="minefield", frozen=True):
     """RB 16.55: a hidden Minefield in ``hex``; with two ``dismantle`` hexes
     (own Minefields) it is free, otherwise 15 BP."""
 
@@ -445,7 +445,7 @@ class BuildMinefield(_Spend, tag="minefield"):
     dismantle: tuple[str, ...] = ()
 
 
-class BuySupply(_Spend, tag="buy-supply"):
+class BuySupply(_Spend, tag="buy-supply", frozen=True):
     """RB 16.5: Extra Supply Cards, 10 BP each."""
 
     cards: int = 1

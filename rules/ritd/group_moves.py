@@ -341,3 +341,11 @@ def check_end_movement(state: State, turn: Turn, action: EndMovement, side: Side
 
 def apply_end_movement(state: State, turn: Turn, action: EndMovement, side: Side, ctx) -> State:
     return sequence.next_retreat(state, turn)
+
+
+# -- the orders listed (legal_orders) --------------------------------------------------
+
+def listed_movement(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "movement"."""
+    return movement_orders(state, role, turn) + forced_march_orders(state, role, turn, ctx) + \
+        ["end movement"]

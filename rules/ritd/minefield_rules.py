@@ -214,3 +214,10 @@ def minefield_orders(state: State, role: Side, ledger: bu.Ledger) -> list[str]:
 
 def apply_open_minefields(state: State, turn: Turn, action: OpenMinefields, side: Side, ctx) -> State:
     return sequence.after_mines(with_mines(state, side, due=(), fresh=()), turn)
+
+
+# -- the orders listed (legal_orders) --------------------------------------------------
+
+def listed_mine_openings(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in steps "mines-passive", "mines-active"."""
+    return ["open minefields"]

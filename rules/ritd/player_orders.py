@@ -5,7 +5,10 @@ and ``describe_action`` (action to text) and ``explain``.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
@@ -63,7 +66,6 @@ from rules.ritd.actions import (
     Rout,
     SupplyCheck,
 )
-from rules.ritd.cards import OPTION_COST
 from rules.ritd.position import SIDES, Side
 from rules.ritd.setup import (
     check_deployment_complete,
@@ -73,10 +75,10 @@ from rules.ritd.state import (
     all_scenarios,
     current_turn,
     game_map,
-    hand_of,
     known_units,
     scenario_of,
 )
+from rules.ritd.turn import Turn
 from rules.ritd.units import UnknownUnit
 
 
@@ -203,90 +205,45 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
     if state.phase != "turn":
         return month_phase.month_orders(state, role, ctx)
     turn = current_turn(state)
-    match turn.step:
-        case "initial-supply" | "final-supply":
-            return supply_steps.supply_orders(state, role, turn)
-        case "option":
-            return turn_options.option_orders(hand_of(state, role))
-        case "movement":
-            return group_moves.movement_orders(state, role, turn) + group_moves.forced_march_orders(state, role, turn, ctx) + \
-                ["end movement"]
-        case "refuse":
-            return [order for h in turn.refusals for order in
-                    [f"accept-battle {m.name(h)}"] + refusal.refuse_battle_orders(state, role, turn, h)]
-        case "refuse-pursuit":
-            name = m.name(turn.refusing)
-            able = [t for t in routs.pursuit_eligible(state.position, turn.refusing, role)
-                    if routs.pursuit_dice_for(turn.slowest, group_moves.block_speed(state, state.position.block(t)) or 0)]
-            return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
-                [f"pursue {name} with {group_moves.unit_name(state, t)}" for t in able]
-        case "refuse-losses" | "retreat-losses":
-            return ["pursuit losses auto"]
-        case "march-losses":
-            return ["march losses auto"]
-        case "retreat-probe":
-            name = m.name(turn.retreating)
-            return [f"no probe {name}", f"probe {name}"]
-        case "probe-reveal":
-            return ["reveal units"]
-        case "retreat-slowest":
-            speeds = [group_moves.block_speed(state, state.position.block(t)) for t in turn.retreaters]
-            return [f"retreat {m.name(turn.retreating)} slowest {min(speeds)}"] if None not in speeds else []
-        case "retreat-pursuit":
-            name = m.name(turn.retreating)
-            able = [t for t in routs.pursuit_eligible(state.position, turn.retreating, role, turn.probe_fired)
-                    if routs.pursuit_dice_for(turn.slowest, group_moves.block_speed(state, state.position.block(t)) or 0)]
-            return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
-                [f"pursue {name} with {group_moves.unit_name(state, t)}" for t in able]
-        case "refuse-withdraw":
-            return refusal.refusal_orders(state, role, turn, turn.refusing)
-        case "reveal-passive" | "reveal-active":
-            return ["reveal units"]
-        case "battles":
-            must = cb.mandatory_battles(state.position, role, new_battles=battle.new_battles(turn),
-                                        fortress_hexes=cb.fortress_hexes(m), blitz=turn.blitz,
-                                        partial_retreats=turn.partial)
-            names = ", ".join(m.name(h) for h in must) or "none"
-            orders = [f"battles {names}"]
-            if turn.real >= OPTION_COST["assault"] and not turn.blitz and (turn.movement.moves_made if turn.movement else 0) <= 1 \
-                    and must:
-                orders.append(f"battles {names} assault {names}")
-            return orders
-        case "defensive-fire" | "offensive-fire":
-            return battle.fire_orders(state, role, turn)
-        case "offensive-losses" | "defensive-losses":
-            return [f"losses {m.name(turn.battles[0])} auto"]
-        case "supply-revealed":
-            return ["reveal option"]
-        case "mines-passive" | "mines-active":
-            return ["open minefields"]
-        case "blitz":
-            return turn_options.blitz_orders(turn)
-        case "rout-slowest":
-            r = turn.rout_queue[0]
-            roster = all_scenarios().roster
-            speeds = [group_moves.speed_of(state, b.unit) for b in map(state.position.block, r.tokens)
-                      if b.cv - roster.get(b.unit).cv_per_step >= roster.get(b.unit).min_cv]
-            return [f"rout {m.name(r.hex)} slowest {min(speeds)}" if speeds else f"rout {m.name(r.hex)}"]
-        case "rout-pursuit":
-            r = turn.rout_queue[0]
-            name = m.name(r.hex)
-            able = [t for t in routs.pursuit_eligible(state.position, r.hex, role, r.fired)
-                    if routs.pursuit_dice_for(turn.rout_slowest, group_moves.block_speed(state, state.position.block(t)) or 0)]
-            return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
-                [f"pursue {name} with {group_moves.unit_name(state, t)}" for t in able]
-        case "rout-losses":
-            return ["pursuit losses auto"]
-        case "rout-withdraw":
-            r = turn.rout_queue[0]
-            pos = state.position
-            common: set[str] | None = None
-            for t in turn.routers:
-                b = pos.block(t)
-                dests = set(mv.reachable(m, pos, turn.movement, t, group_moves.block_speed(state, b), withdrawal="rout").paths)
-                common = dests if common is None else common & dests
-            return [f"rout {m.name(r.hex)} -> {m.name(d)}" for d in sorted(common or (), key=m.name) if d != r.hex]
-    return []
+    listing = _step_orders().get(turn.step)
+    return listing(state, role, turn, ctx) if listing is not None else []
+
+
+@functools.cache
+def _step_orders() -> dict[str, Callable[[State, Side, Turn, Any], list[str]]]:
+    """Each Player-Turn step's order listing, in the module of its rule (built
+    at first use: the rule modules import each other)."""
+    return {
+        "initial-supply": supply_steps.listed_supply,
+        "final-supply": supply_steps.listed_supply,
+        "option": turn_options.listed_options,
+        "movement": group_moves.listed_movement,
+        "refuse": refusal.listed_refusals,
+        "refuse-pursuit": refusal.listed_refusal_pursuit,
+        "refuse-losses": refusal.listed_pursuit_losses,
+        "retreat-losses": refusal.listed_pursuit_losses,
+        "march-losses": retreats.listed_march_losses,
+        "retreat-probe": retreats.listed_probe,
+        "probe-reveal": retreats.listed_probe_reveal,
+        "retreat-slowest": retreats.listed_retreat_slowest,
+        "retreat-pursuit": retreats.listed_retreat_pursuit,
+        "refuse-withdraw": refusal.listed_refusal_withdrawal,
+        "reveal-passive": battle.listed_reveals,
+        "reveal-active": battle.listed_reveals,
+        "battles": battle.listed_battles,
+        "defensive-fire": battle.listed_fire,
+        "offensive-fire": battle.listed_fire,
+        "offensive-losses": battle.listed_losses,
+        "defensive-losses": battle.listed_losses,
+        "supply-revealed": turn_options.listed_supply_revealed,
+        "mines-passive": minefield_rules.listed_mine_openings,
+        "mines-active": minefield_rules.listed_mine_openings,
+        "blitz": turn_options.listed_blitz,
+        "rout-slowest": rout_orders.listed_rout_slowest,
+        "rout-pursuit": rout_orders.listed_rout_pursuit,
+        "rout-losses": rout_orders.listed_rout_losses,
+        "rout-withdraw": rout_orders.listed_rout_withdrawal,
+    }
 
 
 def describe_action(state: State, action: object, role: str | None) -> str:

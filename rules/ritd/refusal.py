@@ -293,3 +293,32 @@ def apply_refusal_losses(state: State, turn: Turn, action: PursuitLosses, side: 
     if not action.recommit:
         return sequence.after_refusal(state, turn, action.hex)
     return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse-withdraw"))
+
+
+# -- the orders listed (legal_orders) --------------------------------------------------
+
+def listed_refusals(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "refuse"."""
+    m = game_map()
+    return [order for h in turn.refusals for order in
+            [f"accept-battle {m.name(h)}"] + refuse_battle_orders(state, role, turn, h)]
+
+
+def listed_refusal_pursuit(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "refuse-pursuit"."""
+    m = game_map()
+    name = m.name(turn.refusing)
+    able = [t for t in routs.pursuit_eligible(state.position, turn.refusing, role)
+            if routs.pursuit_dice_for(turn.slowest, group_moves.block_speed(state, state.position.block(t)) or 0)]
+    return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
+        [f"pursue {name} with {group_moves.unit_name(state, t)}" for t in able]
+
+
+def listed_pursuit_losses(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in steps "refuse-losses", "retreat-losses"."""
+    return ["pursuit losses auto"]
+
+
+def listed_refusal_withdrawal(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "refuse-withdraw"."""
+    return refusal_orders(state, role, turn, turn.refusing)

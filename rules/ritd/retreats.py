@@ -236,3 +236,39 @@ def parse_march_losses(state: State, role: Side, turn: Turn, rest: str) -> Order
         recommit.append(t)
         secrets[hidden.identity_label(t, state.versions.get(t, 0) + 1)] = hidden.encode_identity(b.unit, cv)
     return Order(action=MarchLosses(eliminated=tuple(eliminated), recommit=tuple(recommit)), secrets=secrets)
+
+
+# -- the orders listed (legal_orders) --------------------------------------------------
+
+def listed_march_losses(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "march-losses"."""
+    return ["march losses auto"]
+
+
+def listed_probe(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "retreat-probe"."""
+    m = game_map()
+    name = m.name(turn.retreating)
+    return [f"no probe {name}", f"probe {name}"]
+
+
+def listed_probe_reveal(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "probe-reveal"."""
+    return ["reveal units"]
+
+
+def listed_retreat_slowest(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "retreat-slowest"."""
+    m = game_map()
+    speeds = [group_moves.block_speed(state, state.position.block(t)) for t in turn.retreaters]
+    return [f"retreat {m.name(turn.retreating)} slowest {min(speeds)}"] if None not in speeds else []
+
+
+def listed_retreat_pursuit(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "retreat-pursuit"."""
+    m = game_map()
+    name = m.name(turn.retreating)
+    able = [t for t in routs.pursuit_eligible(state.position, turn.retreating, role, turn.probe_fired)
+            if routs.pursuit_dice_for(turn.slowest, group_moves.block_speed(state, state.position.block(t)) or 0)]
+    return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
+        [f"pursue {name} with {group_moves.unit_name(state, t)}" for t in able]

@@ -179,3 +179,44 @@ def parse_rout(state: State, role: Side, turn: Turn, text: str) -> Order:
     slowest = int(m.group("n")) if m.group("n") else min(speeds, default=0)
     return Order(action=Rout(hex=hex_, slowest=slowest, eliminated=tuple(eliminated), recommit=tuple(recommit)),
                  secrets=secrets)
+
+
+# -- the orders listed (legal_orders) --------------------------------------------------
+
+def listed_rout_slowest(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "rout-slowest"."""
+    m = game_map()
+    r = turn.rout_queue[0]
+    roster = all_scenarios().roster
+    speeds = [group_moves.speed_of(state, b.unit) for b in map(state.position.block, r.tokens)
+              if b.cv - roster.get(b.unit).cv_per_step >= roster.get(b.unit).min_cv]
+    return [f"rout {m.name(r.hex)} slowest {min(speeds)}" if speeds else f"rout {m.name(r.hex)}"]
+
+
+def listed_rout_pursuit(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "rout-pursuit"."""
+    m = game_map()
+    r = turn.rout_queue[0]
+    name = m.name(r.hex)
+    able = [t for t in routs.pursuit_eligible(state.position, r.hex, role, r.fired)
+            if routs.pursuit_dice_for(turn.rout_slowest, group_moves.block_speed(state, state.position.block(t)) or 0)]
+    return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
+        [f"pursue {name} with {group_moves.unit_name(state, t)}" for t in able]
+
+
+def listed_rout_losses(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "rout-losses"."""
+    return ["pursuit losses auto"]
+
+
+def listed_rout_withdrawal(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "rout-withdraw"."""
+    m = game_map()
+    r = turn.rout_queue[0]
+    pos = state.position
+    common: set[str] | None = None
+    for t in turn.routers:
+        b = pos.block(t)
+        dests = set(mv.reachable(m, pos, turn.movement, t, group_moves.block_speed(state, b), withdrawal="rout").paths)
+        common = dests if common is None else common & dests
+    return [f"rout {m.name(r.hex)} -> {m.name(d)}" for d in sorted(common or (), key=m.name) if d != r.hex]

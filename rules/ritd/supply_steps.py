@@ -113,3 +113,10 @@ def supply_orders(state: State, role: Side, turn: Turn) -> list[str]:
             if order not in orders:
                 orders.append(order)
     return orders
+
+
+# -- the orders listed (legal_orders) --------------------------------------------------
+
+def listed_supply(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in steps "initial-supply", "final-supply"."""
+    return supply_orders(state, role, turn)

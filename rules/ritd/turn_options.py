@@ -166,3 +166,20 @@ def apply_reveal_option(state: State, turn: Turn, action: RevealOption, side: Si
         state.deck, side, state.deck.played.get(side, ()), "play", turn.option_label))
     return sequence.end_turn(state, msgspec.structs.replace(turn, real=real, option=cd.option_name(
         real, made, bool(turn.assault), turn.blitz)))
+
+
+# -- the orders listed (legal_orders) --------------------------------------------------
+
+def listed_options(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "option"."""
+    return option_orders(hand_of(state, role))
+
+
+def listed_supply_revealed(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "supply-revealed"."""
+    return ["reveal option"]
+
+
+def listed_blitz(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "blitz"."""
+    return blitz_orders(turn)
