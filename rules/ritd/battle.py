@@ -6,6 +6,7 @@ fire described for reports. The fire model is rules.ritd.combat.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import msgspec
 
@@ -18,6 +19,7 @@ from rules.ritd.cards import OPTION_COST
 from rules.ritd.position import SIDES, Block, Position, Side, enemy_of
 from rules.ritd.state import State, all_scenarios, game_map, roster_of
 from rules.ritd.turn import PendingRout, Turn
+from rules.ritd.units import ArmsClass
 
 
 def combat_position(state: State, turn: Turn) -> Position:
@@ -86,6 +88,7 @@ def parse_battles(text: str) -> cb.BattleSelection:
     """'battles Sollum, Buq Buq' / 'battles none' / 'battles Sollum assault Sollum' (RB 8.6)."""
     body = text.split(None, 1)[1] if " " in text.strip() else ""
     m = re.match(r"^(?P<active>.*?)(?:(?:^|\s+)assault\s+(?P<assault>.+))?$", body.strip(), re.IGNORECASE)
+    assert m is not None  # the pattern matches any text
     active, assault = m.group("active"), m.group("assault") or ""
     def places(part: str) -> tuple[str, ...]:
         part = part.strip()
@@ -105,13 +108,13 @@ def parse_fire(state: State, role: Side, text: str) -> cb.FirePlan:
     if not m:
         raise OrderError("RB 9.2: write 'fire <hex>: <unit> at <class>, ...'")
     hex_ = deployment.place_name(m.group("where"))
-    fires = []
+    fires: list[cb.UnitFire] = []
     for part in re.split(r"\s*,\s*", m.group("fires").strip()):
         name, sep, target = part.rpartition(" at ")
         cls = _CLASS_WORDS.get(target.strip().lower())
         if not sep or cls is None:
             raise OrderError(f"RB 9.3: '{part}': write '<unit> at armor|infantry|antitank|artillery'")
-        fires.append(cb.UnitFire(token=deployment.own_token(state, role, name), target=cls))
+        fires.append(cb.UnitFire(token=deployment.own_token(state, role, name), target=cast(ArmsClass, cls)))
     return cb.FirePlan(hex=hex_, side=role, fires=tuple(fires))
 
 
@@ -148,7 +151,7 @@ def fire_orders(state: State, role: Side, turn: Turn) -> list[str]:
                       key=lambda b: (roster.get(b.unit).arms_class != "artillery", b.unit))
     out = []
     for cls in [c for c in ("armor", "infantry", "antitank", "artillery") if c in present]:
-        fires = []
+        fires: list[str] = []
         for b in shooters:
             legal = cb.legal_targets(roster.get(b.unit).arms_class, present)
             if not legal:
@@ -223,7 +226,9 @@ def apply_fire_plan(state: State, turn: Turn, action: cb.FirePlan, side: Side, c
 def apply_loss_allocation(state: State, turn: Turn, action: cb.LossAllocation, side: Side, ctx) -> State:
     pos = state.position
     fighting = combat_position(state, turn)
-    out = cb.apply_allocation(fighting, turn.fire_result, action, units=roster_of(state).get)
+    fire_result = turn.fire_result
+    assert fire_result is not None  # RB 9.5: losses follow a scored fire
+    out = cb.apply_allocation(fighting, fire_result, action, units=roster_of(state).get)
     # T-34: the new CVs are public; they stand for the committed ones from now on.
     hit = {hidden.identity_label(b.token, state.versions.get(b.token, 0)): b.cv
            for b in out.position.blocks if pos.has_block(b.token) and pos.block(b.token).cv != b.cv}
@@ -238,7 +243,7 @@ def apply_loss_allocation(state: State, turn: Turn, action: cb.LossAllocation, s
     # In a Probe the Disengaging units still shield their side until
     # they leave; what is left behind Routs after them (RB 10.3 step 4).
     # Nor do the Disengaging units Pursue (T-37).
-    fired = turn.fire_result.fired + (turn.retreaters if turn.probing else ())
+    fired = fire_result.fired + (turn.retreaters if turn.probing else ())
     pending_routs = [PendingRout(hex=h, side=owner, tokens=tuple(ts), fired=fired)
                      for (h, owner), ts in by_hex.items() if not (turn.probing and owner == turn.active)]
     return sequence.start_routs(state, turn, pending_routs, turn.step)

@@ -100,7 +100,7 @@ def check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) -> 
                                                  f"{', '.join(state.early_arrived) or 'none'}"))
             if probs:
                 return probs
-            want = {(u.name, u.max_cv) for u in due_units(state, side)}
+            due_ids = {(u.name, u.max_cv) for u in due_units(state, side)}
             early_of = dict(zip(tokens[len(tokens) - len(early):], early))
             probs, idents = _new_block_problems(state, side, tokens, ctx)
             seen = set()
@@ -111,7 +111,7 @@ def check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) -> 
                     if slot is not None and ident != (unit, max_cv(unit)):
                         probs.append(Problem("RB 16.41", f"the slot {early_of[t]} holds {unit}, not "
                                                          f"{ident[0]} at CV {ident[1]}"))
-                elif _due_names_known(state, side) and (ident not in want or ident in seen):
+                elif _due_names_known(state, side) and (ident not in due_ids or ident in seen):
                     probs.append(Problem("RB 16.4", f"{ident[0]} at CV {ident[1]} is not one of the "
                                                     "Reinforcements due this month at full strength (RB 18.0)"))
                 seen.add(ident)
@@ -130,11 +130,11 @@ def check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) -> 
             units = all_scenarios().malta_group(s)
             if len(tokens) != len(units) or len(set(tokens)) != len(tokens):
                 probs.append(Problem("RB 18.6", f"the Malta Group is {len(units)} blocks, not {len(tokens)}"))
-            want = {(u.name, u.max_cv) for u in units}
+            malta_ids = {(u.name, u.max_cv) for u in units}
             more, idents = _new_block_problems(state, side, tokens, ctx)
             probs += more
             probs += [Problem("RB 18.6", f"{ident[0]} at CV {ident[1]} is not a Malta Group unit at full strength")
-                      for ident in idents.values() if ident not in want]
+                      for ident in idents.values() if ident not in malta_ids]
             return probs
         case EndBuildup(discard=discard, cards=refs):
             probs = []

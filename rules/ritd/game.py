@@ -122,7 +122,7 @@ def legal_actions(state: State, role: Side, ctx) -> list[object]:
             return [EndDeployment()]
         return []
     turn = current_turn(state)
-    candidates: list[object] = {
+    candidates: list[object] = {  # type: ignore[assignment]
         "initial-supply": [SupplyCheck()], "final-supply": [SupplyCheck()], "option": [PlayCards(count=0)],
         "movement": [EndMovement()], "refuse": [AcceptBattle(hex=h) for h in turn.refusals],
         "retreat-probe": [Probe(hex=turn.retreating, go=False)],
@@ -131,7 +131,7 @@ def legal_actions(state: State, role: Side, ctx) -> list[object]:
     if turn.step == "retreat-slowest":
         speeds = [group_moves.block_speed(state, state.position.block(t)) for t in turn.retreaters]
         if None not in speeds:
-            candidates.append(RetreatSpeed(hex=turn.retreating, slowest=min(speeds)))
+            candidates.append(RetreatSpeed(hex=turn.retreating, slowest=min(s for s in speeds if s is not None)))
     if turn.step == "march-losses":  # secret-free only when every unit is at its last step (T-39)
         candidates.append(MarchLosses(eliminated=turn.march_losses))
     return [a for a in candidates if not check(state, a, ActingAs(ctx, role))]

@@ -6,6 +6,7 @@ parsing moves and listing the legal ones. The move rules are rules.ritd.movement
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import msgspec
 
@@ -17,7 +18,7 @@ from rules.ritd.hidden import Obligation
 from rules.ritd.names import UnknownLocation
 from rules.ritd.position import Block, Position, Side
 from rules.ritd.state import LastMove, State, all_scenarios, game_map, roster_of
-from rules.ritd.turn import Turn
+from rules.ritd.turn import Turn, movement_of
 from rules.ritd.units import OptionalITank
 
 
@@ -99,7 +100,7 @@ def note_routes(state: State, pos: Position, routes: list[tuple[str, tuple[str, 
             moves[last] = msgspec.structs.replace(moves[last], path=moves[last].path + tuple(path[1:]), forced=forced)
         else:
             moves.append(LastMove(token=token, side=pos.block(token).side, path=tuple(path), turn=number,
-                                  withdrawal=withdrawal, forced=forced))
+                                  withdrawal=cast(mv.WithdrawalKind, withdrawal), forced=forced))
     return msgspec.structs.replace(state, last_moves=tuple(moves))
 
 
@@ -136,14 +137,14 @@ def _route(state: State, turn: Turn, token: str, dest: str, *, withdrawal: str =
     start = state.position.block(token).hex
     if via:
         return (start, *via, dest) if via[0] != start else (*via, dest)
-    network = refusal.refusal_network(state.position, mv.Move(kind="group", origin=start, withdrawal=withdrawal,
+    network = refusal.refusal_network(state.position, mv.Move(kind="group", origin=start, withdrawal=cast(mv.WithdrawalKind, withdrawal),
                                                        units=(mv.UnitMove(token, (start,)),)))
-    reach = mv.reachable(game_map(), state.position, turn.movement, token, block_speed(state, state.position.block(token)),
-                         withdrawal=withdrawal, rommel=rommel, network=network, together=together)
+    reach = mv.reachable(game_map(), state.position, movement_of(turn), token, block_speed(state, state.position.block(token)),
+                         withdrawal=cast(mv.WithdrawalKind, withdrawal), rommel=rommel, network=network, together=together)
     path = reach.paths.get(dest)
     if path is None:
-        explanation = mv.explain_move(game_map(), state.position, turn.movement, token,
-                                      block_speed(state, state.position.block(token)), withdrawal=withdrawal, rommel=rommel)
+        explanation = mv.explain_move(game_map(), state.position, movement_of(turn), token,
+                                      block_speed(state, state.position.block(token)), withdrawal=cast(mv.WithdrawalKind, withdrawal), rommel=rommel)
         why = next((line.strip() for line in explanation if line.strip().startswith(game_map().name(dest) + ":")), "")
         raise OrderError(f"{unit_name(state, token)} cannot reach {game_map().name(dest)} this move"
                          + (f" ({why})" if why else "") + " (see 'pbem explain move')")
@@ -189,9 +190,9 @@ def parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv
              and (b.hex == origin or game_map().is_adjacent(b.hex, origin))]
         for t in tokens:
             moves.append(mv.UnitMove(t, _route(state, turn, t, dest, rommel=rommel, via=via or None,
-                                               withdrawal=withdrawal, together=tuple(tokens))))
+                                               withdrawal=cast(mv.WithdrawalKind, withdrawal), together=tuple(tokens))))
         return mv.Move(kind="regroup", origin=origin, destination=dest, units=tuple(moves), rommel=rommel,
-                       withdrawal=withdrawal)
+                       withdrawal=cast(mv.WithdrawalKind, withdrawal))
     chosen_by_leg = []
     for _via, _dest, units in legs:
         if kind == "rout" and units.strip().lower() in ("", "all"):
@@ -201,9 +202,9 @@ def parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv
     group = tuple(t for chosen in chosen_by_leg for t in chosen)
     for (via, dest, _), chosen in zip(legs, chosen_by_leg):
         for t in chosen:
-            moves.append(mv.UnitMove(t, _route(state, turn, t, dest, withdrawal=withdrawal, rommel=rommel,
+            moves.append(mv.UnitMove(t, _route(state, turn, t, dest, withdrawal=cast(mv.WithdrawalKind, withdrawal), rommel=rommel,
                                                via=via or None, together=group)))
-    return mv.Move(kind="group", origin=origin, units=tuple(moves), withdrawal=withdrawal, rommel=rommel)
+    return mv.Move(kind="group", origin=origin, units=tuple(moves), withdrawal=cast(mv.WithdrawalKind, withdrawal), rommel=rommel)
 
 
 def _split_destination(text: str) -> tuple[str, str]:
@@ -225,10 +226,10 @@ def parse_march(state: State, role: Side, turn: Turn, text: str) -> mv.ForcedMar
         raise OrderError("RB 6.4: write 'forced-march <unit> -> <hex>'")
     token = deployment.own_token(state, role, pieces[0])
     dest = deployment.place_name(pieces[1])
-    moved = turn.movement.moved_unit(token)
+    moved = movement_of(turn).moved_unit(token)
     if moved is not None and not moved.regroup:
         return mv.ForcedMarch(token=token, path=moved.path + (dest,))
-    reach = mv.reachable(game_map(), state.position, turn.movement, token, block_speed(state, state.position.block(token)),
+    reach = mv.reachable(game_map(), state.position, movement_of(turn), token, block_speed(state, state.position.block(token)),
                          forced=True)
     path = reach.paths.get(dest)
     if path is None:
@@ -239,7 +240,7 @@ def parse_march(state: State, role: Side, turn: Turn, text: str) -> mv.ForcedMar
 
 def movement_orders(state: State, role: Side, turn: Turn) -> list[str]:
     """Each unit alone to each hex it can reach in a Group Move (RB 5.1)."""
-    m, pos, movement = game_map(), state.position, turn.movement
+    m, pos, movement = game_map(), state.position, movement_of(turn)
     verb = "withdraw" if movement.withdrawal_only else "group"
     out = []
     if movement.moves_made < movement.moves_allowed and not movement.marches_announced:
@@ -259,7 +260,7 @@ def forced_march_orders(state: State, role: Side, turn: Turn, ctx) -> list[str]:
     made: a unit of this phase's Group Moves one hex on from where it stopped, or
     a unit in or next to a Regroup's Command Point to that Regroup's destination;
     each offered only if ``check`` finds no problem with it."""
-    m, pos, movement = game_map(), state.position, turn.movement
+    m, pos, movement = game_map(), state.position, movement_of(turn)
     if movement.marches_announced or movement.withdrawal_only:
         return []
     candidates: list[tuple[Block, tuple[str, ...]]] = []
@@ -289,20 +290,20 @@ def check_move_action(state: State, turn: Turn, action: mv.Move, side: Side, ctx
         if action.withdrawal != "refuse" or action.origin != turn.refusing:
             return [Problem("RB 10.2", f"now the Group Refusing Battle in {m.name(turn.refusing)} "
                                        "makes its Withdrawal Group Move")]
-        problems = mv.refusal_problems(m, pos, turn.movement, action.origin)
+        problems = mv.refusal_problems(m, pos, movement_of(turn), action.origin)
     elif turn.step == "movement":
         problems = []
     else:
         return [Problem("RB 3.44", "Moves are made in the Movement phase")]
-    result = checked_move(state, pos, turn.movement, action, network=refusal.refusal_network(pos, action))
+    result = checked_move(state, pos, movement_of(turn), action, network=refusal.refusal_network(pos, action))
     return problems + list(result.problems)
 
 
 def apply_move_action(state: State, turn: Turn, action: mv.Move, side: Side, ctx) -> State:
     m, pos = game_map(), state.position
-    result = checked_move(state, pos, turn.movement, action)
+    result = checked_move(state, pos, movement_of(turn), action)
     what = f"moved in event {ctx.seq} ({player_orders.format_action(action)})"
-    out = mv.apply_move(m, pos, turn.movement, action, defer_retreats=True)
+    out = mv.apply_move(m, pos, movement_of(turn), action, defer_retreats=True)
     state = msgspec.structs.replace(state, position=out.position,
                                     obligations=state.obligations + speed_obligations(result, ctx.seq, what))
     # Retreating units' routes are drawn when they are taken (T-35).
@@ -321,15 +322,15 @@ def check_forced_marches(state: State, turn: Turn, action: ForcedMarches, side: 
     """RB 6.4: announced once, at the end of the Movement phase, after all Moves."""
     if turn.step != "movement":
         return [Problem("RB 6.4", "Forced Marches are announced at the end of the Movement phase")]
-    if turn.movement.marches_announced:
+    if movement_of(turn).marches_announced:
         return [Problem("RB 6.4", "Forced Marches are announced once, after all Moves")]
-    return list(checked_marches(state, state.position, turn.movement, action.marches).problems)
+    return list(checked_marches(state, state.position, movement_of(turn), action.marches).problems)
 
 
 def apply_forced_marches(state: State, turn: Turn, action: ForcedMarches, side: Side, ctx) -> State:
     pos = state.position
-    result = checked_marches(state, pos, turn.movement, action.marches)
-    movement = mv.announce_forced_marches(game_map(), pos, turn.movement, action.marches)
+    result = checked_marches(state, pos, movement_of(turn), action.marches)
+    movement = mv.announce_forced_marches(game_map(), pos, movement_of(turn), action.marches)
     obligations = speed_obligations(result, ctx.seq, f"forced march announced in event {ctx.seq}")
     return msgspec.structs.replace(state, obligations=state.obligations + obligations,
                                    turn=msgspec.structs.replace(turn, movement=movement))

@@ -85,9 +85,7 @@ def minefield_problems(state: State, side: Side, ledger: bu.Ledger, action: Buil
 def apply_minefield(state: State, side: Side, action: BuildMinefield, ctx) -> State:
     own = mines_of(state, side)
     build = _next_build(state, side, action)
-    entry = bu.Entry("minefield", 0 if action.free else bu.MINEFIELD_BP, free=action.free,
-                     text="Minefield (dismantled two)" if action.free else "Minefield")
-    ledger = bu._add(state.ledgers[side], entry)
+    ledger = bu.add_entry(state.ledgers[side], bu.minefield_entry(action.free))
     after = _mine_set(state, side, build.number, ctx)
     gone = set(action.dismantled_shown)
     known = tuple(sorted(after)) if after is not None else tuple(h for h in own.known if h not in gone)

@@ -7,6 +7,7 @@ and order listing of those actions.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import msgspec
 
@@ -137,7 +138,7 @@ def apply_month(state: State, action: object, side: Side, ctx) -> State:
                 state.deck, side, state.deck.played.get(side, ()), "initiative", state.challenge))
             allied = ctx.value(state.challenge) == b"1"
             axis = (ctx.value(state.answer) == b"1") if state.answer else None
-            return sequence.begin_month(state, cd.initiative(allied, axis))
+            return sequence.begin_month(state, cast(Side, cd.initiative(allied, axis)))
         case RevealAll():
             if not state.turned_up:  # the other side turns its blocks up next
                 return msgspec.structs.replace(state, turned_up=(side,), side=enemy_of(side))

@@ -39,6 +39,7 @@ from rules.ritd.state import (
     roster_of,
     scenario_of,
 )
+from rules.ritd.turn import movement_of
 from rules.ritd.units import UnknownUnit
 
 
@@ -91,7 +92,7 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
         hits = routs.score_pursuit(turn.pursuit, values)
         state = msgspec.structs.replace(state, last_rolls=tuple(values))
         return sequence.after_pursuit(state, msgspec.structs.replace(turn, hits=hits))
-    movement = turn.movement
+    movement = movement_of(turn)
     pos = state.position
     disrupted = dict(state.disrupted_in)
     overruns: list[str] = []

@@ -11,7 +11,7 @@ Player-Turn's moves, Minefields and, on request, the Supply Network.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from pbem.board import (
     Arrow,
@@ -30,6 +30,7 @@ from pbem.board import (
 from rules.ritd.hexmap import HexMap, load_map
 
 if TYPE_CHECKING:
+    from rules.ritd.position import Side
     from rules.ritd.state import LastMove
     from rules.ritd.view import BlockView, View
 
@@ -404,4 +405,4 @@ def supply_network(v: View) -> frozenset[str]:
 
     if v.role not in ("axis", "allied"):
         return frozenset()
-    return supply.network(game_map(), v.board, v.role)
+    return supply.network(game_map(), v.board, cast("Side", v.role))

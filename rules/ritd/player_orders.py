@@ -179,7 +179,9 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
         mine = list(state.position.blocks_of(role))
         left = sum(1 for g in s.side(role).setup for u in g.select(all_scenarios().roster, role)
                    if u.name not in placed)
-        full, short, need = set(), set(), 0
+        full: set[str] = set()
+        short: set[str] = set()
+        need = 0
         for group in s.side(role).setup:
             for zone in group.zones:
                 zh = zone_hexes(m, zone)
@@ -305,7 +307,7 @@ def format_action(action: object) -> str:
             return "pass" if count == 0 else f"play {count} card{'s' if count > 1 else ''} face down"
         case mv.Move(kind=kind, origin=origin, units=units, destination=dest, withdrawal=w, rommel=rommel):
             verb = {"pass": "withdraw", "refuse": "refuse-battle", "rout": "rout"}.get(w, kind)
-            legs = {}
+            legs: dict[str, list[str]] = {}
             for u in units:
                 legs.setdefault(u.destination, []).append(u.token)
             text = f"{verb} {m.name(origin)}" + "".join(f" -> {m.name(d)} {' '.join(ts)}" for d, ts in legs.items())

@@ -16,7 +16,7 @@ from rules.ritd.actions import AcceptBattle, OrderError, PursuitLosses, RefuseBa
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import Position, Side
 from rules.ritd.state import State, decode_identity, game_map, roster_of
-from rules.ritd.turn import Turn
+from rules.ritd.turn import Turn, movement_of
 
 
 def check_refusal(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
@@ -27,7 +27,7 @@ def check_refusal(state: State, turn: Turn, action: object, side: Side, ctx) -> 
             if turn.step != "refuse" or hex_ not in turn.refusals:
                 return [Problem("RB 8.4", f"there is no Attacked Group awaiting a decision in "
                                           f"{m.name(hex_) if hex_ in m.hexes else hex_}")]
-            problems = mv.refusal_problems(m, pos, turn.movement, hex_)
+            problems = mv.refusal_problems(m, pos, movement_of(turn), hex_)
             refusers, _ = routs.refusal_split(pos, hex_, side)  # Disrupted units left behind Rout (T-12)
             speeds = group_moves.speeds_of(state, pos, refusers)
             problems += routs.check_slowest_speed(refusers, routs.SlowestSpeed(hex_, slowest), speeds).problems
@@ -235,10 +235,10 @@ def refuse_battle_orders(state: State, role: Side, turn: Turn, hex_: str) -> lis
     m, pos = game_map(), state.position
     refusers, _ = routs.refusal_split(pos, hex_, role)
     speeds = [group_moves.block_speed(state, pos.block(t)) for t in refusers]
-    if not refusers or None in speeds or mv.refusal_problems(m, pos, turn.movement, hex_) \
+    if not refusers or None in speeds or mv.refusal_problems(m, pos, movement_of(turn), hex_) \
             or not refusal_orders(state, role, turn, hex_):
         return []
-    return [f"refuse-battle {m.name(hex_)} slowest {min(speeds)}"]
+    return [f"refuse-battle {m.name(hex_)} slowest {min(s for s in speeds if s is not None)}"]
 
 
 def refusal_orders(state: State, role: Side, turn: Turn, hex_: str) -> list[str]:
@@ -248,7 +248,7 @@ def refusal_orders(state: State, role: Side, turn: Turn, hex_: str) -> list[str]
                                             units=tuple(mv.UnitMove(b.token, (hex_,)) for b in group)))
     common: set[str] | None = None
     for b in group:
-        dests = set(mv.reachable(m, pos, turn.movement, b.token, group_moves.block_speed(state, b), withdrawal="refuse",
+        dests = set(mv.reachable(m, pos, movement_of(turn), b.token, group_moves.block_speed(state, b), withdrawal="refuse",
                                  network=network).paths)
         common = dests if common is None else common & dests
     return [f"refuse-battle {m.name(hex_)} -> {m.name(d)}" for d in sorted(common or (), key=m.name)

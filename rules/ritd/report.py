@@ -165,7 +165,7 @@ def supply_status(v: View) -> list[str]:
         if b.supplied_by:
             lines.append(f"{b.where}: {b.unit or 'block ' + b.token} supplied by {b.supplied_by} "
                          "(RB 13.3, 15.1)")
-    enemy = {}
+    enemy: dict[str, int] = {}
     for b in v.blocks:
         if b.side != v.role and b.unsupplied:
             enemy[b.where] = enemy.get(b.where, 0) + 1

@@ -261,7 +261,7 @@ def listed_retreat_slowest(state: State, role: Side, turn: Turn, ctx) -> list[st
     """The orders listed in step "retreat-slowest"."""
     m = game_map()
     speeds = [group_moves.block_speed(state, state.position.block(t)) for t in turn.retreaters]
-    return [f"retreat {m.name(turn.retreating)} slowest {min(speeds)}"] if None not in speeds else []
+    return [f"retreat {m.name(turn.retreating)} slowest {min(s for s in speeds if s is not None)}"] if None not in speeds else []
 
 
 def listed_retreat_pursuit(state: State, role: Side, turn: Turn, ctx) -> list[str]:

@@ -16,7 +16,7 @@ from rules.ritd.actions import OrderError, PursuitLosses, Rout
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import Side, enemy_of
 from rules.ritd.state import State, all_scenarios, game_map, known_identity, roster_of
-from rules.ritd.turn import PendingRout, Turn
+from rules.ritd.turn import PendingRout, Turn, movement_of
 
 
 def overrun_routs(state: State, turn: Turn, hexes) -> list[PendingRout]:
@@ -27,7 +27,7 @@ def overrun_routs(state: State, turn: Turn, hexes) -> list[PendingRout]:
     for h in dict.fromkeys(hexes):
         if not routs.is_overrun(pos, h, turn.active):
             continue
-        pursuers = set(routs.overrun_pursuers(pos, turn.movement, h))
+        pursuers = set(routs.overrun_pursuers(pos, movement_of(turn), h))
         fired = tuple(b.token for b in pos.blocks_in(h, turn.active) if b.token not in pursuers)
         tokens = tuple(b.token for b in pos.blocks_in(h, turn.passive))
         out.append(PendingRout(hex=h, side=turn.passive, tokens=tokens, fired=fired))
@@ -84,7 +84,7 @@ def check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> lis
                     or sorted(u.token for u in action.units) != sorted(turn.routers):
                 return [Problem("RB 11.3", f"now the Routed units in {where} make their Withdrawal Group Move: "
                                            f"'rout {where} -> <destination>'")]
-            return list(group_moves.checked_move(state, pos, turn.movement, action).problems)
+            return list(group_moves.checked_move(state, pos, movement_of(turn), action).problems)
     return [Problem("RB 11.3", f"a Rout in {where} is under way ({sequence.PROMPTS[turn.step]})")]
 
 
@@ -143,9 +143,9 @@ def apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> Sta
             return sequence.rout_withdraw_or_eliminate(state, msgspec.structs.replace(turn, routers=tuple(recommit)))
         case mv.Move():
             tokens = [u.token for u in action.units]
-            result = group_moves.checked_move(state, pos, turn.movement, action)
+            result = group_moves.checked_move(state, pos, movement_of(turn), action)
             what = f"moved in event {ctx.seq} ({player_orders.format_action(action)})"
-            out = mv.apply_move(m, pos, turn.movement, action)
+            out = mv.apply_move(m, pos, movement_of(turn), action)
             state = group_moves.note_routes(state, pos, [(u.token, u.path) for u in action.units], turn.number,
                                  withdrawal=action.withdrawal)
             pos = routs.disrupt_again(out.position, tokens)  # RB 11.3: Disrupted again
@@ -217,6 +217,6 @@ def listed_rout_withdrawal(state: State, role: Side, turn: Turn, ctx) -> list[st
     common: set[str] | None = None
     for t in turn.routers:
         b = pos.block(t)
-        dests = set(mv.reachable(m, pos, turn.movement, t, group_moves.block_speed(state, b), withdrawal="rout").paths)
+        dests = set(mv.reachable(m, pos, movement_of(turn), t, group_moves.block_speed(state, b), withdrawal="rout").paths)
         common = dests if common is None else common & dests
     return [f"rout {m.name(r.hex)} -> {m.name(d)}" for d in sorted(common or (), key=m.name) if d != r.hex]

@@ -261,7 +261,8 @@ class RoutAttrition(msgspec.Struct, frozen=True):
 def rout_attrition(pos: Position, tokens: Iterable[str], *, units: cb.UnitLookup | None = None) -> RoutAttrition:
     """Each Routed unit loses one step (RB 11.3 Rout Attrition); a unit at its
     lowest CV is eliminated (RB 2.3)."""
-    gone, kept = [], []
+    gone: list[str] = []
+    kept: list[str] = []
     for t in tokens:
         pos, dead = cb.lose_step(pos, t, units=units)
         (gone if dead else kept).append(t)

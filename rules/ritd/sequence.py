@@ -9,6 +9,8 @@ reveals, Combat, Blitz, Final Supply, Supply Revealed), Retreats and Probes
 
 from __future__ import annotations
 
+from typing import TypeVar, cast
+
 import msgspec
 
 from pbem.deck import DECK
@@ -22,7 +24,7 @@ from rules.ritd.actions import kind_of
 from rules.ritd.cards import OPTION_COST
 from rules.ritd.position import SIDES, Side, enemy_of
 from rules.ritd.state import State, all_scenarios, current_turn, game_map, scenario_of
-from rules.ritd.turn import PendingRout, Turn
+from rules.ritd.turn import PendingRout, Turn, movement_of
 from rules.ritd.victory import strategic_victory
 
 STEP_OWNER = {"initial-supply": "active", "option": "active", "blitz": "active", "movement": "active", "forced-march": "passive",
@@ -85,11 +87,21 @@ PROMPTS = {
 }
 
 
+T = TypeVar("T")
+
+
+def _fired(plan: T | None) -> T:
+    """The fire plan a dice step rolls for (its step follows the plan)."""
+    assert plan is not None
+    return plan
+
+
 def pending(state: State) -> Decision | None:
     if state.phase == "over":
         return None
     if state.deck.jobs:
         task = supplycards.deck_task(state)
+        assert task is not None  # deck jobs are waiting
         return Decision(role=task.role, kind=DECK, prompt=f"the shared supply deck: {state.deck.jobs[0].kind} "
                                                              "(RB 16.6; sent automatically)")
     if state.phase == "deploy":
@@ -109,19 +121,19 @@ def pending(state: State) -> Decision | None:
         # Rolled by the opponent of whoever acted last: the passive player after
         # "end movement", the active one after a Retreat the passive player ended (T-35).
         role = turn.active if state.actor == turn.passive else turn.passive
-        return Decision(role=role, kind=DICE, dice=(6,) * len(turn.movement.marches),
+        return Decision(role=role, kind=DICE, dice=(6,) * len(movement_of(turn).marches),
                         prompt="Forced March dice (RB 6.4)")
     if turn.step == "refuse-dice":
-        return Decision(role=turn.passive, kind=DICE, dice=routs.pursuit_dice_needed(turn.pursuit),
+        return Decision(role=turn.passive, kind=DICE, dice=routs.pursuit_dice_needed(_fired(turn.pursuit)),
                         prompt="Pursuit Fire dice (RB 10.5)")
     if turn.step == "retreat-dice":
-        return Decision(role=turn.active, kind=DICE, dice=routs.pursuit_dice_needed(turn.pursuit),
+        return Decision(role=turn.active, kind=DICE, dice=routs.pursuit_dice_needed(_fired(turn.pursuit)),
                         prompt=f"Pursuit Fire dice on the Retreat from {game_map().name(turn.retreating)} (RB 10.5)")
     if turn.step.startswith("rout-"):
         r = turn.rout_queue[0]
         where = game_map().name(r.hex)
         if turn.step == "rout-dice":
-            return Decision(role=r.side, kind=DICE, dice=routs.pursuit_dice_needed(turn.rout_pursuit),
+            return Decision(role=r.side, kind=DICE, dice=routs.pursuit_dice_needed(_fired(turn.rout_pursuit)),
                             prompt=f"Pursuit Fire dice on the Rout in {where} (RB 10.5)")
         role = enemy_of(r.side) if turn.step == "rout-pursuit" else r.side
         return Decision(role=role, kind=turn.step, prompt=f"{PROMPTS[turn.step]}: {where}")
@@ -130,7 +142,7 @@ def pending(state: State) -> Decision | None:
         role = enemy_of(role)  # RB 10.41: roles reversed in Probe Combat
     if turn.step in ("defensive-dice", "offensive-dice"):
         return Decision(role=role, kind=DICE, dice=cb.dice_needed(battle.combat_position(state, turn),
-                                                                  battle.combat_round(state, turn), turn.fire),
+                                                                  battle.combat_round(state, turn), _fired(turn.fire)),
                         prompt=f"{turn.step.split('-')[0].capitalize()} Fire dice in "
                                f"{game_map().name(turn.battles[0])} (RB 9.4)")
     prompt = PROMPTS[turn.step]
@@ -226,7 +238,7 @@ def _begin_buildup(state: State) -> State:
     disrupted = {t: n for t, n in state.disrupted_in.items() if pos.has_block(t) and pos.block(t).disrupted}
     return msgspec.structs.replace(state, phase="buildup", stage="bp-dice", month=month, position=pos,
                                    networks=networks, refitting={}, bonus=bonus, disrupted_in=disrupted,
-                                   side=enemy_of(state.actor), turn=None, reinforced=(), ledgers={},
+                                   side=enemy_of(cast(Side, state.actor)), turn=None, reinforced=(), ledgers={},
                                    early=state.early_next, early_units=state.early_units_next, early_next={},
                                    early_units_next={}, early_done=(), early_arrived=())
 
@@ -274,9 +286,9 @@ def next_retreat(state: State, turn: Turn) -> State:
     turn = msgspec.structs.replace(turn, retreating="", retreaters=(), rearguard=(), probing=False, probe_fired=(),
                                    slowest=0, pursuit=None, hits=0, battles=(), fire=None, fire_result=None)
     pos = state.position
-    pending_retreats = mv.pending_retreats(pos, turn.movement)
+    pending_retreats = mv.pending_retreats(pos, movement_of(turn))
     if not pending_retreats:
-        if turn.movement.marches:
+        if movement_of(turn).marches:
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="forced-march"))
         return after_movement(state, turn)
     r = pending_retreats[0]
@@ -325,7 +337,7 @@ def complete_retreat(state: State, turn: Turn) -> State:
     Disrupted units left in the hex unshielded Rout, pursued by units that
     have not fired (T-12, T-36). Then the next Retreat."""
     m, hex_ = game_map(), turn.retreating
-    pos, movement = state.position, turn.movement
+    pos, movement = state.position, movement_of(turn)
     for r in [x for x in movement.retreating if x.hex == hex_]:
         pos, movement = mv.complete_retreat(m, pos, movement, r.token)
         if pos.has_block(r.token) and pos.block(r.token).hex != hex_:
@@ -401,7 +413,7 @@ def rout_withdraw_or_eliminate(state: State, turn: Turn) -> State:
 def after_movement(state: State, turn: Turn) -> State:
     """All Moves and Forced Marches done: the passive player decides on the
     Attacked Groups that may Refuse Battle (RB 8.4); the others fight."""
-    refusals = mv.refusable_groups(game_map(), state.position, turn.movement)
+    refusals = mv.refusable_groups(game_map(), state.position, movement_of(turn))
     if refusals:
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse", refusals=refusals))
     return _to_reveals(state, turn)

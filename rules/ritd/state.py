@@ -236,7 +236,7 @@ def outcome(state: State) -> Outcome | None:
     if state.phase != "over" or state.result is None:
         return None
     r = state.result
-    head = (f"{r.winner.capitalize()} {r.level.capitalize()} Victory ({r.vp} VP, {r.rule})" if r.winner
+    head = (f"{r.winner.capitalize()} {(r.level or '').capitalize()} Victory ({r.vp} VP, {r.rule})" if r.winner
             else "a draw: no level of victory (RB 17.0)")
     return Outcome(winner=r.winner, summary="; ".join((head, *r.explanation)))
 

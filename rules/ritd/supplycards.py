@@ -7,6 +7,8 @@ and the initial hand (RB 18.0). The card model is rules.ritd.cards.
 
 from __future__ import annotations
 
+from typing import cast
+
 import msgspec
 
 from pbem.deck import Card, Carry, DeckTask
@@ -38,13 +40,13 @@ def deck_task(state: State) -> DeckTask | None:
     job = d.jobs[0]
     if job.kind == "shuffle":
         number = d.steps + 1
-        author = job.side if number % 2 else enemy_of(job.side)
+        author = job.side if number % 2 else enemy_of(cast(Side, job.side))
         deal: tuple[int, ...] = ()
         if number >= 3:
             deal = tuple(p for side, ps in job.deal if side == enemy_of(author) for p in ps)
         return DeckTask(role=author, kind="step", round=d.round, first=job.side, sources=_sources(d), deal=deal)
     if job.kind == "deal":
-        return DeckTask(role=enemy_of(job.side), kind="keys", round=d.round, deal=job.deal[0][1])
+        return DeckTask(role=enemy_of(cast(Side, job.side)), kind="keys", round=d.round, deal=job.deal[0][1])
     return DeckTask(role=job.side, kind="keys", open=tuple(cd.unref(r) for r in job.refs))
 
 
@@ -71,12 +73,12 @@ def on_deck(state: State, ctx) -> tuple[State, list[Problem]]:
         state = msgspec.structs.replace(state, deck=msgspec.structs.replace(
             d, steps=number, jobs=rest if number == 4 else d.jobs))
         if number == 4:  # both deals (keys of steps 3 and 4) open once the round is complete
-            for drawer in (enemy_of(job.side), job.side):
-                state = _give(state, drawer, tuple(p for side, ps in job.deal if side == drawer for p in ps), ctx)
+            for drawer in (enemy_of(cast(Side, job.side)), job.side):
+                state = _give(state, cast(Side, drawer), tuple(p for side, ps in job.deal if side == drawer for p in ps), ctx)
         return state, []
     if job.kind == "deal":
         state = msgspec.structs.replace(state, deck=msgspec.structs.replace(d, jobs=rest))
-        return _give(state, job.side, job.deal[0][1], ctx), []
+        return _give(state, cast(Side, job.side), job.deal[0][1], ctx), []
     seen = cd.faces(ctx.card, job.refs)
     problems = []
     who = f"event {ctx.seq} by {job.side}"

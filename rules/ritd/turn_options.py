@@ -18,7 +18,7 @@ from rules.ritd.actions import Blitz, PlayCards, RevealOption
 from rules.ritd.cards import OPTION_COST, Hand
 from rules.ritd.position import Side
 from rules.ritd.state import State, game_map, hand_of, scenario_of
-from rules.ritd.turn import Turn, option_label
+from rules.ritd.turn import Turn, movement_of, option_label
 
 #: 'pass', '<option> [+ n dummies]' or 'bluff n' (RB 3.42, 4.5).
 OPTION = re.compile(r"^(?:pass|(?P<option>basic|offensive|assault|blitz)"
@@ -114,7 +114,7 @@ def check_blitz(state: State, turn: Turn, action: Blitz, side: Side, ctx) -> lis
 def apply_blitz(state: State, turn: Turn, action: Blitz, side: Side, ctx) -> State:
     if not action.go:
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="final-supply"))
-    movement = mv.start_blitz_movement(state.position, turn.movement)
+    movement = mv.start_blitz_movement(state.position, movement_of(turn))
     return msgspec.structs.replace(state, turn=msgspec.structs.replace(
         turn, step="movement", blitz=True, movement=movement, battles=(), assault=()))
 
