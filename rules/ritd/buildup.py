@@ -83,7 +83,7 @@ BUILDUP_SEQUENCE: tuple[Step, ...] = (
          "Buildup Supply Check: eliminate Unsupplied units, recover Supplied unengaged Disrupted "
          "units; fix both Supply Networks for the whole Buildup. Then units that Returned for "
          "Refit last Buildup recover into Base, or wait off-board if it is engaged (RB 16.52).",
-         "supply.buildup_supply_check, buildup_networks, arrive"),
+         "supply_checks.buildup_supply_check, buildup_networks, arrive"),
     Step("bp_determination", "RB 16.3", "dice",
          "Each player rolls 2d6 (1d6 in 1940); each receives the total of all dice; the lower "
          "roll is Player 1, the Allies on a tie; Total BPs = new + Saved.",

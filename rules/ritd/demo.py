@@ -13,8 +13,7 @@ first Player-Turn begins.
 from __future__ import annotations
 
 from pbem.rulesapi import ActingAs
-from rules.ritd import game
-from rules.ritd import movement as mv
+from rules.ritd import game, reachability
 from rules.ritd.buildup_orders import due_count, early_candidates
 from rules.ritd.deployment import own_token
 from rules.ritd.group_moves import block_speed
@@ -140,7 +139,7 @@ def _short_of(state: game.State, unit: str, place: str) -> str | None:
     m = game_map()
     token = own_token(state, "axis", unit)
     target = m.resolve(place)
-    reach = mv.reachable(m, state.position, state.turn.movement, token,
+    reach = reachability.reachable(m, state.position, state.turn.movement, token,
                               block_speed(state, state.position.block(token))).paths
     if target in reach:
         return None

@@ -11,7 +11,17 @@ from typing import cast
 import msgspec
 
 from pbem.rulesapi import Problem
-from rules.ritd import checked, deployment, game, player_orders, refusal, rout_orders, sequence
+from rules.ritd import (
+    checked,
+    deployment,
+    forced_marches,
+    game,
+    player_orders,
+    reachability,
+    refusal,
+    rout_orders,
+    sequence,
+)
 from rules.ritd import movement as mv
 from rules.ritd.actions import EndMovement, ForcedMarches, OrderError
 from rules.ritd.hidden import Obligation
@@ -66,7 +76,7 @@ def checked_marches(state: State, pos: Position, movement: mv.MovementTurn,
     unit speeds, kept for ``apply`` (rules.ritd.checked)."""
     def compute() -> mv.MoveCheck:
         speeds = speeds_of(state, pos, [f.token for f in marches])
-        return mv.check_forced_marches(game_map(), pos, movement, marches, speeds)
+        return forced_marches.check_forced_marches(game_map(), pos, movement, marches, speeds)
 
     return checked.once("marches", (pos, movement, marches, state.options), compute)
 
@@ -139,11 +149,11 @@ def _route(state: State, turn: Turn, token: str, dest: str, *, withdrawal: str =
         return (start, *via, dest) if via[0] != start else (*via, dest)
     network = refusal.refusal_network(state.position, mv.Move(kind="group", origin=start, withdrawal=cast(mv.WithdrawalKind, withdrawal),
                                                        units=(mv.UnitMove(token, (start,)),)))
-    reach = mv.reachable(game_map(), state.position, movement_of(turn), token, block_speed(state, state.position.block(token)),
+    reach = reachability.reachable(game_map(), state.position, movement_of(turn), token, block_speed(state, state.position.block(token)),
                          withdrawal=cast(mv.WithdrawalKind, withdrawal), rommel=rommel, network=network, together=together)
     path = reach.paths.get(dest)
     if path is None:
-        explanation = mv.explain_move(game_map(), state.position, movement_of(turn), token,
+        explanation = reachability.explain_move(game_map(), state.position, movement_of(turn), token,
                                       block_speed(state, state.position.block(token)), withdrawal=cast(mv.WithdrawalKind, withdrawal), rommel=rommel)
         why = next((line.strip() for line in explanation if line.strip().startswith(game_map().name(dest) + ":")), "")
         raise OrderError(f"{unit_name(state, token)} cannot reach {game_map().name(dest)} this move"
@@ -229,7 +239,7 @@ def parse_march(state: State, role: Side, turn: Turn, text: str) -> mv.ForcedMar
     moved = movement_of(turn).moved_unit(token)
     if moved is not None and not moved.regroup:
         return mv.ForcedMarch(token=token, path=moved.path + (dest,))
-    reach = mv.reachable(game_map(), state.position, movement_of(turn), token, block_speed(state, state.position.block(token)),
+    reach = reachability.reachable(game_map(), state.position, movement_of(turn), token, block_speed(state, state.position.block(token)),
                          forced=True)
     path = reach.paths.get(dest)
     if path is None:
@@ -247,7 +257,7 @@ def movement_orders(state: State, role: Side, turn: Turn) -> list[str]:
         for b in sorted(pos.blocks_of(role), key=lambda b: (b.hex, b.unit)):
             if b.disrupted or movement.has_moved(b.token):
                 continue
-            reach = mv.reachable(m, pos, movement, b.token, block_speed(state, b),
+            reach = reachability.reachable(m, pos, movement, b.token, block_speed(state, b),
                                  withdrawal="pass" if movement.withdrawal_only else "")
             for dest in sorted(reach.paths, key=m.name):
                 if dest != b.hex:
@@ -269,9 +279,9 @@ def forced_march_orders(state: State, role: Side, turn: Turn, ctx) -> list[str]:
         if rec is not None and rec.phase == movement.phase and not rec.regroup:
             candidates += [(b, rec.path + (dest,)) for dest in sorted(m.passable_neighbours(rec.path[-1]), key=m.name)]
         elif rec is None and not b.disrupted:
-            dests = {r.destination for r in mv.regroups_near(m, movement, b.hex)}
+            dests = {r.destination for r in forced_marches.regroups_near(m, movement, b.hex)}
             if dests:
-                reach = mv.reachable(m, pos, movement, b.token, block_speed(state, b), forced=True)
+                reach = reachability.reachable(m, pos, movement, b.token, block_speed(state, b), forced=True)
                 candidates += [(b, tuple(reach.paths[d])) for d in sorted(dests, key=m.name) if d in reach.paths]
     out = []
     for b, path in candidates:
@@ -330,7 +340,7 @@ def check_forced_marches(state: State, turn: Turn, action: ForcedMarches, side: 
 def apply_forced_marches(state: State, turn: Turn, action: ForcedMarches, side: Side, ctx) -> State:
     pos = state.position
     result = checked_marches(state, pos, movement_of(turn), action.marches)
-    movement = mv.announce_forced_marches(game_map(), pos, movement_of(turn), action.marches)
+    movement = forced_marches.announce_forced_marches(game_map(), pos, movement_of(turn), action.marches)
     obligations = speed_obligations(result, ctx.seq, f"forced march announced in event {ctx.seq}")
     return msgspec.structs.replace(state, obligations=state.obligations + obligations,
                                    turn=msgspec.structs.replace(turn, movement=movement))

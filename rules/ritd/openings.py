@@ -12,6 +12,7 @@ from pbem.rulesapi import Problem
 from rules.ritd import (
     battle,
     buildup_orders,
+    forced_marches,
     group_moves,
     hidden,
     minefield_rules,
@@ -23,7 +24,6 @@ from rules.ritd import (
 )
 from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
-from rules.ritd import movement as mv
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import SIDES
 from rules.ritd.setup import (
@@ -99,7 +99,7 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
     marched: list[tuple[str, tuple[str, ...]]] = []
     losers: list[str] = []
     for march, roll in zip(movement.marches, values):
-        out = mv.apply_forced_march(game_map(), pos, movement, march.token, roll)
+        out = forced_marches.apply_forced_march(game_map(), pos, movement, march.token, roll)
         pos, movement = out.position, out.turn
         overruns += out.overruns
         if not out.succeeded:

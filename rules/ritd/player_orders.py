@@ -21,11 +21,13 @@ from rules.ritd import (
     minefield_rules,
     mines,
     month_phase,
+    reachability,
     refusal,
     retreats,
     rout_orders,
     routs,
     sequence,
+    supply_checks,
     supply_steps,
     turn_options,
     turn_orders,
@@ -33,7 +35,6 @@ from rules.ritd import (
 from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
 from rules.ritd import movement as mv
-from rules.ritd import supply as sp
 from rules.ritd.actions import (
     AcceptBattle,
     Answer,
@@ -367,14 +368,14 @@ def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
             target = deployment.own_token(state, role, args)
         except ValueError:
             target = deployment.place_name(args)
-        return [turn_orders.with_unit_names(state, line) for line in sp.explain_supply(m, pos, target)]
+        return [turn_orders.with_unit_names(state, line) for line in supply_checks.explain_supply(m, pos, target)]
     if topic == "move":
         token = deployment.own_token(state, role, args)
         turn = state.turn
         movement = turn.movement if turn is not None and turn.movement is not None and turn.active == role \
             else mv.start_movement(pos, role, moves_allowed=2, rommel_bonus=scenario_of(state).special.rommel_bonus)
         return [turn_orders.with_unit_names(state, line)
-                for line in mv.explain_move(m, pos, movement, token, group_moves.block_speed(state, pos.block(token)))]
+                for line in reachability.explain_move(m, pos, movement, token, group_moves.block_speed(state, pos.block(token)))]
     if topic in ("bp", "buildup"):
         return _divulged(state, role, args.strip().lower())
     raise ValueError(f"nothing to explain about '{topic}' (topics: {', '.join(EXPLAIN_TOPICS)})")

@@ -10,7 +10,7 @@ import msgspec
 
 from pbem.rulesapi import Order, Problem
 from rules.ritd import combat as cb
-from rules.ritd import deployment, group_moves, hidden, routs, sequence, step_losses
+from rules.ritd import deployment, group_moves, hidden, reachability, routs, sequence, step_losses
 from rules.ritd import movement as mv
 from rules.ritd.actions import AcceptBattle, OrderError, PursuitLosses, RefuseBattle
 from rules.ritd.hidden import Obligation
@@ -160,7 +160,7 @@ def refusal_network(pos: Position, move: mv.Move):
     left = [t for t in left if pos.block(t).disrupted]
     if not left:
         return None
-    return lambda mm, pp, ss: mv._default_network(mm, cb.eliminate(pp, [t for t in left if pp.has_block(t)]), ss)
+    return lambda mm, pp, ss: mv.default_network(mm, cb.eliminate(pp, [t for t in left if pp.has_block(t)]), ss)
 
 
 def parse_pursuit(state: State, role: Side, turn: Turn, text: str) -> routs.PursuitFire:
@@ -248,7 +248,7 @@ def refusal_orders(state: State, role: Side, turn: Turn, hex_: str) -> list[str]
                                             units=tuple(mv.UnitMove(b.token, (hex_,)) for b in group)))
     common: set[str] | None = None
     for b in group:
-        dests = set(mv.reachable(m, pos, movement_of(turn), b.token, group_moves.block_speed(state, b), withdrawal="refuse",
+        dests = set(reachability.reachable(m, pos, movement_of(turn), b.token, group_moves.block_speed(state, b), withdrawal="refuse",
                                  network=network).paths)
         common = dests if common is None else common & dests
     return [f"refuse-battle {m.name(hex_)} -> {m.name(d)}" for d in sorted(common or (), key=m.name)

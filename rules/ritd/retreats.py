@@ -35,7 +35,7 @@ def with_retreaters(before: Position, fought: Position, retreaters: tuple[str, .
     with the hits applied): the Disengaging units and the battle put back."""
     now = {b.token: b for b in fought.blocks}
     blocks = tuple(now.get(b.token, b) for b in before.blocks if b.token in now or b.token in retreaters)
-    return mv._prune_battles(msgspec.structs.replace(fought, blocks=blocks, battles=before.battles))
+    return mv.prune_battles(msgspec.structs.replace(fought, blocks=blocks, battles=before.battles))
 
 
 def probers_to_reveal(state: State, turn: Turn) -> list[Block]:

@@ -10,7 +10,17 @@ import msgspec
 
 from pbem.rulesapi import Order, Problem
 from rules.ritd import combat as cb
-from rules.ritd import deployment, group_moves, hidden, player_orders, refusal, routs, sequence, step_losses
+from rules.ritd import (
+    deployment,
+    group_moves,
+    hidden,
+    player_orders,
+    reachability,
+    refusal,
+    routs,
+    sequence,
+    step_losses,
+)
 from rules.ritd import movement as mv
 from rules.ritd.actions import OrderError, PursuitLosses, Rout
 from rules.ritd.hidden import Obligation
@@ -217,6 +227,6 @@ def listed_rout_withdrawal(state: State, role: Side, turn: Turn, ctx) -> list[st
     common: set[str] | None = None
     for t in turn.routers:
         b = pos.block(t)
-        dests = set(mv.reachable(m, pos, movement_of(turn), t, group_moves.block_speed(state, b), withdrawal="rout").paths)
+        dests = set(reachability.reachable(m, pos, movement_of(turn), t, group_moves.block_speed(state, b), withdrawal="rout").paths)
         common = dests if common is None else common & dests
     return [f"rout {m.name(r.hex)} -> {m.name(d)}" for d in sorted(common or (), key=m.name) if d != r.hex]

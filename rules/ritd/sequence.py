@@ -15,7 +15,7 @@ import msgspec
 
 from pbem.deck import DECK
 from pbem.rulesapi import DICE, Decision, Problem
-from rules.ritd import battle, group_moves, hidden, minefield_rules, routs, supplycards
+from rules.ritd import battle, group_moves, hidden, minefield_rules, routs, supply_checks, supplycards
 from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
 from rules.ritd import movement as mv
@@ -227,9 +227,9 @@ def _begin_buildup(state: State) -> State:
     m = game_map()
     month = state.month + 1
     bonus = cb.captured_supply(state.captures, cb.map_port_capacity(m)) if state.captures else {}
-    pos, report = sp.buildup_supply_check(m, state.position)
+    pos, report = supply_checks.buildup_supply_check(m, state.position)
     if report.needed:
-        pos, report = sp.buildup_supply_check(m, state.position, _default_choices(report.needed))
+        pos, report = supply_checks.buildup_supply_check(m, state.position, _default_choices(report.needed))
     for side in SIDES:
         back = state.refitting.get(side, ())
         if back:

@@ -12,7 +12,7 @@ import re
 import msgspec
 
 from pbem.rulesapi import Problem
-from rules.ritd import checked, deployment, group_moves, routs, sequence
+from rules.ritd import checked, deployment, group_moves, routs, sequence, supply_checks
 from rules.ritd import supply as sp
 from rules.ritd.actions import OrderError, SupplyCheck
 from rules.ritd.position import Position, Side
@@ -39,8 +39,8 @@ def supply_check(state: State, step: str, action: SupplyCheck, side: Side) -> tu
         m, pos = game_map(), state.position
         choices = sp.SupplyChoices(fortress=dict(action.fortress), oasis=dict(action.oasis))
         if step == "initial-supply":
-            return sp.initial_supply_check(m, pos, side, choices, recoverable=recoverable(state, side))
-        return sp.final_supply_check(m, pos, side, choices)
+            return supply_checks.initial_supply_check(m, pos, side, choices, recoverable=recoverable(state, side))
+        return supply_checks.final_supply_check(m, pos, side, choices)
 
     return checked.once("supply", (state.position, action, step, side, state.turns, state.disrupted_in), compute)
 
@@ -94,7 +94,7 @@ def supply_orders(state: State, role: Side, turn: Turn) -> list[str]:
     """'supply check', with the Fortress and Oasis choices the check needs
     (RB 13.3, 15.1): every choice for each, the others at their first."""
     m = game_map()
-    check = sp.initial_supply_check if turn.step == "initial-supply" else sp.final_supply_check
+    check = supply_checks.initial_supply_check if turn.step == "initial-supply" else supply_checks.final_supply_check
     kwargs = {"recoverable": recoverable(state, role)} if turn.step == "initial-supply" else {}
     _, report = check(m, state.position, role, sp.SupplyChoices(), **kwargs)
     if not report.needed:

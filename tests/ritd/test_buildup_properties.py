@@ -6,12 +6,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.ritd import buildup as bu
-from rules.ritd import supply as sp
+from rules.ritd import supply_checks
 from rules.ritd.scenarios import load_scenarios
 from tests.ritd.movement_support import MAP, at, block, position
 
 SCENARIOS = load_scenarios()
-POS, _ = sp.buildup_supply_check(MAP, position(
+POS, _ = supply_checks.buildup_supply_check(MAP, position(
     block("P", "axis", "El Agheila", unit="21Pz/5", cv=2), block("Q", "axis", "El Agheila", unit="Brescia", cv=1),
     block("R", "axis", "Agedabia", unit="Trento", cv=1), block("L", "allied", "Alexandria"),
     fortresses={"Benghazi": "axis", "Tobruk": "axis"}))

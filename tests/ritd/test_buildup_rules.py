@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rules.ritd import buildup as bu
-from rules.ritd import supply as sp
+from rules.ritd import supply_checks
 from rules.ritd.position import Battle, Position
 from rules.ritd.scenarios import load_scenarios
 from tests.ritd.movement_support import MAP, at, block, position, route, rules_of
@@ -17,7 +17,7 @@ ROSTER = SCENARIOS.roster
 
 def prepared(pos: Position) -> tuple[Position, bu.BuildupContext]:
     """The Buildup Supply Check, then the Networks fixed for the Buildup."""
-    pos, report = sp.buildup_supply_check(MAP, pos)
+    pos, report = supply_checks.buildup_supply_check(MAP, pos)
     assert report.ok
     return pos, bu.BuildupContext(MAP, bu.buildup_networks(MAP, pos), ROSTER)
 

@@ -15,8 +15,7 @@ from pbem.game import Replay
 from pbem.turnfile import format_turn
 from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
-from rules.ritd import group_moves
-from rules.ritd import movement as mv
+from rules.ritd import group_moves, reachability
 from rules.ritd.group_moves import unit_speed
 from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
@@ -199,8 +198,8 @@ def test_cheat_a_hidden_block_moved_farther_than_its_type_allows_is_caught(demo,
     seat = demo.axis.seat()
     session.add_orders(seat, ["supply check", "basic"])
     movement = session.draft_replay(seat)[0].state.turn.movement
-    far = set(mv.reachable(m, axis.position, movement, pavia.token, 2).paths)
-    near = set(mv.reachable(m, axis.position, movement, pavia.token, 1).paths)
+    far = set(reachability.reachable(m, axis.position, movement, pavia.token, 2).paths)
+    near = set(reachability.reachable(m, axis.position, movement, pavia.token, 1).paths)
     dest = m.name(min(h for h in far - near if not axis.position.blocks_in(h)))
     with pytest.raises(IllegalAction, match="RB 6.1"):  # an honest client refuses it at once
         session.add_orders(seat, [f"group Ft Capuzzo -> {dest} Pavia"])

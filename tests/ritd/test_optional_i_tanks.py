@@ -15,6 +15,7 @@ from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
 from rules.ritd import game as ritd
 from rules.ritd import movement as mv
+from rules.ritd import reachability
 from rules.ritd import routs as rt
 from rules.ritd.group_moves import block_speed, speed_of, speeds_of
 from rules.ritd.position import Block, Position
@@ -100,8 +101,8 @@ def test_rb_17_optional_i_tanks_move_at_speed_2() -> None:
     tobruk = m.resolve("Tobruk")
     pos = Position(blocks=(itank("L1", hex_=tobruk),))
     turn = mv.start_movement(pos, "allied", moves_allowed=1)
-    slow = set(mv.reachable(m, pos, turn, "L1", block_speed(on, pos.block("L1"))).paths)
-    fast = set(mv.reachable(m, pos, turn, "L1", block_speed(off, pos.block("L1"))).paths)
+    slow = set(reachability.reachable(m, pos, turn, "L1", block_speed(on, pos.block("L1"))).paths)
+    fast = set(reachability.reachable(m, pos, turn, "L1", block_speed(off, pos.block("L1"))).paths)
     assert slow < fast
     far = min(fast - slow)
     move = mv.Move(kind="group", origin=tobruk, units=(mv.UnitMove("L1", fast_path(m, pos, turn, far)),))
@@ -112,7 +113,7 @@ def test_rb_17_optional_i_tanks_move_at_speed_2() -> None:
 
 
 def fast_path(m, pos, turn, dest):
-    return tuple(mv.reachable(m, pos, turn, "L1", 3).paths[dest])
+    return tuple(reachability.reachable(m, pos, turn, "L1", 3).paths[dest])
 
 
 # ------------------------------------------------------------------ two hits per step (CB-15, CB-16)

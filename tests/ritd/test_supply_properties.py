@@ -9,14 +9,8 @@ from hypothesis import strategies as st
 from rules.ritd.hexmap import load_map
 from rules.ritd.position import Battle, Block, Position
 from rules.ritd.state import all_scenarios, game_map
-from rules.ritd.supply import (
-    SupplyChoices,
-    buildup_supply_check,
-    initial_supply_check,
-    network,
-    supplied_tokens,
-    supply_lines,
-)
+from rules.ritd.supply import SupplyChoices, network, supplied_tokens, supply_lines
+from rules.ritd.supply_checks import buildup_supply_check, initial_supply_check
 
 M = load_map()
 AT = M.resolve
