@@ -31,6 +31,7 @@ import msgspec
 
 from pbem.rulesapi import Problem
 from rules.ritd import supply
+from rules.ritd.combat import is_besieged
 from rules.ritd.hexmap import HexMap
 from rules.ritd.movement import road_bonus
 from rules.ritd.position import SIDES, Block, Position, Side, enemy_of
@@ -593,14 +594,6 @@ def controls_port(m: HexMap, pos: Position, side: Side, hex_: str) -> bool:
     if m.fortress(hex_) is not None:
         return pos.controller(hex_) == side
     return m.base_side(hex_) == side and pos.controller(hex_) in (side, None)
-
-
-def is_besieged(m: HexMap, pos: Position, fortress: str, side: Side) -> bool:
-    """RB 13.5: a ``side`` Fortress is besieged if any adjacent hex holds
-    enemy units (an enemy or battle hex). Bases are never besieged (BU-07)."""
-    if m.fortress(fortress) is None:
-        return False
-    return any(pos.blocks_in(n, enemy_of(side)) for _, n in m.neighbours(fortress))
 
 
 def port_capacity(m: HexMap, hex_: str, side: Side) -> int | None:

@@ -16,21 +16,23 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-_SLOTS: list[tuple[str, tuple[object, ...], object]] = []
+#: Per kind of finding, the latest (key objects, value) pairs.
+_SLOTS: dict[str, list[tuple[tuple[object, ...], object]]] = {}
 #: A check and its apply need one entry; a few more cover legal-order
 #: listings and simulations interleaved with them.
-_SIZE = 8
+_SIZE = 4
 
 
 def once(what: str, key: tuple[object, ...], compute: Callable[[], T]) -> T:
-    """``compute()``, or the value computed last for ``what`` from the very
+    """``compute()``, or the value computed lately for ``what`` from the very
     same objects ``key`` (compared by identity: all are frozen)."""
-    for name, k, value in reversed(_SLOTS):
-        if name == what and len(k) == len(key) and all(a is b for a, b in zip(k, key)):
+    slots = _SLOTS.setdefault(what, [])
+    for k, value in reversed(slots):
+        if len(k) == len(key) and all(a is b for a, b in zip(k, key)):
             return value  # type: ignore[return-value]
     value = compute()
-    _SLOTS.append((what, key, value))
-    del _SLOTS[:-_SIZE]
+    slots.append((key, value))
+    del slots[:-_SIZE]
     return value
 
 

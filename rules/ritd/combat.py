@@ -707,8 +707,19 @@ def all_unshielded(pos: Position) -> tuple[tuple[str, Side, tuple[str, ...]], ..
 # ------------------------------------------------------------------ Fortresses (RB 13)
 
 
+#: (map, its Fortress hexes) for the maps asked about (one in play): a map never changes.
+_FORTRESS_HEXES: list[tuple[HexMap, tuple[str, ...]]] = []
+
+
 def fortress_hexes(m: HexMap) -> tuple[str, ...]:
-    return tuple(sorted(h for h in m.playable_hexes() if m.fortress(h) is not None))
+    """Every Fortress hex of the map (RB 1.7, 13), sorted."""
+    for known, hexes in _FORTRESS_HEXES:
+        if known is m:
+            return hexes
+    hexes = tuple(sorted(h for h in m.playable_hexes() if m.fortress(h) is not None))
+    _FORTRESS_HEXES.append((m, hexes))
+    del _FORTRESS_HEXES[:-4]
+    return hexes
 
 
 def pass_turn_fortress_battles(pos: Position, side: Side, fortresses: Iterable[str]) -> tuple[str, ...]:
@@ -796,14 +807,14 @@ def map_port_capacity(m: HexMap) -> Callable[[str, Side], int]:
     return cap
 
 
-def is_besieged(m: HexMap, pos: Position, fortress: str) -> bool:
-    """RB 13.5: a hex adjacent to the Fortress holds units of the enemy of
-    its controller (an enemy hex or a battle hex)."""
-    owner = pos.controller(fortress)
-    if owner is None:
+def is_besieged(m: HexMap, pos: Position, fortress: str, side: Side) -> bool:
+    """RB 13.5: a ``side`` Fortress is besieged if any adjacent hex holds
+    enemy units (an enemy or battle hex). Bases are never besieged (BU-07).
+    The one definition: Sea Redeployment (RB 16.53) and Tobruk's Positional
+    Victory (RB 17.3) ask it."""
+    if m.fortress(fortress) is None:
         return False
-    enemy = enemy_of(owner)
-    return any(pos.blocks_in(n, enemy) for _, n in m.neighbours(fortress))
+    return any(pos.blocks_in(n, enemy_of(side)) for _, n in m.neighbours(fortress))
 
 
 # ------------------------------------------------------------------ a legal placement

@@ -15,7 +15,7 @@ import msgspec
 
 from pbem.deck import DECK
 from pbem.rulesapi import DICE, Decision, Problem
-from rules.ritd import battle, group_moves, hidden, minefield_rules, routs, supply_checks, supplycards
+from rules.ritd import battle, checked, group_moves, hidden, minefield_rules, routs, supply_checks, supplycards
 from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
 from rules.ritd import movement as mv
@@ -97,6 +97,12 @@ def _fired(plan: T | None) -> T:
 
 
 def pending(state: State) -> Decision | None:
+    """RB 3.0: who decides next and what (a function of the frozen state,
+    asked several times per action: kept for the same state object)."""
+    return checked.once("pending", (state,), lambda: _pending(state))
+
+
+def _pending(state: State) -> Decision | None:
     if state.phase == "over":
         return None
     if state.deck.jobs:

@@ -32,9 +32,24 @@ def _sources(d: cd.Deck) -> tuple[Card | Carry, ...]:
     return tuple(out)
 
 
+#: (deck, its task) lately asked for: ``pending`` asks at every action while
+#: deck work waits, and the task is a function of the (frozen) deck alone.
+_TASKS: list[tuple[cd.Deck, DeckTask | None]] = []
+
+
 def deck_task(state: State) -> DeckTask | None:
     """pbem hook: the deck work the rules wait for now (pbem.deck.DeckTask)."""
     d = state.deck
+    for known, task in _TASKS:
+        if known is d:
+            return task
+    task = _deck_task(d)
+    _TASKS.append((d, task))
+    del _TASKS[:-4]
+    return task
+
+
+def _deck_task(d: cd.Deck) -> DeckTask | None:
     if not d.jobs:
         return None
     job = d.jobs[0]
