@@ -27,7 +27,7 @@ TOO_FAR = "group Tobruk -> Bir Hacheim NW1 32AT/1"
 NEAR = "group Tobruk -> Acroma SE1 32AT/1"
 
 
-def _setups() -> tuple[list[str], list[str]]:
+def setups() -> tuple[list[str], list[str]]:
     """RB 18.2: the Axis "S" units at El Agheila; the Allied "S" units spread
     over Egypt and the "T" units (with the I-tank 32AT/1) in Tobruk."""
     sc = all_scenarios()
@@ -44,7 +44,7 @@ def _setups() -> tuple[list[str], list[str]]:
 def _allied_to_move(tmp_path: Path, options: tuple[str, ...]):
     """After the Axis passes its first Player-Turn, the Allies' turn: Initial
     Supply Check and a Basic option played."""
-    axis, allied = _setups()
+    axis, allied = setups()
     table = new_game(tmp_path, "1941", axis, allied, options=options)
     table.play("axis", "supply check", "pass", "end movement", "supply check")
     session.add_orders(table.allied.seat(), ["supply check", "basic"])

@@ -22,8 +22,8 @@ from rules.ritd.deployment import own_token
 from rules.ritd.state import I_TANKS, _option_roster, game_map, roster_of
 from rules.ritd.step_losses import MARCH_LOSS, step_loss_problems
 from rules.ritd.units import OptionalITank
-from tests.ritd.test_game_refusal import _send
-from tests.ritd.test_game_retreat import FACE, _block, standoff_table
+from tests.ritd.test_game_refusal import send_orders
+from tests.ritd.test_game_retreat import FACE, block_of, standoff_table
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
 
@@ -50,7 +50,7 @@ def _retreat_and_fail(table):
 
 def test_rb_6_4_a_failed_retreat_forced_march_costs_a_step_checked_when_opened_and_at_the_audit(standoff):
     m = game_map()
-    tk = _block(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
+    tk = block_of(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
     assert tk.cv == 4
     _retreat_and_fail(standoff)
     allied = standoff.allied.seat()
@@ -72,14 +72,14 @@ def test_rb_6_4_a_failed_retreat_forced_march_costs_a_step_checked_when_opened_a
     assert [(o.kind, o.rule, o.labels) for o in axis.obligations if o.token == tk.token] == \
         [("march-loss", "RB 6.4", (f"{tk.token}.id1",))]
     assert axis.turn.march_losses == () and axis.turn.step not in ("march-losses", "forced-march")
-    standoff.deliver(standoff.axis, _send(standoff, "allied", "supply check", "reveal option", open_all=True))
+    standoff.deliver(standoff.axis, send_orders(standoff, "allied", "supply check", "reveal option", open_all=True))
     assert not [o for o in standoff.axis.seat().replay.state.obligations if o.token == tk.token]
     result = session.audit(standoff.allied.gd.read_events(), RITD)
     assert result.replay.state.position.block(tk.token).cv == 2
 
 
 def test_rb_6_4_a_forged_retreat_march_loss_is_caught_when_opened_and_at_the_audit(standoff, monkeypatch):
-    tk = _block(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
+    tk = block_of(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
     _retreat_and_fail(standoff)
     real = roster_of
 
@@ -94,12 +94,12 @@ def test_rb_6_4_a_forged_retreat_march_loss_is_caught_when_opened_and_at_the_aud
     with monkeypatch.context() as cheat:
         cheat.setattr(retreats, "roster_of", lambda state: Sturdy(real(state)))
         cheat.setattr(step_losses, "step_loss_problems", lambda *args: [])
-        forged = _send(standoff, "allied", "march losses auto")  # the Tk committed at CV 3
+        forged = send_orders(standoff, "allied", "march losses auto")  # the Tk committed at CV 3
     standoff.deliver(standoff.axis, forged)  # the new identity is secret: the Axis cannot tell yet
     assert "march-loss" in {o.kind for o in standoff.axis.seat().replay.state.obligations}
     with monkeypatch.context() as cheat:  # the new version is opened in the Allies' next event
         cheat.setattr(step_losses, "step_loss_problems", lambda *args: [])
-        data = _send(standoff, "allied", "supply check", "reveal option", open_all=True)
+        data = send_orders(standoff, "allied", "supply check", "reveal option", open_all=True)
         events = standoff.allied.gd.read_events()
     with pytest.raises(IllegalAction, match=r"(?s)by allied.*RB 6\.4.*7/7 Tk .* must be 7/7 Tk at CV 2"):
         standoff.deliver(standoff.axis, data)
@@ -112,7 +112,7 @@ def test_rb_6_4_a_forged_retreat_march_loss_is_caught_when_opened_and_at_the_aud
 def test_rb_6_4_a_retreating_unit_at_its_last_step_is_eliminated_by_a_failed_forced_march(standoff):
     """Pursuit hits first take the Tk to its last step in secret (T-10): the
     Axis cannot see it, so the elimination is checked when that version opens."""
-    tk = _block(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
+    tk = block_of(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
     standoff.play("allied", *RETREAT)
     FACE["die"] = 6  # Trento's two dice hit twice: one elite step
     standoff.play("axis", "pursue Sollum with Trento")
@@ -128,13 +128,13 @@ def test_rb_6_4_a_retreating_unit_at_its_last_step_is_eliminated_by_a_failed_for
     assert not own.position.has_block(tk.token) and not axis.position.has_block(tk.token)
     assert [(o.labels, o.eliminated) for o in axis.obligations if o.kind == "march-loss"] == \
         [((f"{tk.token}.id1",), (tk.token,))]
-    standoff.deliver(standoff.axis, _send(standoff, "allied", "supply check", "reveal option", open_all=True))
+    standoff.deliver(standoff.axis, send_orders(standoff, "allied", "supply check", "reveal option", open_all=True))
     assert not [o for o in standoff.axis.seat().replay.state.obligations if o.token == tk.token]
     session.audit(standoff.allied.gd.read_events(), RITD)
 
 
 def test_rb_6_4_a_unit_at_its_last_step_may_not_survive_a_failed_retreat_forced_march(standoff, monkeypatch):
-    tk = _block(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
+    tk = block_of(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
     standoff.play("allied", *RETREAT)
     FACE["die"] = 6
     standoff.play("axis", "pursue Sollum with Trento")
@@ -152,7 +152,7 @@ def test_rb_6_4_a_unit_at_its_last_step_may_not_survive_a_failed_retreat_forced_
 
 
 def test_rb_6_4_a_successful_retreat_forced_march_costs_nothing(standoff):
-    tk = _block(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
+    tk = block_of(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
     standoff.play("allied", *RETREAT)
     FACE["die"] = 6
     standoff.play("axis", "pursue Sollum with none")
@@ -164,7 +164,7 @@ def test_rb_6_4_a_successful_retreat_forced_march_costs_nothing(standoff):
 
 def test_rb_6_4_a_failed_forced_march_that_is_no_retreat_costs_no_step(standoff):
     m = game_map()
-    armd = _block(standoff.allied.seat().replay.state, "allied", "7/4 Armd")
+    armd = block_of(standoff.allied.seat().replay.state, "allied", "7/4 Armd")
     FACE["die"] = 1
     standoff.play("allied", "supply check", "basic", "group Buq Buq -> Sidi Barrani 7/4 Armd",
                   "forced-march 7/4 Armd -> Mersa Matruh W1", "end movement")

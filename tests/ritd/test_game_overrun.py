@@ -9,13 +9,13 @@ import pytest
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
-from rules.ritd import group_moves, sequence
+from rules.ritd import group_moves, sequence, supply_checks
 from rules.ritd import supply as sp
 from rules.ritd.group_moves import unit_speed
 from rules.ritd.sequence import begin_turn
 from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
-from tests.ritd.test_game_refusal import _send
+from tests.ritd.test_game_refusal import send_orders
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
@@ -92,7 +92,7 @@ def test_rb_11_4_an_overrun_routs_the_disrupted_units_pursued_by_the_overrunners
     assert state.position.block(brescia).hex == sollum
     assert state.position.block(_token(overrun, "axis", "Trento")).hex == sollum
     overrun.play("axis", "supply check", "reveal option")
-    overrun.deliver(overrun.axis, _send(overrun, "allied", "supply check", open_all=True))
+    overrun.deliver(overrun.axis, send_orders(overrun, "allied", "supply check", open_all=True))
     result = session.audit(overrun.allied.gd.read_events(), RITD)
     assert result.replay.state.position.block(brescia).hex == sollum
 
@@ -115,7 +115,12 @@ def cut_off(tmp_path, monkeypatch):
 
     real_status = sp.block_status
     monkeypatch.setattr(sequence, "to_combat", fake_combat)
-    monkeypatch.setattr(sp, "block_status", lambda s, b: None if b.token == marks["Brescia"] else real_status(s, b))
+    def cut_off_status(s, b):
+        return None if b.token == marks["Brescia"] else real_status(s, b)
+
+    # Supply status is read by the Supply Lines (supply) and by the Supply Checks (supply_checks).
+    monkeypatch.setattr(sp, "block_status", cut_off_status)
+    monkeypatch.setattr(supply_checks, "block_status", cut_off_status)
     table = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
     marks.update(Brescia=_token(table, "axis", "Brescia"), Trento=_token(table, "axis", "Trento"))
     return table, marks
@@ -162,6 +167,6 @@ def test_rb_12_7_final_supply_check_eliminates_the_unshielded_engaged_unit_and_t
         if state.position.has_block(marks["Trento"]):
             assert state.position.block(marks["Trento"]).disrupted
     table.play("axis", "reveal option")
-    table.deliver(table.axis, _send(table, "allied", "supply check", open_all=True))
+    table.deliver(table.axis, send_orders(table, "allied", "supply check", open_all=True))
     result = session.audit(table.allied.gd.read_events(), RITD)
     assert not result.replay.state.position.has_block(marks["Brescia"])

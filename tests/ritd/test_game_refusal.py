@@ -38,7 +38,7 @@ def demo(tmp_path, monkeypatch):
     return table
 
 
-def _send(table, role, *orders, open_all=False):
+def send_orders(table, role, *orders, open_all=False):
     seat = table.side(role).seat()
     if orders:
         session.add_orders(seat, list(orders))
@@ -74,8 +74,8 @@ def test_rb_10_2_pursuit_fire_dice_secret_losses_and_withdrawal_checked_at_the_a
     moved = axis.position.block(token)
     assert moved.hex == m.resolve("Sidi Barrani") and moved.unit == ""
     # Both sides open everything: the deferred checks pass.
-    demo.deliver(demo.allied, _send(demo, "axis", "supply check", "reveal option", open_all=True))
-    demo.deliver(demo.axis, _send(demo, "allied", "supply check", open_all=True))
+    demo.deliver(demo.allied, send_orders(demo, "axis", "supply check", "reveal option", open_all=True))
+    demo.deliver(demo.axis, send_orders(demo, "allied", "supply check", open_all=True))
     axis = demo.axis.seat().replay.state
     assert not [o for o in axis.obligations if o.token == token]
     assert _tk(axis).cv == 2
@@ -87,12 +87,12 @@ def test_rb_10_2_pursuit_fire_dice_secret_losses_and_withdrawal_checked_at_the_a
 def test_rb_10_5_a_lie_about_the_slowest_speed_is_caught_at_the_audit(demo, monkeypatch):
     with monkeypatch.context() as cheat:  # the Allied client skips its own check
         cheat.setattr(routs, "check_slowest_speed", lambda *args: routs.PursuitCheck())
-        lie = _send(demo, "allied", "refuse-battle Sollum slowest 4")
+        lie = send_orders(demo, "allied", "refuse-battle Sollum slowest 4")
     demo.deliver(demo.axis, lie)
     demo.play("axis", "pursue Sollum with none")
     with monkeypatch.context() as cheat:
         cheat.setattr(routs, "check_slowest_speed", lambda *args: routs.PursuitCheck())
-        data = _send(demo, "allied", "refuse-battle Sollum -> Sidi Barrani", open_all=True)
+        data = send_orders(demo, "allied", "refuse-battle Sollum -> Sidi Barrani", open_all=True)
         events = demo.allied.gd.read_events()
     with pytest.raises(IllegalAction, match=r"Refused Battle in event \d+ announcing slowest speed 4"):
         demo.deliver(demo.axis, data)
@@ -107,12 +107,12 @@ def test_rb_10_5_a_forged_loss_allocation_is_caught_at_the_audit(demo, monkeypat
     demo.play("axis", "pursue Sollum with Trento")
     with monkeypatch.context() as cheat:  # two hits, but the 7/7 Tk keeps its CV
         cheat.setattr(step_losses, "loss_problems", lambda *args: [])
-        forged = _send(demo, "allied", "pursuit losses 7/7 Tk 0", "refuse-battle Sollum -> Sidi Barrani")
+        forged = send_orders(demo, "allied", "pursuit losses 7/7 Tk 0", "refuse-battle Sollum -> Sidi Barrani")
     demo.deliver(demo.axis, forged)  # the Axis cannot tell yet
     demo.play("axis", "supply check", "reveal option")
     with monkeypatch.context() as cheat:  # the new version is opened in the Allies' next event
         cheat.setattr(step_losses, "loss_problems", lambda *args: [])
-        data = _send(demo, "allied", "supply check", open_all=True)
+        data = send_orders(demo, "allied", "supply check", open_all=True)
         events = demo.allied.gd.read_events()
     with pytest.raises(IllegalAction, match="Pursuit losses placed in event"):
         demo.deliver(demo.axis, data)

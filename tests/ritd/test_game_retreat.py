@@ -24,7 +24,7 @@ from rules.ritd.group_moves import unit_speed
 from rules.ritd.sequence import next_retreat
 from rules.ritd.state import all_scenarios, game_map
 from tests.ritd.ritd_table import new_game
-from tests.ritd.test_game_refusal import REGROUP, _send
+from tests.ritd.test_game_refusal import REGROUP, send_orders
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
@@ -38,7 +38,7 @@ def _units(state, hex_name, side=None):
     return sorted((b.unit, b.cv) for b in state.position.blocks_in(h, side))
 
 
-def _block(state, side, unit):
+def block_of(state, side, unit):
     return next(b for b in state.position.blocks_of(side) if b.unit == unit)
 
 
@@ -82,7 +82,7 @@ def test_rb_10_3_full_retreat_procedure_step_by_step(standoff):
     session.add_orders(allied, ["supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk"])
     draft, _ = session.draft_replay(allied)
     # Step 1: the Move is announced; the 7/7 Tk waits upright in Sollum.
-    tk = _block(draft.state, "allied", "7/7 Tk")
+    tk = block_of(draft.state, "allied", "7/7 Tk")
     assert tk.hex == sollum and not tk.disrupted
     assert draft.state.turn.movement.pending_retreat(tk.token) is not None
     session.add_orders(allied, ["end movement"])
@@ -105,7 +105,7 @@ def test_rb_10_3_full_retreat_procedure_step_by_step(standoff):
     allied = standoff.allied.seat()
     draft, _ = session.draft_replay(allied)  # the engine's dice come with the Allies' next event
     assert draft.pending().kind == "retreat-losses" and draft.state.turn.hits == 2
-    cv = _block(draft.state, "allied", "7/7 Tk").cv
+    cv = block_of(draft.state, "allied", "7/7 Tk").cv
     # Step 3: hits placed (an elite unit loses one step for two hits, RB 9.5); the Tk completes its Move.
     standoff.play("allied", "pursuit losses auto")
     for state in (standoff.allied.seat().replay.state, standoff.axis.seat().replay.state):
@@ -257,7 +257,7 @@ def test_rb_10_5_a_lie_about_the_slowest_retreating_speed_is_caught(standoff, mo
     and refuses the claim of 4 at once."""
     with monkeypatch.context() as cheat:  # the Allied client skips its own check
         cheat.setattr(routs, "check_slowest_speed", lambda *args: routs.PursuitCheck())
-        lie = _send(standoff, "allied", "supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk",
+        lie = send_orders(standoff, "allied", "supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk",
                     "end movement", "retreat Sollum slowest 4")
         events = standoff.allied.gd.read_events()
     with pytest.raises(IllegalAction) as err:
@@ -277,12 +277,12 @@ def test_rb_10_5_a_forged_retreat_loss_allocation_is_caught_when_opened_and_at_t
     standoff.play("axis", "pursue Sollum with Trento")
     with monkeypatch.context() as cheat:  # two hits, but the 7/7 Tk keeps its CV
         cheat.setattr(step_losses, "loss_problems", lambda *args: [])
-        forged = _send(standoff, "allied", "pursuit losses 7/7 Tk 0")
+        forged = send_orders(standoff, "allied", "pursuit losses 7/7 Tk 0")
     standoff.deliver(standoff.axis, forged)  # the new identity is secret: the Axis cannot tell yet
     assert "losses" in {o.kind for o in standoff.axis.seat().replay.state.obligations}
     with monkeypatch.context() as cheat:  # the new version is opened in the Allies' next event
         cheat.setattr(step_losses, "loss_problems", lambda *args: [])
-        data = _send(standoff, "allied", "supply check", "reveal option", open_all=True)
+        data = send_orders(standoff, "allied", "supply check", "reveal option", open_all=True)
         events = standoff.allied.gd.read_events()
     with pytest.raises(IllegalAction, match="Pursuit losses placed in event"):
         standoff.deliver(standoff.axis, data)
@@ -327,7 +327,7 @@ def test_rb_6_4_a_retreating_units_forced_march_is_rolled_after_its_retreat(stan
     assert standoff.allied.seat().replay.pending().kind == "dice"
     draft, _ = session.draft_replay(standoff.allied.seat())
     state = draft.state
-    tk = _block(state, "allied", "7/7 Tk")
+    tk = block_of(state, "allied", "7/7 Tk")
     assert tk.hex == m.resolve("Mersa Matruh W1") and tk.disrupted
     assert state.turn.movement.marches == () and state.turn.step not in ("forced-march", "retreat-slowest")
     arrow = next(x for x in state.last_moves if x.token == tk.token)
@@ -352,7 +352,7 @@ def test_rb_10_41_a_rout_during_the_probe_is_not_pursued_by_the_disengaging_unit
     Pursue the Rout (T-37)."""
     m = game_map()
     sollum = m.resolve("Sollum")
-    armd = _block(standoff.allied.seat().replay.state, "allied", "7/4 Armd").token
+    armd = block_of(standoff.allied.seat().replay.state, "allied", "7/4 Armd").token
     real = next_retreat
 
     def with_armd(state, turn):  # the 7/4 Armd, Disrupted, beside the 7/7 Tk (in every replay)

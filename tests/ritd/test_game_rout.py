@@ -17,7 +17,7 @@ from rules.ritd.group_moves import unit_speed
 from rules.ritd.sequence import after_movement, to_combat
 from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
-from tests.ritd.test_game_refusal import REGROUP, _send
+from tests.ritd.test_game_refusal import REGROUP, send_orders
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
@@ -103,8 +103,8 @@ def test_ex_26_a_refusal_leaves_a_disrupted_unit_behind_which_routs_and_is_pursu
             (sollum, m.resolve("Sidi Barrani"), "rout")]
     assert _block(ex26.allied.seat().replay.state, "7/4 Armd").cv == 2  # 6, one step off, two hits
     # Everything opened: the deferred checks pass, and so does the audit.
-    ex26.deliver(ex26.allied, _send(ex26, "axis", "supply check", "reveal option", open_all=True))
-    ex26.deliver(ex26.axis, _send(ex26, "allied", "supply check", open_all=True))
+    ex26.deliver(ex26.allied, send_orders(ex26, "axis", "supply check", "reveal option", open_all=True))
+    ex26.deliver(ex26.axis, send_orders(ex26, "allied", "supply check", open_all=True))
     axis = ex26.axis.seat().replay.state
     assert not [o for o in axis.obligations if o.token == token]
     assert _block(axis, "7/4 Armd").cv == 2
@@ -118,12 +118,12 @@ def test_rb_11_3_a_lie_about_the_slowest_speed_of_a_rout_is_caught_at_the_audit(
     ex26.play("allied", "pursuit losses auto", "refuse-battle Sollum -> Sidi Barrani")
     with monkeypatch.context() as cheat:  # the Allied client skips its own check
         cheat.setattr(routs, "check_slowest_speed", lambda *args: routs.PursuitCheck())
-        lie = _send(ex26, "allied", "rout Sollum slowest 2")
+        lie = send_orders(ex26, "allied", "rout Sollum slowest 2")
     ex26.deliver(ex26.axis, lie)  # the Axis cannot tell yet
     ex26.play("axis", "pursue Sollum with none")
     with monkeypatch.context() as cheat:
         cheat.setattr(routs, "check_slowest_speed", lambda *args: routs.PursuitCheck())
-        data = _send(ex26, "allied", "rout Sollum -> Sidi Barrani", open_all=True)
+        data = send_orders(ex26, "allied", "rout Sollum -> Sidi Barrani", open_all=True)
         events = ex26.allied.gd.read_events()
     with pytest.raises(IllegalAction, match="Routed in event .* announcing slowest speed 2"):
         ex26.deliver(ex26.axis, data)
@@ -181,7 +181,7 @@ def test_t_12_combat_losses_that_unshield_a_disrupted_unit_rout_it(battle):
         assert state.position.battles == () and state.turn.step == "final-supply"
     assert _block(battle.allied.seat().replay.state, "7/4 Armd").cv == 4  # Rout Attrition
     battle.play("axis", "supply check", "reveal option")
-    battle.deliver(battle.axis, _send(battle, "allied", "supply check", open_all=True))
+    battle.deliver(battle.axis, send_orders(battle, "allied", "supply check", open_all=True))
     assert not [o for o in battle.axis.seat().replay.state.obligations if o.token == token]
     result = session.audit(battle.allied.gd.read_events(), RITD)
     assert _block(result.replay.state, "7/4 Armd").cv == 4

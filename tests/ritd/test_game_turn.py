@@ -122,7 +122,7 @@ def test_rb_3_48_an_option_that_does_not_pay_for_the_moves_is_caught_at_supply_r
     assert "only 1 of the 2 cards played is real" in text
 
 
-def _quiet_route(state, start: str) -> tuple[str, str]:
+def quiet_route(state, start: str) -> tuple[str, str]:
     """Two steps from ``start`` through empty hexes with no enemy next to them."""
     m, pos = game_map(), state.position
     def quiet(h):
@@ -137,7 +137,7 @@ def _quiet_route(state, start: str) -> tuple[str, str]:
 
 
 def test_forced_march_dice_come_from_the_engine_and_both_sides_agree(demo):
-    first, second = _quiet_route(_state(demo.axis), "Sidi Omar")
+    first, second = quiet_route(_state(demo.axis), "Sidi Omar")
     demo.play("axis", "supply check", "basic", f"group Sidi Omar -> {first} GGFF",
               f"forced-march GGFF -> {second}", "end movement")
     axis, allied = demo.axis.seat().replay, demo.allied.seat().replay

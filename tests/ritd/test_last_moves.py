@@ -12,7 +12,7 @@ from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_refusal import REGROUP
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
-from tests.ritd.test_game_turn import _quiet_route
+from tests.ritd.test_game_turn import quiet_route
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
 
@@ -60,7 +60,7 @@ def test_rb_19_0_the_regroup_and_the_refusal_are_both_recorded_until_the_next_mo
 def test_rb_6_4_a_forced_march_extends_the_units_route(demo, monkeypatch):
     monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))  # 4-6: the march succeeds
     m = game_map()
-    first, second = _quiet_route(_state(demo.axis), "Sidi Omar")
+    first, second = quiet_route(_state(demo.axis), "Sidi Omar")
     demo.play("axis", "supply check", "basic", f"group Sidi Omar -> {first} GGFF",
               f"forced-march GGFF -> {second}", "end movement")
     (route,) = _state(demo.axis).last_moves
@@ -72,7 +72,7 @@ def test_rb_6_4_a_forced_march_extends_the_units_route(demo, monkeypatch):
 def test_rb_6_4_a_failed_forced_march_leaves_the_move_as_it_was(demo, monkeypatch):
     monkeypatch.setattr("pbem.game.roll", lambda *args: (1,) * len(args[-1]))  # 1-3: Disrupted where it is
     m = game_map()
-    first, second = _quiet_route(_state(demo.axis), "Sidi Omar")
+    first, second = quiet_route(_state(demo.axis), "Sidi Omar")
     demo.play("axis", "supply check", "basic", f"group Sidi Omar -> {first} GGFF",
               f"forced-march GGFF -> {second}", "end movement")
     (route,) = _state(demo.axis).last_moves
