@@ -6,6 +6,7 @@ Redeploy paths. The BP ledger and costs are rules.ritd.buildup.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import msgspec
 
@@ -22,7 +23,7 @@ from rules.ritd.units import UnknownUnit
 
 
 def buildup_ctx(state: State) -> bu.BuildupContext:
-    return bu.BuildupContext(m=game_map(), networks={k: frozenset(v) for k, v in state.networks.items()},
+    return bu.BuildupContext(m=game_map(), networks={cast(Side, k): frozenset(v) for k, v in state.networks.items()},
                              roster=all_scenarios().roster)
 
 

@@ -457,13 +457,13 @@ def score(pos: Position, rnd: CombatRound, plan: FirePlan, dice: Sequence[int], 
     if len(dice) != sum(counts):
         raise ValueError(f"the plan needs {sum(counts)} dice, not {len(dice)}")
     enemy = enemy_of(plan.side)
-    absorbers: dict[str, list[tuple[int, int]]] = {}
+    absorbers: dict[ArmsClass, list[tuple[int, int]]] = {}
     for b in firing_units(pos, rnd.hex, enemy):
         u = look(b.unit)
         a = _absorber(b, u)
         absorbers.setdefault(u.arms_class, []).append(a.hits)
-    totals: dict[str, list[int]] = {c: [0, 0] for c in absorbers}
-    wiped: list[str] = []
+    totals: dict[ArmsClass, list[int]] = {c: [0, 0] for c in absorbers}
+    wiped: list[ArmsClass] = []
     shots = []
     i = 0
     table = load_fire_table()
@@ -482,7 +482,7 @@ def score(pos: Position, rnd: CombatRound, plan: FirePlan, dice: Sequence[int], 
         hits = sum(1 for r in rolled if table.is_hit(fire, r))
         half = scores_half_hits(pos, rnd, enemy, arms)
         totals[target][1 if half else 0] += hits
-        if best_use(*totals[target], absorbers[target]) >= _class_capacity(absorbers[target]):
+        if best_use(totals[target][0], totals[target][1], absorbers[target]) >= _class_capacity(absorbers[target]):
             wiped.append(target)
         shots.append(Shot(f.token, target, fire, rolled, hits, half))
     return FireResult(rnd.hex, plan.side, tuple(shots),

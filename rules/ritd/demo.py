@@ -12,13 +12,17 @@ first Player-Turn begins.
 
 from __future__ import annotations
 
+from typing import cast
+
 from pbem.rulesapi import ActingAs
 from rules.ritd import game, reachability
 from rules.ritd.buildup_orders import due_count, early_candidates
 from rules.ritd.deployment import own_token
 from rules.ritd.group_moves import block_speed
 from rules.ritd.position import Side
-from rules.ritd.state import all_scenarios, game_map
+from rules.ritd.scenarios import HexZone
+from rules.ritd.state import all_scenarios, current_turn, game_map
+from rules.ritd.turn import movement_of
 
 DEMO_SCENARIO = "demo"
 DEMO_OPTIONS: tuple[str, ...] = ()
@@ -31,7 +35,7 @@ AXIS_SETUP = ("deploy Savona at Bardia", "deploy Brescia at Ft. Capuzzo", "deplo
 
 def _allied_setup() -> tuple[str, ...]:
     s = all_scenarios().get(DEMO_SCENARIO)
-    return tuple(f"deploy {u.name} at {group.zones[0].hexes[0]}"
+    return tuple(f"deploy {u.name} at {cast(HexZone, group.zones[0]).hexes[0]}"
                  for group in s.allied.setup for u in group.select(all_scenarios().roster, "allied"))
 
 
@@ -54,7 +58,7 @@ def _script(state: game.State, role: Side) -> list[str]:
                 "open-challenge": ["open challenge"]}.get(state.stage, [])
     if state.phase == "buildup":
         return _buildup(state, role)
-    turn = state.turn
+    turn = current_turn(state)
     n, step = turn.number, turn.step
     if step in ("initial-supply", "final-supply"):
         return ["supply check"]
@@ -112,7 +116,7 @@ def _movement(state: game.State, n: int) -> list[str]:
         if made == 0 and len(sollum) >= 3:
             return [f"group Sollum -> Sidi Barrani {sollum[0]}, {sollum[1]}; -> Sidi Omar {sollum[2]}",
                     f"group Sollum -> Sidi Barrani {sollum[0]}, {sollum[1]}", *done]
-        movement = state.turn.movement
+        movement = movement_of(current_turn(state))
         fresh = [u for u in omar if not movement.has_moved(own_token(state, "axis", u))]
         if made == 1 and len(fresh) >= 2 and movement.moves_allowed >= 2:
             orders = []
@@ -139,7 +143,7 @@ def _short_of(state: game.State, unit: str, place: str) -> str | None:
     m = game_map()
     token = own_token(state, "axis", unit)
     target = m.resolve(place)
-    reach = reachability.reachable(m, state.position, state.turn.movement, token,
+    reach = reachability.reachable(m, state.position, movement_of(current_turn(state)), token,
                               block_speed(state, state.position.block(token))).paths
     if target in reach:
         return None

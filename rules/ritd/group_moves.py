@@ -194,7 +194,9 @@ def parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv
         legs.append(([deployment.place_name(v) for v in via], dest, units))
     moves = []
     if kind == "regroup":
-        (via, dest, units), = legs if len(legs) == 1 else (None,) * 2
+        if len(legs) != 1:  # the words Python gave before (a Regroup has one destination, RB 5.2)
+            raise OrderError("too many values to unpack (expected 1)")
+        (via, dest, units), = legs
         tokens = units_named(state, role, units, origin) if units.strip().lower() not in ("", "all") else \
             [b.token for b in state.position.blocks_of(role) if not b.disrupted and not turn.movement.has_moved(b.token)
              and (b.hex == origin or game_map().is_adjacent(b.hex, origin))]

@@ -125,7 +125,9 @@ def on_open_leaf(state: State, label: str, key: str, value: bytes, ctx) -> tuple
 def open_whole_set(state: State, label: str, value: bytes, ctx) -> list[Problem]:
     """A whole Minefield set opened (the end of the game, the audit; T-32):
     the construction it records, against the set before it."""
-    side, number = mines.parse_label(label)
+    parsed = mines.parse_label(label)
+    assert parsed is not None  # on_open passes Minefield set labels only
+    side, number = parsed
     build = next((b for b in state.mine_builds if b.side == side and b.number == number), None)
     if build is None:
         return [Problem("RB 16.55", f"{label} was committed without a Minefield construction")]

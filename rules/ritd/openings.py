@@ -6,6 +6,8 @@ obligations they settle.
 
 from __future__ import annotations
 
+from typing import cast
+
 import msgspec
 
 from pbem.rulesapi import Problem
@@ -25,7 +27,7 @@ from rules.ritd import (
 from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
 from rules.ritd.hidden import Obligation
-from rules.ritd.position import SIDES
+from rules.ritd.position import SIDES, Side
 from rules.ritd.setup import (
     check_hidden_placement,
 )
@@ -41,6 +43,17 @@ from rules.ritd.state import (
 )
 from rules.ritd.turn import movement_of
 from rules.ritd.units import UnknownUnit
+
+
+def _token(label: str) -> str:
+    """The token of an identity label an obligation names (always one)."""
+    return cast(tuple[str, int], hidden.token_of_label(label))[0]
+
+
+def _pursuit(fire: routs.PursuitFire | None) -> routs.PursuitFire:
+    """The Pursuit Fire whose dice are rolled (RB 10.5): its step follows it."""
+    assert fire is not None
+    return fire
 
 
 def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
@@ -71,7 +84,9 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
                                        bp_dice=tuple(values), ledgers=ledgers, last_rolls=tuple(values))
     turn = current_turn(state)
     if turn.step in ("defensive-dice", "offensive-dice"):
-        result = cb.score(battle.combat_position(state, turn), battle.combat_round(state, turn), turn.fire, values,
+        fire = turn.fire
+        assert fire is not None  # RB 9.4: the dice of an announced fire
+        result = cb.score(battle.combat_position(state, turn), battle.combat_round(state, turn), fire, values,
                           units=roster_of(state).get)
         state = msgspec.structs.replace(state, last_rolls=tuple(values), last_fire=battle.fire_lines(state, result))
         turn = msgspec.structs.replace(turn, fire=None, fire_result=result,
@@ -81,15 +96,15 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
         return sequence.after_losses(state, turn)
     if turn.step == "rout-dice":
-        hits = routs.score_pursuit(turn.rout_pursuit, values)
+        hits = routs.score_pursuit(_pursuit(turn.rout_pursuit), values)
         state = msgspec.structs.replace(state, last_rolls=tuple(values))
         return sequence.rout_after_pursuit(state, turn, hits)
     if turn.step == "retreat-dice":
-        hits = routs.score_pursuit(turn.pursuit, values)
+        hits = routs.score_pursuit(_pursuit(turn.pursuit), values)
         state = msgspec.structs.replace(state, last_rolls=tuple(values))
         return sequence.after_retreat_pursuit(state, msgspec.structs.replace(turn, hits=hits))
     if turn.step == "refuse-dice":
-        hits = routs.score_pursuit(turn.pursuit, values)
+        hits = routs.score_pursuit(_pursuit(turn.pursuit), values)
         state = msgspec.structs.replace(state, last_rolls=tuple(values))
         return sequence.after_pursuit(state, msgspec.structs.replace(turn, hits=hits))
     movement = movement_of(turn)
@@ -197,7 +212,7 @@ def decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
         values = [value(lbl) for lbl in ob.labels]
         if ob.kind == "early-order":  # RB 16.41, BU-06: every candidate once
             side = ob.unit
-            cands = bu.early_arrival_candidates(all_scenarios(), scenario_of(state), side, ob.needed)
+            cands = bu.early_arrival_candidates(all_scenarios(), scenario_of(state), cast(Side, side), ob.needed)
             names = [v.decode("utf-8", "replace") for v in values]
             problems += [Problem(p.rule, f"event {ob.seq} by {side}: {ob.what}: {p.message}")
                          for p in bu.check_early_arrival_order(cands, names)]
@@ -233,26 +248,28 @@ def decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
                                                  f"(their speeds are {', '.join(map(str, speeds))})"))
         elif ob.kind == "attrition":
             t = ob.tokens[0]
-            old = (ob.unit, ob.cv) if ob.unit else ids[ob.labels[0]]
-            new = {} if t in ob.eliminated else {t: ids[ob.labels[-1]]}
+            routed = (ob.unit, ob.cv) if ob.unit else ids[ob.labels[0]]
+            survivor = {} if t in ob.eliminated else {t: ids[ob.labels[-1]]}
             problems += [Problem(p.rule, f"{where}: {p.message}")
-                         for p in step_losses.attrition_problems(roster_of(state), (t,), {t: old}, new, ob.eliminated)]
+                         for p in step_losses.attrition_problems(roster_of(state), (t,), {t: routed}, survivor,
+                                                                 ob.eliminated)]
         elif ob.kind == "march-loss":  # RB 6.4 sidebar (T-39)
             t = ob.tokens[0]
-            old = (ob.unit, ob.cv) if ob.unit else ids[ob.labels[0]]
-            new = None if t in ob.eliminated else ids[ob.labels[-1]]
+            marched = (ob.unit, ob.cv) if ob.unit else ids[ob.labels[0]]
+            after = None if t in ob.eliminated else ids[ob.labels[-1]]
             problems += [Problem(p.rule, f"{where}: {p.message}")
-                         for p in step_losses.step_loss_problems(roster_of(state), t, old, new, t in ob.eliminated,
+                         for p in step_losses.step_loss_problems(roster_of(state), t, marched, after, t in ob.eliminated,
                                                       "RB 6.4", step_losses.MARCH_LOSS)]
         elif ob.kind == "rebuild":  # RB 16.54 (T-21)
-            old_id, new_id = ids[ob.labels[0]], ids[ob.labels[1]]
+            old_id, new_id = cast(tuple[str, int], ids[ob.labels[0]]), ids[ob.labels[1]]
             problems += [Problem(p.rule, f"{where}: {p.message}")
                          for p in buildup_orders.rebuild_identity_problems(old_id[0], old_id[1], ob.needed, ob.hits, new_id)]
         elif ob.kind == "losses":
             n = len(ob.tokens)  # the old versions first, then the survivors' new ones
-            old = {hidden.token_of_label(lbl)[0]: ids[lbl] for lbl in ob.labels[:n]}
-            new = {hidden.token_of_label(lbl)[0]: ids[lbl] for lbl in ob.labels[n:]}
+            old_ids = {_token(lbl): ids[lbl] for lbl in ob.labels[:n]}
+            new_ids = {_token(lbl): ids[lbl] for lbl in ob.labels[n:]}
             problems += [Problem(p.rule, f"{where}: {p.message}")
-                         for p in step_losses.loss_problems(state, side, ob.hex, ob.tokens, old, new, ob.eliminated,
+                         for p in step_losses.loss_problems(state, cast(Side, side), ob.hex, ob.tokens, old_ids, new_ids,
+                                                            ob.eliminated,
                                                  ob.hits)]
     return msgspec.structs.replace(state, obligations=tuple(keep)), problems

@@ -64,12 +64,15 @@ def check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> lis
             if problems:
                 return problems
             old = {t: known_identity(state, t, ctx) for t in r.tokens}
-            new = {}
+            new: dict[str, tuple[str, int] | None] = {}
             for t in recommit:
                 value = ctx.value(hidden.identity_label(t, state.versions.get(t, 0) + 1))
                 new[t] = hidden.decode_identity(value) if value is not None else None
-            if None not in old.values() and None not in new.values():
-                problems += step_losses.attrition_problems(roster_of(state), r.tokens, old, new, eliminated)
+            known_old = {t: i for t, i in old.items() if i is not None}
+            known_new = {t: i for t, i in new.items() if i is not None}
+            if len(known_old) == len(old) and len(known_new) == len(new):
+                problems += step_losses.attrition_problems(roster_of(state), r.tokens, known_old, known_new,
+                                                           eliminated)
             if not recommit:
                 if slowest:
                     problems.append(Problem("RB 11.3", "no Routed unit survives: announce no slowest speed"))
@@ -153,14 +156,14 @@ def apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> Sta
             return sequence.rout_withdraw_or_eliminate(state, msgspec.structs.replace(turn, routers=tuple(recommit)))
         case mv.Move():
             tokens = [u.token for u in action.units]
-            result = group_moves.checked_move(state, pos, movement_of(turn), action)
+            moved = group_moves.checked_move(state, pos, movement_of(turn), action)
             what = f"moved in event {ctx.seq} ({player_orders.format_action(action)})"
             out = mv.apply_move(m, pos, movement_of(turn), action)
             state = group_moves.note_routes(state, pos, [(u.token, u.path) for u in action.units], turn.number,
                                  withdrawal=action.withdrawal)
             pos = routs.disrupt_again(out.position, tokens)  # RB 11.3: Disrupted again
             state = msgspec.structs.replace(state, position=pos, obligations=state.obligations
-                                            + group_moves.speed_obligations(result, ctx.seq, what),
+                                            + group_moves.speed_obligations(moved, ctx.seq, what),
                                             disrupted_in={**state.disrupted_in, **dict.fromkeys(tokens, turn.number)})
             state = group_moves.note_disruptions(state, pos, turn.number)
             return sequence.rout_done(state, msgspec.structs.replace(turn, movement=out.turn))

@@ -249,13 +249,13 @@ def _begin_buildup(state: State) -> State:
                                    early_units_next={}, early_done=(), early_arrived=())
 
 
-def _default_choices(needed) -> dict[str, sp.SupplyChoices]:
+def _default_choices(needed) -> dict[Side, sp.SupplyChoices]:
     """T-19: Buildup Supply Check choices nobody is asked for: the first
     candidates in token order (both sides' choices would otherwise cost a
     round of messages for a rare case)."""
-    out: dict[str, dict[str, dict]] = {}
+    out: dict[Side, dict[str, dict]] = {}
     for n in needed:
-        side = "axis" if hidden.is_token_of(n.candidates[0], "axis") else "allied"
+        side: Side = "axis" if hidden.is_token_of(n.candidates[0], "axis") else "allied"
         bucket = out.setdefault(side, {"fortress": {}, "oasis": {}})
         picked = tuple(sorted(n.candidates)[:n.count])
         if n.kind == "fortress":

@@ -55,7 +55,7 @@ def _deck_task(d: cd.Deck) -> DeckTask | None:
     job = d.jobs[0]
     if job.kind == "shuffle":
         number = d.steps + 1
-        author = job.side if number % 2 else enemy_of(cast(Side, job.side))
+        author: Side = cast(Side, job.side) if number % 2 else enemy_of(cast(Side, job.side))
         deal: tuple[int, ...] = ()
         if number >= 3:
             deal = tuple(p for side, ps in job.deal if side == enemy_of(author) for p in ps)

@@ -114,7 +114,7 @@ def view(state: State, role: Side | None) -> View:
                 mine_counts={s: mf.count for s, mf in sorted(state.minefields.items()) if mf.count},
                 last_moves=list(state.last_moves), board=_public_board(state.position),
                 options=[OPTIONS[o] for o in state.options],
-                outcome=[done.summary.split("; ")[0], *state.result.explanation] if done else [])
+                outcome=[done.summary.split("; ")[0], *(state.result.explanation if state.result else ())] if done else [])
 
 
 def _mine_views(state: State, role: Side | None) -> list[MineView]:
