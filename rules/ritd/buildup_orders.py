@@ -311,3 +311,65 @@ def buildup_path(state: State, side: Side, start: str, points: list[str]) -> tup
             leg.append(back[leg[-1]])
         path += list(reversed(leg))[1:]
     return tuple(path)
+
+
+# -- the Buildup's actions applied (RB 16.4-16.6, 18.6, 18.7) ------------------------------------
+
+def apply_buildup_action(state: State, action: object, side: Side, ctx) -> State:
+    """A checked Buildup action (``check_buildup``) applied."""
+    pos = state.position
+    hand = hand_of(state, side)
+    match action:
+        case EarlyArrival(slots=slots):
+            return msgspec.structs.replace(state, stage="early-dice", early_slots=tuple(slots),
+                                           early_done=state.early_done + (side,))
+        case Reinforce(tokens=tokens, early=early):
+            early_of = dict(zip(tokens[len(tokens) - len(early):], early))
+
+            def reinforcement(t: str, base: str) -> Obligation:
+                if t in early_of:  # RB 16.41: the block is its slot's unit
+                    return Obligation(token=t, seq=ctx.seq, kind="early", rule="RB 16.41",
+                                      labels=(early_of[t], hidden.identity_label(t)), tokens=(t,),
+                                      what=f"arrived early from slot {early_of[t]}")
+                return Obligation(token=t, seq=ctx.seq, kind="arrival", hex=base, needed=state.month,
+                                  rule="RB 16.4", what=f"arrived as a Reinforcement in Month {state.month}")
+
+            state = enter_base(state, side, tokens, ctx, reinforcement)
+            return msgspec.structs.replace(state, reinforced=state.reinforced + (side,), early_arrived=())
+        case bu.Redeploy() | bu.SeaRedeploy() | bu.ReturnForRefit() | bu.BuySupply():
+            before = state.ledgers[side]
+            spent = bu.apply_spend(buildup_ctx(state), pos, before, action)
+            refit = state.refitting
+            if len(spent.ledger.refit) > len(before.refit):
+                refit = {**refit, side: refit.get(side, ()) + spent.ledger.refit[len(before.refit):]}
+            return msgspec.structs.replace(state, position=spent.pos, ledgers={**state.ledgers, side: spent.ledger},
+                                           refitting=refit)
+        case Rebuild(token=token, steps=steps, bp=bp):
+            return apply_rebuild(state, side, token, steps, bp, ctx)
+        case CallMalta(tokens=tokens):
+            state = enter_base(state, side, tokens, ctx, lambda t, base: Obligation(
+                token=t, seq=ctx.seq, kind="malta", hex=base, rule="RB 18.6",
+                what=f"arrived with the Malta Group in Month {state.month}"))
+            return msgspec.structs.replace(state, malta=state.month)
+        case EndBuildup(discard=discard, cards=refs):
+            n = resupply_cards(state, side, discard)
+            closing = bu.close_ledger(state.ledgers[side])
+            # RB 16.6: the dummies handed back are shown at once and go back into the deck.
+            deck = cd.queue_show(cd.take(state.deck, side, refs, to_played=False), side, refs, "discard")
+            state = msgspec.structs.replace(state, saved={**state.saved, side: closing.saved}, deck=deck,
+                                            hands={**state.hands, side: cd.discard_dummies(hand, discard)})
+            if state.pregame:  # RB 18.7: the initial hands are dealt after both have spent
+                if side == state.player1:
+                    return msgspec.structs.replace(state, side=enemy_of(side), owed={**state.owed, side: n})
+                deals = [(state.player1, state.owed.get(state.player1, 0)), (side, n)]
+                return msgspec.structs.replace(
+                    state, phase="cards", stage="redraw", side="axis", pregame=False, ledgers={}, networks={},
+                    owed={}, deck=cd.begin_round(state.deck, side, cd.deck_labels(supply_deck()), deals))
+            # T-18: Player 1's Resupply reshuffles the deck (RB 16.6: spent cards
+            # and dummies handed back go in) and deals from it; Player 2 draws
+            # from the same deck at the end of its own Buildup.
+            if side == state.player1:
+                deck = cd.begin_round(state.deck, side, (), [(side, n)])
+                return msgspec.structs.replace(state, deck=deck, stage="buildup", side=enemy_of(side))
+            return sequence.begin_initiative(msgspec.structs.replace(state, deck=cd.queue_deal(state.deck, side, n)))
+    raise ValueError(f"unchecked action {action!r}")

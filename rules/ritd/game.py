@@ -5,20 +5,27 @@ its own copy: its own blocks carry unit and CV, the opponent's carry them
 only once opened (DESIGN 4). Checks that need a hidden value the replaying
 side lacks become ``Obligation``s, decided in ``on_open`` or by the audit.
 
-Implemented: the scenario set-up (RB 18.0: the Axis deploys first, then
-the Allies, hidden identities committed block by block; Gazala's pre-game
-Buildup, RB 18.7), the initial hands and the one redraw; the Player-Turn
-steps of rules.ritd.turn: supply checks, Supply Cards played face down
-(rules.ritd.cards), Moves, Forced Marches with engine dice, Refusing Battle,
-revealing battle units, the Combat phase, Blitz phases, Routs (RB 11.3,
-T-12), Overruns (RB 11.4) and Final Supply Check Routs (RB 12.7, CB-11;
-T-13); Retreats of the active player, Full (Pursuit Fire) and Partial (Probe
-Combat with reversed roles), Pass-Turn Withdrawals out of battles included
-(RB 10.0, 10.3-10.5; T-35..T-38); the Month (two Passes end it, RB 3.1), the Initiative (RB 3.3), the
-Buildup (RB 16, rules.ritd.buildup), Minefields (RB 14, 16.55, as Merkle
-sets: rules.ritd.mines, T-30..T-33) and victory (RB 17, rules.ritd.victory).
-The optional rule "Allied I-Tanks" (RB 17.0) with ``--option i-tanks``
-(``OptionalITank``; decisions/combat.md CB-15..CB-18).
+``check`` and ``apply`` here dispatch to the module of each rule; the other
+hooks are re-exported from theirs. The modules, by rulebook section:
+
+  sequence         RB 3.0-3.4: who decides next (pending) and every step change
+  actions          the action union (log encoding) and RB 1.0 hex names
+  state, view      the State, scenario data, SPEC; what a player sees
+  deployment       RB 18.0 set-up
+  supplycards      RB 3.42, 16.6, 18.0: hands and the shared deck (T-15)
+  initiative       RB 3.3;  month_phase: RB 18.0 hands, RB 17.0 the end, Buildup dispatch
+  buildup_orders   RB 16.4-16.6, 18.6 (ledger model: buildup)
+  minefield_rules  RB 14, 16.55 (Merkle-set model: mines)
+  turn_orders      RB 3.4: the Player-Turn's dispatch table
+  supply_steps     RB 12.7 in the Player-Turn (checks: supply_checks; lines: supply)
+  turn_options     RB 3.42, 4.0-4.5, 3.45, 3.48
+  group_moves      RB 5.0-6.4 as orders (rules: movement, forced_marches, reachability)
+  refusal          RB 8.4, 10.2, 10.5;  retreats: RB 10.3-10.41, 6.4 sidebar
+  rout_orders      RB 11.3, 11.4 (tables: routs);  step_losses: RB 9.5, 2.3 on hidden units
+  battle           RB 7.3, 8.6, 9.1-9.5 (fire model: combat)
+  openings         dice and commitments decided when they open (DESIGN 4)
+  player_orders    parse_order, legal_orders, format_action, explain
+  victory          RB 17;  checked: what check established, for apply
 """
 from __future__ import annotations
 

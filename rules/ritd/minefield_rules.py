@@ -221,3 +221,7 @@ def apply_open_minefields(state: State, turn: Turn, action: OpenMinefields, side
 def listed_mine_openings(state: State, role: Side, turn: Turn, ctx) -> list[str]:
     """The orders listed in steps "mines-passive", "mines-active"."""
     return ["open minefields"]
+
+
+def apply_minefield_action(state: State, action: BuildMinefield, side: Side, ctx) -> State:
+    return apply_minefield(state, side, action, ctx)

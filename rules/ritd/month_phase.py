@@ -6,8 +6,10 @@ and order listing of those actions.
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import cast
+from collections.abc import Callable
+from typing import NamedTuple
 
 import msgspec
 
@@ -18,6 +20,7 @@ from rules.ritd import (
     deployment,
     group_moves,
     hidden,
+    initiative,
     minefield_rules,
     sequence,
     supplycards,
@@ -39,167 +42,113 @@ from rules.ritd.actions import (
     RevealAll,
 )
 from rules.ritd.cards import Hand
-from rules.ritd.hidden import Obligation
 from rules.ritd.position import SIDES, Side, enemy_of
-from rules.ritd.state import State, all_scenarios, game_map, hand_of, scenario_of, supply_deck
+from rules.ritd.state import State, all_scenarios, game_map, hand_of, scenario_of
 from rules.ritd.victory import victory as judge_victory
 
 
-def _challenge_label(state: State, side: Side) -> str:
-    return f"month{state.month}.initiative.{side}"
+class MonthRule(NamedTuple):
+    """One rule's check and apply of an action outside the Player-Turns
+    (arguments: state, action, the acting side, ctx)."""
+
+    check: Callable[..., list[Problem]]
+    apply: Callable[..., State]
 
 
 def check_month(state: State, action: object, side: Side, ctx) -> list[Problem]:
-    """Actions outside the Player-Turns: hands, Initiative, Buildup, the end."""
-    stage = state.stage
-    hand = hand_of(state, side)
-    match action:
-        case KeepHand() | Redraw() if stage != "redraw":
-            return [Problem("RB 18.0", "the initial hand is kept or redrawn once, before the first Player-Turn")]
-        case KeepHand():
-            return []
-        case Redraw(cards=labels):
-            return supplycards.no_seeds(labels, "RB 18.0")
-        case Challenge() | Answer() | OpenChallenge() if state.phase != "initiative":
-            return [Problem("RB 3.3", "the Initiative is settled after the Buildup, before the first Player-Turn")]
-        case Challenge(label=label, card=card):
-            if stage != "challenge":
-                return [Problem("RB 3.3", "the Allied challenge comes first")]
-            if not label:
-                return [] if not card else [Problem("RB 3.3", "no challenge plays no card")]
-            return one_card_problems(state, side, label, ctx, opened=False) + supplycards.card_checks(
-                state, side, (card,), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3", ctx)
-        case Answer(label=label, card=card):
-            if stage != "answer":
-                return [Problem("RB 3.3", "the Axis answers an Allied challenge")]
-            if not label:
-                return [] if not card else [Problem("RB 3.3", "declining plays no card")]
-            return one_card_problems(state, side, label, ctx, opened=True) + supplycards.card_checks(
-                state, side, (card,), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3", ctx)
-        case OpenChallenge():
-            if stage != "open-challenge":
-                return [Problem("RB 3.3", "no challenge card is waiting to be turned up")]
-            if not ctx.opened(state.challenge):
-                return [Problem("RB 3.3", f"open the challenge card '{state.challenge}' in this event")]
-            return []
-        case RevealAll():
-            if state.phase != "final":
-                return [Problem("RB 17.0", "blocks are turned face up at the end of the game")]
-            missing = [lbl for lbl in _final_labels(state, side) if not ctx.opened(lbl)]
-            return [Problem("RB 17.0", f"open every block's identity: {', '.join(missing)} not opened")] if missing else []
-    if state.phase != "buildup" or stage != "buildup":
+    """Actions outside the Player-Turns: hands, Initiative, the end (by the
+    table below), else the Buildup's orders in the Buildup."""
+    rule = _month_rules().get(type(action))
+    if rule is not None and rule.check is not _buildup_check:
+        return rule.check(state, action, side, ctx)
+    return _buildup_check(state, action, side, ctx)
+
+
+def apply_month(state: State, action: object, side: Side, ctx) -> State:
+    """A checked action outside the Player-Turns, applied by its rule."""
+    rule = _month_rules().get(type(action))
+    if rule is None:
+        raise ValueError(f"unchecked action {action!r}")
+    return rule.apply(state, action, side, ctx)
+
+
+def _buildup_check(state: State, action: object, side: Side, ctx) -> list[Problem]:
+    if state.phase != "buildup" or state.stage != "buildup":
         return sequence.not_now(state, action)
-    return buildup_orders.check_buildup(state, action, side, hand, ctx)
+    return buildup_orders.check_buildup(state, action, side, hand_of(state, side), ctx)
 
 
-def one_card_problems(state: State, side: Side, label: str, ctx, *, opened: bool) -> list[Problem]:
-    if label != _challenge_label(state, side) or not ctx.committed(label):
-        return [Problem("RB 3.3", f"the card must be committed as '{_challenge_label(state, side)}'")]
-    if opened and not ctx.opened(label):
-        return [Problem("RB 3.3", "the Axis answer is opened in the same event (the Allied card is already fixed)")]
-    return cd.play_problems(hand_of(state, side), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3")
+@functools.cache
+def _month_rules() -> dict[type, MonthRule]:
+    """The dispatch table (built at first use: the rule modules import each other)."""
+    buildup = MonthRule(_buildup_check, buildup_orders.apply_buildup_action)
+    return {
+        KeepHand: MonthRule(check_keep_hand, apply_keep_hand),  # RB 18.0
+        Redraw: MonthRule(check_redraw, apply_redraw),  # RB 18.0
+        Challenge: MonthRule(initiative.check_challenge, initiative.apply_challenge),  # RB 3.3
+        Answer: MonthRule(initiative.check_answer, initiative.apply_answer),  # RB 3.3
+        OpenChallenge: MonthRule(initiative.check_open_challenge, initiative.apply_open_challenge),  # RB 3.3
+        RevealAll: MonthRule(check_reveal_all, apply_reveal_all),  # RB 17.0
+        EarlyArrival: buildup,  # RB 16.41
+        Reinforce: buildup,  # RB 16.4
+        bu.Redeploy: buildup,  # RB 16.51
+        bu.SeaRedeploy: buildup,  # RB 16.53
+        bu.ReturnForRefit: buildup,  # RB 16.52
+        bu.BuySupply: buildup,  # RB 16.5
+        Rebuild: buildup,  # RB 16.54
+        BuildMinefield: MonthRule(_buildup_check, minefield_rules.apply_minefield_action),  # RB 16.55
+        CallMalta: buildup,  # RB 18.6
+        EndBuildup: buildup,  # RB 16.6
+    }
 
+
+# -- RB 18.0: the initial hands, kept or redrawn once ------------------------------------------
+
+def check_keep_hand(state: State, action: KeepHand, side: Side, ctx) -> list[Problem]:
+    if state.stage != "redraw":
+        return [Problem("RB 18.0", "the initial hand is kept or redrawn once, before the first Player-Turn")]
+    return []
+
+
+def apply_keep_hand(state: State, action: KeepHand, side: Side, ctx) -> State:
+    return sequence.after_redraw(state, side)
+
+
+def check_redraw(state: State, action: Redraw, side: Side, ctx) -> list[Problem]:
+    if state.stage != "redraw":
+        return [Problem("RB 18.0", "the initial hand is kept or redrawn once, before the first Player-Turn")]
+    return supplycards.no_seeds(action.cards, "RB 18.0")
+
+
+def apply_redraw(state: State, action: Redraw, side: Side, ctx) -> State:
+    # RB 18.0: the hand goes back (into the next reshuffle) and a new
+    # one is dealt from the rest of the deck.
+    deck = cd.take(state.deck, side, state.deck.held.get(side, ()), to_played=False)
+    deck = cd.queue_deal(deck, side, supplycards.initial_cards(state, side))
+    state = msgspec.structs.replace(state, hands={**state.hands, side: Hand()}, deck=deck)
+    return sequence.after_redraw(state, side)
+
+
+# -- RB 17.0: every block turned face up at the end ----------------------------------------------
 
 def _final_labels(state: State, side: Side) -> list[str]:
     blocks = list(state.position.blocks_of(side)) + list(state.refitting.get(side, ()))
     return [hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in blocks]
 
 
-def apply_month(state: State, action: object, side: Side, ctx) -> State:
-    m, pos = game_map(), state.position
-    hand = hand_of(state, side)
-    match action:
-        case KeepHand():
-            return sequence.after_redraw(state, side)
-        case Redraw():
-            # RB 18.0: the hand goes back (into the next reshuffle) and a new
-            # one is dealt from the rest of the deck.
-            deck = cd.take(state.deck, side, state.deck.held.get(side, ()), to_played=False)
-            deck = cd.queue_deal(deck, side, supplycards.initial_cards(state, side))
-            state = msgspec.structs.replace(state, hands={**state.hands, side: Hand()}, deck=deck)
-            return sequence.after_redraw(state, side)
-        case Challenge(label=label, card=card):
-            if not label:
-                return sequence.begin_month(state, "axis")
-            real = cd.parse_real(ctx.value(label), 1)
-            return msgspec.structs.replace(state, hands={**state.hands, side: cd.spend(hand, 1, real)},
-                                           deck=cd.take(state.deck, side, (card,), to_played=True),
-                                           challenge=label, stage="answer", side="axis")
-        case Answer(label=label, card=card):
-            if label:
-                real = cd.parse_real(ctx.value(label), 1)
-                deck = cd.take(state.deck, side, (card,), to_played=True)
-                state = msgspec.structs.replace(state, hands={**state.hands, side: cd.spend(hand, 1, real)},
-                                                answer=label,
-                                                deck=cd.queue_show(deck, side, (card,), "initiative", label))
-            return msgspec.structs.replace(state, stage="open-challenge", side="allied")
-        case OpenChallenge():
-            state = msgspec.structs.replace(state, deck=cd.queue_show(
-                state.deck, side, state.deck.played.get(side, ()), "initiative", state.challenge))
-            allied = ctx.value(state.challenge) == b"1"
-            axis = (ctx.value(state.answer) == b"1") if state.answer else None
-            return sequence.begin_month(state, cast(Side, cd.initiative(allied, axis)))
-        case RevealAll():
-            if not state.turned_up:  # the other side turns its blocks up next
-                return msgspec.structs.replace(state, turned_up=(side,), side=enemy_of(side))
-            off = {s: [b.unit for b in state.refitting.get(s, ())] for s in SIDES}
-            result = judge_victory(m, pos, scenario_of(state), all_scenarios(), off_board=off)
-            return msgspec.structs.replace(state, phase="over", stage="", result=result, turned_up=(*state.turned_up, side))
-        case EarlyArrival(slots=slots):
-            return msgspec.structs.replace(state, stage="early-dice", early_slots=tuple(slots),
-                                           early_done=state.early_done + (side,))
-        case Reinforce(tokens=tokens, early=early):
-            early_of = dict(zip(tokens[len(tokens) - len(early):], early))
+def check_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> list[Problem]:
+    if state.phase != "final":
+        return [Problem("RB 17.0", "blocks are turned face up at the end of the game")]
+    missing = [lbl for lbl in _final_labels(state, side) if not ctx.opened(lbl)]
+    return [Problem("RB 17.0", f"open every block's identity: {', '.join(missing)} not opened")] if missing else []
 
-            def reinforcement(t: str, base: str) -> Obligation:
-                if t in early_of:  # RB 16.41: the block is its slot's unit
-                    return Obligation(token=t, seq=ctx.seq, kind="early", rule="RB 16.41",
-                                      labels=(early_of[t], hidden.identity_label(t)), tokens=(t,),
-                                      what=f"arrived early from slot {early_of[t]}")
-                return Obligation(token=t, seq=ctx.seq, kind="arrival", hex=base, needed=state.month,
-                                  rule="RB 16.4", what=f"arrived as a Reinforcement in Month {state.month}")
 
-            state = buildup_orders.enter_base(state, side, tokens, ctx, reinforcement)
-            return msgspec.structs.replace(state, reinforced=state.reinforced + (side,), early_arrived=())
-        case bu.Redeploy() | bu.SeaRedeploy() | bu.ReturnForRefit() | bu.BuySupply():
-            before = state.ledgers[side]
-            spent = bu.apply_spend(buildup_orders.buildup_ctx(state), pos, before, action)
-            refit = state.refitting
-            if len(spent.ledger.refit) > len(before.refit):
-                refit = {**refit, side: refit.get(side, ()) + spent.ledger.refit[len(before.refit):]}
-            return msgspec.structs.replace(state, position=spent.pos, ledgers={**state.ledgers, side: spent.ledger},
-                                           refitting=refit)
-        case Rebuild(token=token, steps=steps, bp=bp):
-            return buildup_orders.apply_rebuild(state, side, token, steps, bp, ctx)
-        case BuildMinefield():
-            return minefield_rules.apply_minefield(state, side, action, ctx)
-        case CallMalta(tokens=tokens):
-            state = buildup_orders.enter_base(state, side, tokens, ctx, lambda t, base: Obligation(
-                token=t, seq=ctx.seq, kind="malta", hex=base, rule="RB 18.6",
-                what=f"arrived with the Malta Group in Month {state.month}"))
-            return msgspec.structs.replace(state, malta=state.month)
-        case EndBuildup(discard=discard, cards=refs):
-            n = buildup_orders.resupply_cards(state, side, discard)
-            closing = bu.close_ledger(state.ledgers[side])
-            # RB 16.6: the dummies handed back are shown at once and go back into the deck.
-            deck = cd.queue_show(cd.take(state.deck, side, refs, to_played=False), side, refs, "discard")
-            state = msgspec.structs.replace(state, saved={**state.saved, side: closing.saved}, deck=deck,
-                                            hands={**state.hands, side: cd.discard_dummies(hand, discard)})
-            if state.pregame:  # RB 18.7: the initial hands are dealt after both have spent
-                if side == state.player1:
-                    return msgspec.structs.replace(state, side=enemy_of(side), owed={**state.owed, side: n})
-                deals = [(state.player1, state.owed.get(state.player1, 0)), (side, n)]
-                return msgspec.structs.replace(
-                    state, phase="cards", stage="redraw", side="axis", pregame=False, ledgers={}, networks={},
-                    owed={}, deck=cd.begin_round(state.deck, side, cd.deck_labels(supply_deck()), deals))
-            # T-18: Player 1's Resupply reshuffles the deck (RB 16.6: spent cards
-            # and dummies handed back go in) and deals from it; Player 2 draws
-            # from the same deck at the end of its own Buildup.
-            if side == state.player1:
-                deck = cd.begin_round(state.deck, side, (), [(side, n)])
-                return msgspec.structs.replace(state, deck=deck, stage="buildup", side=enemy_of(side))
-            return sequence.begin_initiative(msgspec.structs.replace(state, deck=cd.queue_deal(state.deck, side, n)))
-    raise ValueError(f"unchecked action {action!r}")
+def apply_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> State:
+    if not state.turned_up:  # the other side turns its blocks up next
+        return msgspec.structs.replace(state, turned_up=(side,), side=enemy_of(side))
+    off = {s: [b.unit for b in state.refitting.get(s, ())] for s in SIDES}
+    result = judge_victory(game_map(), state.position, scenario_of(state), all_scenarios(), off_board=off)
+    return msgspec.structs.replace(state, phase="over", stage="", result=result, turned_up=(*state.turned_up, side))
 
 
 #: RB 3.42: "basic", "offensive", "assault", "blitz", each "+ N dummies"; "bluff N"; "pass".
@@ -215,7 +164,7 @@ def parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
         return Order(action=Redraw())
     if low in ("challenge", "challenge with real", "challenge with dummy", "answer", "answer with real",
                "answer with dummy"):
-        label = _challenge_label(state, role)
+        label = initiative.challenge_label(state, role)
         value = b"0" if low.endswith("dummy") else b"1"
         card = supplycards.pick_cards(state, role, int(value == b"1"), int(value == b"0"), ctx, "RB 3.3")[0]
         if low.startswith("challenge"):

@@ -24,7 +24,7 @@ from rules.ritd.actions import Reinforce
 from rules.ritd.buildup_orders import buildup_path, due_count
 from rules.ritd.cards import Hand
 from rules.ritd.hidden import Obligation
-from rules.ritd.month_phase import one_card_problems
+from rules.ritd.initiative import one_card_problems
 from rules.ritd.openings import decide_labelled
 from rules.ritd.state import all_scenarios, game_map
 from rules.ritd.turn_options import option_problems
