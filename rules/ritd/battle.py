@@ -279,3 +279,37 @@ def listed_losses(state: State, role: Side, turn: Turn, ctx) -> list[str]:
     """The orders listed in steps "offensive-losses", "defensive-losses"."""
     m = game_map()
     return [f"losses {m.name(turn.battles[0])} auto"]
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_reveal_units(action: RevealUnits) -> str:
+    """The action in words (format_action)."""
+    return "reveal units"
+
+
+def format_battle_selection(action: cb.BattleSelection) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    active = action.active
+    assault = action.assault
+    return "battles " + (", ".join(m.name(h) for h in active) or "none") + \
+        (" assault " + ", ".join(m.name(h) for h in assault) if assault else "")
+
+
+def format_fire_plan(action: cb.FirePlan) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    hex_ = action.hex
+    fires = action.fires
+    return f"fire {m.name(hex_)}: " + ", ".join(f"{f.token} at {f.target}" for f in fires)
+
+
+def format_loss_allocation(action: cb.LossAllocation) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    hex_ = action.hex
+    losses = action.losses
+    return f"losses {m.name(hex_)}: " + (", ".join(
+        f"{x.token} {x.hits}" + (f" (+{x.half_hits} half)" if x.half_hits else "") for x in losses)
+        or "none")

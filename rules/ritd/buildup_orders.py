@@ -373,3 +373,71 @@ def apply_buildup_action(state: State, action: object, side: Side, ctx) -> State
                 return msgspec.structs.replace(state, deck=deck, stage="buildup", side=enemy_of(side))
             return sequence.begin_initiative(msgspec.structs.replace(state, deck=cd.queue_deal(state.deck, side, n)))
     raise ValueError(f"unchecked action {action!r}")
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_early_arrival(action: EarlyArrival) -> str:
+    """The action in words (format_action)."""
+    slots = action.slots
+    return f"early arrival: {len(slots)} hidden slots"
+
+
+def format_reinforce(action: Reinforce) -> str:
+    """The action in words (format_action)."""
+    tokens = action.tokens
+    early = action.early
+    return f"reinforce: {len(tokens)} blocks in Base ({', '.join(tokens)})" + \
+        (f", {len(early)} of them early" if early else "")
+
+
+def format_rebuild(action: Rebuild) -> str:
+    """The action in words (format_action)."""
+    token = action.token
+    steps = action.steps
+    bp = action.bp
+    return f"rebuild {token} {steps} step{'s' if steps > 1 else ''} ({bp} BP)"
+
+
+def format_call_malta(action: CallMalta) -> str:
+    """The action in words (format_action)."""
+    tokens = action.tokens
+    return f"call the Malta Group: {len(tokens)} blocks in Base ({', '.join(tokens)})"
+
+
+def format_redeploy(action: bu.Redeploy) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    token = action.token
+    path = action.path
+    return f"redeploy {token} {m.name(path[0])} -> {m.name(path[-1])} ({bu.redeployment_cost(m, path)} BP)"
+
+
+def format_sea_redeploy(action: bu.SeaRedeploy) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    token = action.token
+    to = action.to
+    return f"sea {token} -> {m.name(to)}"
+
+
+def format_return_for_refit(action: bu.ReturnForRefit) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    token = action.token
+    path = action.path
+    return f"refit {token} {m.name(path[0])} -> {m.name(path[-1])}"
+
+
+def format_buy_supply(action: bu.BuySupply) -> str:
+    """The action in words (format_action)."""
+    n = action.cards
+    return f"buy supply {n} ({n * bu.SUPPLY_CARD_BP} BP)"
+
+
+def format_end_buildup(action: EndBuildup) -> str:
+    """The action in words (format_action)."""
+    discard = action.discard
+    cards = action.cards
+    return "end buildup" + (f", {discard} dummies handed back" if discard else "") + \
+        (f", {len(cards)} cards drawn" if cards else "")

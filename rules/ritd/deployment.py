@@ -10,7 +10,7 @@ import msgspec
 
 from pbem.rulesapi import Problem
 from rules.ritd import hidden
-from rules.ritd.actions import Deploy, OrderError
+from rules.ritd.actions import Deploy, EndDeployment, OrderError
 from rules.ritd.names import UnknownLocation
 from rules.ritd.position import SIDES, Position, Side
 from rules.ritd.setup import (
@@ -91,3 +91,19 @@ def own_token(state: State, role: Side, name: str) -> str:
         if b.unit == unit.name:
             return b.token
     raise OrderError(f"RB 2.0: {unit.name} is not on the map")
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_deploy(action: Deploy) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    token = action.token
+    hex_ = action.hex
+    return f"deploy block {token} at {m.name(hex_)}"
+
+
+def format_end_deployment(action: EndDeployment) -> str:
+    """The action in words (format_action)."""
+    cards = action.cards
+    return "end deployment" + (f", {len(cards)} cards drawn" if cards else "")

@@ -362,3 +362,36 @@ def listed_movement(state: State, role: Side, turn: Turn, ctx) -> list[str]:
     """The orders listed in step "movement"."""
     return movement_orders(state, role, turn) + forced_march_orders(state, role, turn, ctx) + \
         ["end movement"]
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_move(action: mv.Move) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    kind = action.kind
+    origin = action.origin
+    units = action.units
+    dest = action.destination
+    w = action.withdrawal
+    rommel = action.rommel
+    verb = {"pass": "withdraw", "refuse": "refuse-battle", "rout": "rout"}.get(w, kind)
+    legs: dict[str, list[str]] = {}
+    for u in units:
+        legs.setdefault(u.destination, []).append(u.token)
+    text = f"{verb} {m.name(origin)}" + "".join(f" -> {m.name(d)} {' '.join(ts)}" for d, ts in legs.items())
+    if kind == "regroup" and dest and not units:
+        text += f" -> {m.name(dest)}"
+    return text + (" rommel" if rommel else "")
+
+
+def format_forced_marches(action: ForcedMarches) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    marches = action.marches
+    return "forced-march " + "; ".join(f"{f.token} -> {m.name(f.path[-1])}" for f in marches)
+
+
+def format_end_movement(action: EndMovement) -> str:
+    """The action in words (format_action)."""
+    return "end movement"

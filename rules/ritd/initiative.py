@@ -96,3 +96,22 @@ def apply_open_challenge(state: State, action: OpenChallenge, side: Side, ctx) -
     allied = ctx.value(state.challenge) == b"1"
     axis = (ctx.value(state.answer) == b"1") if state.answer else None
     return sequence.begin_month(state, cast(Side, cd.initiative(allied, axis)))
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_challenge(action: Challenge) -> str:
+    """The action in words (format_action)."""
+    label = action.label
+    return "challenge (one card face down)" if label else "no challenge"
+
+
+def format_answer(action: Answer) -> str:
+    """The action in words (format_action)."""
+    label = action.label
+    return "answer (one card)" if label else "decline"
+
+
+def format_open_challenge(action: OpenChallenge) -> str:
+    """The action in words (format_action)."""
+    return "open challenge"

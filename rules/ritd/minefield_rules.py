@@ -225,3 +225,21 @@ def listed_mine_openings(state: State, role: Side, turn: Turn, ctx) -> list[str]
 
 def apply_minefield_action(state: State, action: BuildMinefield, side: Side, ctx) -> State:
     return apply_minefield(state, side, action, ctx)
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_build_minefield(action: BuildMinefield) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    free = action.free
+    shown = action.dismantled_shown
+    return ("build a hidden Minefield" + (" by dismantling two" if free else f" ({bu.MINEFIELD_BP} BP)")
+            + (f", the revealed one at {', '.join(m.name(h) for h in shown)} dismantled" if shown else ""))
+
+
+def format_open_minefields(action: OpenMinefields) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    hexes = action.hexes
+    return "open minefields " + ", ".join(m.name(h) for h in hexes)

@@ -282,3 +282,21 @@ def month_orders(state: State, role: Side, ctx) -> list[str]:
             if not bu.check_spend(bctx, pos, ledger, action):
                 orders.append(f"redeploy {b.unit} -> {m.name(n)}")
     return orders
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_keep_hand(action: KeepHand) -> str:
+    """The action in words (format_action)."""
+    return "keep hand"
+
+
+def format_redraw(action: Redraw) -> str:
+    """The action in words (format_action)."""
+    cards = action.cards
+    return f"redraw: {len(cards)} new cards"
+
+
+def format_reveal_all(action: RevealAll) -> str:
+    """The action in words (format_action)."""
+    return "reveal all"

@@ -15,9 +15,11 @@ import msgspec
 from pbem.rulesapi import DICE, Order
 from rules.ritd import (
     battle,
+    buildup_orders,
     deployment,
     group_moves,
     hidden,
+    initiative,
     minefield_rules,
     mines,
     month_phase,
@@ -257,102 +259,54 @@ def describe_action(state: State, action: object, role: str | None) -> str:
 
 
 def format_action(action: object) -> str:
-    m = game_map()
-    match action:
-        case Deploy(token=token, hex=hex_):
-            return f"deploy block {token} at {m.name(hex_)}"
-        case EndDeployment(cards=cards):
-            return "end deployment" + (f", {len(cards)} cards drawn" if cards else "")
-        case KeepHand():
-            return "keep hand"
-        case Redraw(cards=cards):
-            return f"redraw: {len(cards)} new cards"
-        case Challenge(label=label):
-            return "challenge (one card face down)" if label else "no challenge"
-        case Answer(label=label):
-            return "answer (one card)" if label else "decline"
-        case OpenChallenge():
-            return "open challenge"
-        case EarlyArrival(slots=slots):
-            return f"early arrival: {len(slots)} hidden slots"
-        case Reinforce(tokens=tokens, early=early):
-            return f"reinforce: {len(tokens)} blocks in Base ({', '.join(tokens)})" + \
-                (f", {len(early)} of them early" if early else "")
-        case Rebuild(token=token, steps=steps, bp=bp):
-            return f"rebuild {token} {steps} step{'s' if steps > 1 else ''} ({bp} BP)"
-        case CallMalta(tokens=tokens):
-            return f"call the Malta Group: {len(tokens)} blocks in Base ({', '.join(tokens)})"
-        case bu.Redeploy(token=token, path=path):
-            return f"redeploy {token} {m.name(path[0])} -> {m.name(path[-1])} ({bu.redeployment_cost(m, path)} BP)"
-        case bu.SeaRedeploy(token=token, to=to):
-            return f"sea {token} -> {m.name(to)}"
-        case bu.ReturnForRefit(token=token, path=path):
-            return f"refit {token} {m.name(path[0])} -> {m.name(path[-1])}"
-        case bu.BuySupply(cards=n):
-            return f"buy supply {n} ({n * bu.SUPPLY_CARD_BP} BP)"
-        case EndBuildup(discard=discard, cards=cards):
-            return "end buildup" + (f", {discard} dummies handed back" if discard else "") + \
-                (f", {len(cards)} cards drawn" if cards else "")
-        case RevealAll():
-            return "reveal all"
-        case BuildMinefield(free=free, dismantled_shown=shown):
-            return ("build a hidden Minefield" + (" by dismantling two" if free else f" ({bu.MINEFIELD_BP} BP)")
-                    + (f", the revealed one at {', '.join(m.name(h) for h in shown)} dismantled" if shown else ""))
-        case OpenMinefields(hexes=hexes):
-            return "open minefields " + ", ".join(m.name(h) for h in hexes)
-        case Blitz(go=go):
-            return "blitz" if go else "no blitz"
-        case SupplyCheck():
-            return "supply check"
-        case PlayCards(count=count):
-            return "pass" if count == 0 else f"play {count} card{'s' if count > 1 else ''} face down"
-        case mv.Move(kind=kind, origin=origin, units=units, destination=dest, withdrawal=w, rommel=rommel):
-            verb = {"pass": "withdraw", "refuse": "refuse-battle", "rout": "rout"}.get(w, kind)
-            legs: dict[str, list[str]] = {}
-            for u in units:
-                legs.setdefault(u.destination, []).append(u.token)
-            text = f"{verb} {m.name(origin)}" + "".join(f" -> {m.name(d)} {' '.join(ts)}" for d, ts in legs.items())
-            if kind == "regroup" and dest and not units:
-                text += f" -> {m.name(dest)}"
-            return text + (" rommel" if rommel else "")
-        case ForcedMarches(marches=marches):
-            return "forced-march " + "; ".join(f"{f.token} -> {m.name(f.path[-1])}" for f in marches)
-        case EndMovement():
-            return "end movement"
-        case AcceptBattle(hex=hex_):
-            return f"accept-battle {m.name(hex_)}"
-        case RefuseBattle(hex=hex_, slowest=slowest):
-            return f"refuse-battle {m.name(hex_)} slowest {slowest}"
-        case RetreatSpeed(hex=hex_, slowest=slowest):
-            return f"retreat {m.name(hex_)} slowest {slowest}"
-        case Probe(hex=hex_, go=go):
-            return f"{'probe' if go else 'no probe'} {m.name(hex_)}"
-        case routs.PursuitFire(hex=hex_, pursuers=pursuers):
-            return f"pursue {m.name(hex_)} with " + (", ".join(f"{p.token} ({p.dice} dice)" for p in pursuers)
-                                                     or "none")
-        case Rout(hex=hex_, slowest=slowest, eliminated=eliminated, recommit=recommit):
-            return (f"rout {m.name(hex_)} slowest {slowest}: eliminated by Rout Attrition "
-                    f"{', '.join(eliminated) or 'none'}; new identities for {', '.join(recommit) or 'none'}")
-        case PursuitLosses(hex=hex_, eliminated=eliminated, recommit=recommit):
-            return (f"pursuit losses in {m.name(hex_)}: eliminated {', '.join(eliminated) or 'none'}; "
-                    f"new identities for {', '.join(recommit) or 'none'}")
-        case MarchLosses(eliminated=eliminated, recommit=recommit):
-            return (f"march losses (failed Retreat Forced Marches): eliminated {', '.join(eliminated) or 'none'}; "
-                    f"new identities for {', '.join(recommit) or 'none'}")
-        case RevealUnits():
-            return "reveal units"
-        case RevealOption():
-            return "reveal option"
-        case cb.BattleSelection(active=active, assault=assault):
-            return "battles " + (", ".join(m.name(h) for h in active) or "none") + \
-                (" assault " + ", ".join(m.name(h) for h in assault) if assault else "")
-        case cb.FirePlan(hex=hex_, fires=fires):
-            return f"fire {m.name(hex_)}: " + ", ".join(f"{f.token} at {f.target}" for f in fires)
-        case cb.LossAllocation(hex=hex_, losses=losses):
-            return f"losses {m.name(hex_)}: " + (", ".join(
-                f"{x.token} {x.hits}" + (f" (+{x.half_hits} half)" if x.half_hits else "") for x in losses)
-                or "none")
-    return type(action).__name__
+    """The action in words, by the module of its rule (the type's name for one without)."""
+    describe = _formats().get(type(action))
+    return describe(action) if describe is not None else type(action).__name__
+
+
+@functools.cache
+def _formats() -> dict[type, Callable[[Any], str]]:
+    """Each action type's wording, in the module of its rule (built at first use)."""
+    return {
+        Deploy: deployment.format_deploy,
+        EndDeployment: deployment.format_end_deployment,
+        KeepHand: month_phase.format_keep_hand,
+        Redraw: month_phase.format_redraw,
+        Challenge: initiative.format_challenge,
+        Answer: initiative.format_answer,
+        OpenChallenge: initiative.format_open_challenge,
+        EarlyArrival: buildup_orders.format_early_arrival,
+        Reinforce: buildup_orders.format_reinforce,
+        Rebuild: buildup_orders.format_rebuild,
+        CallMalta: buildup_orders.format_call_malta,
+        bu.Redeploy: buildup_orders.format_redeploy,
+        bu.SeaRedeploy: buildup_orders.format_sea_redeploy,
+        bu.ReturnForRefit: buildup_orders.format_return_for_refit,
+        bu.BuySupply: buildup_orders.format_buy_supply,
+        EndBuildup: buildup_orders.format_end_buildup,
+        RevealAll: month_phase.format_reveal_all,
+        BuildMinefield: minefield_rules.format_build_minefield,
+        OpenMinefields: minefield_rules.format_open_minefields,
+        Blitz: turn_options.format_blitz,
+        SupplyCheck: supply_steps.format_supply_check,
+        PlayCards: turn_options.format_play_cards,
+        mv.Move: group_moves.format_move,
+        ForcedMarches: group_moves.format_forced_marches,
+        EndMovement: group_moves.format_end_movement,
+        AcceptBattle: refusal.format_accept_battle,
+        RefuseBattle: refusal.format_refuse_battle,
+        RetreatSpeed: retreats.format_retreat_speed,
+        Probe: retreats.format_probe,
+        routs.PursuitFire: refusal.format_pursuit_fire,
+        Rout: rout_orders.format_rout,
+        PursuitLosses: refusal.format_pursuit_losses,
+        MarchLosses: retreats.format_march_losses,
+        RevealUnits: battle.format_reveal_units,
+        RevealOption: turn_options.format_reveal_option,
+        cb.BattleSelection: battle.format_battle_selection,
+        cb.FirePlan: battle.format_fire_plan,
+        cb.LossAllocation: battle.format_loss_allocation,
+    }
 
 
 #: The topics of ``explain`` (``pbem explain TOPIC SUBJECT``).

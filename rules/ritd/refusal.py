@@ -322,3 +322,39 @@ def listed_pursuit_losses(state: State, role: Side, turn: Turn, ctx) -> list[str
 def listed_refusal_withdrawal(state: State, role: Side, turn: Turn, ctx) -> list[str]:
     """The orders listed in step "refuse-withdraw"."""
     return refusal_orders(state, role, turn, turn.refusing)
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_accept_battle(action: AcceptBattle) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    hex_ = action.hex
+    return f"accept-battle {m.name(hex_)}"
+
+
+def format_refuse_battle(action: RefuseBattle) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    hex_ = action.hex
+    slowest = action.slowest
+    return f"refuse-battle {m.name(hex_)} slowest {slowest}"
+
+
+def format_pursuit_fire(action: routs.PursuitFire) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    hex_ = action.hex
+    pursuers = action.pursuers
+    return f"pursue {m.name(hex_)} with " + (", ".join(f"{p.token} ({p.dice} dice)" for p in pursuers)
+                                             or "none")
+
+
+def format_pursuit_losses(action: PursuitLosses) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    hex_ = action.hex
+    eliminated = action.eliminated
+    recommit = action.recommit
+    return (f"pursuit losses in {m.name(hex_)}: eliminated {', '.join(eliminated) or 'none'}; "
+            f"new identities for {', '.join(recommit) or 'none'}")

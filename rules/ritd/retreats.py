@@ -272,3 +272,29 @@ def listed_retreat_pursuit(state: State, role: Side, turn: Turn, ctx) -> list[st
             if routs.pursuit_dice_for(turn.slowest, group_moves.block_speed(state, state.position.block(t)) or 0)]
     return [f"pursue {name} with none"] + ([f"pursue {name} with all"] if able else []) + \
         [f"pursue {name} with {group_moves.unit_name(state, t)}" for t in able]
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_retreat_speed(action: RetreatSpeed) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    hex_ = action.hex
+    slowest = action.slowest
+    return f"retreat {m.name(hex_)} slowest {slowest}"
+
+
+def format_probe(action: Probe) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    hex_ = action.hex
+    go = action.go
+    return f"{'probe' if go else 'no probe'} {m.name(hex_)}"
+
+
+def format_march_losses(action: MarchLosses) -> str:
+    """The action in words (format_action)."""
+    eliminated = action.eliminated
+    recommit = action.recommit
+    return (f"march losses (failed Retreat Forced Marches): eliminated {', '.join(eliminated) or 'none'}; "
+            f"new identities for {', '.join(recommit) or 'none'}")

@@ -233,3 +233,16 @@ def listed_rout_withdrawal(state: State, role: Side, turn: Turn, ctx) -> list[st
         dests = set(reachability.reachable(m, pos, movement_of(turn), t, group_moves.block_speed(state, b), withdrawal="rout").paths)
         common = dests if common is None else common & dests
     return [f"rout {m.name(r.hex)} -> {m.name(d)}" for d in sorted(common or (), key=m.name) if d != r.hex]
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_rout(action: Rout) -> str:
+    """The action in words (format_action)."""
+    m = game_map()
+    hex_ = action.hex
+    slowest = action.slowest
+    eliminated = action.eliminated
+    recommit = action.recommit
+    return (f"rout {m.name(hex_)} slowest {slowest}: eliminated by Rout Attrition "
+            f"{', '.join(eliminated) or 'none'}; new identities for {', '.join(recommit) or 'none'}")

@@ -120,3 +120,10 @@ def supply_orders(state: State, role: Side, turn: Turn) -> list[str]:
 def listed_supply(state: State, role: Side, turn: Turn, ctx) -> list[str]:
     """The orders listed in steps "initial-supply", "final-supply"."""
     return supply_orders(state, role, turn)
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_supply_check(action: SupplyCheck) -> str:
+    """The action in words (format_action)."""
+    return "supply check"

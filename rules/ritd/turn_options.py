@@ -183,3 +183,22 @@ def listed_supply_revealed(state: State, role: Side, turn: Turn, ctx) -> list[st
 def listed_blitz(state: State, role: Side, turn: Turn, ctx) -> list[str]:
     """The orders listed in step "blitz"."""
     return blitz_orders(turn)
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_blitz(action: Blitz) -> str:
+    """The action in words (format_action)."""
+    go = action.go
+    return "blitz" if go else "no blitz"
+
+
+def format_play_cards(action: PlayCards) -> str:
+    """The action in words (format_action)."""
+    count = action.count
+    return "pass" if count == 0 else f"play {count} card{'s' if count > 1 else ''} face down"
+
+
+def format_reveal_option(action: RevealOption) -> str:
+    """The action in words (format_action)."""
+    return "reveal option"
