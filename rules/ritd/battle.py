@@ -10,7 +10,7 @@ from typing import cast
 
 import msgspec
 
-from pbem.rulesapi import Problem
+from pbem.rulesapi import Order, Problem
 from rules.ritd import combat as cb
 from rules.ritd import deployment, hidden, minefield_rules, retreats, sequence, turn_orders
 from rules.ritd import movement as mv
@@ -313,3 +313,28 @@ def format_loss_allocation(action: cb.LossAllocation) -> str:
     return f"losses {m.name(hex_)}: " + (", ".join(
         f"{x.token} {x.hits}" + (f" (+{x.half_hits} half)" if x.half_hits else "") for x in losses)
         or "none")
+
+
+# -- orders read (parse_order) ---------------------------------------------------------------
+
+def parse_reveal_units(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'reveal units' (RB 7.3; the Rearguard in a Probe, RB 10.41): identities
+    opened in an earlier battle stay opened (RB 8.5)."""
+    shown = retreats.rearguard_to_reveal(state, turn) if turn.step == "probe-reveal" else to_reveal(state, role)
+    labels = [hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in shown]
+    return Order(action=RevealUnits(), reveal=tuple(lbl for lbl in labels if not ctx.opened(lbl)))
+
+
+def parse_battles_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'battles <hex>, ... [assault <hex>, ...]' or 'battles none' (RB 8.6, 4.3)."""
+    return Order(action=parse_battles(words))
+
+
+def parse_fire_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'fire <hex>: <unit> at <class>, ...' (RB 9.1-9.3)."""
+    return Order(action=parse_fire(state, role, words))
+
+
+def parse_losses_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'losses <hex>: <unit> <hits>, ...' or 'losses <hex> auto' (RB 9.5)."""
+    return Order(action=parse_combat_losses(state, role, turn, words))

@@ -8,7 +8,7 @@ import re
 
 import msgspec
 
-from pbem.rulesapi import Problem
+from pbem.rulesapi import Order, Problem
 from rules.ritd import hidden
 from rules.ritd.actions import Deploy, EndDeployment, OrderError
 from rules.ritd.names import UnknownLocation
@@ -107,3 +107,23 @@ def format_end_deployment(action: EndDeployment) -> str:
     """The action in words (format_action)."""
     cards = action.cards
     return "end deployment" + (f", {len(cards)} cards drawn" if cards else "")
+
+
+# -- orders read (parse_order) ---------------------------------------------------------------
+
+def parse_deploy_order(state: State, role: Side, text: str, words: str, low: str, ctx) -> Order:
+    """RB 18.0: 'deploy <unit> at <place>' (a new hidden block, its identity committed) or 'end deployment'."""
+    if low in ("end deployment", "deployment done", "done"):
+        return Order(action=EndDeployment())
+    m = DEPLOY.match(words)
+    if m:
+        try:
+            unit = all_scenarios().roster.get(m.group("unit"))
+        except UnknownUnit as exc:
+            raise OrderError(f"RB 2.0: {exc}") from None
+        where = place_name(m.group("where"))
+        token = hidden.new_token(role, ctx.fresh())
+        return Order(action=Deploy(token=token, hex=where),
+                     secrets={hidden.identity_label(token): hidden.encode_identity(unit.name, unit.max_cv)})
+    raise OrderError(f"not an order now: '{text}' (while deploying: 'deploy <unit> at <place>', "
+                     "'end deployment')")

@@ -10,7 +10,7 @@ from typing import cast
 
 import msgspec
 
-from pbem.rulesapi import Problem
+from pbem.rulesapi import Order, Problem
 from rules.ritd import (
     checked,
     deployment,
@@ -395,3 +395,21 @@ def format_forced_marches(action: ForcedMarches) -> str:
 def format_end_movement(action: EndMovement) -> str:
     """The action in words (format_action)."""
     return "end movement"
+
+
+# -- orders read (parse_order) ---------------------------------------------------------------
+
+def parse_move_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'group|regroup|withdraw|refuse-battle|rout <from> -> <to> <units>; ...' (RB 5.0-5.3, 10.2, 11.3)."""
+    return Order(action=parse_move(state, role, turn, words, low.split(None, 1)[0]))
+
+
+def parse_forced_march_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'forced-march <unit> -> <hex>; ...' (RB 6.4)."""
+    return Order(action=ForcedMarches(marches=tuple(parse_march(state, role, turn, part)
+                                                      for part in words.split(None, 1)[1].split(";"))))
+
+
+def parse_end_movement(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'end movement' (RB 3.44)."""
+    return Order(action=EndMovement())

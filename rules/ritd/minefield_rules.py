@@ -243,3 +243,12 @@ def format_open_minefields(action: OpenMinefields) -> str:
     m = game_map()
     hexes = action.hexes
     return "open minefields " + ", ".join(m.name(h) for h in hexes)
+
+
+# -- orders read (parse_order) ---------------------------------------------------------------
+
+def parse_open_minefields(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'open minefields' (RB 14.2): the hexes enemy units entered, opened as leaves of the set."""
+    own = mines_of(state, role)
+    return Order(action=OpenMinefields(hexes=own.due),
+                 open_leaves=tuple((mines.set_label(role, own.number), h) for h in own.due if h not in own.opened))

@@ -6,11 +6,8 @@ and ``describe_action`` (action to text) and ``explain``.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from typing import Any
-
-import msgspec
 
 from pbem.rulesapi import DICE, Order
 from rules.ritd import (
@@ -18,10 +15,8 @@ from rules.ritd import (
     buildup_orders,
     deployment,
     group_moves,
-    hidden,
     initiative,
     minefield_rules,
-    mines,
     month_phase,
     reachability,
     refusal,
@@ -82,89 +77,58 @@ from rules.ritd.state import (
     scenario_of,
 )
 from rules.ritd.turn import Turn
-from rules.ritd.units import UnknownUnit
 
 
 def parse_order(state: State, role: Side, text: str, ctx) -> Order:
+    """An order's text as an action (OrderError naming the syntax or the rule
+    if it cannot be read); whether it is legal now is ``check``'s to say.
+    Each order's reading lives in the module of its rule; the table below
+    says which text is which order, in the order the forms are tried."""
     words = text.strip()
     low = words.lower()
     if state.phase == "deploy":
-        if low in ("end deployment", "deployment done", "done"):
-            return Order(action=EndDeployment())
-        m = deployment.DEPLOY.match(words)
-        if m:
-            try:
-                unit = all_scenarios().roster.get(m.group("unit"))
-            except UnknownUnit as exc:
-                raise OrderError(f"RB 2.0: {exc}") from None
-            where = deployment.place_name(m.group("where"))
-            token = hidden.new_token(role, ctx.fresh())
-            return Order(action=Deploy(token=token, hex=where),
-                         secrets={hidden.identity_label(token): hidden.encode_identity(unit.name, unit.max_cv)})
-        raise OrderError(f"not an order now: '{text}' (while deploying: 'deploy <unit> at <place>', "
-                         "'end deployment')")
+        return deployment.parse_deploy_order(state, role, text, words, low, ctx)
     if state.phase != "turn":
         return month_phase.parse_month_order(state, role, words, ctx)
     turn = current_turn(state)
     verb = low.split(None, 1)[0] if low else ""
-    if low.startswith("supply check"):
-        return Order(action=supply_steps.parse_supply(state, role, words[len("supply check"):]))
-    if low in ("blitz", "no blitz") and turn.step == "blitz":
-        return Order(action=Blitz(go=low == "blitz"))
-    cards = turn_options.parse_play_cards(state, role, turn, low, ctx)
-    if cards is not None:
-        return cards
-    if verb == "refuse-battle" and "->" not in words:
-        m = re.match(r"^refuse-battle\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
-        if not m:
-            raise OrderError("RB 10.2: write 'refuse-battle <hex> slowest <speed>'")
-        return Order(action=RefuseBattle(hex=deployment.place_name(m.group("where")), slowest=int(m.group("n"))))
-    if verb == "rout" and "->" not in words:
-        return rout_orders.parse_rout(state, role, turn, words)
-    if verb == "retreat":
-        m = re.match(r"^retreat\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
-        if not m:
-            raise OrderError("RB 10.5: write 'retreat <hex> slowest <speed>'")
-        return Order(action=RetreatSpeed(hex=deployment.place_name(m.group("where")), slowest=int(m.group("n"))))
-    if verb == "probe" or low.startswith("no probe "):
-        go = verb == "probe"
-        hex_ = deployment.place_name(words.split(None, 1 if go else 2)[-1])
-        probe = msgspec.structs.replace(turn, retreating=hex_)
-        labels = [hidden.identity_label(b.token, state.versions.get(b.token, 0))
-                  for b in retreats.probers_to_reveal(state, probe)] if go else []
-        return Order(action=Probe(hex=hex_, go=go), reveal=tuple(lbl for lbl in labels if not ctx.opened(lbl)))
-    if verb == "pursue":
-        return Order(action=refusal.parse_pursuit(state, role, turn, words))
-    if low.startswith("pursuit losses"):
-        return refusal.parse_losses(state, role, turn, words[len("pursuit losses"):])
-    if low.startswith("march losses"):
-        return retreats.parse_march_losses(state, role, turn, words[len("march losses"):])
-    if verb in ("group", "regroup", "withdraw", "refuse-battle", "rout"):
-        return Order(action=group_moves.parse_move(state, role, turn, words, verb))
-    if verb == "forced-march":
-        return Order(action=ForcedMarches(marches=tuple(group_moves.parse_march(state, role, turn, part)
-                                                          for part in words.split(None, 1)[1].split(";"))))
-    if low == "end movement":
-        return Order(action=EndMovement())
-    if verb == "accept-battle":
-        return Order(action=AcceptBattle(hex=deployment.place_name(words.split(None, 1)[1])))
-    if low == "open minefields":
-        own = minefield_rules.mines_of(state, role)
-        return Order(action=OpenMinefields(hexes=own.due),
-                     open_leaves=tuple((mines.set_label(role, own.number), h) for h in own.due if h not in own.opened))
-    if low == "reveal units":  # identities opened in an earlier battle stay opened (RB 8.5)
-        shown = retreats.rearguard_to_reveal(state, turn) if turn.step == "probe-reveal" else battle.to_reveal(state, role)
-        labels = [hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in shown]
-        return Order(action=RevealUnits(), reveal=tuple(lbl for lbl in labels if not ctx.opened(lbl)))
-    if low == "reveal option":
-        return Order(action=RevealOption(), reveal=(turn.option_label,) if turn.option_label else ())
-    if verb == "battles":
-        return Order(action=battle.parse_battles(words))
-    if verb == "fire":
-        return Order(action=battle.parse_fire(state, role, words))
-    if verb == "losses":
-        return Order(action=battle.parse_combat_losses(state, role, turn, words))
+    for matches, parse in _turn_orders():
+        if matches(low, verb, words, turn):
+            return parse(state, role, turn, words, low, ctx)
     raise OrderError(f"not an order now: '{text}' (now: {sequence.PROMPTS.get(turn.step, turn.step)})")
+
+
+#: Does an order's text (lower case, first word, as written, the turn) have a form?
+Matches = Callable[[str, str, str, Turn], bool]
+
+
+@functools.cache
+def _turn_orders() -> tuple[tuple[Matches, Callable[..., Order]], ...]:
+    """The Player-Turn's order forms, tried in this order (built at first use)."""
+    return (
+        (lambda low, verb, words, turn: low.startswith("supply check"), supply_steps.parse_supply_order),
+        (lambda low, verb, words, turn: low in ("blitz", "no blitz") and turn.step == "blitz",
+         turn_options.parse_blitz_order),
+        (lambda low, verb, words, turn: turn_options.OPTION.match(low) is not None, turn_options.parse_option_order),
+        (lambda low, verb, words, turn: verb == "refuse-battle" and "->" not in words, refusal.parse_refuse_battle),
+        (lambda low, verb, words, turn: verb == "rout" and "->" not in words, rout_orders.parse_rout_order),
+        (lambda low, verb, words, turn: verb == "retreat", retreats.parse_retreat_speed),
+        (lambda low, verb, words, turn: verb == "probe" or low.startswith("no probe "), retreats.parse_probe),
+        (lambda low, verb, words, turn: verb == "pursue", refusal.parse_pursue_order),
+        (lambda low, verb, words, turn: low.startswith("pursuit losses"), refusal.parse_pursuit_losses_order),
+        (lambda low, verb, words, turn: low.startswith("march losses"), retreats.parse_march_losses_order),
+        (lambda low, verb, words, turn: verb in ("group", "regroup", "withdraw", "refuse-battle", "rout"),
+         group_moves.parse_move_order),
+        (lambda low, verb, words, turn: verb == "forced-march", group_moves.parse_forced_march_order),
+        (lambda low, verb, words, turn: low == "end movement", group_moves.parse_end_movement),
+        (lambda low, verb, words, turn: verb == "accept-battle", refusal.parse_accept_battle),
+        (lambda low, verb, words, turn: low == "open minefields", minefield_rules.parse_open_minefields),
+        (lambda low, verb, words, turn: low == "reveal units", battle.parse_reveal_units),
+        (lambda low, verb, words, turn: low == "reveal option", turn_options.parse_reveal_option),
+        (lambda low, verb, words, turn: verb == "battles", battle.parse_battles_order),
+        (lambda low, verb, words, turn: verb == "fire", battle.parse_fire_order),
+        (lambda low, verb, words, turn: verb == "losses", battle.parse_losses_order),
+    )
 
 
 def legal_orders(state: State, role: Side, ctx) -> list[str]:

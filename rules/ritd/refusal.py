@@ -358,3 +358,28 @@ def format_pursuit_losses(action: PursuitLosses) -> str:
     recommit = action.recommit
     return (f"pursuit losses in {m.name(hex_)}: eliminated {', '.join(eliminated) or 'none'}; "
             f"new identities for {', '.join(recommit) or 'none'}")
+
+
+# -- orders read (parse_order) ---------------------------------------------------------------
+
+def parse_refuse_battle(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'refuse-battle <hex> slowest <speed>' (RB 10.2)."""
+    m = re.match(r"^refuse-battle\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
+    if not m:
+        raise OrderError("RB 10.2: write 'refuse-battle <hex> slowest <speed>'")
+    return Order(action=RefuseBattle(hex=deployment.place_name(m.group("where")), slowest=int(m.group("n"))))
+
+
+def parse_pursue_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'pursue <hex> with <units>' (RB 10.5)."""
+    return Order(action=parse_pursuit(state, role, turn, words))
+
+
+def parse_pursuit_losses_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'pursuit losses <unit> <hits>, ...' or 'pursuit losses auto' (RB 10.5, 9.5)."""
+    return parse_losses(state, role, turn, words[len("pursuit losses"):])
+
+
+def parse_accept_battle(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'accept-battle <hex>' (RB 8.4)."""
+    return Order(action=AcceptBattle(hex=deployment.place_name(words.split(None, 1)[1])))

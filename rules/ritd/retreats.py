@@ -298,3 +298,28 @@ def format_march_losses(action: MarchLosses) -> str:
     recommit = action.recommit
     return (f"march losses (failed Retreat Forced Marches): eliminated {', '.join(eliminated) or 'none'}; "
             f"new identities for {', '.join(recommit) or 'none'}")
+
+
+# -- orders read (parse_order) ---------------------------------------------------------------
+
+def parse_retreat_speed(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'retreat <hex> slowest <speed>' (RB 10.3, 10.5)."""
+    m = re.match(r"^retreat\s+(?P<where>.+?)\s+slowest\s+(?P<n>\d+)$", words, re.IGNORECASE)
+    if not m:
+        raise OrderError("RB 10.5: write 'retreat <hex> slowest <speed>'")
+    return Order(action=RetreatSpeed(hex=deployment.place_name(m.group("where")), slowest=int(m.group("n"))))
+
+
+def parse_probe(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'probe <hex>' or 'no probe <hex>' (RB 10.41): a Probe reveals the Probing units."""
+    go = low.split(None, 1)[0] == "probe"
+    hex_ = deployment.place_name(words.split(None, 1 if go else 2)[-1])
+    probe = msgspec.structs.replace(turn, retreating=hex_)
+    labels = [hidden.identity_label(b.token, state.versions.get(b.token, 0))
+              for b in probers_to_reveal(state, probe)] if go else []
+    return Order(action=Probe(hex=hex_, go=go), reveal=tuple(lbl for lbl in labels if not ctx.opened(lbl)))
+
+
+def parse_march_losses_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'march losses auto' (RB 6.4 sidebar)."""
+    return parse_march_losses(state, role, turn, words[len("march losses"):])

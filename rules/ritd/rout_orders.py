@@ -246,3 +246,10 @@ def format_rout(action: Rout) -> str:
     recommit = action.recommit
     return (f"rout {m.name(hex_)} slowest {slowest}: eliminated by Rout Attrition "
             f"{', '.join(eliminated) or 'none'}; new identities for {', '.join(recommit) or 'none'}")
+
+
+# -- orders read (parse_order) ---------------------------------------------------------------
+
+def parse_rout_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'rout <hex> slowest <speed>' (RB 11.3)."""
+    return parse_rout(state, role, turn, words)

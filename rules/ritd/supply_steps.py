@@ -11,7 +11,7 @@ import re
 
 import msgspec
 
-from pbem.rulesapi import Problem
+from pbem.rulesapi import Order, Problem
 from rules.ritd import checked, deployment, group_moves, routs, sequence, supply_checks
 from rules.ritd import supply as sp
 from rules.ritd.actions import OrderError, SupplyCheck
@@ -127,3 +127,10 @@ def listed_supply(state: State, role: Side, turn: Turn, ctx) -> list[str]:
 def format_supply_check(action: SupplyCheck) -> str:
     """The action in words (format_action)."""
     return "supply check"
+
+
+# -- orders read (parse_order) ---------------------------------------------------------------
+
+def parse_supply_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'supply check [fortress <place>: <units>] [oasis <place>: <unit>]' (RB 12.7, 13.3, 15.1)."""
+    return Order(action=parse_supply(state, role, words[len("supply check"):]))

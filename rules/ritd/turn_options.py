@@ -202,3 +202,22 @@ def format_play_cards(action: PlayCards) -> str:
 def format_reveal_option(action: RevealOption) -> str:
     """The action in words (format_action)."""
     return "reveal option"
+
+
+# -- orders read (parse_order) ---------------------------------------------------------------
+
+def parse_blitz_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'blitz' or 'no blitz' (RB 3.45, 4.4)."""
+    return Order(action=Blitz(go=low == "blitz"))
+
+
+def parse_option_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """The turn option's cards (RB 3.42): see ``parse_play_cards``."""
+    order = parse_play_cards(state, role, turn, low, ctx)
+    assert order is not None  # the table asks only for text OPTION matches
+    return order
+
+
+def parse_reveal_option(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'reveal option' (RB 3.48): the cards played are opened in this event."""
+    return Order(action=RevealOption(), reveal=(turn.option_label,) if turn.option_label else ())
