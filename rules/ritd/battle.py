@@ -33,7 +33,7 @@ def combat_position(state: State, turn: Turn) -> Position:
 
 def battle_hexes(pos: Position) -> list[str]:
     """Battles with Undisrupted units of both sides (RB 11.11: only they fight)."""
-    return [b.hex for b in pos.battles if cb._both_sides_fight(pos, b.hex)]
+    return [b.hex for b in pos.battles if cb.both_sides_fight(pos, b.hex)]
 
 
 def new_battles(turn: Turn) -> tuple[str, ...]:

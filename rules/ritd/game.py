@@ -104,7 +104,7 @@ def apply(state: State, action: object, ctx) -> State:
                 networks = {s: tuple(sorted(n)) for s, n in bu.buildup_networks(game_map(), state.position).items()}
                 return msgspec.structs.replace(state, phase="buildup", stage="buildup", side=pre.first,
                                                player1=pre.first, pregame=True, networks=networks,
-                                               ledgers={s: bu.open_ledger(s, pre.bp) for s in SIDES})
+                                               ledgers={s: bu.open_ledger(s, bu.pregame_bp(scenario_of(state))) for s in SIDES})
             # RB 18.0: the first shuffle of the shared deck deals both initial
             # hands (its first step rides on this event), then each may redraw
             # once, Axis first.

@@ -350,8 +350,7 @@ def path_problems(
                                            f"(limit {limit} for a {terrain} hexside)"))
     # RB 6.1-6.4: distance.
     needed = len(path) - 1
-    extra = (road_bonus(m, path, retreat=retreat) + (ROMMEL_BONUS if ctx.rommel else 0)
-             + (FORCED_MARCH_HEXES if ctx.forced else 0))
+    extra = allowance(m, path, 0, rommel=ctx.rommel, retreat=retreat, forced=ctx.forced)  # beyond the speed
     min_speed = max(MIN_SPEED, needed - extra)
     if speed is not None:
         if needed > speed + extra:

@@ -219,7 +219,7 @@ def parse_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
     for t in group:
         b = pos.block(t)
         u = roster.get(b.unit)
-        cv = b.cv - cb._used_cv(by_token.get(t), cb._absorber(b, u))
+        cv = b.cv - cb.used_cv(by_token.get(t), cb.absorber_of(b, u))
         if cv < u.min_cv:
             eliminated.append(t)
             continue

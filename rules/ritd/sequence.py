@@ -476,7 +476,7 @@ def next_battle(state: State, turn: Turn) -> State:
     """The next Active Battle's Combat Round begins with Defensive Fire (RB 9.1),
     or the Combat phase ends: the battles one side has left are gone (RB 8.0)."""
     pos = state.position
-    battles = tuple(h for h in turn.battles if cb._both_sides_fight(pos, h))
+    battles = tuple(h for h in turn.battles if cb.both_sides_fight(pos, h))
     turn = msgspec.structs.replace(turn, battles=battles, fire=None, fire_result=None)
     if battles:
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="defensive-fire"))
@@ -491,7 +491,7 @@ def after_losses(state: State, turn: Turn) -> State:
     fire; after the Offensive Fire losses, the next Active Battle (RB 9.1)."""
     turn = msgspec.structs.replace(turn, fire=None, fire_result=None)
     if turn.step in ("defensive-dice", "offensive-losses") \
-            and cb._both_sides_fight(battle.combat_position(state, turn), turn.battles[0]):
+            and cb.both_sides_fight(battle.combat_position(state, turn), turn.battles[0]):
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="offensive-fire"))
     if turn.probing:
         return _after_probe(state, turn)
