@@ -235,9 +235,9 @@ def main() -> None:
                    args.repeat)
 
     from rules.ritd import RULES as RITD
-    from rules.ritd import game as ritd
+    from rules.ritd.state import all_scenarios
 
-    sc = ritd._scenarios()
+    sc = all_scenarios()
     scenario = sc.get("gazala")
 
     def deploy(side: Any, where: str) -> list[str]:  # as tests/ritd/test_crafted_events.py does

@@ -27,7 +27,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey 
 from rules.ritd.hexmap import HexMap, load_map  # noqa: E402
 from rules.ritd.position import Block, Position  # noqa: E402
 from rules.ritd.scenarios import HexZone, load_scenarios  # noqa: E402
-from rules.ritd.supply import SupplyChoices, initial_supply_check  # noqa: E402
+from rules.ritd.supply import SupplyChoices  # noqa: E402
+from rules.ritd.supply_checks import initial_supply_check  # noqa: E402
 
 
 def crowded_1942(m: HexMap) -> Position:

@@ -141,7 +141,10 @@ class RitdRules(Rules["State", Any, "View"]):
         return self._module("game").describe_action(state, action, role)
 
     def describe_dice(self, sides: tuple[int, ...], values: tuple[int | None, ...]) -> str | None:
-        return self._module("game").describe_dice(sides, values)
+        # Version 4 deals Supply Cards from the shared deck and rolls only
+        # six-sided dice: nothing to word. A frozen version may word its own.
+        own = getattr(self._module("game"), "describe_dice", None)
+        return None if own is None else own(sides, values)
 
     def turn_label(self, state: State) -> str:
         """The stretch of play players count by (RB 3.0): the Player-Turn in

@@ -6,7 +6,7 @@ integers only. As in movement.py, every ``check_*`` returns all problems at
 once, each naming its rule, and the matching ``apply_*`` never re-checks and
 never fails on a checked action (STYLE 1, 2).
 
-The state machine (rules/ritd/game.py) runs ``BUILDUP_SEQUENCE`` in order.
+The sequence of play (rules/ritd/sequence.py, month_phase.py) runs ``BUILDUP_SEQUENCE`` in order.
 Per-Buildup bookkeeping that the board does not show (BPs, what they were
 spent on, Port Capacity used, units sent to Refit) lives in a ``Ledger``,
 the Game Record Sheet of RB 16.5; ``divulge`` is the part of it a player
@@ -31,6 +31,7 @@ import msgspec
 
 from pbem.rulesapi import Problem
 from rules.ritd import supply
+from rules.ritd.combat import is_besieged
 from rules.ritd.hexmap import HexMap
 from rules.ritd.movement import road_bonus
 from rules.ritd.position import SIDES, Block, Position, Side, enemy_of
@@ -83,7 +84,7 @@ BUILDUP_SEQUENCE: tuple[Step, ...] = (
          "Buildup Supply Check: eliminate Unsupplied units, recover Supplied unengaged Disrupted "
          "units; fix both Supply Networks for the whole Buildup. Then units that Returned for "
          "Refit last Buildup recover into Base, or wait off-board if it is engaged (RB 16.52).",
-         "supply.buildup_supply_check, buildup_networks, arrive"),
+         "supply_checks.buildup_supply_check, buildup_networks, arrive"),
     Step("bp_determination", "RB 16.3", "dice",
          "Each player rolls 2d6 (1d6 in 1940); each receives the total of all dice; the lower "
          "roll is Player 1, the Allies on a tie; Total BPs = new + Saved.",
@@ -407,7 +408,7 @@ class _Spend(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field=
     pass
 
 
-class Redeploy(_Spend, tag="redeploy"):
+class Redeploy(_Spend, tag="redeploy", frozen=True):
     """RB 16.51: move one unit along ``path`` (its hex first). The path is
     cut into as few 1-BP Redeployments (2 hexes plus Road Bonus) as possible."""
 
@@ -415,14 +416,14 @@ class Redeploy(_Spend, tag="redeploy"):
     path: tuple[str, ...]
 
 
-class SeaRedeploy(_Spend, tag="sea-redeploy"):
+class SeaRedeploy(_Spend, tag="sea-redeploy", frozen=True):
     """RB 16.53: ship one unit from the Port it is in to ``to``."""
 
     token: str
     to: str
 
 
-class ReturnForRefit(_Spend, tag="refit"):
+class ReturnForRefit(_Spend, tag="refit", frozen=True):
     """RB 16.52: send one undisrupted unit along ``path`` (overland, its hex
     first, ending in the Base) to Refit off-board, free."""
 
@@ -430,28 +431,20 @@ class ReturnForRefit(_Spend, tag="refit"):
     path: tuple[str, ...]
 
 
-class Replace(_Spend, tag="replace"):
+class Replace(_Spend, tag="replace", frozen=True):
     """RB 16.54: ``steps`` Replacement steps (1 CV; 2 CV for elite units)."""
 
     token: str
     steps: int = 1
 
 
-class BuildMinefield(_Spend, tag="minefield"):
-    """RB 16.55: a hidden Minefield in ``hex``; with two ``dismantle`` hexes
-    (own Minefields) it is free, otherwise 15 BP."""
-
-    hex: str
-    dismantle: tuple[str, ...] = ()
-
-
-class BuySupply(_Spend, tag="buy-supply"):
+class BuySupply(_Spend, tag="buy-supply", frozen=True):
     """RB 16.5: Extra Supply Cards, 10 BP each."""
 
     cards: int = 1
 
 
-SpendAction = Redeploy | SeaRedeploy | ReturnForRefit | Replace | BuildMinefield | BuySupply
+SpendAction = Redeploy | SeaRedeploy | ReturnForRefit | Replace | BuySupply
 
 
 class BuildupContext(msgspec.Struct, frozen=True):
@@ -464,12 +457,10 @@ class BuildupContext(msgspec.Struct, frozen=True):
 
 
 class Spent(msgspec.Struct, frozen=True):
-    """The result of one checked spending action. ``minefields``: the
-    spender's Minefield hexes after it (hidden, DESIGN 4)."""
+    """The result of one checked spending action."""
 
     pos: Position
     ledger: Ledger
-    minefields: frozenset[str]
 
 
 # ------------------------------------------------------------ RB 16.51 Redeployment
@@ -484,14 +475,14 @@ def redeployment_legs(m: HexMap, path: Sequence[str]) -> tuple[tuple[str, ...], 
     i = 0
     while i < len(path) - 1:
         j = i + 1
-        while j + 1 < len(path) and _leg_ok(m, path[i:j + 2]):
+        while j + 1 < len(path) and leg_ok(m, path[i:j + 2]):
             j += 1
         legs.append(tuple(path[i:j + 1]))
         i = j
     return tuple(legs)
 
 
-def _leg_ok(m: HexMap, leg: Sequence[str]) -> bool:
+def leg_ok(m: HexMap, leg: Sequence[str]) -> bool:
     return len(leg) - 1 <= REDEPLOY_HEXES + road_bonus(m, leg)
 
 
@@ -582,10 +573,10 @@ def apply_redeploy(ctx: BuildupContext, pos: Position, ledger: Ledger, action: R
     entry = Entry("redeploy", REDEPLOY_BP * legs, count=legs, token=b.token,
                   text=f"{ctx.m.name(b.hex)} -> {ctx.m.name(action.path[-1])}")
     moved = msgspec.structs.replace(b, hex=action.path[-1])
-    return pos.replace_blocks([moved]), _add(ledger, entry)
+    return pos.replace_blocks([moved]), add_entry(ledger, entry)
 
 
-def _add(ledger: Ledger, entry: Entry) -> Ledger:
+def add_entry(ledger: Ledger, entry: Entry) -> Ledger:
     return msgspec.structs.replace(ledger, entries=ledger.entries + (entry,))
 
 
@@ -603,14 +594,6 @@ def controls_port(m: HexMap, pos: Position, side: Side, hex_: str) -> bool:
     if m.fortress(hex_) is not None:
         return pos.controller(hex_) == side
     return m.base_side(hex_) == side and pos.controller(hex_) in (side, None)
-
-
-def is_besieged(m: HexMap, pos: Position, fortress: str, side: Side) -> bool:
-    """RB 13.5: a ``side`` Fortress is besieged if any adjacent hex holds
-    enemy units (an enemy or battle hex). Bases are never besieged (BU-07)."""
-    if m.fortress(fortress) is None:
-        return False
-    return any(pos.blocks_in(n, enemy_of(side)) for _, n in m.neighbours(fortress))
 
 
 def port_capacity(m: HexMap, hex_: str, side: Side) -> int | None:
@@ -683,7 +666,7 @@ def apply_sea_redeploy(ctx: BuildupContext, pos: Position, ledger: Ledger, actio
         raise ValueError(f"RB 16.53: unchecked Sea Redeployment of {b.token}")
     ports = tuple(p for p in (b.hex, action.to) if m.fortress(p) is not None)
     entry = Entry("sea", cost, token=b.token, ports=ports, text=f"{m.name(b.hex)} -> {m.name(action.to)} by sea")
-    return pos.replace_blocks([msgspec.structs.replace(b, hex=action.to)]), _add(ledger, entry)
+    return pos.replace_blocks([msgspec.structs.replace(b, hex=action.to)]), add_entry(ledger, entry)
 
 
 # ------------------------------------------------------------ RB 16.52 Return for Refit
@@ -713,7 +696,7 @@ def apply_refit(ctx: BuildupContext, pos: Position, ledger: Ledger, action: Retu
     gone = gone.with_battles(bt for bt in pos.battles if {x.side for x in gone.blocks_in(bt.hex)} == set(SIDES))
     entry = Entry("refit", 0, token=b.token, text=f"{ctx.m.name(b.hex)} -> Refit")
     off = msgspec.structs.replace(b, hex=ctx.m.base(ledger.side))
-    return gone, msgspec.structs.replace(_add(ledger, entry), refit=ledger.refit + (off,))
+    return gone, msgspec.structs.replace(add_entry(ledger, entry), refit=ledger.refit + (off,))
 
 
 # ------------------------------------------------------------ RB 16.54 Replacements
@@ -757,24 +740,10 @@ def apply_replace(ctx: BuildupContext, pos: Position, ledger: Ledger, action: Re
     entry = Entry("replacement", replacement_cost(unit, action.steps), count=action.steps, token=b.token,
                   text=f"{unit.name} +{action.steps * unit.cv_per_step} CV")
     grown = msgspec.structs.replace(b, cv=b.cv + action.steps * unit.cv_per_step)
-    return pos.replace_blocks([grown]), _add(ledger, entry)
+    return pos.replace_blocks([grown]), add_entry(ledger, entry)
 
 
 # ------------------------------------------------------------ RB 16.55 Minefields
-
-
-def check_minefield(ctx: BuildupContext, pos: Position, ledger: Ledger, action: BuildMinefield,
-                    minefields: frozenset[str]) -> list[Problem]:
-    """RB 16.55, 14.0: every problem with building one Minefield.
-
-    ``minefields``: the builder's own Minefield hexes (hidden, DESIGN 4).
-    """
-    side = ledger.side
-    engaged = {b.hex for b in pos.blocks if b.side == enemy_of(side)}
-    probs = check_minefield_site(ctx.m, side, ctx.networks[side], engaged, action.hex, action.dismantle, minefields)
-    if not action.dismantle and ledger.available < MINEFIELD_BP:
-        probs.append(Problem("RB 16.5", f"a Minefield costs {MINEFIELD_BP} BP; {ledger.available} BP left"))
-    return probs
 
 
 def check_minefield_site(m: HexMap, side: Side, network: Collection[str], engaged: Collection[str], hex_: str,
@@ -809,12 +778,11 @@ def check_minefield_site(m: HexMap, side: Side, network: Collection[str], engage
     return probs
 
 
-def apply_minefield(ledger: Ledger, action: BuildMinefield, minefields: frozenset[str]
-                    ) -> tuple[Ledger, frozenset[str]]:
-    free = bool(action.dismantle)
-    entry = Entry("minefield", 0 if free else MINEFIELD_BP, free=free,
-                  text="Minefield (dismantled two)" if free else "Minefield")
-    return _add(ledger, entry), (minefields - set(action.dismantle)) | {action.hex}
+def minefield_entry(free: bool) -> Entry:
+    """RB 16.55: the ledger entry of one Minefield built: 15 BP, or free by
+    dismantling two (its hex is never in the ledger, RB 16.5 sidebar)."""
+    return Entry("minefield", 0 if free else MINEFIELD_BP, free=free,
+                 text="Minefield (dismantled two)" if free else "Minefield")
 
 
 # ------------------------------------------------------------ RB 16.5 Extra Supply
@@ -832,15 +800,14 @@ def check_buy_supply(ledger: Ledger, action: BuySupply) -> list[Problem]:
 
 
 def apply_buy_supply(ledger: Ledger, action: BuySupply) -> Ledger:
-    return _add(ledger, Entry("supply", action.cards * SUPPLY_CARD_BP, count=action.cards,
+    return add_entry(ledger, Entry("supply", action.cards * SUPPLY_CARD_BP, count=action.cards,
                               text=f"{action.cards} Extra Supply Card(s)"))
 
 
 # ------------------------------------------------------------ dispatch
 
 
-def check_spend(ctx: BuildupContext, pos: Position, ledger: Ledger, action: SpendAction,
-                minefields: frozenset[str] = frozenset()) -> list[Problem]:
+def check_spend(ctx: BuildupContext, pos: Position, ledger: Ledger, action: SpendAction) -> list[Problem]:
     """RB 16.5: every problem with one spending action of ``ledger.side``."""
     if isinstance(action, Redeploy):
         return check_redeploy(ctx, pos, ledger, action)
@@ -850,23 +817,17 @@ def check_spend(ctx: BuildupContext, pos: Position, ledger: Ledger, action: Spen
         return check_refit(ctx, pos, ledger, action)
     if isinstance(action, Replace):
         return check_replace(ctx, pos, ledger, action)
-    if isinstance(action, BuildMinefield):
-        return check_minefield(ctx, pos, ledger, action, minefields)
     return check_buy_supply(ledger, action)
 
 
-def apply_spend(ctx: BuildupContext, pos: Position, ledger: Ledger, action: SpendAction,
-                minefields: frozenset[str] = frozenset()) -> Spent:
+def apply_spend(ctx: BuildupContext, pos: Position, ledger: Ledger, action: SpendAction) -> Spent:
     """Apply one action that ``check_spend`` accepted; never fails then."""
     if isinstance(action, Redeploy):
-        return Spent(*apply_redeploy(ctx, pos, ledger, action), minefields)
+        return Spent(*apply_redeploy(ctx, pos, ledger, action))
     if isinstance(action, SeaRedeploy):
-        return Spent(*apply_sea_redeploy(ctx, pos, ledger, action), minefields)
+        return Spent(*apply_sea_redeploy(ctx, pos, ledger, action))
     if isinstance(action, ReturnForRefit):
-        return Spent(*apply_refit(ctx, pos, ledger, action), minefields)
+        return Spent(*apply_refit(ctx, pos, ledger, action))
     if isinstance(action, Replace):
-        return Spent(*apply_replace(ctx, pos, ledger, action), minefields)
-    if isinstance(action, BuildMinefield):
-        led, mines = apply_minefield(ledger, action, minefields)
-        return Spent(pos, led, mines)
-    return Spent(pos, apply_buy_supply(ledger, action), minefields)
+        return Spent(*apply_replace(ctx, pos, ledger, action))
+    return Spent(pos, apply_buy_supply(ledger, action))

@@ -39,21 +39,9 @@ class Hand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return None if self.real is None else self.count - self.real
 
 
-def is_real(face: int, deck: SupplyDeck) -> bool:
-    """A drawn card: faces 1..real of a ``deck.total``-sided die are real."""
-    return face <= deck.real
-
-
 def room(hand: Hand, deck: SupplyDeck) -> int:
     """RB 16.6: cards that may still be dealt under the hand limit (T-16)."""
     return max(0, deck.hand_limit - hand.count)
-
-
-def add_drawn(hand: Hand, faces: tuple[int | None, ...], deck: SupplyDeck) -> Hand:
-    """The hand after drawing one card per face (None: a face this replay cannot see)."""
-    if hand.real is None or any(f is None for f in faces):
-        return Hand(count=hand.count + len(faces), real=None)
-    return Hand(count=hand.count + len(faces), real=hand.real + sum(is_real(f, deck) for f in faces if f))
 
 
 def parse_real(value: bytes | None, played: int) -> int | None:

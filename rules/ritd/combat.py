@@ -44,7 +44,7 @@ HALVES_PER_HIT = 2
 UnitLookup = Callable[[str], Unit]
 
 
-def _lookup(units: UnitLookup | None) -> UnitLookup:
+def lookup_of(units: UnitLookup | None) -> UnitLookup:
     return units if units is not None else load_units().get
 
 
@@ -80,14 +80,14 @@ def mandatory_battles(
     new = set(new_battles)
     out = []
     for b in pos.battles:
-        if b.hex in barred or not _both_sides_fight(pos, b.hex):
+        if b.hex in barred or not both_sides_fight(pos, b.hex):
             continue
         if b.hex in new or (b.hex in forts and b.attacker == side and not blitz):
             out.append(b.hex)
     return tuple(sorted(out))
 
 
-def _both_sides_fight(pos: Position, hex_: str) -> bool:
+def both_sides_fight(pos: Position, hex_: str) -> bool:
     """Both sides have Undisrupted units in the hex (RB 11.11: only they fight)."""
     sides = {b.side for b in pos.blocks_in(hex_) if not b.disrupted}
     return len(sides) == 2
@@ -120,7 +120,7 @@ def check_battle_selection(
         seen.add(h)
         if h not in battles:
             probs.append(Problem("RB 8.6", f"there is no battle in {h}"))
-        elif not _both_sides_fight(pos, h):
+        elif not both_sides_fight(pos, h):
             probs.append(Problem("RB 11.11", f"battle {h} has Undisrupted units of one side only; "
                                              "Disrupted units take no part in combat"))
         if h in barred:
@@ -227,7 +227,7 @@ def firing_units(pos: Position, hex_: str, side: Side) -> tuple[Block, ...]:
 
 
 def arms_of(block: Block, units: UnitLookup | None = None) -> ArmsClass:
-    return _lookup(units)(block.unit).arms_class
+    return lookup_of(units)(block.unit).arms_class
 
 
 def present_classes(pos: Position, hex_: str, side: Side, units: UnitLookup | None = None) -> frozenset[ArmsClass]:
@@ -290,7 +290,7 @@ class FirePlan(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="fir
 def check_fire_plan(pos: Position, rnd: CombatRound, plan: FirePlan, *,
                     units: UnitLookup | None = None) -> list[Problem]:
     """Every problem with a fire plan (RB 9.0-9.3, 11.1)."""
-    look = _lookup(units)
+    look = lookup_of(units)
     probs: list[Problem] = []
     if plan.hex != rnd.hex:
         probs.append(Problem("RB 9.0", f"this Combat Round is in {rnd.hex}, not {plan.hex}"))
@@ -343,7 +343,7 @@ def dice_counts(pos: Position, rnd: CombatRound, plan: FirePlan, *,
                 units: UnitLookup | None = None) -> tuple[int, ...]:
     """Dice each unit of a checked plan rolls, in plan order: one per CV
     (RB 9.2) times the multiplier (RB 9.21, 13.2)."""
-    look = _lookup(units)
+    look = lookup_of(units)
     out = []
     for f in plan.fires:
         b = pos.block(f.token)
@@ -415,7 +415,7 @@ class _Absorber(msgspec.Struct, frozen=True):
         return self.steps, self.hits_per_step
 
 
-def _absorber(block: Block, unit: Unit) -> _Absorber:
+def absorber_of(block: Block, unit: Unit) -> _Absorber:
     steps = (block.cv - unit.min_cv) // unit.cv_per_step + 1 if block.cv >= unit.min_cv else 0
     return _Absorber(max(steps, 0), unit.cv_per_step, unit.hits_per_step)
 
@@ -452,18 +452,18 @@ def score(pos: Position, rnd: CombatRound, plan: FirePlan, dice: Sequence[int], 
     changes later targeting and firepower (RB 9.3, 9.5). Deterministic in
     ``dice``. Raises ValueError if the number of dice is wrong.
     """
-    look = _lookup(units)
+    look = lookup_of(units)
     counts = dice_counts(pos, rnd, plan, units=look)
     if len(dice) != sum(counts):
         raise ValueError(f"the plan needs {sum(counts)} dice, not {len(dice)}")
     enemy = enemy_of(plan.side)
-    absorbers: dict[str, list[tuple[int, int]]] = {}
+    absorbers: dict[ArmsClass, list[tuple[int, int]]] = {}
     for b in firing_units(pos, rnd.hex, enemy):
         u = look(b.unit)
-        a = _absorber(b, u)
+        a = absorber_of(b, u)
         absorbers.setdefault(u.arms_class, []).append(a.hits)
-    totals: dict[str, list[int]] = {c: [0, 0] for c in absorbers}
-    wiped: list[str] = []
+    totals: dict[ArmsClass, list[int]] = {c: [0, 0] for c in absorbers}
+    wiped: list[ArmsClass] = []
     shots = []
     i = 0
     table = load_fire_table()
@@ -482,7 +482,7 @@ def score(pos: Position, rnd: CombatRound, plan: FirePlan, dice: Sequence[int], 
         hits = sum(1 for r in rolled if table.is_hit(fire, r))
         half = scores_half_hits(pos, rnd, enemy, arms)
         totals[target][1 if half else 0] += hits
-        if best_use(*totals[target], absorbers[target]) >= _class_capacity(absorbers[target]):
+        if best_use(totals[target][0], totals[target][1], absorbers[target]) >= _class_capacity(absorbers[target]):
             wiped.append(target)
         shots.append(Shot(f.token, target, fire, rolled, hits, half))
     return FireResult(rnd.hex, plan.side, tuple(shots),
@@ -525,7 +525,7 @@ class LossOutcome(msgspec.Struct, frozen=True):
     battle_over: bool = False
 
 
-def _group_problems(pos: Position, owner: Side, groups: Mapping[str, tuple[ClassHits, tuple[Block, ...]]],
+def group_problems(pos: Position, owner: Side, groups: Mapping[str, tuple[ClassHits, tuple[Block, ...]]],
                     losses: Sequence[Loss], look: UnitLookup, group_of: Callable[[Block], str],
                     rule: str) -> list[Problem]:
     probs: list[Problem] = []
@@ -562,7 +562,7 @@ def _group_problems(pos: Position, owner: Side, groups: Mapping[str, tuple[Class
             # Hidden units (DESIGN 4): only their owner, or the audit, can
             # judge the placement; the public parts are checked above.
             continue
-        absorbers = [_absorber(b, look(b.unit)) for b in blocks]
+        absorbers = [absorber_of(b, look(b.unit)) for b in blocks]
         best = best_use(scored.hits, scored.half_hits, [a.hits for a in absorbers])
         by_token = {x.token: x for x in placed.get(g, [])}
         used = sum(_used_hits(by_token.get(b.token), a) for b, a in zip(blocks, absorbers))
@@ -585,7 +585,7 @@ def _used_steps(loss: Loss | None, a: _Absorber) -> int:
     return min(a.steps, halves // (HALVES_PER_HIT * a.hits_per_step))
 
 
-def _used_cv(loss: Loss | None, a: _Absorber) -> int:
+def used_cv(loss: Loss | None, a: _Absorber) -> int:
     """CV that ``loss`` removes from the unit (RB 2.3)."""
     return _used_steps(loss, a) * a.cv_per_step
 
@@ -607,11 +607,11 @@ def check_allocation(pos: Position, result: FireResult, allocation: LossAllocati
     """Every problem with the owner's placement of ``result``'s hits (RB 9.5,
     9.52): only units of the hit Class, no more hits than scored, and every
     hit that can remove CV does."""
-    look = _lookup(units)
+    look = lookup_of(units)
     if allocation.hex != result.hex:
         return [Problem("RB 9.5", f"these hits were scored in {result.hex}, not {allocation.hex}")]
     groups = _class_groups(pos, result, look)
-    return _group_problems(pos, enemy_of(result.side), groups, allocation.losses, look,
+    return group_problems(pos, enemy_of(result.side), groups, allocation.losses, look,
                            lambda b: look(b.unit).arms_class, "RB 9.5")
 
 
@@ -619,7 +619,7 @@ def apply_losses(pos: Position, losses: Iterable[Loss], scored_halves: int, hex_
                  units: UnitLookup | None = None) -> LossOutcome:
     """Reduce units by checked losses; a unit taken below its lowest CV is
     eliminated (RB 2.3); partial steps are wasted (RB 9.5)."""
-    look = _lookup(units)
+    look = lookup_of(units)
     changed: list[Block] = []
     gone: list[str] = []
     reduced: list[tuple[str, int, int]] = []
@@ -627,8 +627,8 @@ def apply_losses(pos: Position, losses: Iterable[Loss], scored_halves: int, hex_
     for loss in losses:
         b = pos.block(loss.token)
         u = look(b.unit)
-        a = _absorber(b, u)
-        cv = _used_cv(loss, a)
+        a = absorber_of(b, u)
+        cv = used_cv(loss, a)
         if not cv:
             continue
         used += HALVES_PER_HIT * _used_hits(loss, a)
@@ -668,7 +668,7 @@ def lose_step(pos: Position, token: str, *, units: UnitLookup | None = None) -> 
     March RB 6.4): returns the position and whether the unit was eliminated
     (a unit at its lowest CV that loses a step is, RB 2.3)."""
     b = pos.block(token)
-    u = _lookup(units)(b.unit)
+    u = lookup_of(units)(b.unit)
     new = b.cv - u.cv_per_step
     if new < u.min_cv:
         return eliminate(pos, [token]), True
@@ -707,8 +707,19 @@ def all_unshielded(pos: Position) -> tuple[tuple[str, Side, tuple[str, ...]], ..
 # ------------------------------------------------------------------ Fortresses (RB 13)
 
 
+#: (map, its Fortress hexes) for the maps asked about (one in play): a map never changes.
+_FORTRESS_HEXES: list[tuple[HexMap, tuple[str, ...]]] = []
+
+
 def fortress_hexes(m: HexMap) -> tuple[str, ...]:
-    return tuple(sorted(h for h in m.playable_hexes() if m.fortress(h) is not None))
+    """Every Fortress hex of the map (RB 1.7, 13), sorted."""
+    for known, hexes in _FORTRESS_HEXES:
+        if known is m:
+            return hexes
+    hexes = tuple(sorted(h for h in m.playable_hexes() if m.fortress(h) is not None))
+    _FORTRESS_HEXES.append((m, hexes))
+    del _FORTRESS_HEXES[:-4]
+    return hexes
 
 
 def pass_turn_fortress_battles(pos: Position, side: Side, fortresses: Iterable[str]) -> tuple[str, ...]:
@@ -796,24 +807,24 @@ def map_port_capacity(m: HexMap) -> Callable[[str, Side], int]:
     return cap
 
 
-def is_besieged(m: HexMap, pos: Position, fortress: str) -> bool:
-    """RB 13.5: a hex adjacent to the Fortress holds units of the enemy of
-    its controller (an enemy hex or a battle hex)."""
-    owner = pos.controller(fortress)
-    if owner is None:
+def is_besieged(m: HexMap, pos: Position, fortress: str, side: Side) -> bool:
+    """RB 13.5: a ``side`` Fortress is besieged if any adjacent hex holds
+    enemy units (an enemy or battle hex). Bases are never besieged (BU-07).
+    The one definition: Sea Redeployment (RB 16.53) and Tobruk's Positional
+    Victory (RB 17.3) ask it."""
+    if m.fortress(fortress) is None:
         return False
-    enemy = enemy_of(owner)
-    return any(pos.blocks_in(n, enemy) for _, n in m.neighbours(fortress))
+    return any(pos.blocks_in(n, enemy_of(side)) for _, n in m.neighbours(fortress))
 
 
 # ------------------------------------------------------------------ a legal placement
 
 
-def _greedy(hits: ClassHits, blocks: Sequence[Block], look: UnitLookup) -> list[Loss]:
+def greedy_placement(hits: ClassHits, blocks: Sequence[Block], look: UnitLookup) -> list[Loss]:
     """A placement applying ``best_use`` hits: the best number of hits on
     units taking one hit per step, the rest in whole two-hit steps (elite
     units, optional-rule I-tanks); unusable hits stay unplaced."""
-    absorbers = [(b, _absorber(b, look(b.unit))) for b in blocks]
+    absorbers = [(b, absorber_of(b, look(b.unit))) for b in blocks]
     pairs = hits.hits + hits.half_hits // HALVES_PER_HIT
     normal_cap = sum(a.steps for _, a in absorbers if a.hits_per_step == 1)
     elite_cap = sum(a.steps for _, a in absorbers if a.hits_per_step == 2)
@@ -848,8 +859,8 @@ def _greedy(hits: ClassHits, blocks: Sequence[Block], look: UnitLookup) -> list[
 def default_allocation(pos: Position, result: FireResult, *, units: UnitLookup | None = None) -> LossAllocation:
     """One legal placement of ``result``'s hits (``check_allocation`` accepts
     it): for an owner with no real choice, or as a front end's suggestion."""
-    look = _lookup(units)
+    look = lookup_of(units)
     losses: list[Loss] = []
     for _cls, (h, blocks) in sorted(_class_groups(pos, result, look).items()):
-        losses += _greedy(h, blocks, look)
+        losses += greedy_placement(h, blocks, look)
     return LossAllocation(result.hex, tuple(losses))

@@ -12,9 +12,17 @@ first Player-Turn begins.
 
 from __future__ import annotations
 
+from typing import cast
+
 from pbem.rulesapi import ActingAs
-from rules.ritd import game
+from rules.ritd import game, reachability
+from rules.ritd.buildup_orders import due_count, early_candidates
+from rules.ritd.deployment import own_token
+from rules.ritd.group_moves import block_speed
 from rules.ritd.position import Side
+from rules.ritd.scenarios import HexZone
+from rules.ritd.state import all_scenarios, current_turn, game_map
+from rules.ritd.turn import movement_of
 
 DEMO_SCENARIO = "demo"
 DEMO_OPTIONS: tuple[str, ...] = ()
@@ -26,13 +34,13 @@ AXIS_SETUP = ("deploy Savona at Bardia", "deploy Brescia at Ft. Capuzzo", "deplo
 
 
 def _allied_setup() -> tuple[str, ...]:
-    s = game._scenarios().get(DEMO_SCENARIO)
-    return tuple(f"deploy {u.name} at {group.zones[0].hexes[0]}"
-                 for group in s.allied.setup for u in group.select(game._scenarios().roster, "allied"))
+    s = all_scenarios().get(DEMO_SCENARIO)
+    return tuple(f"deploy {u.name} at {cast(HexZone, group.zones[0]).hexes[0]}"
+                 for group in s.allied.setup for u in group.select(all_scenarios().roster, "allied"))
 
 
 def _units_in(state: game.State, role: Side, place: str) -> list[str]:
-    h = game._map().resolve(place)
+    h = game_map().resolve(place)
     return sorted(b.unit for b in state.position.blocks_in(h, role) if b.unit and not b.disrupted)
 
 
@@ -50,7 +58,7 @@ def _script(state: game.State, role: Side) -> list[str]:
                 "open-challenge": ["open challenge"]}.get(state.stage, [])
     if state.phase == "buildup":
         return _buildup(state, role)
-    turn = state.turn
+    turn = current_turn(state)
     n, step = turn.number, turn.step
     if step in ("initial-supply", "final-supply"):
         return ["supply check"]
@@ -58,12 +66,12 @@ def _script(state: game.State, role: Side) -> list[str]:
         return ["reveal option"]
     if step in ("reveal-passive", "reveal-active"):
         return ["reveal units"]
-    if step in ("defensive-fire", "offensive-fire") and game._map().name(turn.battles[0]) == "Buq Buq":
+    if step in ("defensive-fire", "offensive-fire") and game_map().name(turn.battles[0]) == "Buq Buq":
         if role == "allied":  # D-3: the armour and the mechanized infantry fire at infantry
             return ["fire Buq Buq: 7/4 Armd at infantry, 7 SG at infantry"]
         return [f"fire Buq Buq: {', '.join(u + ' at infantry' for u in _units_in(state, 'axis', 'Buq Buq'))}"]
     if step in ("offensive-losses", "defensive-losses"):
-        where = game._map().name(turn.battles[0])
+        where = game_map().name(turn.battles[0])
         hits = sum(h.hits for h in turn.fire_result.hits.values()) if turn.fire_result else 0
         if where == "Buq Buq" and role == "axis" and hits == 2:  # D-3: one infantry unit -2 CV
             return [f"losses Buq Buq: {_units_in(state, 'axis', 'Buq Buq')[0]} 2", "losses Buq Buq auto"]
@@ -75,19 +83,19 @@ def _script(state: game.State, role: Side) -> list[str]:
     if step == "movement":
         return _movement(state, n)
     if step == "refuse":
-        where = game._map().name(turn.refusals[0])
+        where = game_map().name(turn.refusals[0])
         if where == "Buq Buq":  # D-3: the Allies accept the battle
             return [f"accept-battle {where}"]
         return [f"refuse-battle {where} slowest 3", f"refuse-battle {where} slowest 2",
                 f"accept-battle {where}"]
     if step == "refuse-pursuit":
-        return [f"pursue {game._map().name(turn.refusing)} with none"]
+        return [f"pursue {game_map().name(turn.refusing)} with none"]
     if step == "refuse-withdraw":  # D-1: to Sidi Barrani; D-5: to Mersa Matruh
-        where = game._map().name(turn.refusing)
+        where = game_map().name(turn.refusing)
         dest = {"Sollum": "Sidi Barrani", "Sidi Barrani": "Mersa Matruh"}.get(where, "")
         return [f"refuse-battle {where} -> {dest}"] if dest else []
     if step == "battles":
-        return [f"battles {', '.join(game._map().name(b.hex) for b in state.position.battles)}"]
+        return [f"battles {', '.join(game_map().name(b.hex) for b in state.position.battles)}"]
     return []
 
 
@@ -108,8 +116,8 @@ def _movement(state: game.State, n: int) -> list[str]:
         if made == 0 and len(sollum) >= 3:
             return [f"group Sollum -> Sidi Barrani {sollum[0]}, {sollum[1]}; -> Sidi Omar {sollum[2]}",
                     f"group Sollum -> Sidi Barrani {sollum[0]}, {sollum[1]}", *done]
-        movement = state.turn.movement
-        fresh = [u for u in omar if not movement.has_moved(game._own_token(state, "axis", u))]
+        movement = movement_of(current_turn(state))
+        fresh = [u for u in omar if not movement.has_moved(own_token(state, "axis", u))]
         if made == 1 and len(fresh) >= 2 and movement.moves_allowed >= 2:
             orders = []
             for a in fresh:
@@ -122,7 +130,7 @@ def _movement(state: game.State, n: int) -> list[str]:
                              if a != b]
         if made == 2 and not movement.marches_announced:
             # D-5: the third unit reaches Sofafi by Forced March (RB 6.4)
-            m, sofafi = game._map(), game._map().resolve("Sofafi")
+            m, sofafi = game_map(), game_map().resolve("Sofafi")
             near = sorted(b.unit for b in state.position.blocks_of("axis") if b.unit and m.is_adjacent(b.hex, sofafi)
                           and movement.has_moved(b.token))
             return [f"forced-march {u} -> Sofafi" for u in near] + done
@@ -132,11 +140,11 @@ def _movement(state: game.State, n: int) -> list[str]:
 def _short_of(state: game.State, unit: str, place: str) -> str | None:
     """A hex next to ``place`` that ``unit`` reaches this Move (from which a
     Forced March takes it one hex further, RB 6.4), if it cannot reach ``place``."""
-    m = game._map()
-    token = game._own_token(state, "axis", unit)
+    m = game_map()
+    token = own_token(state, "axis", unit)
     target = m.resolve(place)
-    reach = game.mv.reachable(m, state.position, state.turn.movement, token,
-                              game._speed(state, state.position.block(token))).paths
+    reach = reachability.reachable(m, state.position, movement_of(current_turn(state)), token,
+                              block_speed(state, state.position.block(token))).paths
     if target in reach:
         return None
     near = sorted(h for h in reach if m.is_adjacent(h, target) and m.is_passable(h, target))
@@ -149,11 +157,11 @@ def _buildup(state: game.State, role: Side) -> list[str]:
     the Axis takes its damaged infantry to Bardia, ships it to Base, rebuilds
     it, ships it to Tobruk (Bardia's Port Capacity is used up) and sends it to
     Sofafi. One order at a time, BPs allowing; then the Buildup ends."""
-    if game._early_candidates(state, role):  # RB 16.41 (the book does not mention it, G-49)
+    if early_candidates(state, role):  # RB 16.41 (the book does not mention it, G-49)
         return ["early arrival"]
-    if game._due_count(state, role):
+    if due_count(state, role):
         return ["reinforce"]
-    m = game._map()
+    m = game_map()
     base = m.base(role)
     kinds: dict[str, list[str]] = {}
     for e in state.ledgers[role].entries:
@@ -162,7 +170,7 @@ def _buildup(state: game.State, role: Side) -> list[str]:
     for b in sorted(state.position.blocks_of(role), key=lambda b: b.unit):
         if not b.unit or b.disrupted:
             continue
-        unit = game._scenarios().roster.get(b.unit)
+        unit = all_scenarios().roster.get(b.unit)
         done, damaged = kinds.get(b.token, []), b.cv < unit.max_cv
         steps = (unit.max_cv - b.cv) // unit.cv_per_step
         where = m.name(b.hex)

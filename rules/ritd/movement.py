@@ -20,251 +20,78 @@ Decisions on rulebook ambiguities: decisions/movement.md (MV-nn).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import Literal
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import msgspec
 
 from pbem.rulesapi import Problem
 from rules.ritd.hexmap import HexMap
+from rules.ritd.movement_types import (
+    FORCED_MARCH_HEXES,
+    FORCED_MARCH_SUCCESS,
+    MAX_SPEED,
+    MIN_SPEED,
+    ROAD_BONUS,
+    ROAD_RANK,
+    ROMMEL_BONUS,
+    Disengagement,
+    Engagement,
+    ForcedMarch,
+    MarchOutcome,
+    Move,
+    MoveCheck,
+    MovedUnit,
+    MoveKind,
+    MovementTurn,
+    MoveOutcome,
+    PendingMarch,
+    PendingRetreat,
+    Reach,
+    RegroupRecord,
+    Retreat,
+    RetreatKind,
+    SpeedObligation,
+    SupplyLines,
+    SupplyNetwork,
+    SupplyRoute,
+    UnitMove,
+    WithdrawalKind,
+)
 from rules.ritd.position import Battle, Block, Position, Side, enemy_of
-from rules.ritd.units import UNIT_TYPES
 
-#: RB 6.1: speeds run 1-4; the fastest type bounds every hidden block.
-MAX_SPEED: int = max(t.speed for t in UNIT_TYPES.values())
-MIN_SPEED: int = min(t.speed for t in UNIT_TYPES.values())
-#: RB 6.2 Road Bonuses.
-ROAD_BONUS: Mapping[str, int] = {"highway": 4, "track": 2, "trail": 1}
-#: RB 6.3 Rommel Bonus.
-ROMMEL_BONUS = 1
-#: RB 6.4: one hex past the normal maximum; a die of 4-6 succeeds.
-FORCED_MARCH_HEXES = 1
-FORCED_MARCH_SUCCESS = 4
-
-MoveKind = Literal["group", "regroup"]
-#: "" an ordinary Move (a Supply Card spent); "pass" the free Withdrawal of a
-#: Pass Turn (RB 4.5); "refuse" the Passive Player Refusing Battle (RB 10.2);
-#: "rout" a Routed group's Withdrawal (RB 11.3).
-WithdrawalKind = Literal["", "pass", "refuse", "rout"]
-RetreatKind = Literal["full", "partial"]
-
-_ROAD_RANK = {"highway": 0, "track": 1, "trail": 2, "off": 3}
-
-
-# ------------------------------------------------------------------ actions
-
-
-class UnitMove(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """One unit's route: ``path`` runs from its current hex to its destination."""
-
-    token: str
-    path: tuple[str, ...]
-
-    @property
-    def destination(self) -> str:
-        return self.path[-1]
-
-
-class Move(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="move"):
-    """A Group Move (RB 5.1) from ``origin`` or a Regroup Move (RB 5.2) with
-    Command Point ``origin`` to ``destination``; ``withdrawal`` names the kind
-    of Withdrawal Move (RB 5.3) it is, if any; ``rommel`` designates it the
-    Rommel Move (RB 6.3)."""
-
-    kind: MoveKind
-    origin: str
-    units: tuple[UnitMove, ...]
-    destination: str = ""
-    withdrawal: WithdrawalKind = ""
-    rommel: bool = False
-
-
-class ForcedMarch(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A Forced March attempt (RB 6.4). ``path`` is the unit's whole route
-    this turn, from the hex it started the Move in to the hex it tries to
-    reach: its Group Move path plus one hex, or the path to the destination
-    of a Regroup Move made this phase."""
-
-    token: str
-    path: tuple[str, ...]
-
-
-# ------------------------------------------------------------ bookkeeping
-
-
-class Engagement(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A unit Engaged ``hex`` across the hexside from ``from_hex`` (RB 7.0, 7.1)."""
-
-    token: str
-    from_hex: str
-    hex: str
-
-
-class Disengagement(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A unit left the battle in ``hex`` (RB 7.2)."""
-
-    token: str
-    side: Side
-    hex: str
-
-
-class PendingRetreat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A Disengaging unit of the Active Player whose Move is announced but not
-    yet made: it waits upright in the battle ``hex`` until its Retreat is
-    resolved after all other movement (RB 10.3, 10.4 procedures, T-35)."""
-
-    token: str
-    hex: str
-    path: tuple[str, ...]
-    withdrawal: WithdrawalKind = ""
-    regroup: bool = False
-    rommel: bool = False
-
-
-class MovedUnit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A unit that has moved this Player-Turn (RB 6.0) and the route it took."""
-
-    token: str
-    path: tuple[str, ...]
-    phase: int
-    regroup: bool = False
-    rommel: bool = False
-    retreat: bool = False  # it Disengaged (RB 7.2: units Disengage, groups Retreat)
-
-
-class RegroupRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    command_point: str
-    destination: str
-    rommel: bool = False
-
-
-class PendingMarch(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """An announced Forced March waiting for its die (RB 6.4)."""
-
-    token: str
-    path: tuple[str, ...]
-    regroup: bool
-    retreat: bool
-
-
-class MovementTurn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """What movement must remember through one Player-Turn of ``side``.
-
-    Fields marked "this phase" are reset for Blitz Movement (RB 4.4, 7.1).
-    """
-
-    side: Side
-    #: Moves allowed this phase (RB 4.0: 2 in an Offensive Turn, else 1).
-    moves_allowed: int = 1
-    #: Pass Turn: one free Withdrawal Move only (RB 4.5).
-    withdrawal_only: bool = False
-    #: Axis, not 1940 (RB 6.3, 18.1).
-    rommel_available: bool = False
-    rommel_used: bool = False
-    phase: int = 1  # 1 Movement, 2 Blitz Movement
-    moves_made: int = 0  # this phase
-    moved: tuple[MovedUnit, ...] = ()  # this Player-Turn
-    disengaged: tuple[Disengagement, ...] = ()  # this Player-Turn, both sides
-    engagements: tuple[Engagement, ...] = ()  # this phase
-    battles_at_start: tuple[str, ...] = ()  # this phase (RB 8.4)
-    attacked: tuple[str, ...] = ()  # hexes Attacked this phase (RB 8.2)
-    regroups: tuple[RegroupRecord, ...] = ()  # this phase
-    marches: tuple[PendingMarch, ...] = ()  # announced this phase, unrolled
-    marches_announced: bool = False  # this phase
-    refused: tuple[str, ...] = ()  # hexes whose Group Refused Battle this phase
-    #: Disengaging units waiting in their battle hex for the Retreat procedure (T-35).
-    retreating: tuple[PendingRetreat, ...] = ()
-
-    def has_moved(self, token: str) -> bool:
-        return any(u.token == token for u in self.moved)
-
-    def moved_unit(self, token: str) -> MovedUnit | None:
-        for u in self.moved:
-            if u.token == token:
-                return u
-        return None
-
-    def has_disengaged(self, token: str) -> bool:
-        return any(d.token == token for d in self.disengaged)
-
-    def pending_retreat(self, token: str) -> PendingRetreat | None:
-        return next((r for r in self.retreating if r.token == token), None)
-
-
-class SpeedObligation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A deferred check (DESIGN 4): the hidden block ``token`` must have a
-    speed of at least ``min_speed`` (RB 6.1) once it is revealed."""
-
-    token: str
-    min_speed: int
-    rule: str = "RB 6.1"
-
-
-class MoveCheck(msgspec.Struct, frozen=True):
-    problems: tuple[Problem, ...] = ()
-    obligations: tuple[SpeedObligation, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-class MoveOutcome(msgspec.Struct, frozen=True):
-    """The result of an applied Move or Forced March.
-
-    ``attacked``: hexes Attacked by it (RB 8.2; new battles). ``overruns``:
-    hexes where it Engaged only Disrupted enemy units, whose Rout (RB 11.4)
-    the caller resolves before movement continues.
-    """
-
-    position: Position
-    turn: MovementTurn
-    attacked: tuple[str, ...] = ()
-    overruns: tuple[str, ...] = ()
-
-
-class MarchOutcome(msgspec.Struct, frozen=True):
-    """A resolved Forced March (RB 6.4). ``step_loss``: the march was part
-    of a Retreat and failed, so the unit also loses one step, which the
-    caller applies under the loss rules (RB 6.4 sidebar, 9.5)."""
-
-    position: Position
-    turn: MovementTurn
-    succeeded: bool
-    step_loss: bool = False
-    attacked: tuple[str, ...] = ()
-    overruns: tuple[str, ...] = ()
-
-
-class Retreat(msgspec.Struct, frozen=True):
-    """A Retreat from the battle in ``hex`` (RB 7.2, 10.3, 10.4)."""
-
-    hex: str
-    side: Side
-    kind: RetreatKind
-    units: tuple[str, ...]  # the Disengaging units
-    rearguard: tuple[str, ...] = ()  # Undisrupted units remaining (RB 10.4)
-
-
-class Reach(msgspec.Struct, frozen=True):
-    """Where a unit can go in one move: destination -> a legal path."""
-
-    token: str
-    paths: dict[str, tuple[str, ...]]
-
-
-#: A Supply Line as this module needs it: the hexes from the unit (first)
-#: to its Supply Source (last), and the kind of source.
-class SupplyRoute(msgspec.Struct, frozen=True):
-    hexes: tuple[str, ...]
-    source: str
-    fortress: bool = False
-
-
-#: ``lines(m, pos, block)`` -> every Supply Line of the block now (RB 12.2).
-SupplyLines = Callable[[HexMap, Position, Block], Sequence[SupplyRoute]]
-#: ``network(m, pos, side)`` -> the hexes of the Supply Network (RB 12.6).
-SupplyNetwork = Callable[[HexMap, Position, Side], frozenset[str]]
+#: The movement vocabulary is rules.ritd.movement_types, re-exported here;
+#: Forced Marches are rules.ritd.forced_marches, reachability rules.ritd.reachability.
+__all__ = [
+    "Disengagement",
+    "Engagement",
+    "FORCED_MARCH_HEXES",
+    "FORCED_MARCH_SUCCESS",
+    "ForcedMarch",
+    "MAX_SPEED",
+    "MIN_SPEED",
+    "MarchOutcome",
+    "Move",
+    "MoveCheck",
+    "MoveKind",
+    "MoveOutcome",
+    "MovedUnit",
+    "MovementTurn",
+    "PendingMarch",
+    "PendingRetreat",
+    "ROAD_BONUS",
+    "ROAD_RANK",
+    "ROMMEL_BONUS",
+    "Reach",
+    "RegroupRecord",
+    "Retreat",
+    "RetreatKind",
+    "SpeedObligation",
+    "SupplyLines",
+    "SupplyNetwork",
+    "SupplyRoute",
+    "UnitMove",
+    "WithdrawalKind",
+]
 
 
 # ------------------------------------------------------------ phase start
@@ -331,7 +158,7 @@ def allowance(m: HexMap, path: Sequence[str], speed: int, *, rommel: bool = Fals
             + (FORCED_MARCH_HEXES if forced else 0))
 
 
-def _route_text(m: HexMap, path: Sequence[str], retreat: bool, rommel: bool, forced: bool) -> str:
+def route_text(m: HexMap, path: Sequence[str], retreat: bool, rommel: bool, forced: bool) -> str:
     parts = []
     kind = m.worst_road(path)
     if retreat:
@@ -350,7 +177,7 @@ def _route_text(m: HexMap, path: Sequence[str], retreat: bool, rommel: bool, for
 # ------------------------------------------------------------ supply adapter
 
 
-def _default_lines(m: HexMap, pos: Position, block: Block) -> Sequence[SupplyRoute]:
+def default_lines(m: HexMap, pos: Position, block: Block) -> Sequence[SupplyRoute]:
     """The block's Supply Lines from rules.ritd.supply, as hex routes."""
     from rules.ritd import supply
 
@@ -361,7 +188,7 @@ def _default_lines(m: HexMap, pos: Position, block: Block) -> Sequence[SupplyRou
     )
 
 
-def _default_network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
+def default_network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
     """RB 12.6 for Withdrawal condition 3 (MV-06): the hexes of every current
     Supply Line of every friendly unit."""
     from rules.ritd import supply
@@ -378,7 +205,7 @@ def network_from_lines(m: HexMap, pos: Position, side: Side, lines: SupplyLines)
     return frozenset(out)
 
 
-def _lines_memo(lines: SupplyLines) -> SupplyLines:
+def lines_memo(lines: SupplyLines) -> SupplyLines:
     """``lines`` remembered per position and block, for many checks of one
     position (each entry keeps its position alive, so its id is not reused)."""
     memo: dict[tuple[int, Block], tuple[Position, Sequence[SupplyRoute]]] = {}
@@ -393,7 +220,7 @@ def _lines_memo(lines: SupplyLines) -> SupplyLines:
     return remembered
 
 
-def _withdrawal_lines(m: HexMap, pos: Position, block: Block, lines: SupplyLines) -> tuple[SupplyRoute, ...]:
+def withdrawal_lines(m: HexMap, pos: Position, block: Block, lines: SupplyLines) -> tuple[SupplyRoute, ...]:
     """Supply Lines a unit may withdraw along: to its Base, or to the Fortress
     it is assigned Fortress Supply from (RB 5.3 sidebar, 13.3)."""
     base = m.base(block.side)
@@ -416,7 +243,7 @@ def _distance_from_source(m: HexMap, side: Side, source: str, a: str, b: str) ->
 # ---------------------------------------------------------------- helpers
 
 
-def _enemy_in(pos: Position, hex_: str, side: Side) -> tuple[Block, ...]:
+def enemy_in(pos: Position, hex_: str, side: Side) -> tuple[Block, ...]:
     return pos.blocks_in(hex_, enemy_of(side))
 
 
@@ -425,24 +252,24 @@ def _only_disrupted(blocks: Iterable[Block]) -> bool:
     return bool(bs) and all(b.disrupted for b in bs)
 
 
-def _coexists(pos: Position, hex_: str, side: Side, retreat: bool, withdrawal: WithdrawalKind) -> bool:
+def coexists(pos: Position, hex_: str, side: Side, retreat: bool, withdrawal: WithdrawalKind) -> bool:
     """RB 5.3 sidebar: a Retreating Withdrawal passes through, or stops with,
     enemy units that are all Disrupted, with no effect on either force."""
-    return bool(withdrawal) and retreat and _only_disrupted(_enemy_in(pos, hex_, side))
+    return bool(withdrawal) and retreat and _only_disrupted(enemy_in(pos, hex_, side))
 
 
-def _hexside_used(turn: MovementTurn, from_hex: str, to: str) -> int:
+def hexside_used(turn: MovementTurn, from_hex: str, to: str) -> int:
     used = sum(1 for e in turn.engagements if e.hex == to and e.from_hex == from_hex)
     used += sum(1 for p in turn.marches if p.path[-1] == to and p.path[-2] == from_hex)
     return used
 
 
-def _is_retreat(pos: Position, block: Block) -> bool:
+def is_retreat(pos: Position, block: Block) -> bool:
     """Leaving a hex containing enemy units is Disengaging (RB 7.2)."""
-    return bool(_enemy_in(pos, block.hex, block.side))
+    return bool(enemy_in(pos, block.hex, block.side))
 
 
-class _Ctx(msgspec.Struct, frozen=True):
+class MoveContext(msgspec.Struct, frozen=True):
     """What a single unit's route is judged against."""
 
     withdrawal: WithdrawalKind = ""
@@ -451,14 +278,14 @@ class _Ctx(msgspec.Struct, frozen=True):
     retreat: bool | None = None  # None: from the position (start hex engaged)
 
 
-def _path_problems(
+def path_problems(
     m: HexMap,
     pos: Position,
     turn: MovementTurn,
     block: Block,
     path: Sequence[str],
     speed: int | None,
-    ctx: _Ctx,
+    ctx: MoveContext,
     lines: Sequence[SupplyRoute] | None,
 ) -> tuple[list[Problem], int]:
     """Every problem with one unit's route, and the minimum speed it needs.
@@ -480,8 +307,8 @@ def _path_problems(
         if not m.is_passable(a, b):
             probs.append(Problem("RB 1.4", f"{who} cannot cross the {m.hexside(a, b)} hexside "
                                            f"{m.hexside_name(a, b)} ({m.name(a)} to {m.name(b)})"))
-    retreat = _is_retreat(pos, block) if ctx.retreat is None else ctx.retreat
-    start_enemy = _enemy_in(pos, path[0], side)
+    retreat = is_retreat(pos, block) if ctx.retreat is None else ctx.retreat
+    start_enemy = enemy_in(pos, path[0], side)
     # RB 7.2, 10.1: out of a battle only through friendly Battle Hexsides,
     # into a friendly or empty hex.
     if start_enemy and pos.block(block.token).hex == path[0]:
@@ -491,13 +318,13 @@ def _path_problems(
             probs.append(Problem("RB 7.2", f"{who} may Disengage from {m.name(path[0])} only through "
                                            f"friendly battle hexsides; {m.hexside_name(path[0], path[1])} "
                                            f"is controlled by the {owner} side"))
-        if _enemy_in(pos, path[1], side) and not _coexists(pos, path[1], side, True, ctx.withdrawal):
+        if enemy_in(pos, path[1], side) and not coexists(pos, path[1], side, True, ctx.withdrawal):
             probs.append(Problem("RB 10.1", f"{who}: Disengaging units may not move directly into "
                                             f"an enemy or battle hex ({m.name(path[1])})"))
     no_reengage = retreat or turn.has_disengaged(block.token)
     for i, h in enumerate(path[1:], start=1):
-        enemy = _enemy_in(pos, h, side)
-        if not enemy or _coexists(pos, h, side, retreat, ctx.withdrawal):
+        enemy = enemy_in(pos, h, side)
+        if not enemy or coexists(pos, h, side, retreat, ctx.withdrawal):
             continue
         if i == 1 and start_enemy:
             continue  # reported above (RB 10.1)
@@ -514,7 +341,7 @@ def _path_problems(
                                            f"enemy units ({m.name(h)})"))
         frm = path[-2]
         limit = m.hexside_limit(frm, h)
-        used = _hexside_used(turn, frm, h)
+        used = hexside_used(turn, frm, h)
         if limit and used >= limit:
             terrain = "clear" if limit == 2 else "gap or mountain road"
             probs.append(Problem("RB 7.1", f"hexside limit reached: {used} unit{'s' if used != 1 else ''} "
@@ -523,18 +350,17 @@ def _path_problems(
                                            f"(limit {limit} for a {terrain} hexside)"))
     # RB 6.1-6.4: distance.
     needed = len(path) - 1
-    extra = (road_bonus(m, path, retreat=retreat) + (ROMMEL_BONUS if ctx.rommel else 0)
-             + (FORCED_MARCH_HEXES if ctx.forced else 0))
+    extra = allowance(m, path, 0, rommel=ctx.rommel, retreat=retreat, forced=ctx.forced)  # beyond the speed
     min_speed = max(MIN_SPEED, needed - extra)
     if speed is not None:
         if needed > speed + extra:
             probs.append(Problem("RB 6.1", f"{who} cannot move {needed} hexes to {m.name(path[-1])}: "
-                                           f"speed {speed}, {_route_text(m, path, retreat, ctx.rommel, ctx.forced)}"
+                                           f"speed {speed}, {route_text(m, path, retreat, ctx.rommel, ctx.forced)}"
                                            f" allows {speed + extra}"))
     elif min_speed > MAX_SPEED:
         probs.append(Problem("RB 6.1", f"{who} cannot move {needed} hexes to {m.name(path[-1])}: no unit "
                                        f"is fast enough (speed {MAX_SPEED}, "
-                                       f"{_route_text(m, path, retreat, ctx.rommel, ctx.forced)})"))
+                                       f"{route_text(m, path, retreat, ctx.rommel, ctx.forced)})"))
     # RB 5.3 conditions 1, 2 and 4 (3 is about the whole Move).
     if ctx.withdrawal:
         probs.extend(_withdrawal_route_problems(m, block, path, lines or ()))
@@ -570,8 +396,8 @@ def withdrawal_routes(m: HexMap, pos: Position, token: str, *,
     along: a Fortress line without Fortress Supply (sidebar), or movement
     physically away from the Source (condition 4, MV-04)."""
     b = pos.block(token)
-    lines_of = lines or _default_lines
-    allowed = _withdrawal_lines(m, pos, b, lines_of)
+    lines_of = lines or default_lines
+    allowed = withdrawal_lines(m, pos, b, lines_of)
     out = []
     for line in lines_of(m, pos, b):
         if line not in allowed:
@@ -616,7 +442,7 @@ def _withdrawal_route_problems(m: HexMap, block: Block, path: Sequence[str],
 # ------------------------------------------------------------ applying
 
 
-def _prune_battles(pos: Position) -> Position:
+def prune_battles(pos: Position) -> Position:
     """A battle ends when one side has left its hex (RB 8.0)."""
     keep = [b for b in pos.battles if {x.side for x in pos.blocks_in(b.hex)} == {"axis", "allied"}]
     if len(keep) == len(pos.battles):
@@ -624,17 +450,17 @@ def _prune_battles(pos: Position) -> Position:
     return pos.with_battles(keep)
 
 
-def _move_unit(
-    pos: Position, turn: MovementTurn, block: Block, path: Sequence[str], ctx: _Ctx, *,
+def move_unit(
+    pos: Position, turn: MovementTurn, block: Block, path: Sequence[str], ctx: MoveContext, *,
     regroup: bool, record: bool,
 ) -> tuple[Position, MovementTurn, list[str], list[str]]:
     """Move one unit along a checked route; returns (pos, turn, attacked, overruns)."""
     side = block.side
     dest, frm = path[-1], path[-2]
-    retreat = _is_retreat(pos, block) if ctx.retreat is None else ctx.retreat
-    disengaging = bool(_enemy_in(pos, path[0], side)) and block.hex == path[0]
-    enemy = _enemy_in(pos, dest, side)
-    engaging = bool(enemy) and not _coexists(pos, dest, side, retreat, ctx.withdrawal)
+    retreat = is_retreat(pos, block) if ctx.retreat is None else ctx.retreat
+    disengaging = bool(enemy_in(pos, path[0], side)) and block.hex == path[0]
+    enemy = enemy_in(pos, dest, side)
+    engaging = bool(enemy) and not coexists(pos, dest, side, retreat, ctx.withdrawal)
     attacked: list[str] = []
     overruns: list[str] = []
     battles = {b.hex: b for b in pos.battles}
@@ -665,7 +491,7 @@ def _move_unit(
         turn = msgspec.structs.replace(
             turn, disengaged=turn.disengaged + (Disengagement(block.token, side, path[0]),))
     pos = pos.replace_blocks([moved]).with_battles(battles.values())
-    pos = _prune_battles(pos)
+    pos = prune_battles(pos)
     if record:
         prev = turn.moved_unit(block.token)
         if prev is None:
@@ -702,7 +528,7 @@ def check_move(
     """
     probs: list[Problem] = []
     obligations: list[SpeedObligation] = []
-    lines_of = lines or _default_lines
+    lines_of = lines or default_lines
     passive = move.withdrawal in ("refuse", "rout")
     # RB 4.0, 4.5: how many Moves, and which.
     if not passive:
@@ -784,33 +610,33 @@ def check_move(
         probs.extend(refusal_problems(m, pos, turn, move.origin, lines=lines_of))
     if move.withdrawal:
         for h in {b.hex for b in blocks}:
-            if _enemy_in(pos, h, mover):
+            if enemy_in(pos, h, mover):
                 staying = [x.token for x in pos.blocks_in(h, mover)
                            if not x.disrupted and x.token not in tokens and x.token not in together]
                 if staying and move.withdrawal != "rout":
                     probs.append(Problem("RB 10.4", f"a Partial Retreat cannot be made by Withdrawal Move: "
                                                     f"{', '.join(staying)} would stay in {m.name(h)}"))
     # Routes, one unit after another on the changing position.
-    wlines = {b.token: _withdrawal_lines(m, pos, b, lines_of) for b in blocks} if move.withdrawal else {}
+    wlines = {b.token: withdrawal_lines(m, pos, b, lines_of) for b in blocks} if move.withdrawal else {}
     cur_pos, cur_turn = pos, turn
     for u, b in zip(move.units, blocks):
-        ctx = _Ctx(withdrawal=move.withdrawal, rommel=move.rommel and not passive,
-                   retreat=_is_retreat(pos, b))
+        ctx = MoveContext(withdrawal=move.withdrawal, rommel=move.rommel and not passive,
+                   retreat=is_retreat(pos, b))
         here = cur_pos.block(b.token)
-        p, need = _path_problems(m, cur_pos, cur_turn, here, u.path, speeds.get(b.token), ctx,
+        p, need = path_problems(m, cur_pos, cur_turn, here, u.path, speeds.get(b.token), ctx,
                                  wlines.get(b.token))
         probs.extend(p)
         if speeds.get(b.token) is None and need > MIN_SPEED:
             obligations.append(SpeedObligation(b.token, need))
         if not p:
-            cur_pos, cur_turn, _, _ = _move_unit(cur_pos, cur_turn, here, u.path, ctx,
+            cur_pos, cur_turn, _, _ = move_unit(cur_pos, cur_turn, here, u.path, ctx,
                                                  regroup=move.kind == "regroup", record=not passive)
     # RB 5.3 condition 3: the Supply Network shrinks by at least one hex.
     if move.withdrawal and not probs:
         if network is not None:
             net = network
         elif lines is None:
-            net = _default_network
+            net = default_network
         else:
             def net(mm: HexMap, pp: Position, ss: Side) -> frozenset[str]:
                 return network_from_lines(mm, pp, ss, lines_of)
@@ -838,13 +664,13 @@ def apply_move(m: HexMap, pos: Position, turn: MovementTurn, move: Move, *,
     overruns: list[str] = []
     for u in move.units:
         b = pos.block(u.token)
-        ctx = _Ctx(withdrawal=move.withdrawal, rommel=move.rommel and not passive, retreat=_is_retreat(pos, b))
+        ctx = MoveContext(withdrawal=move.withdrawal, rommel=move.rommel and not passive, retreat=is_retreat(pos, b))
         if defer_retreats and not passive and ctx.retreat:
             # RB 10.3, 10.4 procedures: the Disengaging unit waits upright in
             # the battle hex; its route is taken after Pursuit (T-35).
             turn = _announce_retreat(turn, b, u.path, ctx, regroup=move.kind == "regroup")
             continue
-        pos, turn, a, o = _move_unit(pos, turn, b, u.path, ctx, regroup=move.kind == "regroup",
+        pos, turn, a, o = move_unit(pos, turn, b, u.path, ctx, regroup=move.kind == "regroup",
                                      record=not passive)
         attacked += a
         overruns += o
@@ -860,7 +686,7 @@ def apply_move(m: HexMap, pos: Position, turn: MovementTurn, move: Move, *,
     return MoveOutcome(pos, turn, tuple(attacked), tuple(overruns))
 
 
-def _announce_retreat(turn: MovementTurn, block: Block, path: Sequence[str], ctx: _Ctx, *,
+def _announce_retreat(turn: MovementTurn, block: Block, path: Sequence[str], ctx: MoveContext, *,
                       regroup: bool) -> MovementTurn:
     """Record an announced Disengagement (RB 7.2): the unit has moved this
     Player-Turn and Disengaged, but stays in ``block.hex`` until
@@ -883,7 +709,7 @@ def retreat_blockers(m: HexMap, pos: Position, turn: MovementTurn, token: str) -
     side = pos.block(token).side
     probs = []
     for h in r.path[1:]:
-        if _enemy_in(pos, h, side) and not _coexists(pos, h, side, True, r.withdrawal):
+        if enemy_in(pos, h, side) and not coexists(pos, h, side, True, r.withdrawal):
             probs.append(Problem("RB 10.1", f"{token} cannot Retreat through {m.name(h)}: enemy units are there "
                                             "now"))
             break
@@ -907,177 +733,11 @@ def complete_retreat(m: HexMap, pos: Position, turn: MovementTurn, token: str) -
     if retreat_blockers(m, pos, msgspec.structs.replace(turn, retreating=(r,)), token):
         pos = pos.replace_blocks([msgspec.structs.replace(block, disrupted=True, revealed=False)])
         return pos, msgspec.structs.replace(turn, marches=tuple(p for p in turn.marches if p.token != token))
-    ctx = _Ctx(withdrawal=r.withdrawal, rommel=r.rommel, retreat=True)
+    ctx = MoveContext(withdrawal=r.withdrawal, rommel=r.rommel, retreat=True)
     before = turn.disengaged
-    pos, turn, _, _ = _move_unit(pos, turn, block, r.path, ctx, regroup=r.regroup, record=False)
+    pos, turn, _, _ = move_unit(pos, turn, block, r.path, ctx, regroup=r.regroup, record=False)
     pos = pos.replace_blocks([msgspec.structs.replace(pos.block(token), disrupted=True, revealed=False)])
     return pos, msgspec.structs.replace(turn, disengaged=before)
-
-
-# ------------------------------------------------------------ forced marches
-
-
-def regroups_near(m: HexMap, turn: MovementTurn, hex_: str) -> tuple[RegroupRecord, ...]:
-    """This phase's Regroups whose Command Point is ``hex_`` or next to it: those
-    a unit there that has not moved may Force March to the destination of (RB 6.4, MV-08)."""
-    return tuple(r for r in turn.regroups if hex_ == r.command_point or m.is_adjacent(hex_, r.command_point))
-
-
-def _march_basis(m: HexMap, pos: Position, turn: MovementTurn, fm: ForcedMarch
-                 ) -> tuple[list[Problem], bool, bool, bool, tuple[str, ...]]:
-    """(problems, regroup, rommel, retreat, route still to go) for one attempt."""
-    if not pos.has_block(fm.token):
-        return [Problem("RB 6.4", f"no such block: {fm.token}")], False, False, False, ()
-    b = pos.block(fm.token)
-    rec = turn.moved_unit(fm.token)
-    if len(fm.path) < 2:
-        return [Problem("RB 6.4", f"{fm.token}: a Forced March needs a destination")], False, False, False, ()
-    if rec is not None and rec.phase == turn.phase and not rec.regroup:
-        # A Group Move: one hex on from where it stopped.
-        if tuple(fm.path[:-1]) != rec.path:
-            return [Problem("RB 6.4", f"{fm.token}: a Forced March continues the unit's own move "
-                                      f"({' - '.join(m.name(h) for h in rec.path)}) by one hex")], \
-                False, rec.rommel, rec.retreat, ()
-        if any(p.token == fm.token for p in turn.marches):
-            return [Problem("RB 6.4", f"{fm.token} already has a Forced March announced")], False, False, False, ()
-        return [], False, rec.rommel, rec.retreat, (fm.path[-2], fm.path[-1])
-    if rec is not None:
-        return [Problem("RB 6.0", f"{fm.token} has already moved this Player-Turn")], False, False, False, ()
-    # A Regroup: the unit did not reach the destination and has not moved.
-    regroups = [r for r in regroups_near(m, turn, b.hex) if r.destination == fm.path[-1]]
-    if not regroups:
-        return [Problem("RB 6.4", f"{fm.token} did not move this phase and is not in or adjacent to the "
-                                  f"Command Point of a Regroup Move to {m.name(fm.path[-1])}")], \
-            True, False, False, ()
-    if any(p.token == fm.token for p in turn.marches):
-        return [Problem("RB 6.4", f"{fm.token} already has a Forced March announced")], True, False, False, ()
-    return [], True, regroups[0].rommel, _is_retreat(pos, b), tuple(fm.path)
-
-
-def _march_step_problems(
-    m: HexMap, pos: Position, turn: MovementTurn, block: Block, path: Sequence[str],
-    speed: int | None, ctx: _Ctx,
-) -> tuple[list[Problem], int]:
-    """The extra hex of a Group Move's Forced March: the step itself must be
-    legal from where the unit stopped, and the whole route must fit the
-    unit's speed plus one (RB 6.4, MV-08)."""
-    here, dest = path[-2], path[-1]
-    who = block.token
-    probs: list[Problem] = []
-    if not m.is_adjacent(here, dest):
-        return [Problem("RB 6.4", f"{who}: {m.name(dest)} is not next to {m.name(here)}")], MIN_SPEED
-    if not m.is_passable(here, dest):
-        probs.append(Problem("RB 1.4", f"{who} cannot cross the {m.hexside(here, dest)} hexside "
-                                       f"{m.hexside_name(here, dest)}"))
-    if _enemy_in(pos, here, block.side):
-        probs.append(Problem("RB 6.0", f"{who} Engaged in {m.name(here)} and must stop there"))
-    elif any(e.token == who and e.hex == here for e in turn.engagements):
-        # The enemy it Attacked is gone: Overrun and Routed (MV-08).
-        probs.append(Problem("RB 11.4", f"{who} Overran {m.name(here)} and must stop there, moving no "
-                                        "further this turn"))
-    enemy = _enemy_in(pos, dest, block.side)
-    if enemy:
-        if ctx.retreat or turn.has_disengaged(who):
-            probs.append(Problem("RB 7.2", f"{who} has Disengaged this Player-Turn and may not re-engage "
-                                           f"({m.name(dest)})"))
-        limit, used = m.hexside_limit(here, dest), _hexside_used(turn, here, dest)
-        if limit and used >= limit:
-            probs.append(Problem("RB 7.1", f"hexside limit reached: {used} unit{'s' if used != 1 else ''} "
-                                           f"already engaged {m.name(dest)} across the "
-                                           f"{m.hexside_name(dest, here)} hexside this phase, counting "
-                                           "Forced March attempts (RB 6.4 sidebar)"))
-    needed = len(path) - 1
-    extra = road_bonus(m, path, retreat=bool(ctx.retreat)) + (ROMMEL_BONUS if ctx.rommel else 0) + FORCED_MARCH_HEXES
-    if speed is not None and needed > speed + extra:
-        probs.append(Problem("RB 6.4", f"{who} cannot Force March {needed} hexes to {m.name(dest)}: speed "
-                                       f"{speed}, {_route_text(m, path, bool(ctx.retreat), ctx.rommel, True)} "
-                                       f"allows {speed + extra}"))
-    if speed is None and needed - extra > MAX_SPEED:
-        probs.append(Problem("RB 6.4", f"{who} cannot Force March {needed} hexes: no unit is fast enough"))
-    return probs, max(MIN_SPEED, needed - extra)
-
-
-def check_forced_marches(
-    m: HexMap, pos: Position, turn: MovementTurn, marches: Sequence[ForcedMarch],
-    speeds: Mapping[str, int | None],
-) -> MoveCheck:
-    """Every problem with the Forced March attempts announced after all
-    Moves (RB 6.4): one hex past the normal maximum, only by units of this
-    phase's Moves, never into engagements beyond hexside limits (counting
-    every attempt as if it succeeded)."""
-    probs: list[Problem] = []
-    obligations: list[SpeedObligation] = []
-    if turn.marches_announced:
-        probs.append(Problem("RB 6.4", "Forced Marches have already been announced this phase"))
-    if turn.withdrawal_only and marches:
-        probs.append(Problem("RB 4.5", "no movement but the one Withdrawal Move in a Pass Turn, so no "
-                                       "Forced March (MV-09)"))
-    cur = turn
-    seen: set[str] = set()
-    for fm in marches:
-        if fm.token in seen:
-            probs.append(Problem("RB 6.4", f"{fm.token}: one Forced March per unit"))
-            continue
-        seen.add(fm.token)
-        p, regroup, rommel, retreat, _ = _march_basis(m, pos, cur, fm)
-        if p:
-            probs.extend(p)
-            continue
-        b = pos.block(fm.token)
-        if b.side != turn.side:
-            probs.append(Problem("RB 6.4", f"{fm.token}: only the Active Player may Force March"))
-            continue
-        rec = cur.moved_unit(fm.token)
-        if b.disrupted and not (rec is not None and rec.retreat):
-            probs.append(Problem("RB 11.1", f"{fm.token} is Disrupted and cannot move"))
-            continue
-        ctx = _Ctx(rommel=rommel, forced=True, retreat=retreat)
-        if rec is None:
-            # Regroup: the whole route from the original hex, as for a Move.
-            pr, need = _path_problems(m, pos, cur, b, fm.path, speeds.get(fm.token), ctx, None)
-        else:
-            pr, need = _march_step_problems(m, pos, cur, b, fm.path, speeds.get(fm.token), ctx)
-        probs.extend(pr)
-        if speeds.get(fm.token) is None and need > MIN_SPEED:
-            obligations.append(SpeedObligation(fm.token, need, "RB 6.4"))
-        cur = msgspec.structs.replace(
-            cur, marches=cur.marches + (PendingMarch(fm.token, tuple(fm.path), regroup, retreat),))
-    return MoveCheck(tuple(probs), tuple(obligations))
-
-
-def announce_forced_marches(m: HexMap, pos: Position, turn: MovementTurn,
-                            marches: Sequence[ForcedMarch]) -> MovementTurn:
-    """Record checked Forced March attempts; the engine then rolls one die
-    each and calls ``apply_forced_march`` in the order announced."""
-    pending = []
-    for fm in marches:
-        _, regroup, _, retreat, _ = _march_basis(m, pos, turn, fm)
-        pending.append(PendingMarch(fm.token, tuple(fm.path), regroup, retreat))
-    return msgspec.structs.replace(turn, marches=turn.marches + tuple(pending), marches_announced=True)
-
-
-def apply_forced_march(m: HexMap, pos: Position, turn: MovementTurn, token: str, roll: int) -> MarchOutcome:
-    """Resolve one announced Forced March with its die (RB 6.4): 4-6 the
-    unit moves on; 1-3 it is Disrupted where it stands (its current hex
-    after a Group Move, its original hex for a Regroup), and on a Retreat it
-    also loses a step (``step_loss``)."""
-    pending = next(p for p in turn.marches if p.token == token)
-    rest = tuple(p for p in turn.marches if p.token != token)
-    turn = msgspec.structs.replace(turn, marches=rest)
-    b = pos.block(token)
-    if roll < FORCED_MARCH_SUCCESS:
-        pos = pos.replace_blocks([msgspec.structs.replace(b, disrupted=True)])
-        if pending.regroup:
-            turn = msgspec.structs.replace(
-                turn, moved=turn.moved + (MovedUnit(token, (b.hex,), turn.phase, regroup=True,
-                                                    retreat=pending.retreat),))
-        return MarchOutcome(pos, turn, succeeded=False, step_loss=pending.retreat)
-    route = pending.path if pending.regroup else pending.path[-2:]
-    ctx = _Ctx(forced=True, retreat=pending.retreat)
-    pos, turn, attacked, overruns = _move_unit(pos, turn, b, route, ctx, regroup=pending.regroup, record=True)
-    if pending.retreat:
-        pos = pos.replace_blocks([msgspec.structs.replace(pos.block(token), disrupted=True, revealed=False)])
-    return MarchOutcome(pos, turn, succeeded=True, attacked=tuple(attacked), overruns=tuple(overruns))
 
 
 # ------------------------------------------------------------ refusing battle
@@ -1086,7 +746,7 @@ def apply_forced_march(m: HexMap, pos: Position, turn: MovementTurn, token: str,
 def refusal_problems(m: HexMap, pos: Position, turn: MovementTurn, hex_: str, *,
                      lines: SupplyLines | None = None) -> list[Problem]:
     """Why the Group in ``hex_`` may not Refuse Battle now (RB 8.4, 10.2)."""
-    lines_of = lines or _default_lines
+    lines_of = lines or default_lines
     passive = enemy_of(turn.side)
     name = m.name(hex_) if hex_ in m.hexes else hex_
     probs: list[Problem] = []
@@ -1107,7 +767,7 @@ def refusal_problems(m: HexMap, pos: Position, turn: MovementTurn, hex_: str, *,
         probs.append(Problem("RB 8.2", f"the Group in {name} is all Disrupted: it Routs (RB 11.3) rather "
                                        "than Refusing Battle"))
         return probs
-    without = [b.token for b in group if not _withdrawal_lines(m, pos, b, lines_of)]
+    without = [b.token for b in group if not withdrawal_lines(m, pos, b, lines_of)]
     if without and len(without) < len(group):
         probs.append(Problem("RB 10.2", f"a mixed Group of which only some units have a Supply Line may not "
                                         f"Refuse Battle ({', '.join(without)} ha{'s' if len(without) == 1 else 've'}"
@@ -1186,179 +846,3 @@ def raiders(pos: Position, turn: MovementTurn) -> tuple[str, ...]:
         if b.unsupplied and b.hex == e.hex and battle is not None and battle.hexside_owner(e.from_hex) != b.side:
             out.append(b.token)
     return tuple(dict.fromkeys(out))
-
-
-# ------------------------------------------------------------ reachability
-
-
-def _candidate_paths(m: HexMap, pos: Position, turn: MovementTurn, block: Block, max_steps: int,
-                     withdrawal: WithdrawalKind, strict: bool) -> dict[str, list[tuple[str, ...]]]:
-    """Shortest routes per (hex, road class) from the block's hex, plus one
-    route per entry hexside into hexes holding enemy units. ``strict``:
-    obey stop-on-engaging and the Disengagement rules (RB 6.0, 7.2)."""
-    side = block.side
-    start = block.hex
-    retreat = _is_retreat(pos, block)
-    no_reengage = retreat or turn.has_disengaged(block.token)
-    out: dict[str, list[tuple[str, ...]]] = {}
-    best: dict[tuple[str, str], int] = {(start, "highway"): 0}
-    frontier: list[tuple[str, str, tuple[str, ...]]] = [(start, "highway", (start,))]
-    for step in range(1, max_steps + 1):
-        nxt = []
-        for h, cls, path in frontier:
-            for n in m.passable_neighbours(h):
-                if n in path:
-                    continue
-                road = m.road(h, n)
-                ncls = "off" if road is None else max(cls, road, key=_ROAD_RANK.__getitem__)
-                npath = path + (n,)
-                enemy = _enemy_in(pos, n, side)
-                passes = not enemy or _coexists(pos, n, side, retreat, withdrawal)
-                if strict and h == start and _enemy_in(pos, start, side):
-                    battle = pos.battle(start)
-                    if battle is not None and battle.hexside_owner(n) != side:
-                        continue
-                    if not passes:
-                        continue
-                if strict and not passes:
-                    if not no_reengage:
-                        out.setdefault(n, []).append(npath)  # engaging: a terminal route per hexside
-                    continue
-                key = (n, ncls)
-                if key in best:
-                    continue
-                best[key] = step
-                out.setdefault(n, []).append(npath)
-                nxt.append((n, ncls, npath))
-        frontier = nxt
-    out.pop(start, None)
-    return out
-
-
-def reachable(
-    m: HexMap,
-    pos: Position,
-    turn: MovementTurn,
-    token: str,
-    speed: int | None,
-    *,
-    withdrawal: WithdrawalKind = "",
-    rommel: bool = False,
-    forced: bool = False,
-    lines: SupplyLines | None = None,
-    network: SupplyNetwork | None = None,
-    together: Collection[str] = (),
-) -> Reach:
-    """Every hex the unit can reach in a Move made by itself alone, with a
-    legal route to each (a route ``check_move`` accepts with this turn's
-    bookkeeping). ``speed`` None means the fastest unit type (what the
-    public cannot rule out). ``forced``: the hexes it could try to reach by
-    Forced March (one hex more, RB 6.4), judged on the route alone."""
-    b = pos.block(token)
-    spd = MAX_SPEED if speed is None else speed
-    limit = spd + max(ROAD_BONUS.values()) + ROMMEL_BONUS + FORCED_MARCH_HEXES
-    move_kind: MoveKind = "group"
-    out: dict[str, tuple[str, ...]] = {}
-    if withdrawal:
-        # A unit may have hundreds of Supply Lines (one per chain of friendly
-        # units, RB 12.2) sharing their first hexes: each prefix is tried once,
-        # and the lines are traced once for all the routes checked here.
-        if lines is None and network is None:
-            network = _default_network  # as check_move would use it (memoised in supply)
-        lines = lines_of = _lines_memo(lines or _default_lines)
-        prefixes: dict[str, set[tuple[str, ...]]] = {}
-        for ln in _withdrawal_lines(m, pos, b, lines_of):
-            for k in range(2, min(len(ln.hexes), limit + 1) + 1):
-                prefixes.setdefault(ln.hexes[k - 1], set()).add(tuple(ln.hexes[:k]))
-        cands = {dest: sorted(paths) for dest, paths in prefixes.items()}
-    else:
-        cands = _candidate_paths(m, pos, turn, b, limit, withdrawal, strict=True)
-    for dest, paths in sorted(cands.items()):
-        for path in sorted(paths, key=len):
-            mv = Move(move_kind, b.hex, (UnitMove(token, path),), withdrawal=withdrawal, rommel=rommel)
-            if forced:
-                # Judged as a move with one more hex allowed (RB 6.4).
-                ctx = _Ctx(withdrawal=withdrawal, rommel=rommel, forced=True, retreat=_is_retreat(pos, b))
-                probs, _ = _path_problems(m, pos, turn, b, path, spd, ctx, None)
-                if not probs:
-                    out[dest] = path
-                    break
-                continue
-            if not check_move(m, pos, turn, mv, {token: spd}, lines=lines, network=network,
-                              together=together).problems:
-                out[dest] = path
-                break
-    return Reach(token, out)
-
-
-def explain_move(
-    m: HexMap,
-    pos: Position,
-    turn: MovementTurn,
-    token: str,
-    speed: int | None,
-    *,
-    withdrawal: WithdrawalKind = "",
-    rommel: bool = False,
-    lines: SupplyLines | None = None,
-    network: SupplyNetwork | None = None,
-) -> list[str]:
-    """``pbem explain move <unit>``: the hexes the unit can reach this move,
-    by place name with route, then every neighbouring hex it cannot reach
-    and why (speed, terrain, engagement stop, hexside limit, road bonus)."""
-    b = pos.block(token)
-    spd = MAX_SPEED if speed is None else speed
-    reach = reachable(m, pos, turn, token, speed, withdrawal=withdrawal, rommel=rommel,
-                      lines=lines, network=network)
-    head = f"{token} in {m.name(b.hex)}, speed {spd if speed is not None else f'unknown (at most {MAX_SPEED})'}"
-    out = [head]
-    status = []
-    if b.disrupted and withdrawal != "rout":
-        status.append("it is Disrupted and cannot move except to Rout (RB 11.1)")
-    if turn.has_moved(token) and withdrawal not in ("refuse", "rout"):
-        status.append("it has already moved this Player-Turn (RB 6.0)")
-    if _is_retreat(pos, b):
-        status.append("it is engaged: leaving is Disengaging, only through friendly battle hexsides, "
-                      "ending Disrupted, with no road bonus (RB 7.2, 6.2)")
-    out += [f"  note: {s}" for s in status]
-    if reach.paths:
-        out.append("Can reach:")
-        for dest, path in sorted(reach.paths.items(), key=lambda kv: (len(kv[1]), m.name(kv[0]))):
-            engage = " (Engaging: must stop, RB 7.0)" if _enemy_in(pos, dest, b.side) else ""
-            route = " - ".join(m.name(h) for h in path)
-            retreat = _is_retreat(pos, b)
-            out.append(f"  {m.name(dest)}: {len(path) - 1} hex{'es' if len(path) > 2 else ''}, "
-                       f"{route}; {_route_text(m, path, retreat, rommel, False)}{engage}")
-    else:
-        out.append("Can reach: nothing")
-    # Frontier: hexes next to the start or a reachable hex that are not reachable.
-    near = {b.hex, *reach.paths}
-    frontier = sorted({n for h in near for _, n in m.neighbours(h)
-                       if n not in near and m.is_playable(n)}, key=m.name)
-    loose = _candidate_paths(m, pos, turn, b, spd + max(ROAD_BONUS.values()) + ROMMEL_BONUS + 4,
-                             withdrawal, strict=False)
-    lines_of = lines or _default_lines
-    wl = _withdrawal_lines(m, pos, b, lines_of) if withdrawal else None
-    ctx = _Ctx(withdrawal=withdrawal, rommel=rommel, retreat=_is_retreat(pos, b))
-    if not reach.paths and not status:
-        # Nothing reachable for a reason of the Move, not of any one route.
-        probe = Move("group", b.hex, (), withdrawal=withdrawal, rommel=rommel)
-        general = [p for p in check_move(m, pos, turn, probe, {token: spd}, lines=lines, network=network).problems
-                   if p.rule != "RB 5.0"]
-        out += [f"  note: {p}" for p in general]
-    if frontier:
-        out.append("Cannot reach:")
-    for dest in frontier:
-        paths = loose.get(dest)
-        if not paths:
-            sides = sorted({m.hexside(h, dest) for h in near if m.is_adjacent(h, dest)})
-            out.append(f"  {m.name(dest)}: no passable route ({', '.join(sides)} hexside; RB 1.4)")
-            continue
-        path = min(paths, key=lambda p: (len(p), p))
-        probs, _ = _path_problems(m, pos, turn, b, path, spd, ctx, wl)
-        if not probs:
-            mv = Move("group", b.hex, (UnitMove(token, path),), withdrawal=withdrawal, rommel=rommel)
-            probs = list(check_move(m, pos, turn, mv, {token: spd}, lines=lines, network=network).problems)
-        reasons = list(dict.fromkeys(str(p) for p in probs)) or ["only by a longer route than the unit can take"]
-        out.append(f"  {m.name(dest)}: {'; '.join(reasons)}")
-    return out

@@ -11,7 +11,7 @@ Player-Turn's moves, Minefields and, on request, the Supply Network.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from pbem.board import (
     Arrow,
@@ -30,7 +30,9 @@ from pbem.board import (
 from rules.ritd.hexmap import HexMap, load_map
 
 if TYPE_CHECKING:
-    from rules.ritd.game import BlockView, LastMove, View
+    from rules.ritd.position import Side
+    from rules.ritd.state import LastMove
+    from rules.ritd.view import BlockView, View
 
 STYLES: dict[str, Style] = {
     # Hex fills.
@@ -206,8 +208,6 @@ def map_picture(view: View | None = None, hexmap: HexMap | None = None, overlays
         arrows = move_arrows(view)
         symbols += mine_symbols(view)
         if "supply" in overlays:
-            from rules.ritd.report import supply_network
-
             shades = [Shade(h, f"supply_{view.role}") for h in sorted(supply_network(view))]
         legend = LEGEND + _view_legend(view, bool(arrows), bool(shades))
 
@@ -234,9 +234,9 @@ def _side_name(side: str) -> str:
 
 
 def _view_titles(m: HexMap, v: View) -> tuple[str, str]:
-    from rules.ritd.game import _scenarios
+    from rules.ritd.state import all_scenarios
 
-    sc = _scenarios()
+    sc = all_scenarios()
     s = sc.get(v.scenario)
     when = f"{sc.month_label(s, v.month)} (Month {v.month})"
     if v.turn:
@@ -393,3 +393,16 @@ def _name_shifts(m: HexMap, above: frozenset[str], battles: frozenset[str]) -> d
             if (d in ("SE", "SW") and n in above) or (d in ("NE", "NW") and n not in above):
                 shifts[n] = NAME_SHIFT if d in ("SE", "NE") else -NAME_SHIFT
     return shifts
+
+
+def supply_network(v: View) -> frozenset[str]:
+    """The viewer's Supply Network (RB 12.6: every hex of its current Supply
+    Lines, with the Supplied Highway and Oases giving supply), computed from
+    the view's public board only when a map asks for it: about 10 ms, too
+    much to spend on every view."""
+    from rules.ritd import supply
+    from rules.ritd.state import game_map
+
+    if v.role not in ("axis", "allied"):
+        return frozenset()
+    return supply.network(game_map(), v.board, cast("Side", v.role))

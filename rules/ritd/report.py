@@ -16,7 +16,7 @@ from rules.ritd.picture import OVERLAYS
 
 if TYPE_CHECKING:
     from pbem.board import Picture
-    from rules.ritd.game import BlockView, View
+    from rules.ritd.view import BlockView, View
 
 #: What each step of the Player-Turn is, in the chart's words (RB 3.4x).
 STEP_TEXT = {
@@ -50,9 +50,9 @@ def side_name(side: str) -> str:
 
 def situation(v: View) -> list[str]:
     """Scenario, optional rules in use (RB 17.0), month, Player-Turn and step, in words."""
-    from rules.ritd.game import _scenarios
+    from rules.ritd.state import all_scenarios
 
-    sc = _scenarios()
+    sc = all_scenarios()
     s = sc.get(v.scenario)
     lines = [f"Scenario: {s.name} ({s.rule})", *(f"Optional rule: {o}" for o in v.options),
              f"Month {v.month}: {sc.month_label(s, v.month)}"]
@@ -135,9 +135,9 @@ def victory_standing(v: View) -> list[str]:
     facts: Fortress control (RB 17.3 needs Tobruk held and not besieged) and
     blocks in play (RB 17.2, 17.4 count units at the end, Germans 1.5; the
     enemy's nationalities stay hidden until then)."""
-    from rules.ritd.game import _scenarios
+    from rules.ritd.state import all_scenarios
 
-    s = _scenarios().get(v.scenario)
+    s = all_scenarios().get(v.scenario)
     counts = {side: sum(1 for b in v.blocks if b.side == side) for side in ("axis", "allied")}
     lines = [f"The game ends after Month {s.end_month} ({s.end_text}); this is Month {v.month}",
              (f"Blocks on the map: Axis {counts['axis']}, Allied {counts['allied']} (at the end German units "
@@ -165,7 +165,7 @@ def supply_status(v: View) -> list[str]:
         if b.supplied_by:
             lines.append(f"{b.where}: {b.unit or 'block ' + b.token} supplied by {b.supplied_by} "
                          "(RB 13.3, 15.1)")
-    enemy = {}
+    enemy: dict[str, int] = {}
     for b in v.blocks:
         if b.side != v.role and b.unsupplied:
             enemy[b.where] = enemy.get(b.where, 0) + 1
@@ -249,16 +249,3 @@ def map_picture(v: View | None = None, overlays: Sequence[str] = ()) -> Picture:
     from rules.ritd.picture import map_picture as build
 
     return build(view=v, overlays=overlays)
-
-
-def supply_network(v: View) -> frozenset[str]:
-    """The viewer's Supply Network (RB 12.6: every hex of its current Supply
-    Lines, with the Supplied Highway and Oases giving supply), computed from
-    the view's public board only when a map asks for it: about 10 ms, too
-    much to spend on every view."""
-    from rules.ritd import supply
-    from rules.ritd.game import _map
-
-    if v.role not in ("axis", "allied"):
-        return frozenset()
-    return supply.network(_map(), v.board, v.role)

@@ -197,10 +197,10 @@ def check_pursuit_losses(pos: Position, retreating: Sequence[str], hits: int,
     """The retreating player's placement of Pursuit hits on any Retreating
     units, under RB 9.5 (elite two hits per step, waste only without an
     alternative). Needs the units' identities (the owner's view)."""
-    look = cb._lookup(units)
+    look = cb.lookup_of(units)
     side, groups = _retreat_groups(pos, retreating, hits)
     members = set(retreating)
-    return cb._group_problems(pos, side, groups, allocation.losses, look,
+    return cb.group_problems(pos, side, groups, allocation.losses, look,
                               lambda b: "Retreating units" if b.token in members else "", "RB 10.5")
 
 
@@ -261,7 +261,8 @@ class RoutAttrition(msgspec.Struct, frozen=True):
 def rout_attrition(pos: Position, tokens: Iterable[str], *, units: cb.UnitLookup | None = None) -> RoutAttrition:
     """Each Routed unit loses one step (RB 11.3 Rout Attrition); a unit at its
     lowest CV is eliminated (RB 2.3)."""
-    gone, kept = [], []
+    gone: list[str] = []
+    kept: list[str] = []
     for t in tokens:
         pos, dead = cb.lose_step(pos, t, units=units)
         (gone if dead else kept).append(t)
@@ -312,7 +313,7 @@ def final_supply_routs(pos: Position, newly_disrupted: Iterable[str]) -> FinalRo
 def default_pursuit_allocation(pos: Position, retreating: Sequence[str], hits: int, hex_: str, *,
                                units: cb.UnitLookup | None = None) -> cb.LossAllocation:
     """One legal placement of Pursuit hits (``check_pursuit_losses`` accepts it)."""
-    look = cb._lookup(units)
+    look = cb.lookup_of(units)
     _, groups = _retreat_groups(pos, retreating, hits)
     h, blocks = groups["Retreating units"]
-    return cb.LossAllocation(hex_, tuple(cb._greedy(h, blocks, look)))
+    return cb.LossAllocation(hex_, tuple(cb.greedy_placement(h, blocks, look)))

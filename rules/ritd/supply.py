@@ -1,4 +1,4 @@
-"""Supply (RB 12.0-12.7), Fortress Supply (RB 13.1, 13.3) and Oasis Supply (RB 15.1).
+"""Supply Lines and the Supply Network (RB 12.0-12.6), from the Base or a Fortress (RB 13.1).
 
 Pure functions over a ``Position``: no files, no randomness, integers only.
 Supply is public information (it depends on where blocks are, whether they
@@ -25,20 +25,22 @@ The model (decisions/supply.md, S-01..S-20):
 * The checks run one Dijkstra search per Source over this graph, so the
   check never enumerates paths; ``supply_lines`` enumerates the distinct
   lines of one unit (for RB 5.3 Withdrawals and ``pbem explain supply``).
+
+The Supply Checks themselves (RB 12.7, 13.3, 15.1, 16.2) are rules.ritd.supply_checks.
 """
 
 from __future__ import annotations
 
 import functools
 import heapq
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator
 from typing import Literal, NamedTuple
 
 import msgspec
 
 from pbem.rulesapi import Problem
 from rules.ritd.hexmap import HexMap
-from rules.ritd.position import SIDES, Block, Position, Side
+from rules.ritd.position import Block, Position, Side
 
 #: RB 12.4 Supply Range along roads; no road: adjacent hexes only (range 1).
 SUPPLY_RANGE: dict[str, int] = {"highway": 3, "track": 3, "trail": 2}
@@ -59,7 +61,7 @@ ChangeKind = Literal[
     "raider_cleared",
 ]
 
-_OPEN, _TERMINAL, _BLOCKED = 0, 1, 2
+HEX_OPEN, HEX_TERMINAL, HEX_BLOCKED = 0, 1, 2
 
 
 # ------------------------------------------------------------ public records
@@ -235,12 +237,12 @@ class _View:
                 battle = pos.battle(h)
                 if battle is None:
                     raise ValueError(f"{m.name(h)} holds units of both sides but no Battle record (RB 8.0)")
-                kinds[h] = _OPEN if battle.defender == side else _TERMINAL
+                kinds[h] = HEX_OPEN if battle.defender == side else HEX_TERMINAL
             elif theirs:
                 # RB 11.1: Disrupted units cannot block enemy Supply Lines.
-                kinds[h] = _BLOCKED if any(not b.disrupted for b in theirs) else _OPEN
+                kinds[h] = HEX_BLOCKED if any(not b.disrupted for b in theirs) else HEX_OPEN
             else:
-                kinds[h] = _OPEN
+                kinds[h] = HEX_OPEN
             if mine:
                 receivers.add(h)
                 in_battle = bool(theirs)
@@ -250,20 +252,20 @@ class _View:
                 # RB 12.4: undisrupted units form chains, engaged ones too,
                 # but not through a battle this side attacked (RB 12.5) and
                 # not Raiders, who are cut off (RB 12.5).
-                if kinds[h] == _OPEN and any(not b.disrupted and b.token not in raiders for b in mine):
+                if kinds[h] == HEX_OPEN and any(not b.disrupted and b.token not in raiders for b in mine):
                     members.add(h)
         for f, owner in pos.fortresses.items():
-            if owner == side and kinds.get(f, _OPEN) != _BLOCKED:
+            if owner == side and kinds.get(f, HEX_OPEN) != HEX_BLOCKED:
                 receivers.add(f)
         self.kinds = kinds
         #: Battle hexes whose hexsides a line must check (RB 12.5): not blocked.
-        self.fences = {h: bt for h, k in kinds.items() if k != _BLOCKED and (bt := pos.battle(h)) is not None}
+        self.fences = {h: bt for h, k in kinds.items() if k != HEX_BLOCKED and (bt := pos.battle(h)) is not None}
         self.members = frozenset(members)
         self.receivers = frozenset(receivers)
         self.raiders = frozenset(raiders)
 
     def kind(self, h: str) -> int:
-        return self.kinds.get(h, _OPEN)
+        return self.kinds.get(h, HEX_OPEN)
 
     def crossing_ok(self, a: str, b: str) -> bool:
         """RB 12.5: a line crosses a battle hexside only if it is friendly."""
@@ -274,7 +276,7 @@ class _View:
     def link_ok(self, link: _Link) -> bool:
         path, kinds = link.path, self.kinds
         for h in path[1:-1]:
-            if h in kinds and kinds[h] != _OPEN:
+            if h in kinds and kinds[h] != HEX_OPEN:
                 return False
         if self.fences:
             for a, b in zip(path, path[1:]):
@@ -287,13 +289,13 @@ class _View:
         if self.m.oasis(h) is None:
             return False
         here = self.pos.blocks_in(h)
-        return any(b.side == self.side for b in here) and self.kind(h) == _OPEN
+        return any(b.side == self.side for b in here) and self.kind(h) == HEX_OPEN
 
 
 State = tuple[str, bool]  # (hex, on Supplied Highway / Source)
 
 
-class _Trace(NamedTuple):
+class Trace(NamedTuple):
     source: str
     dist: dict[State, int]
     pred: dict[State, tuple[State, _Link | None]]
@@ -308,12 +310,12 @@ class _Trace(NamedTuple):
         return a if b is None else min(a, b)
 
 
-def _trace(view: _View, source: str) -> _Trace:
+def _trace(view: _View, source: str) -> Trace:
     """Every hex with a Supply Line to ``source`` and its shortest line length."""
     dist: dict[State, int] = {}
     pred: dict[State, tuple[State, _Link | None]] = {}
-    if view.kind(source) != _OPEN:
-        return _Trace(source, dist, pred)
+    if view.kind(source) != HEX_OPEN:
+        return Trace(source, dist, pred)
     t = view.tables
     highway, hw_nbrs, links = t.highway, t.hw_nbrs, t.chain_links
     kinds, members, receivers, fences = view.kinds, view.members, view.receivers, view.fences
@@ -324,7 +326,7 @@ def _trace(view: _View, source: str) -> _Trace:
         d, h, hw = heapq.heappop(heap)
         if dist.get((h, hw)) != d:
             continue
-        if kinds.get(h, _OPEN) != _OPEN:
+        if kinds.get(h, HEX_OPEN) != HEX_OPEN:
             continue  # terminal: its units trace into it, nothing beyond (RB 12.5)
         if not (hw or h in members):
             continue  # chains do not project from Disrupted units or empty hexes (RB 12.4)
@@ -332,7 +334,7 @@ def _trace(view: _View, source: str) -> _Trace:
         if hw and h in highway:
             # RB 12.3: unblocked highway carries supply on.
             for n in hw_nbrs[h]:
-                if kinds.get(n, _OPEN) == _BLOCKED or (fences and not view.crossing_ok(h, n)):
+                if kinds.get(n, HEX_OPEN) == HEX_BLOCKED or (fences and not view.crossing_ok(h, n)):
                     continue
                 key: State = (n, True)
                 if d + 1 < dist.get(key, 1 << 30):
@@ -341,7 +343,7 @@ def _trace(view: _View, source: str) -> _Trace:
                     heapq.heappush(heap, (d + 1, n, True))
         for link in links[h]:  # not the highway links: the highway step above covers them (RB 12.3)
             u = link.end
-            if u not in receivers or kinds.get(u, _OPEN) == _BLOCKED:
+            if u not in receivers or kinds.get(u, HEX_OPEN) == HEX_BLOCKED:
                 continue
             if not view.link_ok(link):
                 continue
@@ -353,13 +355,13 @@ def _trace(view: _View, source: str) -> _Trace:
                 dist[key] = nd
                 pred[key] = (here, link)
                 heapq.heappush(heap, (nd, u, key[1]))
-    return _Trace(source, dist, pred)
+    return Trace(source, dist, pred)
 
 
 # ----------------------------------------------------------- supply state
 
 
-class _SideSupply:
+class SideSupply:
     """One side's supply on one position: its view, the trace from its Base,
     its Isolated Fortresses (RB 13.3), and traces from other Sources made
     when first asked (``trace``, ``fortress_trace``)."""
@@ -374,14 +376,14 @@ class _SideSupply:
         # RB 13.3 (S-09): Isolated = the Fortress hex has no land line to Base.
         self.isolated = tuple(f for f in fortresses if not self.base.reached(f))
 
-    def trace(self, source: str) -> _Trace:
+    def trace(self, source: str) -> Trace:
         """Every hex with a Supply Line to ``source`` (traced once)."""
         found = self._traces.get(source)
         if found is None:
             found = self._traces[source] = _trace(self.view, source)
         return found
 
-    def fortress_trace(self, fortress: str) -> _Trace | None:
+    def fortress_trace(self, fortress: str) -> Trace | None:
         """The trace to a Fortress the side controls, else None."""
         return self.trace(fortress) if fortress in self._fortresses else None
 
@@ -390,7 +392,7 @@ def _fortresses_of(m: HexMap, pos: Position, side: Side) -> list[str]:
     return sorted(f for f, owner in pos.fortresses.items() if owner == side and m.fortress(f) is not None)
 
 
-def _supply_key(pos: Position) -> tuple:
+def supply_key(pos: Position) -> tuple:
     """Everything of ``pos`` that supply depends on: each block's token, side,
     hex, Disrupted and Raider markers and Fortress/Oasis assignment (not its
     unit, CV or other markers), the battles with their hexsides, and Fortress
@@ -402,13 +404,13 @@ def _supply_key(pos: Position) -> tuple:
     )
 
 
-#: A bounded memo of the whole-side computations (``_side_supply``,
+#: A bounded memo of the whole-side computations (``side_supply``,
 #: ``lines_network``, ``network``), keyed by the map, the side and
-#: ``_supply_key`` of the position: each result is a function of its key
+#: ``supply_key`` of the position: each result is a function of its key
 #: alone, so a hit returns what the computation would. The state machine
 #: checks and then applies one action on the same position, and most actions
 #: (dice, cards, reveals, losses) change nothing supply depends on. Callers
-#: never mutate results (a ``_SideSupply`` only fills in its own lazy
+#: never mutate results (a ``SideSupply`` only fills in its own lazy
 #: traces). ``_KEYS`` keeps the keys of the last few Position objects (held,
 #: so identities stay unique) to save recomputing them. Not working state:
 #: clearing both changes no result (tests/ritd/test_supply_memo.py).
@@ -425,7 +427,7 @@ def _memo(m: HexMap, pos: Position, side: str, what: str, make):
             key = k
             break
     if key is None:
-        key = _supply_key(pos)
+        key = supply_key(pos)
         _KEYS.append((pos, key))
         del _KEYS[:-_KEYS_SIZE]
     full = (m, side, what, key)
@@ -442,15 +444,15 @@ def _memo(m: HexMap, pos: Position, side: str, what: str, make):
 _MISSING = object()
 
 
-def _side_supply(m: HexMap, pos: Position, side: Side) -> _SideSupply:
+def side_supply(m: HexMap, pos: Position, side: Side) -> SideSupply:
     return _memo(m, pos, side, "side-supply", lambda: _side_supply_now(m, pos, side))
 
 
-def _side_supply_now(m: HexMap, pos: Position, side: Side) -> _SideSupply:
-    return _SideSupply(_View(m, pos, side), m.base(side), _fortresses_of(m, pos, side))
+def _side_supply_now(m: HexMap, pos: Position, side: Side) -> SideSupply:
+    return SideSupply(_View(m, pos, side), m.base(side), _fortresses_of(m, pos, side))
 
 
-def _capacity(m: HexMap, fortress: str, side: Side) -> int:
+def fortress_capacity(m: HexMap, fortress: str, side: Side) -> int:
     place = m.fortress(fortress)
     if place is None:
         return 0
@@ -458,20 +460,20 @@ def _capacity(m: HexMap, fortress: str, side: Side) -> int:
     return cap or 0
 
 
-def _has_base_line(s: _SideSupply, b: Block) -> bool:
+def has_base_line(s: SideSupply, b: Block) -> bool:
     return b.token not in s.view.raiders and s.base.reached(b.hex)
 
 
-def _has_fortress_line(s: _SideSupply, b: Block, fortress: str) -> bool:
+def has_fortress_line(s: SideSupply, b: Block, fortress: str) -> bool:
     trace = s.fortress_trace(fortress)
     return trace is not None and b.token not in s.view.raiders and trace.reached(b.hex)
 
 
-def _status(s: _SideSupply, b: Block) -> SourceKind | None:
+def block_status(s: SideSupply, b: Block) -> SourceKind | None:
     """How a block is supplied under its recorded Fortress/Oasis assignment."""
-    if _has_base_line(s, b):
+    if has_base_line(s, b):
         return "base"
-    if b.fortress_supply and _has_fortress_line(s, b, b.fortress_supply):
+    if b.fortress_supply and has_fortress_line(s, b, b.fortress_supply):
         return "fortress"
     if b.oasis_supply == b.hex and b.token not in s.view.raiders and s.view.is_friendly_oasis(b.hex):
         return "oasis"
@@ -483,25 +485,25 @@ def supplied_tokens(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
     to the Fortress recorded in ``Block.fortress_supply`` (RB 13.3), or by the
     Oasis Supply recorded in ``Block.oasis_supply`` (RB 15.1). Makes no new
     assignment. Raises ValueError for a battle hex without a Battle record."""
-    s = _side_supply(m, pos, side)
-    return frozenset(b.token for b in pos.blocks_of(side) if _status(s, b) is not None)
+    s = side_supply(m, pos, side)
+    return frozenset(b.token for b in pos.blocks_of(side) if block_status(s, b) is not None)
 
 
 def is_supplied(m: HexMap, pos: Position, token: str) -> bool:
     """Whether the block ``token`` has a Supply Line now (see ``supplied_tokens``)."""
     b = pos.block(token)
-    return _status(_side_supply(m, pos, b.side), b) is not None
+    return block_status(side_supply(m, pos, b.side), b) is not None
 
 
 def isolated_fortresses(m: HexMap, pos: Position, side: Side) -> tuple[str, ...]:
     """Fortresses ``side`` controls that have no land Supply Line to its Base (RB 13.3)."""
-    return _side_supply(m, pos, side).isolated
+    return side_supply(m, pos, side).isolated
 
 
 # ------------------------------------------------------------ Supply Lines
 
 
-def _canonical(trace: _Trace, state: State) -> list[Leg]:
+def _canonical(trace: Trace, state: State) -> list[Leg]:
     """The shortest line from a reached state back to the trace's Source."""
     legs: list[Leg] = []
     cur = state
@@ -519,7 +521,7 @@ def _canonical(trace: _Trace, state: State) -> list[Leg]:
     return legs
 
 
-def _lines_to(view: _View, trace: _Trace, start: str, source: SourceKind) -> list[SupplyLine]:
+def lines_to(view: _View, trace: Trace, start: str, source: SourceKind) -> list[SupplyLine]:
     if not trace.reached(start):
         return []
     src = trace.source
@@ -543,7 +545,7 @@ def _lines_to(view: _View, trace: _Trace, start: str, source: SourceKind) -> lis
                 h in visited or h in view.members or (h, True) in trace.dist or h == src for h in inner
             ):
                 continue
-            if not view.link_ok(link) or view.kind(x) != _OPEN:
+            if not view.link_ok(link) or view.kind(x) != HEX_OPEN:
                 continue
             leg = Leg(link.kind, link.path)
             if x == src or (x, True) in trace.dist:
@@ -561,7 +563,7 @@ def _lines_to(view: _View, trace: _Trace, start: str, source: SourceKind) -> lis
     return out
 
 
-def _base_network_part(view: _View, trace: _Trace, start: str) -> set[str]:
+def base_network_part(view: _View, trace: Trace, start: str) -> set[str]:
     """The hexes that the Base lines of a unit in ``start`` add to the union
     of every unit's Base lines, without listing the lines (there can be
     hundreds: one per chain of friendly units, RB 12.2).
@@ -572,7 +574,7 @@ def _base_network_part(view: _View, trace: _Trace, start: str) -> set[str]:
     lines are in the union too. So ``start`` adds only its lines' first legs:
     to the Source or the Supplied Highway (with the route on from there), or
     to a chain member from where at least one line goes on. Equal to the
-    union of ``_lines_to(view, trace, start, ...)`` (tested against it)."""
+    union of ``lines_to(view, trace, start, ...)`` (tested against it)."""
     if not trace.reached(start):
         return set()
     src = trace.source
@@ -592,7 +594,7 @@ def _base_network_part(view: _View, trace: _Trace, start: str) -> set[str]:
             inner = link.path[1:-1]
             if any(h in visited or h in view.members or (h, True) in trace.dist or h == src for h in inner):
                 continue
-            if not view.link_ok(link) or view.kind(x) != _OPEN:
+            if not view.link_ok(link) or view.kind(x) != HEX_OPEN:
                 continue
             if x == src or (x, True) in trace.dist:
                 rest = _canonical(trace, (x, True))
@@ -609,7 +611,7 @@ def _base_network_part(view: _View, trace: _Trace, start: str) -> set[str]:
                 return True
         return False
 
-    out: set[str] = set()  # every first leg starts in ``start``; no line, no hex (as _lines_to)
+    out: set[str] = set()  # every first leg starts in ``start``; no line, no hex (as lines_to)
     begun = frozenset({start})
     for link, rest in steps(start, begun):
         if rest is not None:
@@ -636,26 +638,26 @@ def supply_lines(
     13.3 forbid using them for unassigned units, the caller decides).
     Sorted shortest first. Raises ValueError for an unknown source.
     """
-    s = _side_supply(m, pos, side)
+    s = side_supply(m, pos, side)
     view = s.view
     here = pos.blocks_in(hex_, side)
     if here and all(b.token in view.raiders for b in here):
         return ()  # RB 12.5: Raiders are isolated from friendly Supply
     lines: list[SupplyLine] = []
     if source in (None, "base"):
-        lines += _lines_to(view, s.base, hex_, "base")
+        lines += lines_to(view, s.base, hex_, "base")
     if source is None:
         forts = sorted({b.fortress_supply for b in here if b.fortress_supply})
         for f in forts:
             if pos.fortresses.get(f) == side:
-                lines += _lines_to(view, s.trace(f), hex_, "fortress")
+                lines += lines_to(view, s.trace(f), hex_, "fortress")
         if any(b.oasis_supply == hex_ for b in here) and view.is_friendly_oasis(hex_):
             lines.append(SupplyLine("oasis", hex_, (hex_,), ()))
     elif source != "base":
         if m.fortress(source) is None:
             raise ValueError(f"{source!r} is neither 'base' nor a Fortress hex")
         if pos.fortresses.get(source) == side:
-            lines += _lines_to(view, s.trace(source), hex_, "fortress")
+            lines += lines_to(view, s.trace(source), hex_, "fortress")
     return tuple(lines)
 
 
@@ -667,18 +669,18 @@ def lines_network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
 
 
 def _lines_network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
-    s = _side_supply(m, pos, side)
+    s = side_supply(m, pos, side)
     view, trace = s.view, s.trace
     out: set[str] = set()
     for h in sorted({b.hex for b in pos.blocks_of(side)}):
         here = pos.blocks_in(h, side)
         if here and all(b.token in view.raiders for b in here):
             continue  # RB 12.5: Raiders are isolated from friendly Supply
-        out.update(_base_network_part(view, trace(m.base(side)), h))
+        out.update(base_network_part(view, trace(m.base(side)), h))
         lines = []
         for f in sorted({b.fortress_supply for b in here if b.fortress_supply}):
             if pos.fortresses.get(f) == side:
-                lines += _lines_to(view, trace(f), h, "fortress")
+                lines += lines_to(view, trace(f), h, "fortress")
         for line in lines:
             out.update(line.hexes)
         if any(b.oasis_supply == h for b in here) and view.is_friendly_oasis(h):
@@ -696,7 +698,7 @@ def network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
 
 
 def _network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
-    s = _side_supply(m, pos, side)
+    s = side_supply(m, pos, side)
     view = s.view
     traces = [s.base]
     assigned = {b.fortress_supply for b in pos.blocks_of(side) if b.fortress_supply}
@@ -712,7 +714,7 @@ def _network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
             continue
         out.add(trace.source)
         out.update(h for (h, hw) in trace.dist if hw)
-        avoiding: dict[str, _Trace] = {}
+        avoiding: dict[str, Trace] = {}
         for state, (prev, link) in _all_links(view, trace):
             u = state[0]
             if u not in avoiding:
@@ -723,14 +725,14 @@ def _network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
     return frozenset(out)
 
 
-def _all_links(view: _View, trace: _Trace) -> Iterator[tuple[State, tuple[State, _Link]]]:
+def _all_links(view: _View, trace: Trace) -> Iterator[tuple[State, tuple[State, _Link]]]:
     """Every chain link from a reached target to a reached unit hex."""
     for (h, hw), _d in sorted(trace.dist.items()):
-        if view.kind(h) != _OPEN or not (hw or h in view.members):
+        if view.kind(h) != HEX_OPEN or not (hw or h in view.members):
             continue
         for link in view.tables.links[h]:
             u = link.end
-            if u in view.receivers and trace.reached(u) and view.kind(u) != _BLOCKED and view.link_ok(link):
+            if u in view.receivers and trace.reached(u) and view.kind(u) != HEX_BLOCKED and view.link_ok(link):
                 yield (u, False), ((h, hw), link)
 
 
@@ -738,479 +740,7 @@ def _without(view: _View, hex_: str) -> _View:
     """The view with ``hex_`` unusable for lines (to test for loops)."""
     clone = object.__new__(_View)
     clone.__dict__.update(view.__dict__)
-    clone.kinds = {**view.kinds, hex_: _BLOCKED}
+    clone.kinds = {**view.kinds, hex_: HEX_BLOCKED}
     clone.members = view.members - {hex_}
     clone.receivers = view.receivers - {hex_}
     return clone
-
-
-# ----------------------------------------------------- Fortress, Oasis Supply
-
-
-class _Assignment(NamedTuple):
-    fortress: dict[str, str]  # token -> Fortress hex
-    oasis: dict[str, str]  # token -> Oasis hex
-    changes: list[SupplyChange]
-    needed: list[ChoiceNeeded]
-    problems: list[Problem]
-
-
-def _assign_oases(
-    m: HexMap, s: _SideSupply, blocks: list[Block], choices: SupplyChoices, check: CheckKind, out: _Assignment
-) -> None:
-    """RB 15.1: one unit in each friendly Oasis is Supplied by it; units in
-    the Oasis at the Initial check come first; the assignment persists."""
-    view = s.view
-    for o in sorted(p.hex for p in m.places if p.is_oasis):
-        if not view.is_friendly_oasis(o):
-            continue
-        here = [b for b in blocks if b.hex == o and b.token not in view.raiders]
-        if check == "final" and any(b.oasis_supply == o for b in blocks):
-            continue  # kept from the Initial check, even if the unit has left (RB 15.1, S-17)
-        # S-12: only units with no line to Base need it.
-        needy = sorted((b for b in here if not _has_base_line(s, b)), key=lambda b: b.token)
-        if not needy:
-            continue
-        chosen = choices.oasis.get(o)
-        if len(needy) == 1:
-            pick = needy[0].token
-            if chosen is not None and chosen != pick:
-                out.problems.append(
-                    Problem("RB 15.1", f"{chosen} cannot take Oasis Supply at {m.name(o)}: {pick} is the unit there that needs it")
-                )
-        elif chosen in {b.token for b in needy}:
-            pick = chosen
-        else:
-            if chosen is not None:
-                out.problems.append(Problem("RB 15.1", f"{chosen} is not a unit in {m.name(o)} needing Oasis Supply"))
-            out.needed.append(
-                ChoiceNeeded(
-                    "RB 15.1",
-                    "oasis",
-                    o,
-                    tuple(b.token for b in needy),
-                    1,
-                    f"choose which unit in {m.name(o)} receives Oasis Supply (RB 15.1)",
-                )
-            )
-            continue
-        out.oasis[pick] = o
-        out.changes.append(SupplyChange(pick, o, "oasis_supply", "RB 15.1", f"Oasis Supply from {m.name(o)}"))
-
-
-def _assign_fortresses(
-    m: HexMap, s: _SideSupply, blocks: list[Block], choices: SupplyChoices, check: CheckKind, out: _Assignment
-) -> None:
-    """RB 13.3: an Isolated Fortress supplies up to its Port Capacity; units
-    inside first, then the others that can trace to it, nearest first."""
-    side = s.view.side
-    for f in s.isolated:
-        trace = s.fortress_trace(f)
-        assert trace is not None  # Isolated Fortresses are controlled ones
-        if not trace.dist:
-            continue
-        kept = [b for b in blocks if b.fortress_supply == f] if check == "final" else []
-        remaining = _capacity(m, f, side) - len(kept)
-        candidates = [
-            b
-            for b in blocks
-            if not b.fortress_supply
-            and b.token not in out.fortress
-            and b.token not in out.oasis
-            and not _has_base_line(s, b)
-            and _has_fortress_line(s, b, f)
-        ]
-
-        def priority(b: Block, trace: _Trace = trace, f: str = f) -> tuple[int, int]:
-            d = trace.distance(b.hex)
-            return (0 if b.hex == f else 1, d if d is not None else 1 << 30)
-
-        groups: dict[tuple[int, int], list[Block]] = {}
-        for b in sorted(candidates, key=lambda b: (priority(b), b.token)):
-            groups.setdefault(priority(b), []).append(b)
-        listed = choices.fortress.get(f, ())
-        tie: list[str] = []
-        for key in sorted(groups):
-            if remaining <= 0:
-                break
-            group = groups[key]
-            if len(group) <= remaining:
-                picks = [b.token for b in group]
-            else:
-                tokens = [b.token for b in group]
-                tie = tokens
-                picks = [t for t in listed if t in tokens][:remaining]
-                if len(picks) < remaining:
-                    where = "inside" if key[0] == 0 else f"{key[1]} hexes from"
-                    out.needed.append(
-                        ChoiceNeeded(
-                            "RB 13.3",
-                            "fortress",
-                            f,
-                            tuple(tokens),
-                            remaining,
-                            f"choose {remaining} of {len(tokens)} units {where} {m.name(f)} "
-                            f"to receive its last Fortress Supply (RB 13.3)",
-                        )
-                    )
-                    remaining = 0
-                    break
-            for t in picks:
-                b = next(x for x in group if x.token == t)
-                out.fortress[t] = f
-                d = trace.distance(b.hex)
-                out.changes.append(
-                    SupplyChange(
-                        t,
-                        b.hex,
-                        "fortress_supply",
-                        "RB 13.3",
-                        f"Fortress Supply from Isolated {m.name(f)}"
-                        + (" (inside the Fortress)" if b.hex == f else f" ({d} hexes away)"),
-                    )
-                )
-            remaining -= len(picks)
-        for t in listed:
-            if out.fortress.get(t) != f and t not in tie:
-                out.problems.append(
-                    Problem(
-                        "RB 13.3",
-                        f"{t} cannot be chosen for Fortress Supply from {m.name(f)}: "
-                        "units inside the Fortress, then the nearest units, have priority",
-                    )
-                )
-
-
-# ------------------------------------------------------------ the checks
-
-
-def _in_order(changes: list[SupplyChange]) -> tuple[SupplyChange, ...]:
-    """Changes by token (stable), so reports never depend on block order."""
-    return tuple(sorted(changes, key=lambda c: c.token))
-
-
-def _replace(b: Block, **changes: object) -> Block:
-    return msgspec.structs.replace(b, **changes)
-
-
-def _engaged(pos: Position, b: Block) -> bool:
-    return any(x.side != b.side for x in pos.blocks_in(b.hex))
-
-
-def _assign(
-    m: HexMap, pos: Position, side: Side, s: _SideSupply, choices: SupplyChoices | None, check: CheckKind
-) -> tuple[list[Block], _Assignment]:
-    choices = choices or SupplyChoices()
-    blocks = list(pos.blocks_of(side))
-    if check != "final":
-        # A new assignment at each Initial check (RB 13.3, 15.1).
-        blocks = [_replace(b, fortress_supply="", oasis_supply="") for b in blocks]
-    out = _Assignment({}, {}, [], [], [])
-    for f, _ in choices.fortress.items():
-        if f not in s.isolated:
-            out.problems.append(Problem("RB 13.3", f"{m.name(f) if f in m.hexes else f} is not an Isolated {side} Fortress"))
-    _assign_oases(m, s, blocks, choices, check, out)
-    _assign_fortresses(m, s, blocks, choices, check, out)
-    blocks = [
-        _replace(
-            b,
-            fortress_supply=out.fortress.get(b.token, b.fortress_supply),
-            oasis_supply=out.oasis.get(b.token, b.oasis_supply),
-        )
-        for b in blocks
-    ]
-    return blocks, out
-
-
-def initial_supply_check(
-    m: HexMap,
-    pos: Position,
-    side: Side,
-    choices: SupplyChoices | None = None,
-    recoverable: Iterable[str] = (),
-) -> tuple[Position, SupplyReport]:
-    """RB 12.7 Initial Supply Check of ``side``.
-
-    Assigns Fortress (RB 13.3) and Oasis (RB 15.1) Supply afresh, marks
-    Unsupplied units and unmarks Supplied ones, and recovers the Disrupted
-    units in ``recoverable`` (the caller's list of units that have spent a
-    complete enemy Player-Turn Disrupted) that are Supplied and not in a
-    battle hex (RB 11.2). Supply is judged on the position as the check
-    begins; recovery does not change it (S-15). If a choice is needed or
-    ``choices`` is wrong, returns ``pos`` unchanged with ``needed`` or
-    ``problems`` set.
-    """
-    s = _side_supply(m, pos, side)
-    blocks, asg = _assign(m, pos, side, s, choices, "initial")
-    report_base = {"check": "initial", "side": side, "isolated": s.isolated}
-    if asg.needed or asg.problems:
-        return pos, SupplyReport(**report_base, needed=tuple(asg.needed), problems=tuple(asg.problems))  # type: ignore[arg-type]
-    can_recover = set(recoverable)
-    changes = list(asg.changes)
-    new: list[Block] = []
-    supplied, unsupplied = [], []
-    for b in blocks:
-        how = _status(s, b)
-        if how is None:
-            unsupplied.append(b.token)
-            if not b.unsupplied:
-                changes.append(SupplyChange(b.token, b.hex, "unsupplied", "RB 12.7", _why_short(m, s, b)))
-            b = _replace(b, unsupplied=True)
-        else:
-            supplied.append(b.token)
-            if b.unsupplied:
-                changes.append(SupplyChange(b.token, b.hex, "resupplied", "RB 12.7", f"Supplied from its {how}"))
-            b = _replace(b, unsupplied=False)
-            if b.disrupted and b.token in can_recover and not _engaged(pos, b):
-                changes.append(
-                    SupplyChange(b.token, b.hex, "recovered", "RB 11.2", "Supplied, unengaged, a full enemy Player-Turn Disrupted")
-                )
-                b = _replace(b, disrupted=False)
-        new.append(b)
-    return pos.replace_blocks(new), SupplyReport(
-        **report_base,  # type: ignore[arg-type]
-        supplied=tuple(sorted(supplied)),
-        unsupplied=tuple(sorted(unsupplied)),
-        changes=_in_order(changes),
-    )
-
-
-def final_supply_check(
-    m: HexMap, pos: Position, side: Side, choices: SupplyChoices | None = None
-) -> tuple[Position, SupplyReport]:
-    """RB 12.7 Final Supply Check of ``side``.
-
-    Fortress and Oasis assignments of the Initial check stand; capacity left
-    over is assigned now (RB 13.3, 15.1). Units now Supplied lose their
-    Unsupplied marker; units marked Unsupplied that still have no Supply Line
-    are Disrupted (RB 12.1, 11.0). Raider markers are removed: a Raider still
-    cut off is Disrupted with the others (RB 12.5). Newly Disrupted units in
-    battle hexes with no undisrupted friendly unit left are listed in
-    ``rout`` for the caller (RB 12.7, 11.3). Needed choices and problems as
-    for ``initial_supply_check``.
-    """
-    s = _side_supply(m, pos, side)
-    blocks, asg = _assign(m, pos, side, s, choices, "final")
-    report_base = {"check": "final", "side": side, "isolated": s.isolated}
-    if asg.needed or asg.problems:
-        return pos, SupplyReport(**report_base, needed=tuple(asg.needed), problems=tuple(asg.problems))  # type: ignore[arg-type]
-    changes = list(asg.changes)
-    new: list[Block] = []
-    supplied, unsupplied, newly = [], [], []
-    for b in blocks:
-        how = _status(s, b)
-        if how is None:
-            unsupplied.append(b.token)
-            if b.unsupplied and not b.disrupted:
-                newly.append(b.token)
-                changes.append(
-                    SupplyChange(b.token, b.hex, "disrupted", "RB 12.1", "Unsupplied at the Initial and the Final Supply Check")
-                )
-                b = _replace(b, disrupted=True)
-        else:
-            supplied.append(b.token)
-            if b.unsupplied:
-                changes.append(SupplyChange(b.token, b.hex, "resupplied", "RB 12.7", f"Supplied from its {how}"))
-                b = _replace(b, unsupplied=False)
-        if b.raider:
-            changes.append(SupplyChange(b.token, b.hex, "raider_cleared", "RB 12.5", "Raider marker removed at the Final Supply Check"))
-            b = _replace(b, raider=False)
-        new.append(b)
-    out = pos.replace_blocks(new)
-    rout = tuple(
-        sorted(
-            t
-            for t in newly
-            if _engaged(out, out.block(t))
-            and not any(x.side == side and not x.disrupted for x in out.blocks_in(out.block(t).hex))
-        )
-    )
-    return out, SupplyReport(
-        **report_base,  # type: ignore[arg-type]
-        supplied=tuple(sorted(supplied)),
-        unsupplied=tuple(sorted(unsupplied)),
-        changes=_in_order(changes),
-        rout=rout,
-    )
-
-
-def buildup_supply_check(
-    m: HexMap, pos: Position, choices: Mapping[Side, SupplyChoices] | None = None
-) -> tuple[Position, SupplyReport]:
-    """RB 12.7 / 16.2 Buildup Supply Check of both sides.
-
-    Supply of every unit is judged on the position as the check begins, with
-    Fortress and Oasis Supply assigned as at an Initial check (S-14). Then
-    Unsupplied units are eliminated (listed in ``eliminated``), markers are
-    removed from Supplied units, battles left with one side are dropped, and
-    Supplied Disrupted units that are not in a battle hex recover. The Supply
-    Networks to keep for the Buildup come from ``network``.
-    """
-    choices = choices or {}
-    supplies = {side: _side_supply(m, pos, side) for side in SIDES}
-    assigned: dict[str, Block] = {}
-    changes: list[SupplyChange] = []
-    needed: list[ChoiceNeeded] = []
-    problems: list[Problem] = []
-    for side in SIDES:
-        blocks, asg = _assign(m, pos, side, supplies[side], choices.get(side), "buildup")
-        needed += asg.needed
-        problems += asg.problems
-        changes += asg.changes
-        assigned.update((b.token, b) for b in blocks)
-    isolated = tuple(f for side in SIDES for f in supplies[side].isolated)
-    if needed or problems:
-        return pos, SupplyReport("buildup", None, isolated=isolated, needed=tuple(needed), problems=tuple(problems))
-    kept: list[Block] = []
-    supplied, eliminated = [], []
-    for b0 in pos.blocks:
-        b = assigned[b0.token]
-        how = _status(supplies[b.side], b)
-        if how is None:
-            eliminated.append(b.token)
-            changes.append(SupplyChange(b.token, b.hex, "eliminated", "RB 16.2", "Unsupplied at the Buildup Supply Check"))
-            continue
-        supplied.append(b.token)
-        if b.unsupplied:
-            changes.append(SupplyChange(b.token, b.hex, "resupplied", "RB 16.2", f"Supplied from its {how}"))
-        kept.append(_replace(b, unsupplied=False, raider=False))
-    out = msgspec.structs.replace(pos, blocks=tuple(kept))
-    out = out.with_battles(bt for bt in pos.battles if {x.side for x in out.blocks_in(bt.hex)} == set(SIDES))
-    final: list[Block] = []
-    for b in out.blocks:
-        if b.disrupted and not _engaged(out, b):
-            changes.append(SupplyChange(b.token, b.hex, "recovered", "RB 16.2", "Supplied and unengaged at the Buildup Supply Check"))
-            b = _replace(b, disrupted=False)
-        final.append(b)
-    out = msgspec.structs.replace(out, blocks=tuple(final))
-    return out, SupplyReport(
-        "buildup",
-        None,
-        supplied=tuple(sorted(supplied)),
-        unsupplied=tuple(sorted(eliminated)),
-        changes=_in_order(changes),
-        eliminated=tuple(sorted(eliminated)),
-        isolated=isolated,
-    )
-
-
-# ------------------------------------------------------------- explanation
-
-
-def _why_short(m: HexMap, s: _SideSupply, b: Block) -> str:
-    reasons = _why_not(m, s, b)
-    return reasons[0] if reasons else "no Supply Line (RB 12.2)"
-
-
-def _why_not(m: HexMap, s: _SideSupply, b: Block) -> list[str]:
-    """Why a block has no Supply Line: the raider rule, or each way out of its
-    hex that fails and the hex or hexside that blocks it."""
-    view, base = s.view, s.base
-    if b.token in view.raiders:
-        return ["a Raider: cut off from friendly Supply until the battle is won (RB 12.5)"]
-    out: list[str] = []
-    h = b.hex
-    if view.kind(h) == _BLOCKED:
-        return [f"{m.name(h)} is held by the enemy (RB 12.2)"]
-    for _, n in m.neighbours(h):
-        if not m.is_playable(n):
-            continue
-        if not m.is_passable(h, n):
-            if (n, True) in base.dist or n in view.members:
-                out.append(f"the {m.hexside(h, n)} hexside {m.hexside_name(h, n)} is impassable (RB 1.4, 12.2)")
-            continue
-        if view.kind(n) == _BLOCKED:
-            out.append(f"{m.name(n)} is an enemy hex or enemy battle (RB 12.2)")
-        elif view.kind(n) == _TERMINAL:
-            out.append(f"{m.name(n)} is a battle we attacked: lines go only into it (RB 12.5)")
-        elif not view.crossing_ok(h, n):
-            out.append(f"the battle hexside {m.hexside_name(h, n)} is enemy (RB 12.5)")
-    for link in view.tables.links[h]:
-        u = link.end
-        if u in view.members and not base.reached(u):
-            out.append(f"the chain member at {m.name(u)} is itself unsupplied (RB 12.4)")
-        elif not view.link_ok(link) and ((u, True) in base.dist or u in view.members):
-            blocked = [x for x in link.path[1:-1] if view.kind(x) != _OPEN]
-            if blocked:
-                out.append(f"the {link.kind} to {m.name(u)} passes {m.name(blocked[0])}, which blocks it (RB 12.2)")
-    near = [x for (x, hw) in base.dist if hw]
-    if near:
-        d, x = min((m.distance(h, x), x) for x in near)
-        out.append(
-            f"nearest Supplied Highway: {m.name(x)}, {d} hex{'es' if d != 1 else ''} away; no friendly unit or road "
-            f"brings it within Supply Range (track 3, trail 2, else adjacent; RB 12.4)"
-        )
-    else:
-        out.append("no Supplied Highway at all: the Base is cut off (RB 12.3)")
-    return list(dict.fromkeys(out))
-
-
-def _format_line(m: HexMap, line: SupplyLine) -> str:
-    parts = [m.name(line.chain[0])]
-    for leg in line.legs:
-        parts.append(f"-[{leg.kind}]-> " + " > ".join(m.name(x) for x in leg.hexes[1:]))
-    what = {"base": "Base", "fortress": "Fortress", "oasis": "Oasis"}[line.source]
-    via = " - ".join(m.name(x) for x in line.chain)
-    return f"{via} ({line.length} hexes to the {what} {m.name(line.source_hex)}): " + " ".join(parts)
-
-
-def explain_supply(m: HexMap, pos: Position, token_or_hex: str) -> list[str]:
-    """Lines of text for ``pbem explain supply <hex or unit>``: each unit's
-    Supply status and every Supply Line hex by hex, or why it has none.
-
-    Raises UnknownLocation (from ``HexMap.resolve``) for text that is neither
-    a token in ``pos`` nor a location.
-    """
-    if pos.has_block(token_or_hex):
-        blocks = [pos.block(token_or_hex)]
-        where = blocks[0].hex
-    else:
-        where = m.resolve(token_or_hex)
-        blocks = sorted(pos.blocks_in(where), key=lambda b: (b.side, b.token))
-    out: list[str] = []
-    if not blocks:
-        return [f"{m.name(where)}: no units"]
-    cache: dict[Side, _SideSupply] = {}
-    for b in blocks:
-        s = cache.get(b.side) or cache.setdefault(b.side, _side_supply(m, pos, b.side))
-        how = _status(s, b)
-        marks = [x for x, on in (("Disrupted", b.disrupted), ("Unsupplied marker", b.unsupplied), ("Raider", b.raider)) if on]
-        tag = f" [{', '.join(marks)}]" if marks else ""
-        if how is None:
-            out.append(f"{b.token} ({b.side}) at {m.name(b.hex)}{tag}: no Supply Line (RB 12.2)")
-            out.extend(f"  - {r}" for r in _why_not(m, s, b))
-            if s.isolated:
-                for f in s.isolated:
-                    if _has_fortress_line(s, b, f) and b.fortress_supply != f:
-                        out.append(f"  - could trace to Isolated {m.name(f)}, but is not assigned its Fortress Supply (RB 13.3)")
-            continue
-        if how == "base":
-            label = "Supplied from the Base"
-        elif how == "fortress":
-            label = f"Fortress Supplied by {m.name(b.fortress_supply)}"
-        else:
-            label = "Oasis Supplied"
-        lines = supply_lines(m, pos, b.side, b.hex)
-        out.append(f"{b.token} ({b.side}) at {m.name(b.hex)}{tag}: {label} (RB 12.2); {len(lines)} Supply Line(s):")
-        out.extend(f"  {i}) {_format_line(m, line)}" for i, line in enumerate(lines, 1))
-    return out
-
-
-__all__ = [
-    "SUPPLY_RANGE",
-    "ChoiceNeeded",
-    "Leg",
-    "SupplyChange",
-    "SupplyChoices",
-    "SupplyLine",
-    "SupplyReport",
-    "buildup_supply_check",
-    "explain_supply",
-    "final_supply_check",
-    "initial_supply_check",
-    "is_supplied",
-    "isolated_fortresses",
-    "network",
-    "supplied_tokens",
-    "supply_lines",
-]

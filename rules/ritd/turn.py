@@ -170,3 +170,11 @@ class Turn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 def option_label(turn_number: int) -> str:
     return f"turn{turn_number}.option"
+
+
+def movement_of(turn: Turn) -> mv.MovementTurn:
+    """The Movement phase record of ``turn`` (RB 3.44): every step from the
+    Movement phase on has one; asking for it earlier is a rules bug."""
+    if turn.movement is None:
+        raise ValueError(f"Player-Turn {turn.number} has no Movement under way (step {turn.step!r})")
+    return turn.movement

@@ -289,7 +289,7 @@ def decode_named(
                 entry = raw[list_key][int(match.group(1))]
                 names = [entry.get(k) for k in name_keys] if isinstance(entry, dict) else []
                 if names and all(isinstance(n, str) for n in names):
-                    where = f'{list_key} "{" -> ".join(names)}"'
+                    where = f'{list_key} "{" -> ".join(str(n) for n in names)}"'
             except (msgspec.DecodeError, LookupError, TypeError):
                 pass
         raise DataError(file, where, f"invalid entry: {message}") from None

@@ -17,6 +17,7 @@ from typing import Literal
 
 import msgspec
 
+from rules.ritd.combat import is_besieged
 from rules.ritd.hexmap import HexMap
 from rules.ritd.position import SIDES, Position, Side, enemy_of
 from rules.ritd.scenarios import Scenario, Scenarios, Victory
@@ -98,7 +99,7 @@ def holds_tobruk(m: HexMap, pos: Position) -> Side | None:
     side = pos.controller(tobruk)
     if side is None or pos.blocks_in(tobruk, enemy_of(side)):
         return None
-    if any(pos.blocks_in(n, enemy_of(side)) for _, n in m.neighbours(tobruk)):
+    if is_besieged(m, pos, tobruk, side):
         return None
     return side
 

@@ -16,7 +16,7 @@ import pytest
 import pbem.deck
 from pbem import rulesapi
 from rules.ritd import RULES as RITD
-from rules.ritd import game as ritd
+from rules.ritd import cards as cd
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def _real_cards(request, monkeypatch):
     if request.node.get_closest_marker("random_cards"):
         return
     monkeypatch.setattr(pbem.deck, "_permutation", lambda group, game, rnd, seed, n: list(range(n)))
-    plain = ritd.cd.deck_labels
+    plain = cd.deck_labels
 
     def interleaved(deck):
         labels = plain(deck)
@@ -44,4 +44,4 @@ def _real_cards(request, monkeypatch):
             reals, dummies = reals[2:], dummies[1:]
         return tuple(out)
 
-    monkeypatch.setattr(ritd.cd, "deck_labels", interleaved)
+    monkeypatch.setattr(cd, "deck_labels", interleaved)

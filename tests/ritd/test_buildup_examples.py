@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rules.ritd import buildup as bu
-from rules.ritd import supply as sp
+from rules.ritd import supply_checks
 from rules.ritd.position import Battle, Position, Side
 from rules.ritd.scenarios import load_scenarios
 from tests.ritd.movement_support import MAP, at, block, position, route, rules_of
@@ -233,7 +233,7 @@ def demo_month_1_end() -> Position:
 def test_rb_19_demo_month_2_buildup() -> None:
     s = SCENARIOS.get("1940")
     # 16.2: the Disrupted Allied unit in Mersa Matruh is Supplied, so it recovers.
-    pos, report = sp.buildup_supply_check(MAP, demo_month_1_end())
+    pos, report = supply_checks.buildup_supply_check(MAP, demo_month_1_end())
     assert report.ok and report.eliminated == () and not pos.block("L4").disrupted
     ctx = context(pos)
     # 16.3: one die each, Allied 4 and Axis 5: 9 BP each, the Allies are Player 1.

@@ -6,12 +6,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.ritd import buildup as bu
-from rules.ritd import supply as sp
+from rules.ritd import supply_checks
 from rules.ritd.scenarios import load_scenarios
 from tests.ritd.movement_support import MAP, at, block, position
 
 SCENARIOS = load_scenarios()
-POS, _ = sp.buildup_supply_check(MAP, position(
+POS, _ = supply_checks.buildup_supply_check(MAP, position(
     block("P", "axis", "El Agheila", unit="21Pz/5", cv=2), block("Q", "axis", "El Agheila", unit="Brescia", cv=1),
     block("R", "axis", "Agedabia", unit="Trento", cv=1), block("L", "allied", "Alexandria"),
     fortresses={"Benghazi": "axis", "Tobruk": "axis"}))
@@ -23,7 +23,6 @@ actions = st.one_of(
     st.builds(bu.Replace, st.sampled_from(["P", "Q", "R", "L", "nobody"]), st.integers(-1, 3)),
     st.builds(bu.Redeploy, st.sampled_from(["Q", "R"]),
               st.integers(1, 12).map(lambda n: HIGHWAY[:n + 1])),
-    st.builds(bu.BuildMinefield, st.sampled_from([at("Agedabia"), at("Benghazi"), at("Alexandria")])),
 )
 
 
@@ -31,15 +30,15 @@ actions = st.one_of(
 @given(st.integers(0, 24), st.integers(0, 20), st.lists(actions, max_size=10))
 def test_rb_16_5_ledger_never_negative_and_never_saves_more_than_20(received: int, saved: int,
                                                                       plan: list[bu.SpendAction]) -> None:
-    pos, ledger, mines = POS, bu.open_ledger("axis", received, saved), frozenset[str]()
+    pos, ledger = POS, bu.open_ledger("axis", received, saved)
     for action in plan:
-        problems = bu.check_spend(CTX, pos, ledger, action, mines)
+        problems = bu.check_spend(CTX, pos, ledger, action)
         if problems:
             assert all(p.rule.startswith("RB ") for p in problems)
             continue
         before = ledger.available
-        done = bu.apply_spend(CTX, pos, ledger, action, mines)
-        pos, ledger, mines = done.pos, done.ledger, done.minefields
+        done = bu.apply_spend(CTX, pos, ledger, action)
+        pos, ledger = done.pos, done.ledger
         assert 0 <= ledger.available <= before
     closing = bu.close_ledger(ledger)
     assert 0 <= closing.saved <= bu.SAVE_LIMIT
@@ -58,7 +57,7 @@ def _fewest_legs(path: tuple[str, ...]) -> int:
     best = [0] + [10**9] * (len(path) - 1)
     for j in range(1, len(path)):
         for i in range(j):
-            if bu._leg_ok(MAP, path[i:j + 1]):
+            if bu.leg_ok(MAP, path[i:j + 1]):
                 best[j] = min(best[j], best[i] + 1)
     return best[-1]
 
@@ -81,5 +80,5 @@ def test_rb_16_51_legs_cover_the_path_and_are_fewest(path: tuple[str, ...]) -> N
     legs = bu.redeployment_legs(MAP, path)
     assert legs[0][0] == path[0] and legs[-1][-1] == path[-1]
     assert sum(len(leg) - 1 for leg in legs) == len(path) - 1
-    assert all(bu._leg_ok(MAP, leg) for leg in legs)
+    assert all(bu.leg_ok(MAP, leg) for leg in legs)
     assert len(legs) == _fewest_legs(path) == bu.redeployment_cost(MAP, path)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from rules.ritd import buildup as bu
-from rules.ritd import supply as sp
+from rules.ritd import combat as cb
+from rules.ritd import supply_checks
 from rules.ritd.position import Battle, Position
 from rules.ritd.scenarios import load_scenarios
 from tests.ritd.movement_support import MAP, at, block, position, route, rules_of
@@ -17,7 +18,7 @@ ROSTER = SCENARIOS.roster
 
 def prepared(pos: Position) -> tuple[Position, bu.BuildupContext]:
     """The Buildup Supply Check, then the Networks fixed for the Buildup."""
-    pos, report = sp.buildup_supply_check(MAP, pos)
+    pos, report = supply_checks.buildup_supply_check(MAP, pos)
     assert report.ok
     return pos, bu.BuildupContext(MAP, bu.buildup_networks(MAP, pos), ROSTER)
 
@@ -82,44 +83,40 @@ def _mine_position() -> Position:
     return pos.with_battles([Battle(at("Bardia"), "axis", {})])
 
 
+def _site(pos: Position, ctx: bu.BuildupContext, hex_: str, dismantle: tuple[str, ...] = (),
+          minefields: frozenset[str] = frozenset()) -> list:
+    """The site rule the game checks every Minefield set against (RB 16.55,
+    14.0; rules.ritd.mines.check_set): the axis builds in ``hex_``."""
+    engaged = {b.hex for b in pos.blocks if b.side == "allied"}
+    return bu.check_minefield_site(MAP, "axis", ctx.networks["axis"], engaged, hex_, dismantle, minefields)
+
+
 def test_rb_16_55_minefield_costs_15_bp_in_an_unengaged_hex_of_the_friendly_network() -> None:
     pos, ctx = prepared(_mine_position())
-    ledger = bu.open_ledger("axis", 16)
     gazala = at("Gazala")
-    assert bu.check_spend(ctx, pos, ledger, bu.BuildMinefield(gazala)) == []
-    done = bu.apply_spend(ctx, pos, ledger, bu.BuildMinefield(gazala))
-    assert done.minefields == {gazala} and done.ledger.available == 1
-    assert "already has" in messages(bu.check_spend(ctx, pos, done.ledger, bu.BuildMinefield(gazala), done.minefields))
-    assert rules_of(bu.check_spend(ctx, pos, done.ledger, bu.BuildMinefield(at("Acroma")), done.minefields)) == ["RB 16.5"]
-    engaged = bu.check_spend(ctx, pos, ledger, bu.BuildMinefield(at("Bardia")))
-    assert "engaged" in messages(engaged)
-    outside = bu.check_spend(ctx, pos, ledger, bu.BuildMinefield(at("Alexandria")))
-    assert "outside the axis Supply Network" in messages(outside)
+    assert _site(pos, ctx, gazala) == []
+    ledger = bu.add_entry(bu.open_ledger("axis", 16), bu.minefield_entry(free=False))
+    assert ledger.available == 1
+    assert "already has" in messages(_site(pos, ctx, gazala, minefields=frozenset({gazala})))
+    assert "engaged" in messages(_site(pos, ctx, at("Bardia")))
+    assert "outside the axis Supply Network" in messages(_site(pos, ctx, at("Alexandria")))
     # RB 16.5 sidebar: only the BPs and the count are divulged, never the hex.
-    summary = bu.divulge(done.ledger)
+    summary = bu.divulge(ledger)
     assert (summary.minefield_bp, summary.minefields_built) == (15, 1)
-    assert gazala not in repr(done.ledger)
+    assert gazala not in repr(ledger)
 
 
 def test_rb_16_55_dismantle_two_minefields_to_build_one_free() -> None:
     pos, ctx = prepared(_mine_position())
     mines = frozenset({at("Gazala"), at("Acroma")})
-    ledger = bu.open_ledger("axis", 0)
-    action = bu.BuildMinefield(at("Tobruk"), dismantle=(at("Gazala"), at("Acroma")))
-    assert bu.check_spend(ctx, pos, ledger, action, mines) == []
-    done = bu.apply_spend(ctx, pos, ledger, action, mines)
-    assert done.minefields == {at("Tobruk")} and done.ledger.spent == 0
-    one = bu.check_spend(ctx, pos, ledger, bu.BuildMinefield(at("Tobruk"), dismantle=(at("Gazala"),)), mines)
-    assert "exactly two" in messages(one)
-    missing = bu.check_spend(ctx, pos, ledger, bu.BuildMinefield(at("Tobruk"), dismantle=(at("Gazala"), at("Derna"))),
-                             mines)
+    assert _site(pos, ctx, at("Tobruk"), (at("Gazala"), at("Acroma")), mines) == []
+    assert bu.add_entry(bu.open_ledger("axis", 0), bu.minefield_entry(free=True)).spent == 0
+    assert "exactly two" in messages(_site(pos, ctx, at("Tobruk"), (at("Gazala"),), mines))
+    missing = _site(pos, ctx, at("Tobruk"), (at("Gazala"), at("Derna")), mines)
     assert "no axis Minefield at Derna" in messages(missing)
     far = frozenset({at("Gazala"), at("Alexandria")})
-    outside = bu.check_spend(ctx, pos, ledger, bu.BuildMinefield(at("Tobruk"), dismantle=tuple(sorted(far))), far)
+    outside = _site(pos, ctx, at("Tobruk"), tuple(sorted(far)), far)
     assert "outside the friendly Supply Network and cannot be dismantled" in messages(outside)
-
-
-# -- RB 16.5 saving, Extra Supply, divulging ---------------------------------------
 
 
 def test_rb_16_5_saving_at_most_20_bp_the_rest_is_lost() -> None:
@@ -174,8 +171,8 @@ def test_rb_16_53_besieged_port_costs_the_allies_4_bp_and_is_prohibited_for_the_
     pos, ctx = prepared(position(
         block("T", "allied", "Tobruk"), block("U", "allied", "Tobruk"), block("X", "axis", "Acroma"),
         fortresses={"Tobruk": "allied", "Bardia": "allied"}))
-    assert bu.is_besieged(MAP, pos, at("Tobruk"), "allied")
-    assert not bu.is_besieged(MAP, pos, at("Alexandria"), "allied")  # BU-07
+    assert cb.is_besieged(MAP, pos, at("Tobruk"), "allied")
+    assert not cb.is_besieged(MAP, pos, at("Alexandria"), "allied")  # BU-07
     ledger = bu.open_ledger("allied", 4)
     done = bu.apply_spend(ctx, pos, ledger, bu.SeaRedeploy("T", at("Alexandria")))
     assert bu.check_spend(ctx, pos, ledger, bu.SeaRedeploy("T", at("Alexandria"))) == []
@@ -289,6 +286,4 @@ def test_rb_16_54_replacements_in_an_engaged_base_and_a_minefield_where_one_was_
     # BU-09: the free Minefield may go where one of the dismantled ones was.
     pos, ctx = prepared(_mine_position())
     mines = frozenset({at("Gazala"), at("Acroma")})
-    action = bu.BuildMinefield(at("Gazala"), dismantle=(at("Gazala"), at("Acroma")))
-    assert bu.check_spend(ctx, pos, bu.open_ledger("axis", 0), action, mines) == []
-    assert bu.apply_spend(ctx, pos, bu.open_ledger("axis", 0), action, mines).minefields == {at("Gazala")}
+    assert _site(pos, ctx, at("Gazala"), (at("Gazala"), at("Acroma")), mines) == []

@@ -65,12 +65,12 @@ def test_the_installed_package_serves_every_engine_hook_the_game_defines():
 def test_rb_17_optional_i_tanks_through_the_cli_new_join_show_and_report(tmp_path):
     """``pbem new ... --option i-tanks``: the genesis carries the optional rule,
     the joining player is told, ``pbem show`` and the report name it."""
-    from tests.ritd.test_game_i_tanks import _setups
+    from tests.ritd.test_game_i_tanks import setups
 
     def run(*args):
         return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
-    axis, allied = _setups()
+    axis, allied = setups()
     (tmp_path / "axis.txt").write_text("\n".join(axis) + "\n")
     (tmp_path / "allied.txt").write_text("\n".join(allied) + "\n")
     for role in ("axis", "allied"):

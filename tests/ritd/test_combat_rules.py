@@ -285,6 +285,6 @@ def test_rb_13_5_besieged_when_an_adjacent_hex_holds_enemy_units() -> None:
     m, bg = _benghazi()
     near = m.neighbours(bg)[0][1]
     pos = Position(blocks=(blk("A1", "allied", "Br Inf 3", hex_=bg),), fortresses={bg: "allied"})
-    assert not cb.is_besieged(m, pos, bg)
+    assert not cb.is_besieged(m, pos, bg, "allied")
     pos = Position(blocks=pos.blocks + (blk("X1", "axis", "It Inf 4", hex_=near),), fortresses={bg: "allied"})
-    assert cb.is_besieged(m, pos, bg)
+    assert cb.is_besieged(m, pos, bg, "allied")

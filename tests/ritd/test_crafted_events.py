@@ -30,6 +30,7 @@ from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
 from rules.ritd import game as ritd
 from rules.ritd import movement as mv
+from rules.ritd.state import all_scenarios, game_map
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 from tests.test_foreign_game import tree_hash
@@ -91,7 +92,7 @@ def _axis_token(demo, unit: str) -> str:
 
 
 def _hex(name: str) -> str:
-    return ritd._map().resolve(name)
+    return game_map().resolve(name)
 
 
 def test_a_move_through_an_unknown_hex_is_refused_with_the_rule(demo, tmp_path):
@@ -197,7 +198,7 @@ def test_an_unknown_token_in_a_move_is_refused_not_a_crash(demo, tmp_path):
 @pytest.fixture
 def gazala(tmp_path):
     """Gazala (RB 18.7) after both set-ups: the pre-game Buildup, the Allies to spend first."""
-    sc = ritd._scenarios()
+    sc = all_scenarios()
     s = sc.get("gazala")
     axis_setup = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
     allied_setup = [f"deploy {u.name} at Alexandria" for u in sc.starting_units(s, "allied")] + ["end deployment"]

@@ -22,7 +22,7 @@ from pbem import session
 from pbem.errors import IllegalAction
 from pbem.game import AUDIT, Replay
 from rules.ritd import RULES as RITD
-from rules.ritd import game as ritd
+from rules.ritd.cards import Hand
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
@@ -167,4 +167,4 @@ def test_the_honest_deal_audits_with_the_game_invariants(table):
     [s1] = r.deck_audit()
     assert sum(lb.startswith("real") for lb in s1.labels) == 28 and len(s1.labels) == 42
     assert s1.holders[:9] == ["axis"] * 6 + ["allied"] * 3 and not any(s1.holders[9:])
-    assert r.state.hands["axis"] == ritd.Hand(count=6, real=4)
+    assert r.state.hands["axis"] == Hand(count=6, real=4)

@@ -6,6 +6,7 @@ text describes is checked event by event (EX-31, D-0..D-8)."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 
@@ -13,7 +14,9 @@ import pbem.game
 from pbem import session, table
 from pbem.cli import cli
 from pbem.game import Replay
-from rules.ritd import game as ritd
+from rules.ritd import buildup as bu
+from rules.ritd.buildup_orders import buildup_ctx
+from rules.ritd.state import game_map
 
 #: The rulebook's dice, in the order the Demo asks for them (D-3 Defensive Fire:
 #: the armour's six dice at DF score 2 hits, the mechanized infantry's three at
@@ -64,7 +67,7 @@ def _log(t) -> list[str]:
 
 
 def _units(state, role, place):
-    h = ritd._map().resolve(place)
+    h = game_map().resolve(place)
     return {b.unit: (b.cv, b.disrupted) for b in state.position.blocks_in(h, role)}
 
 
@@ -82,7 +85,7 @@ def test_rb_19_0_d1_to_d7_month_1(demo):
     # D-1: a Regroup into Sollum, one unit each from Bardia, Ft Capuzzo and Sidi Omar; the
     # Allies Refuse, the 7/7 Tk Withdraws to Sidi Barrani and is Disrupted; no Pursuit dice.
     t2 = _turn_end(allied, 2)
-    assert len(t2.position.blocks_in(ritd._map().resolve("Sollum"), "axis")) == 3
+    assert len(t2.position.blocks_in(game_map().resolve("Sollum"), "axis")) == 3
     assert _units(t2, "allied", "Sidi Barrani") == {"7/7 Tk": (4, True)}
     assert _units(_turn_end(axis, 2), "axis", "Bardia") == {}
     assert _turn_end(axis, 2).hands["axis"].count == 5
@@ -94,7 +97,7 @@ def test_rb_19_0_d1_to_d7_month_1(demo):
     buq = _units(t4, "axis", "Buq Buq")
     assert sorted(cv for cv, _ in buq.values()) == [2, 4]
     assert _units(_turn_end(allied, 4), "allied", "Buq Buq")["7 SG"][0] == 2
-    assert [b.hex for b in t4.position.battles] == [ritd._map().resolve("Buq Buq")]
+    assert [b.hex for b in t4.position.battles] == [game_map().resolve("Buq Buq")]
     assert t4.hands["axis"].count == 4
     # D-4: the 7/7 Tk recovers; the Pass's free Withdrawal: a Regroup from Buq Buq (the
     # Sofafi unit joins, G-48) to the hex east of Sidi Barrani; the two that left the
@@ -144,11 +147,11 @@ def test_rb_19_0_d8_month_2_buildup_and_initiative(demo):
     sofafi = _units(done, "axis", "Sofafi")
     assert len(sofafi) == 3 and sofafi["Bologna"] == (4, False)  # rebuilt to full strength
     # Shipping Bologna back to Bardia from Base was not possible (the book's words):
-    m = ritd._map()
+    m = game_map()
     bologna = next(b for b in done.position.blocks_of("axis") if b.unit == "Bologna")
-    in_base = done.position.replace_blocks([ritd.msgspec.structs.replace(bologna, hex=m.base("axis"))])
-    problems = ritd.bu.check_spend(ritd._bctx(done), in_base, axled,
-                                   ritd.bu.SeaRedeploy(token=bologna.token, to=m.resolve("Bardia")))
+    in_base = done.position.replace_blocks([msgspec.structs.replace(bologna, hex=m.base("axis"))])
+    problems = bu.check_spend(buildup_ctx(done), in_base, axled,
+                                   bu.SeaRedeploy(token=bologna.token, to=m.resolve("Bardia")))
     assert [str(p) for p in problems] == [
         "RB 16.53: Bardia's axis Port Capacity (1) is used up this Buildup (1 embarkations/debarkations)"]
     # Resupply: the Axis draws 2, the Allies 3: hands of 4 and 6.

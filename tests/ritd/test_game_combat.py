@@ -5,12 +5,21 @@ Axis turn with the Allies accepting the battle in Sollum."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
+from rules.ritd import combat as cb
 from rules.ritd import game as ritd
+from rules.ritd.battle import check_combat
+from rules.ritd.refusal import loss_identities
+from rules.ritd.state import game_map
+from rules.ritd.step_losses import loss_problems
+from rules.ritd.turn import PendingRout
+from rules.ritd.turn_options import option_problems
+from rules.ritd.turn_orders import apply_turn
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
@@ -33,7 +42,7 @@ def battle(tmp_path, monkeypatch):
 
 
 def _units(state, hex_name):
-    h = ritd._map().resolve(hex_name)
+    h = game_map().resolve(hex_name)
     return sorted((b.unit, b.cv) for b in state.position.blocks_in(h))
 
 
@@ -119,17 +128,17 @@ def test_t_11_hits_that_leave_disrupted_units_unshielded_hand_over_to_the_rout(b
     pos = state.position
     tk = next(b for b in pos.blocks_of("allied") if b.unit == "7/7 Tk")
     other = next(b for b in pos.blocks_of("allied") if b.hex != tk.hex)
-    pos = pos.replace_blocks([ritd.msgspec.structs.replace(other, hex=tk.hex, disrupted=True)])
-    fire = ritd.cb.FireResult(hex=tk.hex, side="axis", shots=(),
-                              hits={"armor": ritd.cb.ClassHits(hits=tk.cv)})
-    turn = ritd.msgspec.structs.replace(state.turn, step="defensive-losses", battles=(tk.hex,), fire_result=fire)
-    state = ritd.msgspec.structs.replace(state, position=pos, turn=turn)
-    allocation = ritd.cb.LossAllocation(tk.hex, (ritd.cb.Loss(tk.token, hits=tk.cv),))
-    assert ritd._check_combat(state, turn, allocation, "allied") == []
-    after = ritd._apply_turn(state, turn, allocation, "allied", None)
+    pos = pos.replace_blocks([msgspec.structs.replace(other, hex=tk.hex, disrupted=True)])
+    fire = cb.FireResult(hex=tk.hex, side="axis", shots=(),
+                              hits={"armor": cb.ClassHits(hits=tk.cv)})
+    turn = msgspec.structs.replace(state.turn, step="defensive-losses", battles=(tk.hex,), fire_result=fire)
+    state = msgspec.structs.replace(state, position=pos, turn=turn)
+    allocation = cb.LossAllocation(tk.hex, (cb.Loss(tk.token, hits=tk.cv),))
+    assert check_combat(state, turn, allocation, "allied") == []
+    after = apply_turn(state, turn, allocation, "allied", None)
     assert not after.position.has_block(tk.token) and after.position.block(other.token).hex == tk.hex
     assert after.turn.step == "rout-slowest" and after.turn.rout_resume == "defensive-losses"
-    assert after.turn.rout_queue == (ritd.PendingRout(hex=tk.hex, side="allied", tokens=(other.token,)),)
+    assert after.turn.rout_queue == (PendingRout(hex=tk.hex, side="allied", tokens=(other.token,)),)
     assert ritd.pending(after).role == "allied"
 
 
@@ -138,17 +147,17 @@ def test_rb_4_3_assault_battles_need_an_assault_option_at_supply_revealed(battle
     the cards accepts Assault Battles and checks them when the cards are
     opened (RB 3.48): two real cards pay for them, one does not."""
     state = battle.allied.seat().replay.state
-    turn = ritd.msgspec.structs.replace(state.turn, cards=2, option="", real=-1,
-                                        assault=(ritd._map().resolve("Sollum"),))
-    problems = ritd._option_problems(state, turn, b"1")
+    turn = msgspec.structs.replace(state.turn, cards=2, option="", real=-1,
+                                        assault=(game_map().resolve("Sollum"),))
+    problems = option_problems(state, turn, b"1")
     assert [p.rule for p in problems] == ["RB 4.3"] and "Assault Battles" in problems[0].message
-    assert ritd._option_problems(state, turn, b"2") == []
-    unknown = ritd.msgspec.structs.replace(turn, step="battles", assault=())
-    sel = ritd.cb.BattleSelection(active=turn.assault, assault=turn.assault)
-    assert ritd._check_combat(state, unknown, sel, "axis") == []
+    assert option_problems(state, turn, b"2") == []
+    unknown = msgspec.structs.replace(turn, step="battles", assault=())
+    sel = cb.BattleSelection(active=turn.assault, assault=turn.assault)
+    assert check_combat(state, unknown, sel, "axis") == []
     # The owner, who knows only one of its two cards is real, is refused at once.
-    basic = ritd.msgspec.structs.replace(unknown, real=1)
-    assert [p.rule for p in ritd._check_combat(state, basic, sel, "axis")] == ["RB 4.3"]
+    basic = msgspec.structs.replace(unknown, real=1)
+    assert [p.rule for p in check_combat(state, basic, sel, "axis")] == ["RB 4.3"]
 
 
 def test_t_34_hits_placed_in_the_open_stand_for_the_committed_cv_in_later_secret_losses(battle):
@@ -175,7 +184,7 @@ def test_t_34_hits_placed_in_the_open_stand_for_the_committed_cv_in_later_secret
             return {hidden.identity_label(brescia, 0): hidden.encode_identity("Brescia", 4),
                     hidden.identity_label(brescia, 1): hidden.encode_identity("Brescia", 1)}.get(label)
 
-    old, new = ritd._loss_identities(allied.state, (brescia,), (brescia,), Opened())
+    old, new = loss_identities(allied.state, (brescia,), (brescia,), Opened())
     assert old == {brescia: ("Brescia", 2)} and new == {brescia: ("Brescia", 1)}
-    hex_ = ritd._map().resolve("Sollum")
-    assert ritd._loss_problems(allied.state, "axis", hex_, (brescia,), old, new, (), 1) == []
+    hex_ = game_map().resolve("Sollum")
+    assert loss_problems(allied.state, "axis", hex_, (brescia,), old, new, (), 1) == []

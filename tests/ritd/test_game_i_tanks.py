@@ -13,7 +13,11 @@ import pytest
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
+from rules.ritd import combat as cb
 from rules.ritd import game as ritd
+from rules.ritd import group_moves
+from rules.ritd.group_moves import unit_speed
+from rules.ritd.state import all_scenarios, game_map
 from tests.ritd.ritd_table import new_game
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
@@ -23,10 +27,10 @@ TOO_FAR = "group Tobruk -> Bir Hacheim NW1 32AT/1"
 NEAR = "group Tobruk -> Acroma SE1 32AT/1"
 
 
-def _setups() -> tuple[list[str], list[str]]:
+def setups() -> tuple[list[str], list[str]]:
     """RB 18.2: the Axis "S" units at El Agheila; the Allied "S" units spread
     over Egypt and the "T" units (with the I-tank 32AT/1) in Tobruk."""
-    sc = ritd._scenarios()
+    sc = all_scenarios()
     s = sc.get("1941")
     axis = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
     free = [u.name for u in sc.setup_units(s, "allied", s.allied.setup[0].id)]
@@ -40,7 +44,7 @@ def _setups() -> tuple[list[str], list[str]]:
 def _allied_to_move(tmp_path: Path, options: tuple[str, ...]):
     """After the Axis passes its first Player-Turn, the Allies' turn: Initial
     Supply Check and a Basic option played."""
-    axis, allied = _setups()
+    axis, allied = setups()
     table = new_game(tmp_path, "1941", axis, allied, options=options)
     table.play("axis", "supply check", "pass", "end movement", "supply check")
     session.add_orders(table.allied.seat(), ["supply check", "basic"])
@@ -69,7 +73,7 @@ def test_rb_17_optional_i_tanks_game_moves_at_speed_2_and_both_sides_know_the_op
     session.add_orders(table.allied.seat(), [NEAR, "end movement"])
     table.deliver(table.axis, Path(session.send(table.allied.seat()).turn_file).read_bytes())
     axis = table.axis.seat().replay.state
-    moved = [b for b in axis.position.blocks_of("allied") if b.hex == ritd._map().resolve("Acroma SE1")]
+    moved = [b for b in axis.position.blocks_of("allied") if b.hex == game_map().resolve("Acroma SE1")]
     assert len(moved) == 1 and moved[0].unit == ""  # still hidden from the Axis
     # The Axis defers the speed check of the hidden block: 2 hexes off the road need speed 2.
     assert [o.needed for o in axis.obligations if o.kind == "speed" and o.token == moved[0].token] == [2]
@@ -85,10 +89,10 @@ def test_rb_17_optional_i_tanks_game_a_client_ignoring_the_option_is_caught(tmp_
     table = _allied_to_move(tmp_path, ("i-tanks",))
 
     def printed_speed(state, unit):  # the Allied client moves the I-tank at its printed speed 3
-        return ritd._unit_speed(unit)
+        return unit_speed(unit)
 
     with monkeypatch.context() as cheat:
-        cheat.setattr(ritd, "_speed_of", printed_speed)
+        cheat.setattr(group_moves, "speed_of", printed_speed)
         session.add_orders(table.allied.seat(), [TOO_FAR, "end movement"])
         token = _itank(table.allied.seat().replay.state).token
         lie = Path(session.send(table.allied.seat()).turn_file).read_bytes()
@@ -98,7 +102,7 @@ def test_rb_17_optional_i_tanks_game_a_client_ignoring_the_option_is_caught(tmp_
     axis = table.axis.seat().replay.state
     assert [o.needed for o in axis.obligations if o.kind == "speed" and o.token == token] == [3]
     with monkeypatch.context() as cheat:  # the Allies' next event opens the identity
-        cheat.setattr(ritd, "_speed_of", printed_speed)
+        cheat.setattr(group_moves, "speed_of", printed_speed)
         data = Path(session.send(table.allied.seat(), open_all=True).turn_file).read_bytes()
         events = table.allied.gd.read_events()
     with pytest.raises(IllegalAction) as err:
@@ -120,7 +124,7 @@ def test_rb_17_optional_i_tanks_game_without_the_option_the_i_tank_moves_at_spee
     assert TOO_FAR in session.legal_orders(seat)
     session.add_orders(seat, [TOO_FAR, "end movement"])
     table.deliver(table.axis, Path(session.send(table.allied.seat(), open_all=True).turn_file).read_bytes())
-    assert _itank(table.axis.seat().replay.state).hex == ritd._map().resolve("Bir Hacheim NW1")
+    assert _itank(table.axis.seat().replay.state).hex == game_map().resolve("Bir Hacheim NW1")
 
 
 def _gazala_battle(tmp_path, options):
@@ -128,7 +132,7 @@ def _gazala_battle(tmp_path, options):
     32AT/1 alone at Acroma; the Allies accept; both reveal (RB 8.5); the I-tank's
     Defensive Fire (four 6s) takes the 21Pz/5 to 2 CV, whose Offensive Fire
     (two 6s) scores 2 hits on the Allied armor."""
-    sc = ritd._scenarios()
+    sc = all_scenarios()
     s = sc.get("gazala")
     axis = [f"deploy {u.name} at {'Gazala' if u.name == '21Pz/5' else 'El Agheila'}"
             for u in sc.starting_units(s, "axis")] + ["end deployment"]
@@ -159,7 +163,7 @@ def test_rb_17_optional_i_tanks_game_combat_two_hits_take_one_step(tmp_path, mon
     seat = table.allied.seat()
     draft, _ = session.draft_replay(seat)  # the Offensive Fire dice roll with the Allies' next event
     assert draft.pending().kind == "defensive-losses"
-    assert draft.state.turn.fire_result.hits == {"armor": ritd.cb.ClassHits(hits=2)}
+    assert draft.state.turn.fire_result.hits == {"armor": cb.ClassHits(hits=2)}
     # RB 9.5: one hit on the I-tank wastes the other, which it could take.
     with pytest.raises(IllegalAction) as err:
         session.add_orders(seat, ["losses Acroma: 32AT/1 1"])
@@ -168,5 +172,5 @@ def test_rb_17_optional_i_tanks_game_combat_two_hits_take_one_step(tmp_path, mon
     table.play("allied", "losses Acroma: 32AT/1 2")
     for side in (table.axis, table.allied):
         state = side.seat().replay.state
-        assert (_itank(state).cv, _itank(state).hex) == (cv, ritd._map().resolve("Acroma"))
+        assert (_itank(state).cv, _itank(state).hex) == (cv, game_map().resolve("Acroma"))
     assert _itank(session.audit(table.allied.gd.read_events(), RITD).replay.state).cv == cv

@@ -8,14 +8,22 @@ failed one that is not part of a Retreat, costs nothing."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from pbem import session
 from pbem.errors import IllegalAction
+from pbem.rulesapi import ActingAs
 from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
-from tests.ritd.test_game_refusal import _send
-from tests.ritd.test_game_retreat import FACE, _block, standoff_table
+from rules.ritd import retreats, step_losses
+from rules.ritd.actions import MarchLosses
+from rules.ritd.deployment import own_token
+from rules.ritd.state import I_TANKS, _option_roster, game_map, roster_of
+from rules.ritd.step_losses import MARCH_LOSS, step_loss_problems
+from rules.ritd.units import OptionalITank
+from tests.ritd.test_game_refusal import send_orders
+from tests.ritd.test_game_retreat import FACE, block_of, standoff_table
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
 
@@ -41,8 +49,8 @@ def _retreat_and_fail(table):
 
 
 def test_rb_6_4_a_failed_retreat_forced_march_costs_a_step_checked_when_opened_and_at_the_audit(standoff):
-    m = ritd._map()
-    tk = _block(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
+    m = game_map()
+    tk = block_of(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
     assert tk.cv == 4
     _retreat_and_fail(standoff)
     allied = standoff.allied.seat()
@@ -64,16 +72,16 @@ def test_rb_6_4_a_failed_retreat_forced_march_costs_a_step_checked_when_opened_a
     assert [(o.kind, o.rule, o.labels) for o in axis.obligations if o.token == tk.token] == \
         [("march-loss", "RB 6.4", (f"{tk.token}.id1",))]
     assert axis.turn.march_losses == () and axis.turn.step not in ("march-losses", "forced-march")
-    standoff.deliver(standoff.axis, _send(standoff, "allied", "supply check", "reveal option", open_all=True))
+    standoff.deliver(standoff.axis, send_orders(standoff, "allied", "supply check", "reveal option", open_all=True))
     assert not [o for o in standoff.axis.seat().replay.state.obligations if o.token == tk.token]
     result = session.audit(standoff.allied.gd.read_events(), RITD)
     assert result.replay.state.position.block(tk.token).cv == 2
 
 
 def test_rb_6_4_a_forged_retreat_march_loss_is_caught_when_opened_and_at_the_audit(standoff, monkeypatch):
-    tk = _block(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
+    tk = block_of(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
     _retreat_and_fail(standoff)
-    real = ritd._roster
+    real = roster_of
 
     class Sturdy:  # the Allied client pretends a step costs nothing, and skips its own check
         def __init__(self, roster):
@@ -81,17 +89,17 @@ def test_rb_6_4_a_forged_retreat_march_loss_is_caught_when_opened_and_at_the_aud
 
         def get(self, name):
             u = self.roster.get(name)
-            return ritd.msgspec.structs.replace(u, elite=False, min_cv=0) if name == "7/7 Tk" else u
+            return msgspec.structs.replace(u, elite=False, min_cv=0) if name == "7/7 Tk" else u
 
     with monkeypatch.context() as cheat:
-        cheat.setattr(ritd, "_roster", lambda state: Sturdy(real(state)))
-        cheat.setattr(ritd, "_step_loss_problems", lambda *args: [])
-        forged = _send(standoff, "allied", "march losses auto")  # the Tk committed at CV 3
+        cheat.setattr(retreats, "roster_of", lambda state: Sturdy(real(state)))
+        cheat.setattr(step_losses, "step_loss_problems", lambda *args: [])
+        forged = send_orders(standoff, "allied", "march losses auto")  # the Tk committed at CV 3
     standoff.deliver(standoff.axis, forged)  # the new identity is secret: the Axis cannot tell yet
     assert "march-loss" in {o.kind for o in standoff.axis.seat().replay.state.obligations}
     with monkeypatch.context() as cheat:  # the new version is opened in the Allies' next event
-        cheat.setattr(ritd, "_step_loss_problems", lambda *args: [])
-        data = _send(standoff, "allied", "supply check", "reveal option", open_all=True)
+        cheat.setattr(step_losses, "step_loss_problems", lambda *args: [])
+        data = send_orders(standoff, "allied", "supply check", "reveal option", open_all=True)
         events = standoff.allied.gd.read_events()
     with pytest.raises(IllegalAction, match=r"(?s)by allied.*RB 6\.4.*7/7 Tk .* must be 7/7 Tk at CV 2"):
         standoff.deliver(standoff.axis, data)
@@ -104,7 +112,7 @@ def test_rb_6_4_a_forged_retreat_march_loss_is_caught_when_opened_and_at_the_aud
 def test_rb_6_4_a_retreating_unit_at_its_last_step_is_eliminated_by_a_failed_forced_march(standoff):
     """Pursuit hits first take the Tk to its last step in secret (T-10): the
     Axis cannot see it, so the elimination is checked when that version opens."""
-    tk = _block(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
+    tk = block_of(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
     standoff.play("allied", *RETREAT)
     FACE["die"] = 6  # Trento's two dice hit twice: one elite step
     standoff.play("axis", "pursue Sollum with Trento")
@@ -120,13 +128,13 @@ def test_rb_6_4_a_retreating_unit_at_its_last_step_is_eliminated_by_a_failed_for
     assert not own.position.has_block(tk.token) and not axis.position.has_block(tk.token)
     assert [(o.labels, o.eliminated) for o in axis.obligations if o.kind == "march-loss"] == \
         [((f"{tk.token}.id1",), (tk.token,))]
-    standoff.deliver(standoff.axis, _send(standoff, "allied", "supply check", "reveal option", open_all=True))
+    standoff.deliver(standoff.axis, send_orders(standoff, "allied", "supply check", "reveal option", open_all=True))
     assert not [o for o in standoff.axis.seat().replay.state.obligations if o.token == tk.token]
     session.audit(standoff.allied.gd.read_events(), RITD)
 
 
 def test_rb_6_4_a_unit_at_its_last_step_may_not_survive_a_failed_retreat_forced_march(standoff, monkeypatch):
-    tk = _block(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
+    tk = block_of(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
     standoff.play("allied", *RETREAT)
     FACE["die"] = 6
     standoff.play("axis", "pursue Sollum with Trento")
@@ -135,28 +143,28 @@ def test_rb_6_4_a_unit_at_its_last_step_may_not_survive_a_failed_retreat_forced_
     standoff.play("allied", "pursuit losses auto")
     allied = standoff.allied.seat()
     draft, _ = session.draft_replay(allied)
-    order = ritd.MarchLosses(recommit=(tk.token,))
+    order = MarchLosses(recommit=(tk.token,))
     ctx = draft.ctx("allied")
-    problems = ritd.check(draft.state, order, ritd.ActingAs(ctx, "allied"))
+    problems = ritd.check(draft.state, order, ActingAs(ctx, "allied"))
     assert any(p.rule == "RB 6.4" for p in problems)
-    assert ritd.check(draft.state, ritd.MarchLosses(eliminated=(tk.token,)), ritd.ActingAs(ctx, "allied")) == []
-    assert ritd.legal_actions(draft.state, "allied", ctx) == [ritd.MarchLosses(eliminated=(tk.token,))]
+    assert ritd.check(draft.state, MarchLosses(eliminated=(tk.token,)), ActingAs(ctx, "allied")) == []
+    assert ritd.legal_actions(draft.state, "allied", ctx) == [MarchLosses(eliminated=(tk.token,))]
 
 
 def test_rb_6_4_a_successful_retreat_forced_march_costs_nothing(standoff):
-    tk = _block(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
+    tk = block_of(standoff.allied.seat().replay.state, "allied", "7/7 Tk")
     standoff.play("allied", *RETREAT)
     FACE["die"] = 6
     standoff.play("axis", "pursue Sollum with none")
     draft, _ = session.draft_replay(standoff.allied.seat())
     moved = draft.state.position.block(tk.token)
-    assert moved.hex == ritd._map().resolve("Mersa Matruh W1") and moved.disrupted and moved.cv == 4
+    assert moved.hex == game_map().resolve("Mersa Matruh W1") and moved.disrupted and moved.cv == 4
     assert draft.pending().kind != "march-losses" and draft.state.versions[tk.token] == 0
 
 
 def test_rb_6_4_a_failed_forced_march_that_is_no_retreat_costs_no_step(standoff):
-    m = ritd._map()
-    armd = _block(standoff.allied.seat().replay.state, "allied", "7/4 Armd")
+    m = game_map()
+    armd = block_of(standoff.allied.seat().replay.state, "allied", "7/4 Armd")
     FACE["die"] = 1
     standoff.play("allied", "supply check", "basic", "group Buq Buq -> Sidi Barrani 7/4 Armd",
                   "forced-march 7/4 Armd -> Mersa Matruh W1", "end movement")
@@ -171,18 +179,18 @@ def test_rb_6_4_a_failed_forced_march_that_is_no_retreat_costs_no_step(standoff)
 def test_rb_6_4_the_step_a_failed_retreat_forced_march_costs_follows_the_unit_and_the_options():
     """An elite unit loses 2 CV; an I-tank, elite under the optional rule
     (RB 17.0), still loses one 1-CV step (its label is unchanged, CB-15)."""
-    roster = ritd._option_roster((ritd.I_TANKS,))
+    roster = _option_roster((I_TANKS,))
     tank = roster.i_tanks()[0]
-    assert isinstance(tank, ritd.OptionalITank) and tank.max_cv - 1 >= tank.min_cv
+    assert isinstance(tank, OptionalITank) and tank.max_cv - 1 >= tank.min_cv
 
     def problems(unit, cv, after):
-        return ritd._step_loss_problems(roster, "L00000000", (unit.name, cv), (unit.name, after), False,
-                                        "RB 6.4", ritd._MARCH_LOSS)
+        return step_loss_problems(roster, "L00000000", (unit.name, cv), (unit.name, after), False,
+                                        "RB 6.4", MARCH_LOSS)
     assert problems(tank, tank.max_cv, tank.max_cv - 1) == []
     assert [p.rule for p in problems(tank, tank.max_cv, tank.max_cv - 2)] == ["RB 6.4"]
     tk = roster.get("7/7 Tk")
     assert problems(tk, 4, 2) == [] and [p.rule for p in problems(tk, 4, 3)] == ["RB 6.4"]
-    last = ritd._step_loss_problems(roster, "L00000000", ("7/7 Tk", 2), None, False, "RB 6.4", ritd._MARCH_LOSS)
+    last = step_loss_problems(roster, "L00000000", ("7/7 Tk", 2), None, False, "RB 6.4", MARCH_LOSS)
     assert [p.rule for p in last] == ["RB 6.4"] and "eliminated" in last[0].message
 
 
@@ -218,4 +226,4 @@ def test_rb_6_4_a_regroup_offers_forced_marches_to_its_destination_to_units_that
                                for u in ("Bologna", "Brescia", "GGFF", "Pavia", "Sabratha", "Trieste")]
     session.add_orders(axis, ["forced-march GGFF -> Bir Guba"])
     draft, _ = session.draft_replay(axis)
-    assert [p.token for p in draft.state.turn.movement.marches] == [ritd._own_token(draft.state, "axis", "GGFF")]
+    assert [p.token for p in draft.state.turn.movement.marches] == [own_token(draft.state, "axis", "GGFF")]

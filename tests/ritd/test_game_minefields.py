@@ -13,6 +13,9 @@ from pbem.errors import IllegalAction, VerifyError
 from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from rules.ritd import mines
+from rules.ritd.battle import combat_round
+from rules.ritd.state import all_scenarios, game_map
+from rules.ritd.view import MineView
 from tests.ritd.ritd_table import new_game
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
@@ -31,7 +34,7 @@ def gazala(tmp_path):
 
 
 def _gazala(tmp_path):
-    sc = ritd._scenarios()
+    sc = all_scenarios()
     s = sc.get("gazala")
     axis_setup = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
     allied_setup = [f"deploy {u.name} at Alexandria" for u in sc.starting_units(s, "allied")] + ["end deployment"]
@@ -39,7 +42,7 @@ def _gazala(tmp_path):
 
 
 def _at(name):
-    return ritd._map().resolve(name)
+    return game_map().resolve(name)
 
 
 def _first_axis_turn(table):
@@ -148,7 +151,7 @@ def _forged_set(gazala, mined: dict[str, int]):
     from pbem.commit import encode_leaves
     seat = gazala.allied.seat()
     label = mines.set_label("allied", 1)
-    leaves = mines.leaves(ritd._map(), {_at(place): n for place, n in mined.items()})
+    leaves = mines.leaves(game_map(), {_at(place): n for place, n in mined.items()})
     order = ritd.parse_order(seat.replay.state, "allied", "minefield Mersa Brega", seat.replay.ctx("allied"))
     secret = session.Secret(value=encode_leaves(leaves).hex(), salt=bytes(range(32)).hex(), kind="set")
     return seat, session.DraftOrder(text="minefield", action=codec.raw(order.action), secrets={label: secret})
@@ -192,11 +195,11 @@ def test_cheat_reveal_a_minefield_that_was_never_built_is_caught_when_opened(gaz
     happened, and a revealed one that vanished."""
     build = mines.MineBuild(side="allied", number=1, month=14, free=False,
                             network=_state(gazala.axis).networks["allied"], engaged=())
-    bad = mines.check_leaf(ritd._map(), "allied", _at("Siwa"), b"1", 1, [build], (), ())
+    bad = mines.check_leaf(game_map(), "allied", _at("Siwa"), b"1", 1, [build], (), ())
     assert [p.rule for p in bad] == ["RB 16.55"] and "outside the allied Supply Network" in bad[0].message
-    never = mines.check_leaf(ritd._map(), "allied", _at("Gazala"), b"2", 1, [build], (), ())
+    never = mines.check_leaf(game_map(), "allied", _at("Gazala"), b"2", 1, [build], (), ())
     assert "claims set 2, which never built one" in never[0].message
-    vanished = mines.check_leaf(ritd._map(), "allied", _at("Tobruk"), mines.NONE, 1, [build], (), (_at("Tobruk"),))
+    vanished = mines.check_leaf(game_map(), "allied", _at("Tobruk"), mines.NONE, 1, [build], (), (_at("Tobruk"),))
     assert vanished[0].rule == "RB 14.2" and "never publicly dismantled" in vanished[0].message
 
 
@@ -210,7 +213,7 @@ def test_rb_16_55_the_audit_reads_every_construction_from_the_sets(gazala):
 
 
 def test_rb_14_2_whole_set_history_checks():
-    m = ritd._map()
+    m = game_map()
     build = mines.MineBuild(side="axis", number=2, month=5, free=True, network=(_at("Gazala"), _at("Tobruk"),
                             _at("Acroma")), engaged=(), shown=(_at("Gazala"),), dismantled_shown=(_at("Gazala"),))
     before = {_at("Gazala"): 1, _at("Acroma"): 1}
@@ -231,8 +234,8 @@ def test_rb_14_0_a_revealed_minefield_gives_its_defender_double_defence():
     assert state.minefields["allied"].shown == (tobruk,) and state.minefields["allied"].count == 1
     from rules.ritd.turn import Turn
     turn = Turn(number=1, active="axis", battles=(tobruk,))
-    assert ritd._round(state, turn).minefield
-    assert not ritd._round(state, Turn(number=1, active="axis", battles=(_at("Gazala"),))).minefield
+    assert combat_round(state, turn).minefield
+    assert not combat_round(state, Turn(number=1, active="axis", battles=(_at("Gazala"),))).minefield
 
 
 def test_leak_the_axis_report_and_map_are_the_same_wherever_the_hidden_minefield_is(tmp_path):
@@ -268,4 +271,4 @@ def test_the_report_shows_a_revealed_enemy_minefield(gazala):
     text = report.render(report.build(gazala.axis.seat().replay, "axis"), "text")
     assert "Allied: 1; revealed: Mersa Brega" in text
     view = ritd.view(_state(gazala.axis), "axis")
-    assert view.mines == [ritd.MineView(hex=_at("Mersa Brega"), where="Mersa Brega", side="allied", revealed=True)]
+    assert view.mines == [MineView(hex=_at("Mersa Brega"), where="Mersa Brega", side="allied", revealed=True)]

@@ -14,8 +14,21 @@ import pytest
 import pbem.game
 from pbem import session
 from pbem.errors import IllegalAction
+from pbem.rulesapi import ActingAs
 from rules.ritd import RULES as RITD
+from rules.ritd import buildup as bu
+from rules.ritd import cards as cd
 from rules.ritd import game as ritd
+from rules.ritd import hidden, month_phase, sequence, supplycards
+from rules.ritd.actions import Reinforce
+from rules.ritd.buildup_orders import buildup_path, due_count
+from rules.ritd.cards import Hand
+from rules.ritd.hidden import Obligation
+from rules.ritd.initiative import one_card_problems
+from rules.ritd.openings import decide_labelled
+from rules.ritd.state import all_scenarios, game_map
+from rules.ritd.turn_options import option_problems
+from rules.ritd.turn_orders import check_turn
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_demo_19_0 import book_dice  # noqa: F401  (fixture: the rulebook's Demo dice)
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
@@ -41,7 +54,7 @@ def _axis_buildup(demo):
     """The Axis Buildup of Month 2 in the Demo: the Early Arrival die for
     Ariete, due in Month 3 (RB 16.41), then the end of spending."""
     demo.play("axis", "early arrival")
-    if ritd._due_count(_now(demo.axis), "axis"):
+    if due_count(_now(demo.axis), "axis"):
         demo.play("axis", "reinforce", "end buildup")
     else:
         demo.play("axis", "end buildup")
@@ -81,15 +94,15 @@ def test_rb_3_42_the_hand_must_hold_the_real_cards_played(demo):
         session.add_orders(seat, ["supply check", "basic + 2 dummies"])
     with pytest.raises(IllegalAction, match="RB 3.42: 3 real cards played, but the hand holds 2 real cards"):
         session.add_orders(demo.allied.seat(), ["supply check", "blitz"])
-    hand = ritd.Hand(count=3, real=2)
-    assert [str(p) for p in ritd.cd.play_problems(hand, 3, 3, "RB 3.42")] == [
+    hand = Hand(count=3, real=2)
+    assert [str(p) for p in cd.play_problems(hand, 3, 3, "RB 3.42")] == [
         "RB 3.42: 3 real cards played, but the hand holds 2 real cards"]
-    assert ritd.cd.play_problems(ritd.Hand(count=3, real=None), 3, 3, "RB 3.42") == []  # secret: the audit decides
-    assert [p.rule for p in ritd.cd.play_problems(hand, 4, 2, "RB 3.42")] == ["RB 3.42"]  # the count is public
+    assert cd.play_problems(Hand(count=3, real=None), 3, 3, "RB 3.42") == []  # secret: the audit decides
+    assert [p.rule for p in cd.play_problems(hand, 4, 2, "RB 3.42")] == ["RB 3.42"]  # the count is public
 
 
 def test_rb_3_1_two_passes_end_the_month_and_the_buildup_follows(demo):
-    m = ritd._map()
+    m = game_map()
     demo.play("axis", "supply check", "pass", "end movement", "supply check")
     assert _state(demo.allied).passes == 1 and _state(demo.allied).phase == "turn"
     demo.play("allied", "supply check", "pass", "end movement", "supply check")
@@ -119,7 +132,7 @@ def test_rb_3_1_two_passes_end_the_month_and_the_buildup_follows(demo):
 
 
 def test_rb_16_5_buildup_spending_saving_and_resupply(demo):
-    m = ritd._map()
+    m = game_map()
     demo.play("axis", "supply check", "pass", "end movement", "supply check")
     demo.play("allied", "supply check", "pass", "end movement", "supply check")
     state = _now(demo.axis)
@@ -128,8 +141,8 @@ def test_rb_16_5_buildup_spending_saving_and_resupply(demo):
     bp = state.ledgers["allied"].total
     demo.play("allied", "reinforce", "redeploy 4 Ind/11 -> Sidi Barrani")
     led = _state(demo.allied).ledgers["allied"]
-    route = ritd._buildup_path(_state(demo.allied), "allied", m.base("allied"), [m.resolve("Sidi Barrani")])
-    cost = ritd.bu.redeployment_cost(m, route)
+    route = buildup_path(_state(demo.allied), "allied", m.base("allied"), [m.resolve("Sidi Barrani")])
+    cost = bu.redeployment_cost(m, route)
     assert led.available == bp - cost and led.entries[-1].kind == "redeploy"
     # The Axis sees the Redeployment and its BP (RB 16.5 sidebar: divulged on request).
     assert _state(demo.axis).ledgers["allied"].available == bp - cost
@@ -144,7 +157,7 @@ def test_rb_16_5_buildup_spending_saving_and_resupply(demo):
     allied = _now(demo.allied)
     assert allied.saved["allied"] == min(bp - cost, 20)
     assert allied.hands["allied"].count == 3 - 1 + 3 and allied.hands["allied"].real == 2 + 2
-    assert _state(demo.axis).hands["allied"] == ritd.Hand(count=5, real=None)
+    assert _state(demo.axis).hands["allied"] == Hand(count=5, real=None)
     assert allied.hands["axis"].count == 6 + 2  # Axis Resupply 2 (RB 18.1)
     # the Axis cards of Player 2's Resupply are dealt by the Allied keys in its next event
     assert demo.pending().kind in ("challenge", "deck") and demo.pending().role == "allied"
@@ -194,8 +207,8 @@ def test_rb_3_3_the_axis_matches_a_real_challenge_with_a_real_card(demo):
 def test_rb_3_3_a_challenge_claimed_real_from_a_hand_of_dummies_is_refused(demo):
     _to_initiative(demo)
     state = _state(demo.allied)
-    dummies_only = msgspec.structs.replace(state, hands={**state.hands, "allied": ritd.Hand(count=2, real=0)})
-    problems = ritd._one_card_problems(dummies_only, "allied", "month2.initiative.allied",
+    dummies_only = msgspec.structs.replace(state, hands={**state.hands, "allied": Hand(count=2, real=0)})
+    problems = one_card_problems(dummies_only, "allied", "month2.initiative.allied",
                                        _Ctx({"month2.initiative.allied": b"1"}), opened=False)
     assert [str(p) for p in problems] == ["RB 3.3: 1 real cards played, but the hand holds 0 real cards"]
 
@@ -222,8 +235,12 @@ def test_rb_17_0_the_last_month_ends_the_game_with_the_blocks_face_up(demo, monk
     """Month 6 is the Demo's last: two Passes end it, both sides turn their
     blocks up and the level of victory is judged (RB 17.2-17.4)."""
     state = _state(demo.axis)
-    monkeypatch.setattr(ritd, "_scenario", lambda s: msgspec.structs.replace(
-        ritd._scenarios().get(s.scenario), end_month=1))
+    def short(s):
+        return msgspec.structs.replace(all_scenarios().get(s.scenario), end_month=1)
+
+    # The end of the last Month (RB 17.0) is judged by the sequence, the level of victory by the month phase.
+    monkeypatch.setattr(sequence, "scenario_of", short)
+    monkeypatch.setattr(month_phase, "scenario_of", short)
     demo.play("axis", "supply check", "pass", "end movement", "supply check")
     demo.play("allied", "supply check", "pass", "end movement", "supply check")
     assert demo.pending().kind == "reveal-all" and demo.pending().role == "axis"
@@ -245,14 +262,14 @@ def test_rb_16_41_early_arrival_through_the_engine(demo, monkeypatch):
     Month 2 Buildup, so Ariete arrives now, its identity hidden from the
     Allies, and is not due again in Month 3 (RB 16.41, BU-06)."""
     monkeypatch.setattr(pbem.game, "roll", lambda game, eh, xp, xq, sides: (1,) * len(sides))
-    base = ritd._map().base("axis")
+    base = game_map().base("axis")
     demo.play("axis", "supply check", "pass", "end movement", "supply check")
     demo.play("allied", "supply check", "pass", "end movement", "supply check")
     assert _now(demo.axis).player1 == "allied"  # BP dice 1 and 1: a tie goes to the Allies (RB 16.3)
     demo.play("allied", "reinforce", "end buildup")
     demo.play("axis", "early arrival")
     axis = _now(demo.axis)
-    assert axis.early_arrived == ("month2.early.axis.0",) and ritd._due_count(axis, "axis") == 1
+    assert axis.early_arrived == ("month2.early.axis.0",) and due_count(axis, "axis") == 1
     demo.play("axis", "reinforce", "end buildup")
     assert [b.unit for b in _state(demo.axis).position.blocks_in(base, "axis")] == ["Ariete"]
     assert [b.unit for b in _state(demo.allied).position.blocks_in(base, "axis")] == [""]  # hidden
@@ -261,11 +278,11 @@ def test_rb_16_41_early_arrival_through_the_engine(demo, monkeypatch):
     demo.play("axis", "supply check", "pass", "end movement", "supply check")
     demo.play("allied", "supply check", "pass", "end movement", "supply check")
     axis = _now(demo.axis)
-    assert axis.month == 3 and ritd._due_count(axis, "axis") == 0 and axis.player1 == "allied"
+    assert axis.month == 3 and due_count(axis, "axis") == 0 and axis.player1 == "allied"
     demo.play("allied", "early arrival")
-    assert ritd._due_count(_now(demo.allied), "allied") == 2
+    assert due_count(_now(demo.allied), "allied") == 2
     demo.play("allied", "reinforce", "end buildup")
-    allied_base = ritd._map().base("allied")
+    allied_base = game_map().base("allied")
     assert {b.unit for b in _state(demo.allied).position.blocks_in(allied_base, "allied")} >= {"4 Ind/7 Mot", "32AT/4"}
     demo.play("axis", "end buildup")
     assert _now(demo.allied).phase == "initiative"
@@ -282,17 +299,17 @@ def test_rb_16_41_an_early_block_that_is_not_its_slots_unit_is_caught(demo, monk
     seat = demo.axis.seat()
     state = _now(demo.axis)
     token = "A0000e001"
-    label = ritd.hidden.identity_label(token)
-    problems = ritd.check(state, ritd.Reinforce(tokens=(token,), early=state.early_arrived),
-                          ritd.ActingAs(_Ctx({label: ritd.hidden.encode_identity("Littorio", 4),
+    label = hidden.identity_label(token)
+    problems = ritd.check(state, Reinforce(tokens=(token,), early=state.early_arrived),
+                          ActingAs(_Ctx({label: hidden.encode_identity("Littorio", 4),
                                               "month2.early.axis.0": b"Ariete"}), "axis"))
     assert [str(p) for p in problems] == ["RB 16.41: the slot month2.early.axis.0 holds Ariete, not Littorio at CV 4"]
     # The opponent's replay keeps an obligation decided when both are opened.
-    ob = ritd.Obligation(token=token, seq=9, kind="early", rule="RB 16.41", tokens=(token,),
+    ob = Obligation(token=token, seq=9, kind="early", rule="RB 16.41", tokens=(token,),
                          labels=("month2.early.axis.0", label), what="arrived early")
     lied = msgspec.structs.replace(_state(demo.allied), obligations=(ob,))
-    _, found = ritd._decide_labelled(lied, _Ctx({"month2.early.axis.0": b"Ariete",
-                                                 label: ritd.hidden.encode_identity("Littorio", 4)}))
+    _, found = decide_labelled(lied, _Ctx({"month2.early.axis.0": b"Ariete",
+                                                 label: hidden.encode_identity("Littorio", 4)}))
     assert [p.rule for p in found] == ["RB 16.41"] and "the slot holds Ariete" in found[0].message
     assert seat is not None
 
@@ -301,7 +318,7 @@ def test_rb_4_4_a_blitz_turn_is_two_basic_turns(demo):
     """RB 3.45, 3.46, 4.4: three real cards; after the first Combat phase the
     Axis takes the Blitz phases: one more Move with units that have not moved,
     hexside limits reset; Supply Revealed finds the three real cards."""
-    m = ritd._map()
+    m = game_map()
     demo.play("axis", "supply check", "blitz", "regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento",
               "end movement")
     demo.play("allied", "refuse-battle Sollum slowest 3")
@@ -316,8 +333,8 @@ def test_rb_4_4_a_blitz_turn_is_two_basic_turns(demo):
               "reveal option")
     allied = _state(demo.allied)
     assert {b.unit for b in _state(demo.axis).position.blocks_in(m.resolve("Sidi Omar W1"), "axis")} == {"GGFF"}
-    assert allied.turn.active == "allied" and allied.hands["axis"] == ritd.Hand(count=3, real=None)
-    assert _state(demo.axis).hands["axis"] == ritd.Hand(count=3, real=1)
+    assert allied.turn.active == "allied" and allied.hands["axis"] == Hand(count=3, real=None)
+    assert _state(demo.axis).hands["axis"] == Hand(count=3, real=1)
 
 
 def test_rb_4_4_blitz_phases_paid_with_two_real_cards_are_named_at_supply_revealed(demo):
@@ -330,16 +347,16 @@ def test_rb_4_4_blitz_phases_paid_with_two_real_cards_are_named_at_supply_reveal
     with pytest.raises(IllegalAction, match="RB 4.4: a Blitz Turn needs 3 real cards; 2 of the 3 played are real"):
         session.add_orders(demo.axis.seat(), ["blitz"])
     turn = msgspec.structs.replace(state.turn, real=-1, blitz=True)
-    problems = ritd._option_problems(state, turn, b"2")
+    problems = option_problems(state, turn, b"2")
     assert [p.rule for p in problems] == ["RB 4.4"] and "needs 3 real cards" in problems[0].message
-    assert ritd._option_problems(state, turn, b"3") == []
+    assert option_problems(state, turn, b"3") == []
 
 
 def test_rb_18_7_gazala_pregame_buildup_30_bp_each_allies_first(tmp_path):
     """RB 18.7 (BU-20): after both deployments and before the first cards, the
     Allies then the Axis spend 30 BP (no dice, no Resupply); Extra Supply
     Cards bought there join the initial hands."""
-    sc = ritd._scenarios()
+    sc = all_scenarios()
     s = sc.get("gazala")
     axis_setup = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
     allied_setup = [f"deploy {u.name} at Alexandria" for u in sc.starting_units(s, "allied")] + ["end deployment"]
@@ -361,7 +378,7 @@ def test_rb_18_6_the_malta_group_is_called_once_and_axis_resupply_drops_to_2(tmp
     """Pursuit to Alamein (RB 18.8): from Month 16 the Axis may call the three
     "M" units into Base, once; from that Buildup on its Resupply is 2 cards."""
     monkeypatch.setattr(pbem.game, "roll", lambda game, eh, xp, xq, sides: (6,) * len(sides))  # nothing early
-    sc = ritd._scenarios()
+    sc = all_scenarios()
     s = sc.get("pursuit")
     axis_setup = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
     allied_setup = [f"deploy {u.name} at Alexandria" for u in sc.starting_units(s, "allied")] + ["end deployment"]
@@ -376,11 +393,11 @@ def test_rb_18_6_the_malta_group_is_called_once_and_axis_resupply_drops_to_2(tmp
     assert "call malta group" in session.legal_orders(table.axis.seat())
     table.play("axis", "call malta group", "end buildup")
     axis = _state(table.axis)
-    base = ritd._map().base("axis")
+    base = game_map().base("axis")
     assert {"Folgore", "Ramcke", "La Spezia"} <= {b.unit for b in axis.position.blocks_in(base, "axis")}
     assert axis.malta == 16
     assert _now(table.allied).hands["axis"].count == hand + 2  # RB 18.8: Resupply 2 from this Buildup
-    assert ritd.bu.check_malta_group(s, 18, axis.malta)[0].message == "the Malta Group already arrived in Month 16"
+    assert bu.check_malta_group(s, 18, axis.malta)[0].message == "the Malta Group already arrived in Month 16"
 
 
 def test_rb_3_42_real_cards_the_hand_never_held_are_named_at_supply_revealed(demo, monkeypatch):
@@ -391,9 +408,9 @@ def test_rb_3_42_real_cards_the_hand_never_held_are_named_at_supply_revealed(dem
     naming it and its signer (T-15)."""
     demo.play("axis", "supply check", "pass", "end movement", "supply check")
     with monkeypatch.context() as cheat:  # the Allied client skips its own hand checks
-        cheat.setattr(ritd.cd, "play_problems", lambda *args: [])
-        cheat.setattr(ritd, "_card_checks", lambda *args: [])
-        cheat.setattr(ritd, "_pick", lambda state, role, real, dummies, ctx, rule:
+        cheat.setattr(cd, "play_problems", lambda *args: [])
+        cheat.setattr(supplycards, "card_checks", lambda *args: [])
+        cheat.setattr(supplycards, "pick_cards", lambda state, role, real, dummies, ctx, rule:
                       state.deck.held[role][:real + dummies])
         honest = ritd.on_deck
         cheat.setattr(ritd, "on_deck", lambda state, ctx: (honest(state, ctx)[0], []))
@@ -414,11 +431,11 @@ def test_opening_a_later_identity_version_leaves_the_set_up_check_to_version_0(d
     random self-play)."""
     state = _state(demo.allied)
     savona = next(b for b in state.position.blocks_of("axis"))
-    ob = ritd.Obligation(token=savona.token, seq=0, kind="placement", hex=savona.hex, rule="RB 18.0",
+    ob = Obligation(token=savona.token, seq=0, kind="placement", hex=savona.hex, rule="RB 18.0",
                          what="deployed")
     st = msgspec.structs.replace(state, obligations=(ob,), versions={**state.versions, savona.token: 1})
-    label = ritd.hidden.identity_label(savona.token, 1)
-    after, problems = ritd.on_open(st, label, ritd.hidden.encode_identity("Savona", 3), _Ctx({}))
+    label = hidden.identity_label(savona.token, 1)
+    after, problems = ritd.on_open(st, label, hidden.encode_identity("Savona", 3), _Ctx({}))
     assert problems == [] and after.obligations == (ob,)
 
 
@@ -428,7 +445,7 @@ def test_rb_15_1_the_supply_check_orders_offer_each_oasis_choice(demo):
     self-play, where only a bare 'supply check' was offered)."""
     demo.play("axis", "supply check", "pass", "end movement", "supply check")
     state = _state(demo.allied)
-    siwa = ritd._map().resolve("Siwa")
+    siwa = game_map().resolve("Siwa")
     movers = list(state.position.blocks_of("allied"))[:2]
     pos = state.position.replace_blocks([msgspec.structs.replace(b, hex=siwa) for b in movers])
     st = msgspec.structs.replace(state, position=pos)
@@ -437,16 +454,13 @@ def test_rb_15_1_the_supply_check_orders_offer_each_oasis_choice(demo):
     assert sorted(orders) == sorted(f"supply check oasis Siwa: {n}" for n in names)
     for order in orders:
         action = ritd.parse_order(st, "allied", order, None).action
-        assert ritd._check_turn(st, st.turn, action, "allied", _Ctx({})) == []
+        assert check_turn(st, st.turn, action, "allied", _Ctx({})) == []
 
 
-def test_card_draws_are_worded_as_cards_for_their_owner_and_face_down_for_the_other(tmp_path):
-    """The dice behind Supply Cards show as cards: real and dummy to the
-    drawer, face down to the opponent (DESIGN 4)."""
-    assert ritd.describe_dice((42, 42, 42), (1, 42, 5)) == "3 Supply Cards drawn: 2 real, 1 dummy"
-    assert ritd.describe_dice((42, 42), (None, None)) == "2 Supply Cards drawn face down"
-    assert ritd.describe_dice((6, 6), (3, 4)) is None
-    assert session.dice_text((None, None), (42, 42), RITD) == "2 Supply Cards drawn face down"
+def test_dice_are_shown_as_numbers_since_cards_come_from_the_shared_deck(tmp_path):
+    """Version 4 rolls only six-sided dice (cards are dealt from the shared
+    deck, T-15): the rules word no dice, the engine shows the numbers."""
+    assert RITD.describe_dice((6, 6), (3, 4)) is None
     assert session.dice_text((3, 4), (6, 6), RITD) == "[3, 4]"
 
 

@@ -9,10 +9,13 @@ import pytest
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
-from rules.ritd import game as ritd
+from rules.ritd import group_moves, sequence, supply_checks
 from rules.ritd import supply as sp
+from rules.ritd.group_moves import unit_speed
+from rules.ritd.sequence import begin_turn
+from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
-from tests.ritd.test_game_refusal import _send
+from tests.ritd.test_game_refusal import send_orders
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
@@ -26,26 +29,26 @@ def _token(table, side, unit):
 def overrun(tmp_path, monkeypatch):
     """The Demo with the 7/7 Tk Disrupted alone in Sollum when the Axis turn
     begins; Brescia fast enough (4) to pursue it; every die a 6."""
-    speed = ritd._unit_speed
-    monkeypatch.setattr(ritd, "_unit_speed", lambda u: 4 if u == "Brescia" else speed(u))
+    speed = unit_speed
+    monkeypatch.setattr(group_moves, "unit_speed", lambda u: 4 if u == "Brescia" else speed(u))
     monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
-    real = ritd._begin_turn
+    real = begin_turn
 
     def begin(state, active):
         state = real(state, active)
         if state.turn.number == 1:
             pos = state.position
-            sollum = pos.blocks_in(ritd._map().resolve("Sollum"), "allied")
+            sollum = pos.blocks_in(game_map().resolve("Sollum"), "allied")
             state = msgspec.structs.replace(state, position=pos.replace_blocks(
                 [msgspec.structs.replace(b, disrupted=True) for b in sollum]))
         return state
 
-    monkeypatch.setattr(ritd, "_begin_turn", begin)
+    monkeypatch.setattr(sequence, "begin_turn", begin)
     return new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
 
 
 def test_rb_11_4_an_overrun_routs_the_disrupted_units_pursued_by_the_overrunners_then_movement_goes_on(overrun):
-    m = ritd._map()
+    m = game_map()
     sollum = m.resolve("Sollum")
     tk = _token(overrun, "allied", "7/7 Tk")
     overrun.play("axis", "supply check", "offensive")
@@ -89,7 +92,7 @@ def test_rb_11_4_an_overrun_routs_the_disrupted_units_pursued_by_the_overrunners
     assert state.position.block(brescia).hex == sollum
     assert state.position.block(_token(overrun, "axis", "Trento")).hex == sollum
     overrun.play("axis", "supply check", "reveal option")
-    overrun.deliver(overrun.axis, _send(overrun, "allied", "supply check", open_all=True))
+    overrun.deliver(overrun.axis, send_orders(overrun, "allied", "supply check", open_all=True))
     result = session.audit(overrun.allied.gd.read_events(), RITD)
     assert result.replay.state.position.block(brescia).hex == sollum
 
@@ -102,17 +105,22 @@ def cut_off(tmp_path, monkeypatch):
     die a 1 (no hits)."""
     monkeypatch.setattr("pbem.game.roll", lambda *args: (1,) * len(args[-1]))
     marks: dict[str, str] = {}
-    real_combat = ritd._to_combat
+    real_combat = sequence.to_combat
 
-    def to_combat(state, turn):
+    def fake_combat(state, turn):
         pos = state.position
         changed = [msgspec.structs.replace(pos.block(marks["Brescia"]), unsupplied=True),
                    msgspec.structs.replace(pos.block(marks["Trento"]), disrupted=True)]
         return real_combat(msgspec.structs.replace(state, position=pos.replace_blocks(changed)), turn)
 
-    real_status = sp._status
-    monkeypatch.setattr(ritd, "_to_combat", to_combat)
-    monkeypatch.setattr(sp, "_status", lambda s, b: None if b.token == marks["Brescia"] else real_status(s, b))
+    real_status = sp.block_status
+    monkeypatch.setattr(sequence, "to_combat", fake_combat)
+    def cut_off_status(s, b):
+        return None if b.token == marks["Brescia"] else real_status(s, b)
+
+    # Supply status is read by the Supply Lines (supply) and by the Supply Checks (supply_checks).
+    monkeypatch.setattr(sp, "block_status", cut_off_status)
+    monkeypatch.setattr(supply_checks, "block_status", cut_off_status)
     table = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
     marks.update(Brescia=_token(table, "axis", "Brescia"), Trento=_token(table, "axis", "Trento"))
     return table, marks
@@ -120,7 +128,7 @@ def cut_off(tmp_path, monkeypatch):
 
 def test_rb_12_7_final_supply_check_eliminates_the_unshielded_engaged_unit_and_the_ones_it_shielded_rout(cut_off):
     table, marks = cut_off
-    m = ritd._map()
+    m = game_map()
     sollum = m.resolve("Sollum")
     table.play("axis", "supply check", "offensive", "group Ft Capuzzo -> Sollum Brescia",
                "group Sidi Omar -> Sollum Trento", "end movement")
@@ -159,6 +167,6 @@ def test_rb_12_7_final_supply_check_eliminates_the_unshielded_engaged_unit_and_t
         if state.position.has_block(marks["Trento"]):
             assert state.position.block(marks["Trento"]).disrupted
     table.play("axis", "reveal option")
-    table.deliver(table.axis, _send(table, "allied", "supply check", open_all=True))
+    table.deliver(table.axis, send_orders(table, "allied", "supply check", open_all=True))
     result = session.audit(table.allied.gd.read_events(), RITD)
     assert not result.replay.state.position.has_block(marks["Brescia"])

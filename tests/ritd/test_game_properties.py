@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from pbem import session
 from rules.ritd import game as ritd
+from rules.ritd.state import all_scenarios, game_map
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
@@ -66,7 +67,7 @@ def test_the_view_of_one_side_does_not_depend_on_the_others_hidden_units(tmp_pat
     """RB 18.2 free deployment: the Allies place their six "S" units on the same
     six hexes in two different ways; the Axis view is the same (tokens aside,
     which are random anyway)."""
-    sc = ritd._scenarios()
+    sc = all_scenarios()
     s = sc.get("1941")
     axis = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
     free = [u.name for u in sc.setup_units(s, "allied", s.allied.setup[0].id)]
@@ -127,7 +128,7 @@ def test_random_retreats_and_probes_never_stall_and_both_sides_agree(tmp_path_fa
                 steps.add(decision.kind)
                 legal = session.legal_orders(seat)
                 assert legal, f"{role} must act ({decision.kind}) but has no legal order"
-                m = ritd._map()
+                m = game_map()
                 battles = {m.name(b.hex) for b in now.state.position.battles}
                 out = [o for o in legal if _disengaging(o, battles)]
                 if prefix[role] and prefix[role][0] in legal:

@@ -13,8 +13,10 @@ import pytest
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
-from rules.ritd import game as ritd
-from rules.ritd import routs
+from rules.ritd import group_moves, routs, step_losses
+from rules.ritd import movement as mv
+from rules.ritd.group_moves import unit_speed
+from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
@@ -28,15 +30,15 @@ pytestmark = pytest.mark.usefixtures("registered_ritd")
 def demo(tmp_path, monkeypatch):
     """The 19.0 Demo, with Trento made fast enough (speed 4) to pursue the 7/7 Tk
     (speed 3), and every engine die a 6."""
-    speed = ritd._unit_speed
-    monkeypatch.setattr(ritd, "_unit_speed", lambda unit: 4 if unit == "Trento" else speed(unit))
+    speed = unit_speed
+    monkeypatch.setattr(group_moves, "unit_speed", lambda unit: 4 if unit == "Trento" else speed(unit))
     monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
     table = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
     table.play("axis", *REGROUP)
     return table
 
 
-def _send(table, role, *orders, open_all=False):
+def send_orders(table, role, *orders, open_all=False):
     seat = table.side(role).seat()
     if orders:
         session.add_orders(seat, list(orders))
@@ -48,7 +50,7 @@ def _tk(state):
 
 
 def test_rb_10_2_pursuit_fire_dice_secret_losses_and_withdrawal_checked_at_the_audit(demo):
-    m = ritd._map()
+    m = game_map()
     demo.play("allied", "refuse-battle Sollum slowest 3")
     axis = demo.axis.seat().replay.state
     assert axis.turn.step == "refuse-pursuit" and axis.turn.slowest == 3
@@ -61,7 +63,7 @@ def test_rb_10_2_pursuit_fire_dice_secret_losses_and_withdrawal_checked_at_the_a
     assert allied.pending().kind == "refuse-losses"
     assert allied.state.turn.hits == 2 and allied.state.last_rolls == (6, 6)
     # The Allies cannot see Trento's speed: its 2 dice need a speed above 3.
-    assert [(o.needed, o.maximum) for o in allied.state.obligations if o.kind == "speed-range"] == [(4, ritd.mv.MAX_SPEED)]
+    assert [(o.needed, o.maximum) for o in allied.state.obligations if o.kind == "speed-range"] == [(4, mv.MAX_SPEED)]
     token = _tk(allied.state).token
     demo.play("allied", "pursuit losses auto", "refuse-battle Sollum -> Sidi Barrani")
     allied = demo.allied.seat().replay.state
@@ -72,8 +74,8 @@ def test_rb_10_2_pursuit_fire_dice_secret_losses_and_withdrawal_checked_at_the_a
     moved = axis.position.block(token)
     assert moved.hex == m.resolve("Sidi Barrani") and moved.unit == ""
     # Both sides open everything: the deferred checks pass.
-    demo.deliver(demo.allied, _send(demo, "axis", "supply check", "reveal option", open_all=True))
-    demo.deliver(demo.axis, _send(demo, "allied", "supply check", open_all=True))
+    demo.deliver(demo.allied, send_orders(demo, "axis", "supply check", "reveal option", open_all=True))
+    demo.deliver(demo.axis, send_orders(demo, "allied", "supply check", open_all=True))
     axis = demo.axis.seat().replay.state
     assert not [o for o in axis.obligations if o.token == token]
     assert _tk(axis).cv == 2
@@ -85,12 +87,12 @@ def test_rb_10_2_pursuit_fire_dice_secret_losses_and_withdrawal_checked_at_the_a
 def test_rb_10_5_a_lie_about_the_slowest_speed_is_caught_at_the_audit(demo, monkeypatch):
     with monkeypatch.context() as cheat:  # the Allied client skips its own check
         cheat.setattr(routs, "check_slowest_speed", lambda *args: routs.PursuitCheck())
-        lie = _send(demo, "allied", "refuse-battle Sollum slowest 4")
+        lie = send_orders(demo, "allied", "refuse-battle Sollum slowest 4")
     demo.deliver(demo.axis, lie)
     demo.play("axis", "pursue Sollum with none")
     with monkeypatch.context() as cheat:
         cheat.setattr(routs, "check_slowest_speed", lambda *args: routs.PursuitCheck())
-        data = _send(demo, "allied", "refuse-battle Sollum -> Sidi Barrani", open_all=True)
+        data = send_orders(demo, "allied", "refuse-battle Sollum -> Sidi Barrani", open_all=True)
         events = demo.allied.gd.read_events()
     with pytest.raises(IllegalAction, match=r"Refused Battle in event \d+ announcing slowest speed 4"):
         demo.deliver(demo.axis, data)
@@ -104,13 +106,13 @@ def test_rb_10_5_a_forged_loss_allocation_is_caught_at_the_audit(demo, monkeypat
     demo.play("allied", "refuse-battle Sollum slowest 3")
     demo.play("axis", "pursue Sollum with Trento")
     with monkeypatch.context() as cheat:  # two hits, but the 7/7 Tk keeps its CV
-        cheat.setattr(ritd, "_loss_problems", lambda *args: [])
-        forged = _send(demo, "allied", "pursuit losses 7/7 Tk 0", "refuse-battle Sollum -> Sidi Barrani")
+        cheat.setattr(step_losses, "loss_problems", lambda *args: [])
+        forged = send_orders(demo, "allied", "pursuit losses 7/7 Tk 0", "refuse-battle Sollum -> Sidi Barrani")
     demo.deliver(demo.axis, forged)  # the Axis cannot tell yet
     demo.play("axis", "supply check", "reveal option")
     with monkeypatch.context() as cheat:  # the new version is opened in the Allies' next event
-        cheat.setattr(ritd, "_loss_problems", lambda *args: [])
-        data = _send(demo, "allied", "supply check", open_all=True)
+        cheat.setattr(step_losses, "loss_problems", lambda *args: [])
+        data = send_orders(demo, "allied", "supply check", open_all=True)
         events = demo.allied.gd.read_events()
     with pytest.raises(IllegalAction, match="Pursuit losses placed in event"):
         demo.deliver(demo.axis, data)

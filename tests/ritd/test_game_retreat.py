@@ -16,10 +16,15 @@ from pbem import game as pbem_game
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
+from rules.ritd import combat as cb
 from rules.ritd import game as ritd
-from rules.ritd import routs
+from rules.ritd import group_moves, routs, sequence, step_losses
+from rules.ritd.battle import combat_round
+from rules.ritd.group_moves import unit_speed
+from rules.ritd.sequence import next_retreat
+from rules.ritd.state import all_scenarios, game_map
 from tests.ritd.ritd_table import new_game
-from tests.ritd.test_game_refusal import REGROUP, _send
+from tests.ritd.test_game_refusal import REGROUP, send_orders
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
@@ -29,11 +34,11 @@ FACE: dict[str, int | None] = {"die": 1}
 
 
 def _units(state, hex_name, side=None):
-    h = ritd._map().resolve(hex_name)
+    h = game_map().resolve(hex_name)
     return sorted((b.unit, b.cv) for b in state.position.blocks_in(h, side))
 
 
-def _block(state, side, unit):
+def block_of(state, side, unit):
     return next(b for b in state.position.blocks_of(side) if b.unit == unit)
 
 
@@ -42,8 +47,8 @@ def standoff_table(tmp_path, monkeypatch):
     Round in which every die misses, so the battle goes on into the Allied
     Player-Turn. Trento and Brescia are fast (speed 4) enough to pursue the
     7/7 Tk (speed 3). Later rolls show FACE["die"], or real dice if None."""
-    speed = ritd._unit_speed
-    monkeypatch.setattr(ritd, "_unit_speed", lambda u: 4 if u in ("Trento", "Brescia") else speed(u))
+    speed = unit_speed
+    monkeypatch.setattr(group_moves, "unit_speed", lambda u: 4 if u in ("Trento", "Brescia") else speed(u))
     FACE["die"] = 1
     faces: dict[tuple, int] = {}  # per roll, so that replays and the audit roll the same
     real = pbem_game.roll
@@ -71,13 +76,13 @@ def standoff(tmp_path, monkeypatch):
 
 
 def test_rb_10_3_full_retreat_procedure_step_by_step(standoff):
-    m = ritd._map()
+    m = game_map()
     sollum, barrani = m.resolve("Sollum"), m.resolve("Sidi Barrani")
     allied = standoff.allied.seat()
     session.add_orders(allied, ["supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk"])
     draft, _ = session.draft_replay(allied)
     # Step 1: the Move is announced; the 7/7 Tk waits upright in Sollum.
-    tk = _block(draft.state, "allied", "7/7 Tk")
+    tk = block_of(draft.state, "allied", "7/7 Tk")
     assert tk.hex == sollum and not tk.disrupted
     assert draft.state.turn.movement.pending_retreat(tk.token) is not None
     session.add_orders(allied, ["end movement"])
@@ -100,7 +105,7 @@ def test_rb_10_3_full_retreat_procedure_step_by_step(standoff):
     allied = standoff.allied.seat()
     draft, _ = session.draft_replay(allied)  # the engine's dice come with the Allies' next event
     assert draft.pending().kind == "retreat-losses" and draft.state.turn.hits == 2
-    cv = _block(draft.state, "allied", "7/7 Tk").cv
+    cv = block_of(draft.state, "allied", "7/7 Tk").cv
     # Step 3: hits placed (an elite unit loses one step for two hits, RB 9.5); the Tk completes its Move.
     standoff.play("allied", "pursuit losses auto")
     for state in (standoff.allied.seat().replay.state, standoff.axis.seat().replay.state):
@@ -108,7 +113,7 @@ def test_rb_10_3_full_retreat_procedure_step_by_step(standoff):
         assert moved.hex == barrani and moved.disrupted and not moved.revealed
         assert state.position.battle(sollum) is None and state.turn.retreating == ""
         assert state.turn.movement.retreating == ()
-    step = ritd._scenarios().roster.get("7/7 Tk").cv_per_step
+    step = all_scenarios().roster.get("7/7 Tk").cv_per_step
     assert standoff.allied.seat().replay.state.position.block(tk.token).cv == cv - step
     assert standoff.axis.seat().replay.state.versions[tk.token] == 1
     # The hits went on an upright block: the Axis no longer sees a CV (not the stale 4, T-40).
@@ -119,7 +124,7 @@ def test_rb_10_3_full_retreat_procedure_step_by_step(standoff):
 
 
 def test_rb_10_3_pursuit_deception_fire_withheld_no_dice_no_losses(standoff):
-    m = ritd._map()
+    m = game_map()
     standoff.play("allied", "supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk", "end movement",
                   "retreat Sollum slowest 3")
     standoff.play("axis", "pursue Sollum with none")
@@ -130,7 +135,7 @@ def test_rb_10_3_pursuit_deception_fire_withheld_no_dice_no_losses(standoff):
 
 
 def test_rb_10_0_a_pass_turn_withdrawal_out_of_a_battle_takes_pursuit_fire(standoff):
-    m = ritd._map()
+    m = game_map()
     allied = standoff.allied.seat()
     session.add_orders(allied, ["supply check", "pass"])
     withdrawals = [o for o in session.legal_orders(allied) if o.startswith("withdraw Sollum")]
@@ -155,7 +160,7 @@ def _allied_pass(table):
 
 
 def test_rb_10_4_partial_retreat_procedure_with_probe(standoff):
-    m = ritd._map()
+    m = game_map()
     sollum, capuzzo = m.resolve("Sollum"), m.resolve("Ft Capuzzo")
     _allied_pass(standoff)
     axis = standoff.axis.seat()
@@ -198,7 +203,7 @@ def test_rb_10_4_partial_retreat_procedure_with_probe(standoff):
 
 
 def test_rb_10_41_probe_declined_the_disengaging_units_take_no_pursuit_fire(standoff):
-    m = ritd._map()
+    m = game_map()
     _allied_pass(standoff)
     standoff.play("axis", "supply check", "basic", "group Sollum -> Ft Capuzzo Trento", "end movement")
     FACE["die"] = 6
@@ -210,7 +215,7 @@ def test_rb_10_41_probe_declined_the_disengaging_units_take_no_pursuit_fire(stan
 
 
 def test_rb_10_41_rearguard_eliminated_unfired_probers_pursue_the_disengaging_units(standoff):
-    m = ritd._map()
+    m = game_map()
     sollum, capuzzo = m.resolve("Sollum"), m.resolve("Ft Capuzzo")
     # The Allies reinforce the battle with the 7/4 Armd (no combat this turn).
     standoff.play("allied", "supply check", "basic", "group Buq Buq -> Sollum 7/4 Armd", "end movement",
@@ -252,7 +257,7 @@ def test_rb_10_5_a_lie_about_the_slowest_retreating_speed_is_caught(standoff, mo
     and refuses the claim of 4 at once."""
     with monkeypatch.context() as cheat:  # the Allied client skips its own check
         cheat.setattr(routs, "check_slowest_speed", lambda *args: routs.PursuitCheck())
-        lie = _send(standoff, "allied", "supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk",
+        lie = send_orders(standoff, "allied", "supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk",
                     "end movement", "retreat Sollum slowest 4")
         events = standoff.allied.gd.read_events()
     with pytest.raises(IllegalAction) as err:
@@ -271,13 +276,13 @@ def test_rb_10_5_a_forged_retreat_loss_allocation_is_caught_when_opened_and_at_t
     FACE["die"] = 6
     standoff.play("axis", "pursue Sollum with Trento")
     with monkeypatch.context() as cheat:  # two hits, but the 7/7 Tk keeps its CV
-        cheat.setattr(ritd, "_loss_problems", lambda *args: [])
-        forged = _send(standoff, "allied", "pursuit losses 7/7 Tk 0")
+        cheat.setattr(step_losses, "loss_problems", lambda *args: [])
+        forged = send_orders(standoff, "allied", "pursuit losses 7/7 Tk 0")
     standoff.deliver(standoff.axis, forged)  # the new identity is secret: the Axis cannot tell yet
     assert "losses" in {o.kind for o in standoff.axis.seat().replay.state.obligations}
     with monkeypatch.context() as cheat:  # the new version is opened in the Allies' next event
-        cheat.setattr(ritd, "_loss_problems", lambda *args: [])
-        data = _send(standoff, "allied", "supply check", "reveal option", open_all=True)
+        cheat.setattr(step_losses, "loss_problems", lambda *args: [])
+        data = send_orders(standoff, "allied", "supply check", "reveal option", open_all=True)
         events = standoff.allied.gd.read_events()
     with pytest.raises(IllegalAction, match="Pursuit losses placed in event"):
         standoff.deliver(standoff.axis, data)
@@ -288,7 +293,7 @@ def test_rb_10_5_a_forged_retreat_loss_allocation_is_caught_when_opened_and_at_t
 
 
 def test_rb_10_41_a_rearguard_that_arrived_this_turn_is_revealed_for_the_probe(standoff):
-    m = ritd._map()
+    m = game_map()
     _allied_pass(standoff)
     # Offensive Turn: Pavia joins the battle, then the three original units leave.
     standoff.play("axis", "supply check", "offensive", "group Ft Capuzzo -> Sollum Pavia",
@@ -313,7 +318,7 @@ def test_rb_10_41_a_rearguard_that_arrived_this_turn_is_revealed_for_the_probe(s
 def test_rb_6_4_a_retreating_units_forced_march_is_rolled_after_its_retreat(standoff):
     """T-35: the Forced March continues the Move the Retreat completes, so its
     die is rolled after the Pursuit; the unit ends one hex further on."""
-    m = ritd._map()
+    m = game_map()
     standoff.play("allied", "supply check", "basic", "group Sollum -> Sidi Barrani 7/7 Tk",
                   "forced-march 7/7 Tk -> Mersa Matruh W1", "end movement", "retreat Sollum slowest 3")
     FACE["die"] = 6  # the Forced March succeeds
@@ -322,7 +327,7 @@ def test_rb_6_4_a_retreating_units_forced_march_is_rolled_after_its_retreat(stan
     assert standoff.allied.seat().replay.pending().kind == "dice"
     draft, _ = session.draft_replay(standoff.allied.seat())
     state = draft.state
-    tk = _block(state, "allied", "7/7 Tk")
+    tk = block_of(state, "allied", "7/7 Tk")
     assert tk.hex == m.resolve("Mersa Matruh W1") and tk.disrupted
     assert state.turn.movement.marches == () and state.turn.step not in ("forced-march", "retreat-slowest")
     arrow = next(x for x in state.last_moves if x.token == tk.token)
@@ -345,17 +350,17 @@ def test_rb_10_41_a_rout_during_the_probe_is_not_pursued_by_the_disengaging_unit
     """The Probing 7/7 Tk is wiped out by the Rearguard's fire; the Disrupted
     7/4 Armd it shielded Routs at once (T-11). Trento, Disengaging, may not
     Pursue the Rout (T-37)."""
-    m = ritd._map()
+    m = game_map()
     sollum = m.resolve("Sollum")
-    armd = _block(standoff.allied.seat().replay.state, "allied", "7/4 Armd").token
-    real = ritd._next_retreat
+    armd = block_of(standoff.allied.seat().replay.state, "allied", "7/4 Armd").token
+    real = next_retreat
 
     def with_armd(state, turn):  # the 7/4 Armd, Disrupted, beside the 7/7 Tk (in every replay)
         pos = state.position
         moved = msgspec.structs.replace(pos.block(armd), hex=sollum, disrupted=True)
         return real(msgspec.structs.replace(state, position=pos.replace_blocks([moved])), turn)
 
-    monkeypatch.setattr(ritd, "_next_retreat", with_armd)
+    monkeypatch.setattr(sequence, "next_retreat", with_armd)
     _allied_pass(standoff)
     standoff.play("axis", "supply check", "basic", "group Sollum -> Ft Capuzzo Trento", "end movement")
     standoff.play("allied", "probe Sollum")
@@ -380,17 +385,17 @@ def test_rb_10_41_a_rearguard_defending_a_fortress_keeps_its_double_dice_in_the_
     from rules.ritd.position import Battle, Block, Position
     from rules.ritd.turn import Turn
 
-    bardia = ritd._map().resolve("Bardia")
+    bardia = game_map().resolve("Bardia")
     pos = Position(blocks=(Block(token="A1", side="axis", hex=bardia, unit="Savona", cv=4),
                            Block(token="L1", side="allied", hex=bardia, unit="7/7 Tk", cv=4)),
                    battles=(Battle(hex=bardia, attacker="allied"),))
     state = ritd.State(scenario="demo", month=1, phase="turn", side="axis", position=pos)
     turn = Turn(number=3, active="axis", step="defensive-fire", battles=(bardia,), probing=True,
                 retreating=bardia, retreaters=("A2",), rearguard=("A1",))
-    rnd = ritd._round(state, turn)
+    rnd = combat_round(state, turn)
     assert rnd.probe and rnd.fortress and rnd.defensive_side == "axis"
-    assert ritd.cb.dice_multiplier(pos, rnd, "axis", "infantry") == 2
-    assert ritd.cb.dice_multiplier(pos, rnd, "allied", "armor") == 1
+    assert cb.dice_multiplier(pos, rnd, "axis", "infantry") == 2
+    assert cb.dice_multiplier(pos, rnd, "allied", "armor") == 1
     # Not a Probe: the same Defender firing in the active player's own Combat Round has no benefit.
     own = msgspec.structs.replace(turn, probing=False)
-    assert ritd.cb.dice_multiplier(pos, ritd._round(state, own), "axis", "infantry") == 1
+    assert cb.dice_multiplier(pos, combat_round(state, own), "axis", "infantry") == 1

@@ -11,10 +11,13 @@ import pytest
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
-from rules.ritd import game as ritd
-from rules.ritd import routs
+from rules.ritd import group_moves, routs, sequence
+from rules.ritd import movement as mv
+from rules.ritd.group_moves import unit_speed
+from rules.ritd.sequence import after_movement, to_combat
+from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
-from tests.ritd.test_game_refusal import REGROUP, _send
+from tests.ritd.test_game_refusal import REGROUP, send_orders
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
@@ -29,7 +32,7 @@ def _with_disrupted_companion(state):
     pos = state.position
     armd = pos.block(ARMD["token"])
     return msgspec.structs.replace(state, position=pos.replace_blocks(
-        [msgspec.structs.replace(armd, hex=ritd._map().resolve("Sollum"), disrupted=True)]))
+        [msgspec.structs.replace(armd, hex=game_map().resolve("Sollum"), disrupted=True)]))
 
 
 def _new_game(tmp_path):
@@ -50,18 +53,18 @@ def _armd_token(table):
 def ex26(tmp_path, monkeypatch):
     """The Demo with a Disrupted 7/4 Armd beside the 7/7 Tk in Sollum when the
     Axis attacks; Trento and Brescia fast enough (4) to pursue; every die a 6."""
-    speed = ritd._unit_speed
-    monkeypatch.setattr(ritd, "_unit_speed", lambda u: 4 if u in ("Trento", "Brescia") else speed(u))
+    speed = unit_speed
+    monkeypatch.setattr(group_moves, "unit_speed", lambda u: 4 if u in ("Trento", "Brescia") else speed(u))
     monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
-    real = ritd._after_movement
-    monkeypatch.setattr(ritd, "_after_movement", lambda state, turn: real(_with_disrupted_companion(state), turn))
+    real = after_movement
+    monkeypatch.setattr(sequence, "after_movement", lambda state, turn: real(_with_disrupted_companion(state), turn))
     table = _new_game(tmp_path)
     table.play("axis", *REGROUP)
     return table
 
 
 def test_ex_26_a_refusal_leaves_a_disrupted_unit_behind_which_routs_and_is_pursued(ex26):
-    m = ritd._map()
+    m = game_map()
     sollum = m.resolve("Sollum")
     token = _armd_token(ex26)
     assert "refuse-battle Sollum slowest 3" in session.legal_orders(ex26.allied.seat())
@@ -100,8 +103,8 @@ def test_ex_26_a_refusal_leaves_a_disrupted_unit_behind_which_routs_and_is_pursu
             (sollum, m.resolve("Sidi Barrani"), "rout")]
     assert _block(ex26.allied.seat().replay.state, "7/4 Armd").cv == 2  # 6, one step off, two hits
     # Everything opened: the deferred checks pass, and so does the audit.
-    ex26.deliver(ex26.allied, _send(ex26, "axis", "supply check", "reveal option", open_all=True))
-    ex26.deliver(ex26.axis, _send(ex26, "allied", "supply check", open_all=True))
+    ex26.deliver(ex26.allied, send_orders(ex26, "axis", "supply check", "reveal option", open_all=True))
+    ex26.deliver(ex26.axis, send_orders(ex26, "allied", "supply check", open_all=True))
     axis = ex26.axis.seat().replay.state
     assert not [o for o in axis.obligations if o.token == token]
     assert _block(axis, "7/4 Armd").cv == 2
@@ -115,12 +118,12 @@ def test_rb_11_3_a_lie_about_the_slowest_speed_of_a_rout_is_caught_at_the_audit(
     ex26.play("allied", "pursuit losses auto", "refuse-battle Sollum -> Sidi Barrani")
     with monkeypatch.context() as cheat:  # the Allied client skips its own check
         cheat.setattr(routs, "check_slowest_speed", lambda *args: routs.PursuitCheck())
-        lie = _send(ex26, "allied", "rout Sollum slowest 2")
+        lie = send_orders(ex26, "allied", "rout Sollum slowest 2")
     ex26.deliver(ex26.axis, lie)  # the Axis cannot tell yet
     ex26.play("axis", "pursue Sollum with none")
     with monkeypatch.context() as cheat:
         cheat.setattr(routs, "check_slowest_speed", lambda *args: routs.PursuitCheck())
-        data = _send(ex26, "allied", "rout Sollum -> Sidi Barrani", open_all=True)
+        data = send_orders(ex26, "allied", "rout Sollum -> Sidi Barrani", open_all=True)
         events = ex26.allied.gd.read_events()
     with pytest.raises(IllegalAction, match="Routed in event .* announcing slowest speed 2"):
         ex26.deliver(ex26.axis, data)
@@ -135,8 +138,8 @@ def battle(tmp_path, monkeypatch):
     """The Demo: a Disrupted 7/4 Armd beside the 7/7 Tk in Sollum when the
     Combat phase begins; the Allies accept the battle; every die a 6."""
     monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
-    real = ritd._to_combat
-    monkeypatch.setattr(ritd, "_to_combat", lambda state, turn: real(_with_disrupted_companion(state), turn))
+    real = to_combat
+    monkeypatch.setattr(sequence, "to_combat", lambda state, turn: real(_with_disrupted_companion(state), turn))
     table = _new_game(tmp_path)
     table.play("axis", *REGROUP)
     table.play("allied", "accept-battle Sollum", "reveal units")
@@ -153,7 +156,7 @@ def _fight(table):
 
 
 def test_t_12_combat_losses_that_unshield_a_disrupted_unit_rout_it(battle):
-    m = ritd._map()
+    m = game_map()
     token = _armd_token(battle)
     _fight(battle)
     allied = battle.allied.seat()
@@ -178,7 +181,7 @@ def test_t_12_combat_losses_that_unshield_a_disrupted_unit_rout_it(battle):
         assert state.position.battles == () and state.turn.step == "final-supply"
     assert _block(battle.allied.seat().replay.state, "7/4 Armd").cv == 4  # Rout Attrition
     battle.play("axis", "supply check", "reveal option")
-    battle.deliver(battle.axis, _send(battle, "allied", "supply check", open_all=True))
+    battle.deliver(battle.axis, send_orders(battle, "allied", "supply check", open_all=True))
     assert not [o for o in battle.axis.seat().replay.state.obligations if o.token == token]
     result = session.audit(battle.allied.gd.read_events(), RITD)
     assert _block(result.replay.state, "7/4 Armd").cv == 4
@@ -186,7 +189,7 @@ def test_t_12_combat_losses_that_unshield_a_disrupted_unit_rout_it(battle):
 
 def test_rb_11_3_a_rout_with_no_route_to_withdraw_is_eliminated(battle, monkeypatch):
     token = _armd_token(battle)
-    monkeypatch.setattr(ritd.mv, "withdrawal_routes", lambda *args, **kwargs: ())
+    monkeypatch.setattr(mv, "withdrawal_routes", lambda *args, **kwargs: ())
     _fight(battle)
     battle.play("allied", "rout Sollum slowest 3")
     battle.play("axis", "pursue Sollum with none")  # no Withdrawal route: eliminated (RB 11.3)

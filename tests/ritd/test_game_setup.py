@@ -15,6 +15,8 @@ from pbem.identity import Identity
 from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from rules.ritd import hidden
+from rules.ritd.actions import Deploy, EndDeployment
+from rules.ritd.state import all_scenarios, game_map
 
 DEMO_AXIS = ["deploy Savona at Bardia", "deploy Brescia at Ft. Capuzzo", "deploy Pavia at Ft. Capuzzo",
              "deploy Bologna at Ft. Capuzzo", "deploy Sabratha at Ft. Capuzzo", "deploy Trento at Sidi Omar",
@@ -25,11 +27,11 @@ pytestmark = pytest.mark.usefixtures("registered_ritd")
 
 
 def demo_allied() -> list[str]:
-    s = ritd._scenarios().get("demo")
+    s = all_scenarios().get("demo")
     orders = []
     for group in s.allied.setup:
         where = group.zones[0].hexes[0]
-        orders += [f"deploy {u.name} at {where}" for u in group.select(ritd._scenarios().roster, "allied")]
+        orders += [f"deploy {u.name} at {where}" for u in group.select(all_scenarios().roster, "allied")]
     return orders + ["end deployment"]
 
 
@@ -88,14 +90,14 @@ def _forged_axis_setup(placements, cv_of=lambda unit, cv: cv):
                             scenario="demo", nonce=nonce.hex(),
                             players=[codec.Player(role="allied", key=allied.public_text),
                                      codec.Player(role="axis", key=axis.public_text)])
-    m = ritd._map()
+    m = game_map()
     orders, secrets = [], {}
     for i, (unit, where) in enumerate(placements):
         token = f"A{i:08x}"
-        cv = cv_of(unit, ritd._scenarios().roster.get(unit).max_cv)
+        cv = cv_of(unit, all_scenarios().roster.get(unit).max_cv)
         label = hidden.identity_label(token)
         secrets[label] = session.Secret(value=hidden.encode_identity(unit, cv).hex(), salt=(bytes([i]) * 32).hex())
-        orders.append(session.DraftOrder(text=f"deploy {unit}", action=codec.raw(ritd.Deploy(token, m.resolve(where))),
+        orders.append(session.DraftOrder(text=f"deploy {unit}", action=codec.raw(Deploy(token, m.resolve(where))),
                                          secrets={label: secrets[label]}))
     orders.append(_end_deployment("axis", 6, secrets))
     data = session.VaultData(game="", role="axis", secrets=secrets, entropy={"0": bytes(32).hex()})
@@ -162,7 +164,7 @@ def test_cheat_a_wrong_cv_claimed_for_a_hidden_block_is_caught_when_it_is_reveal
 
 def _end_deployment(side: str, n: int, secrets: dict) -> session.DraftOrder:
     """'end deployment' (RB 18.0): the initial hands come from the shared deck (T-15)."""
-    return session.DraftOrder(text="end", action=codec.raw(ritd.EndDeployment()))
+    return session.DraftOrder(text="end", action=codec.raw(EndDeployment()))
 
 
 class _Fresh:

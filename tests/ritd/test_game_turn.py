@@ -15,6 +15,9 @@ from pbem.game import Replay
 from pbem.turnfile import format_turn
 from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
+from rules.ritd import group_moves, reachability
+from rules.ritd.group_moves import unit_speed
+from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
@@ -35,7 +38,7 @@ def _pending(side):
 
 
 def test_rb_19_0_demo_axis_turn_1_regroup_into_sollum_and_the_allied_refusal(demo):
-    m = ritd._map()
+    m = game_map()
     demo.play("axis", "supply check", "basic", "regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento",
               "end movement")
     # The Allied player sees three blocks enter Sollum, not which units, and must decide.
@@ -119,9 +122,9 @@ def test_rb_3_48_an_option_that_does_not_pay_for_the_moves_is_caught_at_supply_r
     assert "only 1 of the 2 cards played is real" in text
 
 
-def _quiet_route(state, start: str) -> tuple[str, str]:
+def quiet_route(state, start: str) -> tuple[str, str]:
     """Two steps from ``start`` through empty hexes with no enemy next to them."""
-    m, pos = ritd._map(), state.position
+    m, pos = game_map(), state.position
     def quiet(h):
         return pos.control(h, "axis") == "empty" and not any(
             pos.blocks_in(n, "allied") for _, n in m.neighbours(h))
@@ -134,7 +137,7 @@ def _quiet_route(state, start: str) -> tuple[str, str]:
 
 
 def test_forced_march_dice_come_from_the_engine_and_both_sides_agree(demo):
-    first, second = _quiet_route(_state(demo.axis), "Sidi Omar")
+    first, second = quiet_route(_state(demo.axis), "Sidi Omar")
     demo.play("axis", "supply check", "basic", f"group Sidi Omar -> {first} GGFF",
               f"forced-march GGFF -> {second}", "end movement")
     axis, allied = demo.axis.seat().replay, demo.allied.seat().replay
@@ -188,15 +191,15 @@ def test_cheat_a_hidden_block_moved_farther_than_its_type_allows_is_caught(demo,
     Allies see only a hidden block moving two hexes, which some units may, so the
     speed is a deferred check; it fails when Pavia's identity opens, and the audit
     names the event, its signer and the rule."""
-    m = ritd._map()
+    m = game_map()
     axis = _state(demo.axis)
     pavia = next(b for b in axis.position.blocks_of("axis") if b.unit == "Pavia")
-    speed = ritd._unit_speed
+    speed = unit_speed
     seat = demo.axis.seat()
     session.add_orders(seat, ["supply check", "basic"])
     movement = session.draft_replay(seat)[0].state.turn.movement
-    far = set(ritd.mv.reachable(m, axis.position, movement, pavia.token, 2).paths)
-    near = set(ritd.mv.reachable(m, axis.position, movement, pavia.token, 1).paths)
+    far = set(reachability.reachable(m, axis.position, movement, pavia.token, 2).paths)
+    near = set(reachability.reachable(m, axis.position, movement, pavia.token, 1).paths)
     dest = m.name(min(h for h in far - near if not axis.position.blocks_in(h)))
     with pytest.raises(IllegalAction, match="RB 6.1"):  # an honest client refuses it at once
         session.add_orders(seat, [f"group Ft Capuzzo -> {dest} Pavia"])
@@ -205,7 +208,7 @@ def test_cheat_a_hidden_block_moved_farther_than_its_type_allows_is_caught(demo,
         return 2 if unit == "Pavia" else speed(unit)
 
     with monkeypatch.context() as cheat:
-        cheat.setattr(ritd, "_unit_speed", cheating)
+        cheat.setattr(group_moves, "unit_speed", cheating)
         data = _send(demo, "axis", f"group Ft Capuzzo -> {dest} Pavia", "end movement", "supply check",
                      "reveal option")
     demo.deliver(demo.allied, data)  # accepted: the Allies cannot tell yet
@@ -214,7 +217,7 @@ def test_cheat_a_hidden_block_moved_farther_than_its_type_allows_is_caught(demo,
     assert allied.position.block(pavia.token).hex == m.resolve(dest)
     demo.play("allied", "supply check", "pass", "end movement", "supply check")
     with monkeypatch.context() as cheat:  # the Axis opens everything in its next event
-        cheat.setattr(ritd, "_unit_speed", cheating)
+        cheat.setattr(group_moves, "unit_speed", cheating)
         data = _send(demo, "axis", "supply check", open_all=True)
         events = demo.axis.gd.read_events()
     with pytest.raises(IllegalAction) as err:

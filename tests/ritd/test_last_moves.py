@@ -8,10 +8,11 @@ from __future__ import annotations
 import pytest
 
 from rules.ritd import game as ritd
+from rules.ritd.state import game_map
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_refusal import REGROUP
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
-from tests.ritd.test_game_turn import _quiet_route
+from tests.ritd.test_game_turn import quiet_route
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
 
@@ -26,7 +27,7 @@ def _state(side):
 
 
 def test_rb_19_0_the_regroup_and_the_refusal_are_both_recorded_until_the_next_movement(demo):
-    m = ritd._map()
+    m = game_map()
     sollum, barrani = m.resolve("Sollum"), m.resolve("Sidi Barrani")
     start = {b.token: b.hex for b in _state(demo.axis).position.blocks}
     demo.play("axis", *REGROUP)
@@ -58,8 +59,8 @@ def test_rb_19_0_the_regroup_and_the_refusal_are_both_recorded_until_the_next_mo
 
 def test_rb_6_4_a_forced_march_extends_the_units_route(demo, monkeypatch):
     monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))  # 4-6: the march succeeds
-    m = ritd._map()
-    first, second = _quiet_route(_state(demo.axis), "Sidi Omar")
+    m = game_map()
+    first, second = quiet_route(_state(demo.axis), "Sidi Omar")
     demo.play("axis", "supply check", "basic", f"group Sidi Omar -> {first} GGFF",
               f"forced-march GGFF -> {second}", "end movement")
     (route,) = _state(demo.axis).last_moves
@@ -70,8 +71,8 @@ def test_rb_6_4_a_forced_march_extends_the_units_route(demo, monkeypatch):
 
 def test_rb_6_4_a_failed_forced_march_leaves_the_move_as_it_was(demo, monkeypatch):
     monkeypatch.setattr("pbem.game.roll", lambda *args: (1,) * len(args[-1]))  # 1-3: Disrupted where it is
-    m = ritd._map()
-    first, second = _quiet_route(_state(demo.axis), "Sidi Omar")
+    m = game_map()
+    first, second = quiet_route(_state(demo.axis), "Sidi Omar")
     demo.play("axis", "supply check", "basic", f"group Sidi Omar -> {first} GGFF",
               f"forced-march GGFF -> {second}", "end movement")
     (route,) = _state(demo.axis).last_moves

@@ -159,7 +159,7 @@ def test_many_pieces_wrap_into_rows_inside_the_hex() -> None:
 
 
 def test_ritd_view_keeps_fortress_town_and_names_readable() -> None:
-    from rules.ritd.game import BlockView, View
+    from rules.ritd.view import BlockView, View
 
     m = load_map()
     tobruk, sollum, matruh = m.resolve("Tobruk"), m.resolve("Sollum"), m.resolve("Mersa Matruh")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from rules.ritd import forced_marches, reachability, supply
 from rules.ritd import movement as mv
-from rules.ritd import supply
 from rules.ritd.position import Battle, Position
 from tests.ritd.movement_support import (
     MAP,
@@ -94,9 +94,9 @@ def test_rb_5_2_regroup_example_artillery_in_3_too_slow_cannot_move_at_all() -> 
     assert rules_of(check.problems) == ["RB 6.1"]
     assert "cannot move 3 hexes" in check.problems[0].message and "speed 1" in check.problems[0].message
     # Distance is measured from the unit's own hex, not from the Command Point (2 hexes).
-    assert DEST not in mv.reachable(MAP, pos, turn, "art", 1).paths
+    assert DEST not in reachability.reachable(MAP, pos, turn, "art", 1).paths
     # It cannot reach [D] even by Forced March (3 > 1 + 1), so it cannot take part at all.
-    fm = mv.check_forced_marches(MAP, pos, turn, [mv.ForcedMarch("art", _straight(HEX3, DEST))], REGROUP_SPEEDS)
+    fm = forced_marches.check_forced_marches(MAP, pos, turn, [mv.ForcedMarch("art", _straight(HEX3, DEST))], REGROUP_SPEEDS)
     assert "RB 6.4" in rules_of(fm.problems)
 
 
@@ -104,7 +104,7 @@ def test_rb_5_2_regroup_example_units_in_4_not_adjacent_to_cp_cannot_take_part()
     pos = _regroup_position()
     turn = mv.start_movement(pos, "allied")
     # Fast enough (4 hexes, speed 4), but not in or adjacent to [C].
-    assert DEST in mv.reachable(MAP, pos, turn, "far", 4).paths
+    assert DEST in reachability.reachable(MAP, pos, turn, "far", 4).paths
     check = mv.check_move(MAP, pos, turn, regroup(CP, DEST, ("far", _straight(HEX4, DEST))), REGROUP_SPEEDS)
     assert rules_of(check.problems) == ["RB 5.2"]
     assert "neither in nor adjacent to the Command Point" in check.problems[0].message
@@ -126,12 +126,12 @@ def test_rb_5_2_sidebar_regrouping_forced_march_disrupts_at_original_hex() -> No
     assert len(path) - 1 == 2 and MAP.is_adjacent(HEX3, CP)
     out = step(pos, turn, regroup(CP, near, ("u5", _straight(HEX3, near))), REGROUP_SPEEDS)
     marches = [mv.ForcedMarch("art", path)]
-    assert mv.check_forced_marches(MAP, out.position, out.turn, marches, REGROUP_SPEEDS).problems == ()
-    turn2 = mv.announce_forced_marches(MAP, out.position, out.turn, marches)
-    failed = mv.apply_forced_march(MAP, out.position, turn2, "art", 3)
+    assert forced_marches.check_forced_marches(MAP, out.position, out.turn, marches, REGROUP_SPEEDS).problems == ()
+    turn2 = forced_marches.announce_forced_marches(MAP, out.position, out.turn, marches)
+    failed = forced_marches.apply_forced_march(MAP, out.position, turn2, "art", 3)
     assert not failed.succeeded and failed.position.block("art").hex == HEX3
     assert failed.position.block("art").disrupted and not failed.step_loss
-    ok = mv.apply_forced_march(MAP, out.position, turn2, "art", 4)
+    ok = forced_marches.apply_forced_march(MAP, out.position, turn2, "art", 4)
     assert ok.succeeded and ok.position.block("art").hex == near and not ok.position.block("art").disrupted
 
 
@@ -267,7 +267,7 @@ def test_rb_5_3_withdrawal_example_routes_5_to_8_rejected_with_reasons() -> None
 def test_rb_5_3_withdrawal_reachable_hexes_lie_on_valid_lines_only() -> None:
     pos = _mechili()
     turn = mv.start_movement(pos, "axis", withdrawal_only=True, rommel_bonus=False)
-    reach = mv.reachable(MAP, pos, turn, "recon", 4, withdrawal="pass")
+    reach = reachability.reachable(MAP, pos, turn, "recon", 4, withdrawal="pass")
     valid = [r.line.hexes for r in mv.withdrawal_routes(MAP, pos, "recon") if r.valid]
     assert reach.paths
     for path in reach.paths.values():
@@ -457,13 +457,13 @@ def test_rb_19_demo_axis_turn_3_offensive_two_moves_and_the_forced_march_to_sofa
     assert "RB 4.0" in rules_of(mv.check_move(MAP, out2.position, out2.turn, third, AXIS1).problems)
     # After all Moves: the non-motorized unit Force Marches on to Sofafi.
     fm = [mv.ForcedMarch("ax7", to_sofafi)]
-    assert mv.check_forced_marches(MAP, out2.position, out2.turn, fm, AXIS1).problems == ()
+    assert forced_marches.check_forced_marches(MAP, out2.position, out2.turn, fm, AXIS1).problems == ()
     too_far = [mv.ForcedMarch("ax8", route("Sidi Omar", "Bir Habata", "Sofafi", "Sofafi SE1"))]
-    assert mv.check_forced_marches(MAP, out2.position, out2.turn, too_far, AXIS1).problems
-    turn3 = mv.announce_forced_marches(MAP, out2.position, out2.turn, fm)
+    assert forced_marches.check_forced_marches(MAP, out2.position, out2.turn, too_far, AXIS1).problems
+    turn3 = forced_marches.announce_forced_marches(MAP, out2.position, out2.turn, fm)
     # No Refusal before the Forced Marches are resolved (RB 8.4).
     assert mv.refusable_groups(MAP, out2.position, turn3) == ()
-    done = mv.apply_forced_march(MAP, out2.position, turn3, "ax7", 5)
+    done = forced_marches.apply_forced_march(MAP, out2.position, turn3, "ax7", 5)
     assert done.succeeded and done.position.block("ax7").hex == at("Sofafi")
     assert {b.token for b in done.position.blocks_in(at("Sofafi"))} == {"ax5", "ax7"}
     assert [b.token for b in done.position.blocks_in(at("Bir Habata"))] == ["ax8"]
@@ -481,8 +481,8 @@ def test_rb_19_demo_failed_forced_march_disrupts_in_current_hex_after_group_move
     turn = mv.start_movement(pos, "axis", moves_allowed=2, rommel_bonus=False)
     out = step(pos, turn, group("Sidi Omar", ("ax7", route("Sidi Omar", "Bir Habata"))), AXIS1)
     fm = [mv.ForcedMarch("ax7", route("Sidi Omar", "Bir Habata", "Sofafi"))]
-    turn2 = mv.announce_forced_marches(MAP, out.position, out.turn, fm)
-    res = mv.apply_forced_march(MAP, out.position, turn2, "ax7", 3)
+    turn2 = forced_marches.announce_forced_marches(MAP, out.position, out.turn, fm)
+    res = forced_marches.apply_forced_march(MAP, out.position, turn2, "ax7", 3)
     assert not res.succeeded and res.position.block("ax7").hex == at("Bir Habata")
     assert res.position.block("ax7").disrupted and not res.step_loss
     # Announcing ends movement: no further Move.

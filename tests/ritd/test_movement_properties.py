@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.ritd import movement as mv
+from rules.ritd import reachability
 from rules.ritd.position import Battle, Block, Position, Side
 from tests.ritd.movement_support import MAP
 
@@ -81,14 +82,14 @@ def test_every_destination_check_accepts_is_reachable(sit) -> None:  # type: ign
         return
     move = mv.Move("group", path[0], (mv.UnitMove(token, path),), rommel=rommel)
     if mv.check_move(MAP, pos, turn, move, {token: speed}).ok:
-        assert path[-1] in mv.reachable(MAP, pos, turn, token, speed, rommel=rommel).paths
+        assert path[-1] in reachability.reachable(MAP, pos, turn, token, speed, rommel=rommel).paths
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(situations())
 def test_every_destination_reachable_lists_passes_the_check(sit) -> None:  # type: ignore[no-untyped-def]
     pos, turn, token, speed, rommel, _ = sit
-    reach = mv.reachable(MAP, pos, turn, token, speed, rommel=rommel)
+    reach = reachability.reachable(MAP, pos, turn, token, speed, rommel=rommel)
     for dest, path in reach.paths.items():
         assert path[-1] == dest
         move = mv.Move("group", path[0], (mv.UnitMove(token, path),), rommel=rommel)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
+from rules.ritd import forced_marches, reachability
 from rules.ritd import movement as mv
 from rules.ritd.position import Battle, Position
 from tests.ritd.movement_support import MAP, at, block, group, position, regroup, route, rules_of, step
@@ -176,11 +177,11 @@ def test_rb_6_4_failed_forced_march_on_a_retreat_loses_a_step() -> None:
     out = step(pos, turn, group("Buq Buq", ("d1", route("Buq Buq", "Sidi Barrani")),
                                 ("d2", route("Buq Buq", "Sidi Barrani"))), {"d1": 1, "d2": 1})
     fm = [mv.ForcedMarch("d1", route("Buq Buq", "Sidi Barrani", "Sidi Barrani E1"))]
-    assert mv.check_forced_marches(MAP, out.position, out.turn, fm, {"d1": 1}).ok
-    t2 = mv.announce_forced_marches(MAP, out.position, out.turn, fm)
-    res = mv.apply_forced_march(MAP, out.position, t2, "d1", 2)
+    assert forced_marches.check_forced_marches(MAP, out.position, out.turn, fm, {"d1": 1}).ok
+    t2 = forced_marches.announce_forced_marches(MAP, out.position, out.turn, fm)
+    res = forced_marches.apply_forced_march(MAP, out.position, t2, "d1", 2)
     assert not res.succeeded and res.step_loss and res.position.block("d1").hex == at("Sidi Barrani")
-    ok = mv.apply_forced_march(MAP, out.position, t2, "d1", 6)
+    ok = forced_marches.apply_forced_march(MAP, out.position, t2, "d1", 6)
     assert ok.succeeded and ok.position.block("d1").hex == at("Sidi Barrani E1") and ok.position.block("d1").disrupted
 
 
@@ -194,15 +195,15 @@ def test_rb_6_4_sidebar_no_forced_march_into_engagements_beyond_hexside_limits()
     via_bardia = route("Ft Capuzzo", "Bardia", "Sollum")
     speeds = {"a": 1, "b": 1, "c": 1}
     one_each = [mv.ForcedMarch("a", via_bardia), mv.ForcedMarch("c", route("Ft Capuzzo", "Sidi Omar", "Sollum"))]
-    assert mv.check_forced_marches(MAP, out.position, out.turn, one_each, speeds).ok  # two different gaps
+    assert forced_marches.check_forced_marches(MAP, out.position, out.turn, one_each, speeds).ok  # two different gaps
     # Two attempts across the one Bardia-Sollum gap, "anticipating that some will fail": no.
     both = [mv.ForcedMarch("a", via_bardia), mv.ForcedMarch("b", via_bardia)]
-    check = mv.check_forced_marches(MAP, out.position, out.turn, both, speeds)
+    check = forced_marches.check_forced_marches(MAP, out.position, out.turn, both, speeds)
     assert rules_of(check.problems) == ["RB 7.1"]
     assert "counting Forced March attempts" in check.problems[0].message
     # A successful attempt engages: it takes the hexside and counts for the limit.
-    t2 = mv.announce_forced_marches(MAP, out.position, out.turn, one_each)
-    res = mv.apply_forced_march(MAP, out.position, t2, "a", 4)
+    t2 = forced_marches.announce_forced_marches(MAP, out.position, out.turn, one_each)
+    res = forced_marches.apply_forced_march(MAP, out.position, t2, "a", 4)
     assert res.succeeded and res.attacked == (at("Sollum"),)
     assert res.turn.engagements[-1] == mv.Engagement("a", at("Bardia"), at("Sollum"))
 
@@ -213,7 +214,7 @@ def test_rb_4_5_no_forced_march_in_a_pass_turn() -> None:
     out = step(pos, turn, group("Sidi Barrani", ("d", route("Sidi Barrani", "Sidi Barrani E1")), withdrawal="pass"),
                {"d": 1})
     fm = [mv.ForcedMarch("d", route("Sidi Barrani", "Sidi Barrani E1", "Mersa Matruh"))]
-    assert "RB 4.5" in rules_of(mv.check_forced_marches(MAP, out.position, out.turn, fm, {"d": 1}).problems)
+    assert "RB 4.5" in rules_of(forced_marches.check_forced_marches(MAP, out.position, out.turn, fm, {"d": 1}).problems)
 
 
 # ------------------------------------------------------------------ RB 6.0, 11.1
@@ -396,7 +397,7 @@ def test_explain_move_names_places_and_reasons() -> None:
     turn = mv.start_movement(pos, "axis", moves_allowed=2)
     out = step(pos, turn, group("Sollum", ("a0", route("Sollum", "Buq Buq")),
                                 ("a1", route("Sollum", "Buq Buq"))), {})
-    text = "\n".join(mv.explain_move(MAP, out.position, out.turn, "a2", 1))
+    text = "\n".join(reachability.explain_move(MAP, out.position, out.turn, "a2", 1))
     assert "a2 in Sollum, speed 1" in text
     assert "Buq Buq: RB 7.1: hexside limit reached" in text
     assert "Sidi Omar: 1 hex, Sollum - Sidi Omar; track bonus +2 (RB 6.2)" in text
@@ -404,7 +405,7 @@ def test_explain_move_names_places_and_reasons() -> None:
     assert "Bir Habata: RB 6.1: a2 cannot move 2 hexes to Bir Habata: speed 1" in text
     # With no Move left, nothing is reachable and the note says why.
     spent = msgspec.structs.replace(out.turn, moves_made=2)
-    text = "\n".join(mv.explain_move(MAP, out.position, spent, "a2", 1))
+    text = "\n".join(reachability.explain_move(MAP, out.position, spent, "a2", 1))
     assert "Can reach: nothing" in text and "note: RB 4.0: no Move left this phase" in text
 
 

@@ -26,7 +26,6 @@ def test_rb_16_0_every_buildup_step_cites_its_rule_and_says_what_happens() -> No
     (bu.SeaRedeploy("a", "1103"), b'{"type":"sea-redeploy","token":"a","to":"1103"}'),
     (bu.ReturnForRefit("a", ("1010",)), b'{"type":"refit","token":"a","path":["1010"]}'),
     (bu.Replace("a", 2), b'{"type":"replace","token":"a","steps":2}'),
-    (bu.BuildMinefield("1010"), b'{"type":"minefield","hex":"1010","dismantle":[]}'),
     (bu.BuySupply(2), b'{"type":"buy-supply","cards":2}'),
 ])
 def test_rb_16_5_each_spending_action_has_its_one_wire_form(action, wire) -> None:

@@ -26,11 +26,6 @@ def test_rb_16_6_the_deck_is_28_real_and_14_dummy_cards_with_a_hand_limit_of_16(
     assert not cd.label_is_real("dummy-03") and cd.label_is_real("real-03")
 
 
-def test_rb_16_6_a_drawn_face_is_real_for_the_real_share_of_the_deck() -> None:
-    assert cd.is_real(1, DECK) and cd.is_real(28, DECK)
-    assert not cd.is_real(29, DECK) and not cd.is_real(42, DECK)
-
-
 def test_rb_16_6_cards_are_dealt_only_up_to_the_hand_limit() -> None:
     assert cd.room(cd.Hand(count=0), DECK) == 16
     assert cd.room(cd.Hand(count=15), DECK) == 1
@@ -38,13 +33,7 @@ def test_rb_16_6_cards_are_dealt_only_up_to_the_hand_limit() -> None:
     assert cd.room(cd.Hand(count=18), DECK) == 0  # never negative
 
 
-def test_rb_16_6_drawing_adds_to_the_count_and_to_the_real_cards_this_replay_sees() -> None:
-    hand = cd.Hand(count=2, real=1)
-    assert cd.add_drawn(hand, (3, 30, 28), DECK) == cd.Hand(count=5, real=3)
-    assert cd.add_drawn(hand, (), DECK) == hand
-    # A face this replay cannot see: the count stays public, the real cards become unknown.
-    assert cd.add_drawn(hand, (3, None), DECK) == cd.Hand(count=4, real=None)
-    assert cd.add_drawn(cd.Hand(count=2, real=None), (3,), DECK) == cd.Hand(count=3, real=None)
+def test_rb_16_6_a_hand_knows_its_dummies_only_where_it_knows_its_real_cards() -> None:
     assert cd.Hand(count=5, real=3).dummy == 2 and cd.Hand(count=5, real=None).dummy is None
 
 

@@ -12,13 +12,25 @@ from types import SimpleNamespace
 import msgspec
 import pytest
 
+from rules.ritd import actions, hidden, routs
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
 from rules.ritd import combat as cb
 from rules.ritd import game as ritd
-from rules.ritd import hidden, routs
 from rules.ritd import movement as mv
+from rules.ritd.actions import (
+    Answer,
+    EndBuildup,
+    ForcedMarches,
+    MarchLosses,
+    PursuitLosses,
+    RevealAll,
+    RevealUnits,
+    Rout,
+    SupplyCheck,
+)
 from rules.ritd.position import Battle, Block, Position
+from rules.ritd.sequence import STEP_OWNER
 from rules.ritd.turn import PendingRout, Turn
 from rules.ritd.victory import VictoryResult
 from tests.ritd.movement_support import MAP, at
@@ -46,12 +58,12 @@ def test_rb_6_4_forced_marches_are_announced_once() -> None:
     state = _at_step("movement")
     state = msgspec.structs.replace(state, turn=msgspec.structs.replace(
         state.turn, movement=msgspec.structs.replace(state.turn.movement, marches_announced=True)))
-    probs = ritd.check(state, ritd.ForcedMarches(marches=()), _ctx("axis"))
+    probs = ritd.check(state, ForcedMarches(marches=()), _ctx("axis"))
     assert [(p.rule, p.message) for p in probs] == [("RB 6.4", "Forced Marches are announced once, after all Moves")]
 
 
 def test_rb_7_3_units_are_revealed_only_after_all_movement() -> None:
-    probs = ritd.check(_at_step("movement"), ritd.RevealUnits(), _ctx("axis"))
+    probs = ritd.check(_at_step("movement"), RevealUnits(), _ctx("axis"))
     assert [(p.rule, p.message) for p in probs] == [
         ("RB 7.3", "units in battles are revealed when all Movement is complete")]
 
@@ -67,14 +79,14 @@ def test_rb_10_5_pursuit_fire_only_on_the_group_that_refused() -> None:
 
 def test_rb_10_5_pursuit_losses_name_each_pursued_unit_once() -> None:
     state = _at_step("refuse-losses", refusing=BUQ, refusers=("d1",), slowest=2, hits=1)
-    probs = ritd.check(state, ritd.PursuitLosses(hex=BUQ), _ctx("allied"))
+    probs = ritd.check(state, PursuitLosses(hex=BUQ), _ctx("allied"))
     assert [p.rule for p in probs] == ["RB 10.5"] and "name each pursued unit once" in probs[0].message
 
 
 _NO_PROMPT_CHECK = {"forced-march", "refuse-dice", "retreat-dice", "rout-dice", "defensive-dice", "offensive-dice"}
 
 
-@pytest.mark.parametrize("step", sorted(set(ritd.STEP_OWNER) - _NO_PROMPT_CHECK))
+@pytest.mark.parametrize("step", sorted(set(STEP_OWNER) - _NO_PROMPT_CHECK))
 def test_rb_3_4_every_decision_of_the_turn_tells_the_player_the_rule(step: str) -> None:
     """Each step's prompt names what is asked and its rule number (STYLE:
     a player pays an email round trip per misunderstanding)."""
@@ -119,7 +131,7 @@ ACTION_TAGS = {
 
 @pytest.mark.parametrize("name,tag", sorted(ACTION_TAGS.items()))
 def test_the_action_tags_of_signed_events_never_change(name: str, tag: str) -> None:
-    cls = getattr(ritd, name)
+    cls = getattr(actions, name)
     assert cls.__struct_config__.tag == tag
     assert cls.__struct_config__.tag_field == "type"
 
@@ -128,7 +140,7 @@ def test_rb_3_0_an_action_of_the_wrong_kind_for_the_refusal_procedure_is_not_an_
     """A Rout order (RB 11.3) while a Refusal's Pursuit Fire is awaited is no
     order for now (RB 3.0), not a silent acceptance."""
     state = _at_step("refuse-pursuit", refusing=BUQ, refusers=("d1",), slowest=2)
-    probs = ritd.check(state, ritd.Rout(hex=BUQ), _ctx("axis"))
+    probs = ritd.check(state, Rout(hex=BUQ), _ctx("axis"))
     assert [(p.rule, p.message) for p in probs] == [("RB 3.0", "not an order for now")]
 
 
@@ -143,9 +155,9 @@ def test_rb_9_3_fire_orders_name_the_target_class_in_words(word: str) -> None:
 def test_rb_13_3_and_15_1_supply_check_orders_name_fortress_and_oasis_units() -> None:
     state = _at_step("initial-supply")
     order = ritd.parse_order(state, "axis", "supply check fortress Tobruk: a1", _ctx("axis"))
-    assert order.action == ritd.SupplyCheck(fortress={at("Tobruk"): ("a1",)})
+    assert order.action == SupplyCheck(fortress={at("Tobruk"): ("a1",)})
     order = ritd.parse_order(state, "axis", "supply check oasis Siwa: a1", _ctx("axis"))
-    assert order.action == ritd.SupplyCheck(oasis={at("Siwa"): "a1"})
+    assert order.action == SupplyCheck(oasis={at("Siwa"): "a1"})
 
 
 def test_rb_10_41_the_passive_player_may_probe_a_partial_retreat_or_not() -> None:
@@ -168,9 +180,9 @@ def test_rb_13_3_the_supply_check_orders_offer_each_choice_of_fortress_supply() 
 
 def test_rb_3_3_declining_the_challenge_plays_no_card() -> None:
     state = msgspec.structs.replace(ritd.initial_state("1941", ()), phase="initiative", stage="answer", side="axis")
-    probs = ritd.check(state, ritd.Answer(label="", card="s1:0"), _ctx("axis"))
+    probs = ritd.check(state, Answer(label="", card="s1:0"), _ctx("axis"))
     assert [(p.rule, p.message) for p in probs] == [("RB 3.3", "declining plays no card")]
-    assert ritd.check(state, ritd.Answer(label="", card=""), _ctx("axis")) == []
+    assert ritd.check(state, Answer(label="", card=""), _ctx("axis")) == []
 
 
 def test_rb_17_0_at_the_end_every_block_is_turned_up_at_its_current_identity_version() -> None:
@@ -188,10 +200,10 @@ def test_rb_17_0_at_the_end_every_block_is_turned_up_at_its_current_identity_ver
     def ctx(opened: set[str]) -> SimpleNamespace:
         return SimpleNamespace(author="axis", opened=lambda label: label in opened, committed=lambda label: False)
 
-    assert ritd.check(state, ritd.RevealAll(), ctx({"a1.id2", "a2.id0"})) == []
-    probs = ritd.check(state, ritd.RevealAll(), ctx({"a1.id2"}))
+    assert ritd.check(state, RevealAll(), ctx({"a1.id2", "a2.id0"})) == []
+    probs = ritd.check(state, RevealAll(), ctx({"a1.id2"}))
     assert [p.rule for p in probs] == ["RB 17.0"] and "a2.id0 not opened" in probs[0].message
-    probs = ritd.check(state, ritd.RevealAll(), ctx({"a2.id0", "a1.id0"}))
+    probs = ritd.check(state, RevealAll(), ctx({"a2.id0", "a1.id0"}))
     assert [p.rule for p in probs] == ["RB 17.0"] and "a1.id2 not opened" in probs[0].message
 
 
@@ -218,8 +230,8 @@ def test_rb_16_6_only_dummies_are_handed_back_at_resupply() -> None:
                                     ledgers={"axis": bu.open_ledger("axis", 0)})
     ctx = SimpleNamespace(author="axis", opened=lambda label: False, committed=lambda label: False,
                           card=lambda rnd, pos: faces.get((rnd, pos)))
-    assert ritd.check(state, ritd.EndBuildup(discard=1, cards=("s1:1",)), ctx) == []
-    probs = ritd.check(state, ritd.EndBuildup(discard=1, cards=("s1:0",)), ctx)
+    assert ritd.check(state, EndBuildup(discard=1, cards=("s1:1",)), ctx) == []
+    probs = ritd.check(state, EndBuildup(discard=1, cards=("s1:0",)), ctx)
     assert [(p.rule, p.message) for p in probs] == [("RB 16.6", "the cards named hold 1 real card(s), not the 0 committed")]
 
 
@@ -230,7 +242,7 @@ def test_rb_6_4_a_failed_retreat_forced_march_costs_one_step_as_the_next_identit
     values = {"a1.id1": hidden.encode_identity("Brescia", 3)}
     ctx = SimpleNamespace(author="axis", seq=5, opened=lambda label: label in values,
                           committed=lambda label: label in values, value=values.get, card=lambda rnd, pos: None)
-    action = ritd.MarchLosses(recommit=("a1",))
+    action = MarchLosses(recommit=("a1",))
     assert ritd.check(state, action, ctx) == []
     after = ritd.apply(state, action, ctx)
     assert after.versions == {"a1": 1} and after.position.block("a1").cv == 3

@@ -7,6 +7,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from rules.ritd import forced_marches, reachability
 from rules.ritd import game as ritd
 from rules.ritd import movement as mv
 from rules.ritd.position import Battle
@@ -46,7 +47,7 @@ def _moved_to_sidi_barrani():
 
 def test_rb_6_4_a_forced_march_names_a_unit_on_the_map() -> None:
     out = _moved_to_sidi_barrani()
-    check = mv.check_forced_marches(MAP, out.position, out.turn, [mv.ForcedMarch("zz", route("Buq Buq", "Sollum"))],
+    check = forced_marches.check_forced_marches(MAP, out.position, out.turn, [mv.ForcedMarch("zz", route("Buq Buq", "Sollum"))],
                                     {"zz": 1})
     assert rules_of(check.problems) == ["RB 6.4"] and check.problems[0].message == "no such block: zz"
 
@@ -54,20 +55,20 @@ def test_rb_6_4_a_forced_march_names_a_unit_on_the_map() -> None:
 def test_rb_6_4_a_forced_march_continues_the_units_own_move_by_one_adjacent_hex() -> None:
     out = _moved_to_sidi_barrani()
     ok = [mv.ForcedMarch("d", route("Buq Buq", "Sidi Barrani", "Sidi Barrani E1"))]
-    assert mv.check_forced_marches(MAP, out.position, out.turn, ok, {"d": 1}).ok
+    assert forced_marches.check_forced_marches(MAP, out.position, out.turn, ok, {"d": 1}).ok
     other = [mv.ForcedMarch("d", route("Sollum", "Buq Buq", "Sidi Barrani"))]
-    probs = mv.check_forced_marches(MAP, out.position, out.turn, other, {"d": 1}).problems
+    probs = forced_marches.check_forced_marches(MAP, out.position, out.turn, other, {"d": 1}).problems
     assert rules_of(probs) == ["RB 6.4"] and "continues the unit's own move" in probs[0].message
     jump = [mv.ForcedMarch("d", route("Buq Buq", "Sidi Barrani", "Mersa Matruh"))]
-    probs = mv.check_forced_marches(MAP, out.position, out.turn, jump, {"d": 1}).problems
+    probs = forced_marches.check_forced_marches(MAP, out.position, out.turn, jump, {"d": 1}).problems
     assert rules_of(probs) == ["RB 6.4"] and "Mersa Matruh is not next to Sidi Barrani" in probs[0].message
 
 
 def test_rb_6_4_forced_marches_are_announced_once_per_phase() -> None:
     out = _moved_to_sidi_barrani()
     marches = [mv.ForcedMarch("d", route("Buq Buq", "Sidi Barrani", "Sidi Barrani E1"))]
-    turn = mv.announce_forced_marches(MAP, out.position, out.turn, marches)
-    probs = mv.check_forced_marches(MAP, out.position, turn, marches, {"d": 1}).problems
+    turn = forced_marches.announce_forced_marches(MAP, out.position, out.turn, marches)
+    probs = forced_marches.check_forced_marches(MAP, out.position, turn, marches, {"d": 1}).problems
     assert "Forced Marches have already been announced this phase" in [p.message for p in probs]
 
 
@@ -79,7 +80,7 @@ def test_rb_7_2_a_retreating_unit_may_not_force_march_into_an_enemy_hex() -> Non
     turn = mv.start_movement(pos, "allied")
     out = step(pos, turn, group("Buq Buq", ("d1", route("Buq Buq", "Sidi Barrani"))), {"d1": 1})
     fm = [mv.ForcedMarch("d1", route("Buq Buq", "Sidi Barrani", "Sidi Barrani E1"))]
-    probs = mv.check_forced_marches(MAP, out.position, out.turn, fm, {"d1": 1}).problems
+    probs = forced_marches.check_forced_marches(MAP, out.position, out.turn, fm, {"d1": 1}).problems
     assert "RB 7.2" in rules_of(probs) and any("may not re-engage" in p.message for p in probs)
 
 
@@ -94,7 +95,7 @@ def test_rb_6_4_a_hidden_units_forced_march_may_reach_as_far_as_speed_4_allows()
                          and MAP.distance(walk[0], n) == len(walk)))
     pos = position(block("d", "allied", "Jalo"))
     out = step(pos, mv.start_movement(pos, "allied"), group("Jalo", ("d", tuple(walk[:5]))), {"d": None})
-    check = mv.check_forced_marches(MAP, out.position, out.turn, [mv.ForcedMarch("d", tuple(walk))], {"d": None})
+    check = forced_marches.check_forced_marches(MAP, out.position, out.turn, [mv.ForcedMarch("d", tuple(walk))], {"d": None})
     assert check.ok, [str(p) for p in check.problems]
 
 
@@ -136,7 +137,7 @@ def _jalo_walk(n: int) -> tuple[str, ...]:
 def test_rb_6_1_off_road_a_unit_reaches_exactly_as_many_hexes_as_its_speed(speed: int) -> None:
     walk = _jalo_walk(6)
     pos = position(block("d", "allied", "Jalo"))
-    reach = mv.reachable(MAP, pos, mv.start_movement(pos, "allied"), "d", speed)
+    reach = reachability.reachable(MAP, pos, mv.start_movement(pos, "allied"), "d", speed)
     assert walk[speed] in reach.paths and len(reach.paths[walk[speed]]) - 1 == speed
     assert walk[speed + 1] not in reach.paths
 
@@ -145,14 +146,14 @@ def test_rb_11_1_explain_move_says_a_disrupted_unit_moves_only_to_rout() -> None
     pos = position(block("d", "allied", "Jalo", disrupted=True))
     turn = mv.start_movement(pos, "allied")
     note = "  note: it is Disrupted and cannot move except to Rout (RB 11.1)"
-    assert note in mv.explain_move(MAP, pos, turn, "d", 2)
-    assert note not in mv.explain_move(MAP, pos, turn, "d", 2, withdrawal="rout")
+    assert note in reachability.explain_move(MAP, pos, turn, "d", 2)
+    assert note not in reachability.explain_move(MAP, pos, turn, "d", 2, withdrawal="rout")
 
 
 def test_rb_6_1_explain_move_lists_the_neighbouring_hexes_it_cannot_reach() -> None:
     walk = _jalo_walk(3)
     pos = position(block("d", "allied", "Jalo"))
-    text = mv.explain_move(MAP, pos, mv.start_movement(pos, "allied"), "d", 1)
+    text = reachability.explain_move(MAP, pos, mv.start_movement(pos, "allied"), "d", 1)
     assert "Cannot reach:" in text
     after = text[text.index("Cannot reach:") + 1:]
     assert any(line.startswith(f"  {MAP.name(walk[2])}: RB 6.1") for line in after)
@@ -164,8 +165,8 @@ def test_rb_6_2_to_6_4_the_longest_move_is_ten_highway_hexes() -> None:
     reach the 10th highway hex, not the 11th."""
     hw = MAP.road_path(MAP.base("axis"), MAP.base("allied"), {"highway"})
     pos = position(block("d", "axis", MAP.name(hw[0])))
-    reach = mv.reachable(MAP, pos, mv.start_movement(pos, "axis"), "d", 4, rommel=True, forced=True)
+    reach = reachability.reachable(MAP, pos, mv.start_movement(pos, "axis"), "d", 4, rommel=True, forced=True)
     assert hw[10] in reach.paths and reach.paths[hw[10]] == tuple(hw[:11])
     assert hw[11] not in reach.paths
-    plain = mv.reachable(MAP, pos, mv.start_movement(pos, "axis"), "d", 4)
+    plain = reachability.reachable(MAP, pos, mv.start_movement(pos, "axis"), "d", 4)
     assert hw[8] in plain.paths and hw[9] not in plain.paths

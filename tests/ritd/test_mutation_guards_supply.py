@@ -9,15 +9,8 @@ from __future__ import annotations
 import pytest
 
 from rules.ritd.position import Block, Position
-from rules.ritd.supply import (
-    SupplyChoices,
-    explain_supply,
-    final_supply_check,
-    initial_supply_check,
-    lines_network,
-    network,
-    supply_lines,
-)
+from rules.ritd.supply import SupplyChoices, lines_network, network, supply_lines
+from rules.ritd.supply_checks import explain_supply, final_supply_check, initial_supply_check
 from tests.ritd.test_supply import AT, AXIS_FORTRESSES, M, supply_example, tobruk_position, unit, west_of_tobruk
 
 

@@ -15,8 +15,12 @@ from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
 from rules.ritd import game as ritd
 from rules.ritd import movement as mv
+from rules.ritd import reachability
 from rules.ritd import routs as rt
+from rules.ritd.group_moves import block_speed, speed_of, speeds_of
 from rules.ritd.position import Block, Position
+from rules.ritd.state import OPTIONS, game_map, roster_of
+from rules.ritd.step_losses import loss_problems
 from rules.ritd.units import I_TANK_OPTIONAL_SPEED, OptionalITank, load_units
 from tests.ritd.combat_support import HEX, battle_pos, blk, cv, units
 
@@ -75,7 +79,7 @@ def test_rb_17_optional_i_tanks_are_named_in_the_view_and_situation() -> None:
     from rules.ritd.report import situation
 
     v = ritd.view(state("i-tanks"), "allied")
-    assert v.options == [ritd.OPTIONS["i-tanks"]]
+    assert v.options == [OPTIONS["i-tanks"]]
     assert "optional rule: Allied I-Tanks (RB 17.0 optional rule)" in ritd.render_text(v)
     assert any(line.startswith("Optional rule: Allied I-Tanks") for line in situation(v))
     plain = ritd.view(state(), "allied")
@@ -88,28 +92,28 @@ def test_rb_17_optional_i_tanks_are_named_in_the_view_and_situation() -> None:
 
 def test_rb_17_optional_i_tanks_move_at_speed_2() -> None:
     on, off = state("i-tanks"), state()
-    assert ritd._speed_of(on, ITANK) == 2 and ritd._speed_of(off, ITANK) == 3
-    assert ritd._speed_of(on, "7/7 Tk") == ritd._speed_of(off, "7/7 Tk") == 3  # other tanks unchanged
+    assert speed_of(on, ITANK) == 2 and speed_of(off, ITANK) == 3
+    assert speed_of(on, "7/7 Tk") == speed_of(off, "7/7 Tk") == 3  # other tanks unchanged
     hidden = Block(token="L00000001", side="allied", hex="2024", unit="")
-    assert ritd._speed(on, hidden) is None  # unknown to this replay: an obligation instead
+    assert block_speed(on, hidden) is None  # unknown to this replay: an obligation instead
     # From Tobruk along the coast road's hexes: speed 2 reaches fewer hexes than speed 3.
-    m = ritd._map()
+    m = game_map()
     tobruk = m.resolve("Tobruk")
     pos = Position(blocks=(itank("L1", hex_=tobruk),))
     turn = mv.start_movement(pos, "allied", moves_allowed=1)
-    slow = set(mv.reachable(m, pos, turn, "L1", ritd._speed(on, pos.block("L1"))).paths)
-    fast = set(mv.reachable(m, pos, turn, "L1", ritd._speed(off, pos.block("L1"))).paths)
+    slow = set(reachability.reachable(m, pos, turn, "L1", block_speed(on, pos.block("L1"))).paths)
+    fast = set(reachability.reachable(m, pos, turn, "L1", block_speed(off, pos.block("L1"))).paths)
     assert slow < fast
     far = min(fast - slow)
     move = mv.Move(kind="group", origin=tobruk, units=(mv.UnitMove("L1", fast_path(m, pos, turn, far)),))
-    problems = mv.check_move(m, pos, turn, move, ritd._speeds(on, pos, ["L1"])).problems
+    problems = mv.check_move(m, pos, turn, move, speeds_of(on, pos, ["L1"])).problems
     assert problems and all(p.rule.startswith("RB 6") for p in problems)
     assert "speed 2" in " ".join(p.message for p in problems)
-    assert mv.check_move(m, pos, turn, move, ritd._speeds(off, pos, ["L1"])).ok
+    assert mv.check_move(m, pos, turn, move, speeds_of(off, pos, ["L1"])).ok
 
 
 def fast_path(m, pos, turn, dest):
-    return tuple(mv.reachable(m, pos, turn, "L1", 3).paths[dest])
+    return tuple(reachability.reachable(m, pos, turn, "L1", 3).paths[dest])
 
 
 # ------------------------------------------------------------------ two hits per step (CB-15, CB-16)
@@ -148,7 +152,7 @@ def test_rb_17_optional_i_tank_wiped_out_only_by_two_hits_per_step() -> None:
 
 
 def test_rb_17_without_the_option_i_tanks_keep_speed_3_and_one_hit_per_step() -> None:
-    assert PRINTED.get(ITANK).speed == 3 and ritd._speed_of(state(), ITANK) == 3
+    assert PRINTED.get(ITANK).speed == 3 and speed_of(state(), ITANK) == 3
     pos = battle_pos(itank("T1"), blk("X1", "axis", "It Arm 4"))
     rnd = cb.CombatRound(HEX, active="axis")
     three = cb.score(pos, rnd, plan("axis", ("X1", "armor")), (6, 6, 6, 1), units=without_option)
@@ -157,8 +161,8 @@ def test_rb_17_without_the_option_i_tanks_keep_speed_3_and_one_hit_per_step() ->
     out = cb.apply_allocation(pos, three, alloc, units=without_option)
     assert cv(out.position, "T1") == 1 and out.wasted_halves == 0
     # The game's roster follows the game's options.
-    assert ritd._roster(state()).get(ITANK).hits_per_step == 1
-    assert ritd._roster(state("i-tanks")).get(ITANK).hits_per_step == 2
+    assert roster_of(state()).get(ITANK).hits_per_step == 1
+    assert roster_of(state("i-tanks")).get(ITANK).hits_per_step == 2
 
 
 def test_rb_17_optional_i_tank_half_hits_in_a_minefield_four_per_step() -> None:
@@ -241,12 +245,12 @@ def test_rb_17_optional_i_tank_as_the_slowest_retreating_unit_sets_the_pursuit_d
     on, off = state("i-tanks"), state()
     retreating = ("T1", "M1")
     # RB 10.5: announce the slowest Retreating unit's speed: 2 with the option, 3 without.
-    assert rt.check_slowest_speed(retreating, rt.SlowestSpeed(HEX, 2), ritd._speeds(on, pos, retreating)).ok
-    lie = rt.check_slowest_speed(retreating, rt.SlowestSpeed(HEX, 3), ritd._speeds(on, pos, retreating))
+    assert rt.check_slowest_speed(retreating, rt.SlowestSpeed(HEX, 2), speeds_of(on, pos, retreating)).ok
+    lie = rt.check_slowest_speed(retreating, rt.SlowestSpeed(HEX, 3), speeds_of(on, pos, retreating))
     assert [p.rule for p in lie.problems] == ["RB 10.5"]
-    assert rt.check_slowest_speed(retreating, rt.SlowestSpeed(HEX, 3), ritd._speeds(off, pos, retreating)).ok
+    assert rt.check_slowest_speed(retreating, rt.SlowestSpeed(HEX, 3), speeds_of(off, pos, retreating)).ok
     # Against slowest 2, the speed-3 tank rolls two dice and the speed-2 infantry one.
-    speeds = {**ritd._speeds(on, pos, retreating), "P1": 3, "P2": 2}
+    speeds = {**speeds_of(on, pos, retreating), "P1": 3, "P2": 2}
     fire = rt.PursuitFire(HEX, (rt.Pursuer("P1", 2), rt.Pursuer("P2", 1)))
     assert rt.check_pursuit(pos, fire, 2, eligible=("P1", "P2"), speeds=speeds).ok
     assert rt.pursuit_dice_needed(fire) == (6, 6, 6)
@@ -257,10 +261,10 @@ def test_rb_17_optional_i_tank_as_the_slowest_retreating_unit_sets_the_pursuit_d
 def test_rb_17_optional_i_tank_pursuing_rolls_as_a_speed_2_unit() -> None:
     on = state("i-tanks")
     b = itank("T1")
-    assert rt.pursuit_dice_for(2, ritd._speed(on, b)) == 1
-    assert rt.pursuit_dice_for(3, ritd._speed(on, b)) == 0
-    assert rt.pursuit_dice_for(1, ritd._speed(on, b)) == 2
-    assert rt.pursuit_dice_for(2, ritd._speed(state(), b)) == 2
+    assert rt.pursuit_dice_for(2, block_speed(on, b)) == 1
+    assert rt.pursuit_dice_for(3, block_speed(on, b)) == 0
+    assert rt.pursuit_dice_for(1, block_speed(on, b)) == 2
+    assert rt.pursuit_dice_for(2, block_speed(state(), b)) == 2
 
 
 def test_rb_17_optional_i_tank_pursuit_losses_two_hits_per_step() -> None:
@@ -283,17 +287,17 @@ def test_rb_17_optional_i_tank_secret_pursuit_losses_checked_from_identities() -
     on, off = state("i-tanks"), state()
     old = {"L1": (ITANK, 4), "L2": ("7/7 Tk", 4)}
     honest = {"L1": (ITANK, 3), "L2": ("7/7 Tk", 4)}
-    assert ritd._loss_problems(on, "allied", "2024", ("L1", "L2"), old, honest, (), 2) == []
+    assert loss_problems(on, "allied", "2024", ("L1", "L2"), old, honest, (), 2) == []
     # Without the option the same identities say the I-tank took one hit of two: the other was
     # wasted although the I-tank could take it (RB 9.5).
-    assert [p.rule for p in ritd._loss_problems(off, "allied", "2024", ("L1", "L2"), old, honest, (), 2)] == \
+    assert [p.rule for p in loss_problems(off, "allied", "2024", ("L1", "L2"), old, honest, (), 2)] == \
         ["RB 9.5"]
     # Eliminated at CV 1: one step, two hits.
     low = {"L1": (ITANK, 1), "L2": ("7/7 Tk", 4)}
-    assert ritd._loss_problems(on, "allied", "2024", ("L1", "L2"), low, {"L2": ("7/7 Tk", 4)}, ("L1",), 2) == []
+    assert loss_problems(on, "allied", "2024", ("L1", "L2"), low, {"L2": ("7/7 Tk", 4)}, ("L1",), 2) == []
     # Three hits on two units of two hits per step: one step of either, the odd hit wasted.
     elite_step = {"L1": (ITANK, 4), "L2": ("7/7 Tk", 2)}
-    assert ritd._loss_problems(on, "allied", "2024", ("L1", "L2"), old, elite_step, (), 3) == []
+    assert loss_problems(on, "allied", "2024", ("L1", "L2"), old, elite_step, (), 3) == []
 
 
 # ------------------------------------------------------------------ Replacements (CB-17)

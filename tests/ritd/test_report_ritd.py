@@ -17,6 +17,9 @@ from pbem.board import render_svg
 from pbem.cli import cli
 from rules.ritd import game as ritd
 from rules.ritd.picture import map_picture
+from rules.ritd.report import report_sections
+from rules.ritd.state import LastMove, all_scenarios, game_map
+from rules.ritd.view import BlockView, MineView
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 from tests.test_report import SCRIPT_NOTE, assert_golden, check_html, normalise
@@ -70,7 +73,7 @@ def test_the_axis_report_is_byte_identical_whatever_the_allied_hidden_units(tmp_
     """RB 18.2 free deployment (as in test_game_properties): the Allies put
     their "S" units on the same hexes in two orders; the Axis report, with the
     random game id and tokens normalised, is the same byte for byte."""
-    sc = ritd._scenarios()
+    sc = all_scenarios()
     s = sc.get("1941")
     axis = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
     free = [u.name for u in sc.setup_units(s, "allied", s.allied.setup[0].id)]
@@ -98,7 +101,7 @@ def test_the_axis_report_is_byte_identical_whatever_the_allied_hidden_units(tmp_
 def test_map_pieces_one_per_side_per_hex_with_counts_cv_and_battle(attacked):
     v = ritd.view(attacked.allied.seat().replay.state, "allied")
     pic = map_picture(v)
-    m = ritd._map()
+    m = game_map()
     sollum = m.resolve("Sollum")
     here = [p for p in pic.pieces if p.hex == sollum]
     assert [(p.kind, p.text) for p in here] == [("allied", "1"), ("spacer", ""), ("axis", "3")]
@@ -121,7 +124,7 @@ def test_map_pieces_one_per_side_per_hex_with_counts_cv_and_battle(attacked):
 
 def test_disrupted_stacks_are_drawn_differently():
     def block(token: str, side: str, disrupted: bool):
-        return ritd.BlockView(token=token, side=side, hex="1405", where="Sollum", unit="X" if side == "allied" else "",
+        return BlockView(token=token, side=side, hex="1405", where="Sollum", unit="X" if side == "allied" else "",
                               cv=2 if side == "allied" else 0, disrupted=disrupted, revealed=False)
 
     base = {"role": "allied", "scenario": "demo", "month": 1, "phase": "turn", "side": "axis"}
@@ -130,7 +133,7 @@ def test_disrupted_stacks_are_drawn_differently():
     assert [(p.kind, p.text) for p in map_picture(all_down).pieces] == [
         ("allied_disrupted", "1"), ("spacer", ""), ("axis_disrupted", "1")]
     assert [(p.kind, p.text) for p in map_picture(mixed).pieces] == [("allied_mixed", "1+1")]
-    lines = dict(ritd.report_sections(mixed))["Your units (Allied)"]
+    lines = dict(report_sections(mixed))["Your units (Allied)"]
     assert "Sollum: X CV 2; X CV 2 (disrupted). Total CV 4" in lines
 
 
@@ -153,8 +156,8 @@ def test_cli_map_of_a_game_and_report(attacked, tmp_path):
 def test_the_supply_section_names_units_at_risk_from_the_public_markers():
     """RB 12.7, 16.2: an own Unsupplied unit is named with what it risks; the
     enemy's Unsupplied markers are counted by place (they are public)."""
-    from rules.ritd.game import BlockView, View
     from rules.ritd.report import supply_status
+    from rules.ritd.view import BlockView, View
 
     blocks = [BlockView(token="L00000001", side="allied", hex="1605", where="Sidi Barrani", unit="7/7 Tk", cv=4,
                         disrupted=False, revealed=False, unsupplied=True),
@@ -186,11 +189,11 @@ def test_the_map_names_own_units_with_their_cv_and_never_hidden_enemy_units(atta
 
 def test_revealed_enemy_units_may_be_named_the_rest_are_counted():
     """RB 8.5: enemy units revealed in a battle are named in their own box, beside the count of the others."""
-    blocks = [ritd.BlockView(token="A1", side="axis", hex="1405", where="Sollum", unit="Ariete", cv=5,
+    blocks = [BlockView(token="A1", side="axis", hex="1405", where="Sollum", unit="Ariete", cv=5,
                              disrupted=False, revealed=True),
-              ritd.BlockView(token="A2", side="axis", hex="1405", where="Sollum", unit="", cv=0,
+              BlockView(token="A2", side="axis", hex="1405", where="Sollum", unit="", cv=0,
                              disrupted=True, revealed=False),
-              ritd.BlockView(token="L1", side="allied", hex="1405", where="Sollum", unit="7/7 Tk", cv=4,
+              BlockView(token="L1", side="allied", hex="1405", where="Sollum", unit="7/7 Tk", cv=4,
                              disrupted=False, revealed=True, unsupplied=True)]
     v = ritd.View(role="allied", scenario="demo", month=1, phase="turn", side="axis", blocks=blocks,
                   battles=["Sollum"])
@@ -202,14 +205,14 @@ def test_revealed_enemy_units_may_be_named_the_rest_are_counted():
 
 def test_the_supply_network_overlay_only_when_asked_and_from_the_view_alone(attacked):
     from rules.ritd import supply
-    from rules.ritd.report import supply_network
+    from rules.ritd.picture import supply_network
 
     state = attacked.allied.seat().replay.state
     v = ritd.view(state, "allied")
     assert map_picture(v).shades == ()
     assert "Your Supply Network (RB 12.6)" not in {e.text for e in map_picture(v).legend}
     pic = map_picture(v, overlays=("supply",))
-    network = supply.network(ritd._map(), state.position, "allied")
+    network = supply.network(game_map(), state.position, "allied")
     assert network and {s.hex for s in pic.shades} == network == supply_network(v)
     assert {s.kind for s in pic.shades} == {"supply_allied"}
     assert "Your Supply Network (RB 12.6)" in {e.text for e in pic.legend}
@@ -224,7 +227,7 @@ def test_the_supply_network_overlay_only_when_asked_and_from_the_view_alone(atta
 def test_last_moves_are_arrows_from_their_start_to_their_end_hex(attacked):
     """The Axis Regroup into Sollum (RB 5.2) as the Allies see it: one arrow per
     distinct route, in the Axis colour, with no name; placed from hex centre to hex centre."""
-    m = ritd._map()
+    m = game_map()
     v = ritd.view(attacked.allied.seat().replay.state, "allied")
     sollum = m.resolve("Sollum")
     pic = map_picture(v)
@@ -245,7 +248,7 @@ def test_last_moves_are_arrows_from_their_start_to_their_end_hex(attacked):
         assert pts[0] == pytest.approx(centres[arrow.hexes[0]], abs=0.01)
         assert 0.2 * size < math.dist(pts[-1], centres[sollum]) < 0.9 * size  # at the pieces, short of the centre
     # Withdrawals are dashed, in the colour of their side.
-    refusal = ritd.LastMove(token="L1", side="allied", path=(sollum, m.resolve("Buq Buq")), turn=1,
+    refusal = LastMove(token="L1", side="allied", path=(sollum, m.resolve("Buq Buq")), turn=1,
                             withdrawal="refuse")
     withdrawn = map_picture(msgspec.structs.replace(v, last_moves=[*v.last_moves, refusal]))
     assert ("withdraw_allied", refusal.path) in {(a.kind, a.hexes) for a in withdrawn.arrows}
@@ -258,9 +261,9 @@ def test_minefields_are_drawn_from_the_view_only():
     ones of either side, as a marker in the hex corner; none without View.mines."""
     base = {"role": "axis", "scenario": "demo", "month": 1, "phase": "turn", "side": "axis", "blocks": []}
     assert not [s for s in map_picture(ritd.View(**base)).symbols if s.kind.startswith("mine")]
-    mines = [ritd.MineView(hex="1405", where="Sollum", side="axis", revealed=False),
-             ritd.MineView(hex="1605", where="Sidi Barrani", side="allied", revealed=True),
-             ritd.MineView(hex="1505", where="Buq Buq", side="axis", revealed=True)]
+    mines = [MineView(hex="1405", where="Sollum", side="axis", revealed=False),
+             MineView(hex="1605", where="Sidi Barrani", side="allied", revealed=True),
+             MineView(hex="1505", where="Buq Buq", side="axis", revealed=True)]
     pic = map_picture(ritd.View(mines=mines, **base))
     marks = sorted((s.hex, s.kind, s.text) for s in pic.symbols if s.kind.startswith("mine"))
     assert marks == [("1405", "mine_axis_secret", "M"), ("1505", "mine_axis", "M"), ("1605", "mine_allied", "M")]

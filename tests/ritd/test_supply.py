@@ -12,16 +12,8 @@ import pytest
 
 from rules.ritd.hexmap import HexMap, load_map
 from rules.ritd.position import Battle, Block, Position
-from rules.ritd.supply import (
-    SupplyChoices,
-    explain_supply,
-    final_supply_check,
-    initial_supply_check,
-    is_supplied,
-    isolated_fortresses,
-    supplied_tokens,
-    supply_lines,
-)
+from rules.ritd.supply import SupplyChoices, is_supplied, isolated_fortresses, supplied_tokens, supply_lines
+from rules.ritd.supply_checks import explain_supply, final_supply_check, initial_supply_check
 from tests.ritd.rulebook_cases import MECHILI_SUPPLY_LINES
 
 M = load_map()

@@ -58,15 +58,15 @@ def test_the_supply_key_ignores_what_supply_does_not_read():
                  battles=(Battle("0102", "axis", {"0101": "axis"}),), fortresses={"0103": "allied"})
     b = msgspec.structs.replace(a, blocks=(msgspec.structs.replace(a.blocks[0], unit="", cv=0, revealed=True),
                                            a.blocks[1]))
-    assert supply._supply_key(a) == supply._supply_key(b)
+    assert supply.supply_key(a) == supply.supply_key(b)
     for change in ({"hex": "0104"}, {"disrupted": True}, {"raider": True}, {"fortress_supply": "0103"},
                    {"oasis_supply": "0101"}, {"side": "allied"}, {"token": "t3"}):
         c = msgspec.structs.replace(a, blocks=(msgspec.structs.replace(a.blocks[0], **change), a.blocks[1]))
-        assert supply._supply_key(a) != supply._supply_key(c), change
-    assert supply._supply_key(a) != supply._supply_key(msgspec.structs.replace(a, battles=()))
-    assert supply._supply_key(a) != supply._supply_key(
+        assert supply.supply_key(a) != supply.supply_key(c), change
+    assert supply.supply_key(a) != supply.supply_key(msgspec.structs.replace(a, battles=()))
+    assert supply.supply_key(a) != supply.supply_key(
         msgspec.structs.replace(a, battles=(Battle("0102", "axis", {}),)))
-    assert supply._supply_key(a) != supply._supply_key(msgspec.structs.replace(a, fortresses={"0103": "axis"}))
+    assert supply.supply_key(a) != supply.supply_key(msgspec.structs.replace(a, fortresses={"0103": "axis"}))
 
 
 def _answers(m, pos):
@@ -84,7 +84,7 @@ def _answers(m, pos):
 def test_a_memo_hit_never_answers_for_a_position_that_differs_in_what_supply_reads(demo_log, monkeypatch):
     """Each position of the log primes the memo, then the same position with one
     block Disrupted/recovered or made a Raider must get the answers computed afresh."""
-    from rules.ritd.game import _map
+    from rules.ritd.state import game_map as _map
 
     rules, events = demo_log
     m = _map()

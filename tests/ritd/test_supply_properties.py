@@ -8,14 +8,9 @@ from hypothesis import strategies as st
 
 from rules.ritd.hexmap import load_map
 from rules.ritd.position import Battle, Block, Position
-from rules.ritd.supply import (
-    SupplyChoices,
-    buildup_supply_check,
-    initial_supply_check,
-    network,
-    supplied_tokens,
-    supply_lines,
-)
+from rules.ritd.state import all_scenarios, game_map
+from rules.ritd.supply import SupplyChoices, network, supplied_tokens, supply_lines
+from rules.ritd.supply_checks import buildup_supply_check, initial_supply_check
 
 M = load_map()
 AT = M.resolve
@@ -130,11 +125,10 @@ def test_rb_12_6_network_holds_supplied_highway_and_chain_hexes() -> None:
 def test_lines_network_is_the_union_of_every_units_supply_lines():
     """supply.lines_network traces each Source once; it must equal the union
     of supply_lines over the hexes of the side's units (MV-06)."""
-    from rules.ritd import game as ritd
     from rules.ritd import supply
 
-    m = ritd._map()
-    sc = ritd._scenarios()
+    m = game_map()
+    sc = all_scenarios()
     from rules.ritd.position import Block, Position
 
     for scenario, west, east in (("1941", ("El Agheila", "Agedabia", "Msus"), ("Tobruk", "Bardia", "Mersa Matruh")),
@@ -156,9 +150,9 @@ def test_lines_network_is_the_union_of_every_units_supply_lines():
 def _base_union_by_listing(m, pos: Position, side: str, h: str) -> set[str]:
     from rules.ritd import supply
 
-    s = supply._side_supply(m, pos, side)
+    s = supply.side_supply(m, pos, side)
     out: set[str] = set()
-    for line in supply._lines_to(s.view, s.trace(m.base(side)), h, "base"):
+    for line in supply.lines_to(s.view, s.trace(m.base(side)), h, "base"):
         out.update(line.hexes)
     return out
 
@@ -182,7 +176,7 @@ def test_rb_12_6_the_network_of_lines_without_listing_them_is_the_union_of_every
     must equal the union of every listed line of every unit."""
     from rules.ritd import supply
 
-    s = supply._side_supply(M, pos, side)
+    s = supply.side_supply(M, pos, side)
     listed: set[str] = set()
     fast: set[str] = set()
     for h in sorted({b.hex for b in pos.blocks_of(side)}):
@@ -190,7 +184,7 @@ def test_rb_12_6_the_network_of_lines_without_listing_them_is_the_union_of_every
         if here and all(b.token in s.view.raiders for b in here):
             continue
         listed |= _base_union_by_listing(M, pos, side, h)
-        fast |= supply._base_network_part(s.view, s.trace(M.base(side)), h)
+        fast |= supply.base_network_part(s.view, s.trace(M.base(side)), h)
     assert fast == listed
 
 
@@ -203,9 +197,9 @@ def test_rb_12_6_the_network_of_a_dense_chain_without_listing_its_hundreds_of_li
     centre = AT("Sofafi")
     hexes = sorted(h for h in HEXES if M.distance(centre, h) <= 4)[::2]
     pos = Position(blocks=tuple(Block(f"L{i:08x}", "allied", h) for i, h in enumerate(hexes)))
-    s = supply._side_supply(M, pos, "allied")
+    s = supply.side_supply(M, pos, "allied")
     counts = [len(supply.supply_lines(M, pos, "allied", h)) for h in hexes]
     assert max(counts) >= 100
-    fast = set().union(*(supply._base_network_part(s.view, s.trace(M.base("allied")), h) for h in hexes))
+    fast = set().union(*(supply.base_network_part(s.view, s.trace(M.base("allied")), h) for h in hexes))
     assert fast == set().union(*(_base_union_by_listing(M, pos, "allied", h) for h in hexes))
     assert supply.lines_network(M, pos, "allied") == fast

@@ -9,6 +9,7 @@ import pytest
 
 from pbem import deck as D
 from rules.ritd import combat as cb
+from rules.ritd import forced_marches
 from rules.ritd import movement as mv
 from rules.ritd.position import Battle, Block
 from tests.ritd.combat_support import HEX, battle_pos, blk, cv, units
@@ -135,7 +136,7 @@ def test_rb_6_4_a_forced_march_of_one_hex_route_is_refused() -> None:
     turn = mv.start_movement(pos, "allied")
     for p0, t0 in ((pos, turn), _moved(pos, turn)):
         here = p0.block("d").hex
-        probs = mv.check_forced_marches(MAP, p0, t0, [mv.ForcedMarch("d", (here,))], {"d": 3}).problems
+        probs = forced_marches.check_forced_marches(MAP, p0, t0, [mv.ForcedMarch("d", (here,))], {"d": 3}).problems
         assert [p.rule for p in probs] == ["RB 6.4"]
         assert "needs a destination" in probs[0].message
 
