@@ -960,7 +960,7 @@ def _legend(picture: Picture, top: float, page_w: float) -> list[dict[str, objec
         st = style(entry.kind)
         x = MARGIN_MM + (i % 5) * col_w
         y = top + (i // 5) * LEGEND_ROW_MM + LEGEND_ROW_MM / 2
-        item: dict[str, object] = {"style": st, "shape": entry.shape, "text": entry.text}
+        item: dict[str, object] = {"style": st, "shape": entry.shape, "text": entry.text, "chip": None}
         item["tx"], item["ty"] = _fmt(x + 10), _fmt(y + 1.2)
         item["y"] = _fmt(y)
         if entry.shape == "hex":
@@ -981,8 +981,22 @@ def _legend(picture: Picture, top: float, page_w: float) -> list[dict[str, objec
         else:
             ends = entry.shape == "edge" and st.pattern == "ends"
             item["segments"] = [(_fmt(x), _fmt(x + 2.7)), (_fmt(x + 5.3), _fmt(x + 8))] if ends else [(_fmt(x), _fmt(x + 8))]
+            if _pale(st.stroke):
+                # A pale line (drawn on the sea, say) would vanish on white paper: a grey chip behind it.
+                item["chip"] = {"x": _fmt(x - 0.8), "y": _fmt(y - 1.6), "w": _fmt(9.6), "h": _fmt(3.2)}
         legend.append(item)
     return legend
+
+
+def _pale(colour: str) -> bool:
+    """Whether a '#rrggbb' colour is too light to see on white paper."""
+    if len(colour) != 7 or not colour.startswith("#"):
+        return colour in ("white", "#fff")
+    try:
+        r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    except ValueError:
+        return False
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b > 200
 
 
 def _legend_height(picture: Picture) -> float:

@@ -314,3 +314,20 @@ def test_many_displays_continue_on_more_pages() -> None:
     names = [p.name for p in pages]
     assert names[:3] == ["map", "displays", "displays-2"]
     assert all(f">Box {k}</text>" in "".join(p.svg for p in pages) for k in range(6))
+
+
+def test_a_pale_line_in_the_legend_gets_a_grey_chip_so_it_shows_on_white_paper():
+    """A white dashed sea line (Panzerarmee Afrika's sea transport) is drawn on the
+    sea; in the legend, on white paper, it needs a backing chip; a dark line does not."""
+    import msgspec
+
+    from pbem.board import LegendEntry
+
+    styles = {**STYLES, "sea-line": Style(stroke="#ffffff", width=0.6, dash="1.5 1")}
+    picture = msgspec.structs.replace(synthetic(8, 6), styles=styles,
+                                      legend=(LegendEntry("sea-line", "Sea transport", "road"),
+                                              LegendEntry("road", "Coastal road", "road")))
+    legend = render_svg(picture).split('<g id="legend"', 1)[1]
+    assert legend.count('fill="#8c8c8c"') == 1
+    chip = legend.index('fill="#8c8c8c"')
+    assert chip < legend.index('stroke="#ffffff"') and chip < legend.index("Sea transport")
