@@ -169,3 +169,37 @@ def test_rb_12_7_hidden_blocks_eliminated_are_counted_for_the_enemy_and_named_fo
         said_ = RITD.happenings(before, after, step, reader)
         assert [(h.text, h.rule, h.kind) for h in said_] == \
             [("3 Axis blocks are eliminated at the Final Supply Check", "RB 12.7", "elimination")]
+
+
+def test_issue_21_the_email_body_and_pbem_show_say_what_was_lost(ex26):  # noqa: F811
+    """The email body (``turn_summary``, from the public replay) prints the
+    public happenings under each event; ``pbem show`` lists "lost this turn"
+    from the reader's own replay (its own units named)."""
+    from click.testing import CliRunner
+
+    from pbem.cli import cli
+
+    ex26.play("allied", "refuse-battle Sollum slowest 3")
+    ex26.play("axis", "pursue Sollum with Trento")
+    ex26.play("allied", "pursuit losses auto", "refuse-battle Sollum -> Sidi Barrani")
+    ex26.play("allied", "rout Sollum slowest 3")
+    ex26.play("axis", "pursue Sollum with Brescia")
+    ex26.play("allied", "pursuit losses auto", "rout Sollum -> Sidi Barrani")
+    public = session.load_public(ex26.axis.gd)
+    body = session.turn_summary(public, [info.seq for info in public.history[1:]])
+    said_lines = [line for line in body.splitlines() if line.startswith(("  * ", "      "))]
+    assert "  * Routed: 1 Allied block from Sollum withdraws to Sidi Barrani. (RB 11.3)" in said_lines
+    assert "      Dice       an Axis block pursuing 6; an Axis block pursuing 6" in said_lines
+    assert not any(TOKEN.search(line) for line in said_lines)
+    for role, lost in (("allied", ["7/7 Tk loses 2 steps to Pursuit Fire after refusing battle in Sollum, "
+                                   "CV 4 to 2. (RB 8.4, 10.5)",
+                                   "7/4 Armd loses 2 steps to Rout Attrition in Sollum, CV 6 to 4. (RB 11.3)",
+                                   "7/4 Armd loses 2 steps to Pursuit Fire in a Rout in Sollum, CV 4 to 2. "
+                                   "(RB 11.3, 10.5)",
+                                   "Routed: 7/4 Armd from Sollum withdraws to Sidi Barrani. (RB 11.3)"]),
+                       ("axis", ["Routed: 1 Allied block from Sollum withdraws to Sidi Barrani. (RB 11.3)"])):
+        shown = CliRunner().invoke(cli, ["show", "-g", str(ex26.side(role).gd.path)], catch_exceptions=False)
+        assert shown.exit_code == 0, shown.output
+        out = shown.output.splitlines()
+        start = out.index("lost this turn:")
+        assert [line.strip() for line in out[start + 1:start + 1 + len(lost)]] == lost, role
