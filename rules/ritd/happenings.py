@@ -26,6 +26,11 @@ SIDE_NAMES = {"axis": "Axis", "allied": "Allied"}
 #: A side as the subject of a sentence ("the Allies place the hits").
 SIDE_PLAYERS = {"axis": "the Axis", "allied": "the Allies"}
 
+#: The Buildup Supply Check, made as the Buildup begins (RB 16.2): its key in ``CAUSES``.
+BUILDUP_CHECK = "buildup-supply"
+#: The Supply Checks (RB 12.7, 16.2): their eliminations are said for the whole map.
+SUPPLY_CHECKS = ("initial-supply", "final-supply", BUILDUP_CHECK)
+
 #: Why a block was lost in a step (the step the state was in before it,
 #: ``View.step``): the words after "is eliminated" / "loses a step" ("{by}"
 #: reads "by" after the one, "to" after the other), the rule.
@@ -46,6 +51,8 @@ CAUSES: dict[str, tuple[str, str]] = {
     "refuse-dice": ("{by} Pursuit Fire after refusing battle{at}", "RB 8.4, 10.5"),
     "refuse-losses": ("{by} Pursuit Fire after refusing battle{at}", "RB 8.4, 10.5"),
     "march-losses": ("by a failed Forced March", "RB 6.4"),
+    # the step that ends a Month begins the Buildup with its Supply Check (RB 16.1, 16.2)
+    BUILDUP_CHECK: ("at the Buildup Supply Check", "RB 16.2, 12.7"),
     "forced-march": ("in an Overrun", "RB 11.4"),
     "movement": ("in an Overrun", "RB 11.4"),
 }
@@ -76,6 +83,7 @@ def happenings(before: State, after: State, step: Step, role: str | None) -> tup
     said += _withdrawals(was, now)
     said += _losses(was, now)
     said += _eliminations(was, now)
+    said += _supply(was, now)
     return tuple(said)
 
 
@@ -120,8 +128,16 @@ def _without_tokens(text: str, names: dict[str, BlockView]) -> str:
     return _TOKEN.sub(bare, text)
 
 
-def _cause(was: View, where: str, by: str) -> tuple[str, str]:
-    words, rule = CAUSES.get(was.step, ("", "")) if was.phase == "turn" else ("", "")
+def _step_key(was: View, now: View) -> str:
+    """The step ``CAUSES`` knows the view before was in: the Player-Turn's
+    step, or the Buildup Supply Check when the step began the Buildup."""
+    if now.phase == "buildup" and was.phase != "buildup":
+        return BUILDUP_CHECK
+    return was.step if was.phase == "turn" else ""
+
+
+def _cause(was: View, now: View, where: str, by: str) -> tuple[str, str]:
+    words, rule = CAUSES.get(_step_key(was, now), ("", ""))
     return words.format(at=f" in {where}" if where else "", by=by), rule
 
 
@@ -138,11 +154,11 @@ def _eliminations(was: View, now: View) -> list[Happening]:
     out = []
     by_cause: dict[tuple[str, str, str], list[BlockView]] = {}
     for (side, where), blocks in gone.items():
-        at = where if was.step not in ("initial-supply", "final-supply") else ""
-        words, rule = _cause(was, at, "by")
+        at = where if _step_key(was, now) not in SUPPLY_CHECKS else ""
+        words, rule = _cause(was, now, at, "by")
         by_cause.setdefault((side, words, rule), []).extend(blocks)
     for (_side, words, rule), blocks in sorted(by_cause.items()):
-        if was.phase != "turn":  # outside a Player-Turn blocks leave the map without a fight (RB 16)
+        if not words:  # outside a Player-Turn and its checks blocks leave the map without a fight (RB 16)
             verb = "leave" if _plural(blocks) else "leaves"
             out.append(Happening(f"{group(blocks)} {verb} the map in the {was.phase} phase",
                                  "RB 16.0" if was.phase == "buildup" else "", "removal"))
@@ -162,7 +178,7 @@ def _losses(was: View, now: View) -> list[Happening]:
             continue
         name = a.unit or b.unit or f"an {side_name(b.side)} block"
         lost = b.cv - a.cv
-        words, rule = _cause(was, b.where, "to")
+        words, rule = _cause(was, now, b.where, "to")
         steps = "a step" if lost == 1 else f"{lost} steps"
         out.append(Happening(f"{name} loses {steps} {words}".rstrip() + f", CV {b.cv} to {a.cv}", rule, "loss"))
     return out
@@ -188,6 +204,46 @@ def _withdrawals(was: View, now: View) -> list[Happening]:
     for (_side, origin, dest), blocks in sorted(moved.items()):
         verb = "withdraw" if _plural(blocks) else "withdraws"
         out.append(Happening(f"{title}: {group(blocks)} from {origin} {verb} to {dest}", rule, kind))
+    return out
+
+
+#: Supply markers changed by a Supply Check (RB 12.7, 16.2): (before, after) of
+#: a block's (unsupplied, disrupted) -> the words, the rule.
+MARKERS = (("unsupplied", False, True, "marked Unsupplied", "RB 12.7"),
+           ("unsupplied", True, False, "Supplied again: Unsupplied marker removed", "RB 12.7"),
+           ("disrupted", False, True, "Disrupted: still Unsupplied at the Final Supply Check", "RB 12.1, 12.7"),
+           ("disrupted", True, False, "recovered from Disruption", "RB 11.2"))
+
+
+def _supply(was: View, now: View) -> list[Happening]:
+    """What a Supply Check changed on the blocks the reader sees (markers
+    are public, RB 12.7): Unsupplied marked and removed, Disruption by
+    supply and recovery, Fortress and Oasis Supply (RB 13.3, 15.1)."""
+    key = _step_key(was, now)
+    if key not in SUPPLY_CHECKS:
+        return []
+    after = {b.token: b for b in now.blocks}
+    where = {"initial-supply": "the Initial Supply Check", "final-supply": "the Final Supply Check",
+             BUILDUP_CHECK: "the Buildup Supply Check"}[key]
+    out = []
+    for field, old, new, words, rule in MARKERS:
+        if field == "disrupted" and new and key != "final-supply":
+            continue  # only the Final Supply Check Disrupts by supply (RB 12.1)
+        hit = [after[b.token] for b in was.blocks if b.token in after
+               and getattr(b, field) == old and getattr(after[b.token], field) == new]
+        for side in sorted({b.side for b in hit}):
+            mine = [b for b in hit if b.side == side]
+            places = _join(sorted({b.where for b in mine}))
+            out.append(Happening(f"At {where}, {group(mine)} in {places}: {words}", rule, "supply"))
+    supplied: dict[tuple[str, str], list[BlockView]] = {}
+    for b in was.blocks:
+        a = after.get(b.token)
+        if a is not None and a.supplied_by and a.supplied_by != b.supplied_by:
+            supplied.setdefault((a.side, a.supplied_by), []).append(a)
+    for (_side, source), blocks in sorted(supplied.items()):
+        verb = "are" if _plural(blocks) else "is"
+        out.append(Happening(f"{group(blocks)} {verb} supplied by {source} (Fortress or Oasis Supply)",
+                             "RB 13.3, 15.1", "supply"))
     return out
 
 

@@ -136,7 +136,10 @@ def test_rb_12_7_the_final_supply_check_eliminates_and_the_shielded_unit_routs(c
     table.play("allied", "pursue Sollum with none")
     table.play("axis", "rout Sollum -> Ft Capuzzo")
     for reader in READERS:
+        # RB 12.7: the Unsupplied marker is public; the unit under it only its owner's until revealed.
+        marked = "Brescia" if reader == "axis" else "1 Axis block"
         assert _sentences(table, reader) == [
+            f"At the Initial Supply Check, {marked} in Ft Capuzzo: marked Unsupplied. (RB 12.7)",
             "Defensive Fire by the Allies in Sollum: no hits. (RB 9.2-9.4)",
             "Offensive Fire by the Axis in Sollum: no hits. (RB 9.2-9.4)",
             "Brescia is eliminated at the Final Supply Check. (RB 12.7)",
@@ -203,3 +206,56 @@ def test_issue_21_the_email_body_and_pbem_show_say_what_was_lost(ex26):  # noqa:
         out = shown.output.splitlines()
         start = out.index("lost this turn:")
         assert [line.strip() for line in out[start + 1:start + 1 + len(lost)]] == lost, role
+
+
+def _final_supply_state(battle, owner):  # noqa: F811
+    """The Demo's first Axis turn at its Final Supply Check (RB 3.47), after
+    the battle of Sollum, as ``owner``'s replay knows it (its own units)."""
+    battle.play("axis", "battles Sollum")
+    battle.play("allied", "fire Sollum: 7/7 Tk at infantry")
+    battle.play("axis", "losses Sollum: Brescia 2, Trento 2")
+    battle.play("axis", "fire Sollum: Brescia at armor, Savona at armor, Trento at armor")
+    battle.play("allied", "losses Sollum auto")
+    state = battle.side(owner).seat().replay.state
+    assert state.turn.step == "final-supply"
+    return state
+
+
+def _with(state, changed, phase=None):
+    pos = state.position.replace_blocks(changed)
+    return msgspec.structs.replace(state, position=pos, **({"phase": phase} if phase else {}))
+
+
+def test_rb_12_7_12_1_supply_markers_and_disruption_said_with_hidden_units_counted(battle):  # noqa: F811
+    before = _final_supply_state(battle, "axis")
+    savona = next(b for b in before.position.blocks_of("axis") if b.unit == "Savona")
+    hidden = sorted((b for b in before.position.blocks_of("axis") if b.token not in before.disclosed and b.unit),
+                    key=lambda b: b.token)[:2]
+    before = _with(before, [msgspec.structs.replace(b, unsupplied=True) for b in (savona, *hidden)])
+    after = _with(before, [msgspec.structs.replace(savona, unsupplied=False)]
+                  + [msgspec.structs.replace(b, unsupplied=True, disrupted=True) for b in hidden])
+    step = Step(ACTION, action=SupplyCheck())
+    wheres = " and ".join(sorted({game_map().name(b.hex) for b in hidden}))
+    units = " and ".join(sorted(b.unit for b in hidden))
+    assert [(h.text, h.rule) for h in RITD.happenings(before, after, step, "allied")] == [
+        ("At the Final Supply Check, Savona in Sollum: Supplied again: Unsupplied marker removed", "RB 12.7"),
+        (f"At the Final Supply Check, 2 Axis blocks in {wheres}: Disrupted: still Unsupplied at the Final "
+         "Supply Check", "RB 12.1, 12.7")]
+    assert RITD.happenings(before, after, step, "axis")[1].text == \
+        f"At the Final Supply Check, {units} in {wheres}: Disrupted: still Unsupplied at the Final Supply Check"
+
+
+def test_rb_16_2_the_buildup_supply_check_eliminates_unsupplied_units(battle):  # noqa: F811
+    """The step that begins the Buildup makes its Supply Check (RB 16.2):
+    blocks gone then are eliminated by it, said for the whole map."""
+    before = _final_supply_state(battle, "allied")
+    gone = sorted((b for b in before.position.blocks_of("allied") if b.token not in before.disclosed and b.unit),
+                  key=lambda b: b.token)[:2]
+    after = msgspec.structs.replace(_with(before, [], phase="buildup"), position=msgspec.structs.replace(
+        before.position, blocks=tuple(b for b in before.position.blocks if b not in gone)))
+    step = Step(ACTION, action=SupplyCheck())
+    assert [(h.text, h.rule, h.kind) for h in RITD.happenings(before, after, step, "axis")] == [
+        ("2 Allied blocks are eliminated at the Buildup Supply Check", "RB 16.2, 12.7", "elimination")]
+    names = " and ".join(sorted(b.unit for b in gone))
+    assert RITD.happenings(before, after, step, "allied")[0].text == \
+        f"{names} are eliminated at the Buildup Supply Check"
