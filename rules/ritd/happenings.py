@@ -69,7 +69,6 @@ FIRE_STEPS = {"defensive-dice": "Defensive Fire", "offensive-dice": "Offensive F
 PURSUITS = {"rout-dice": "the Routing units (RB 11.3)", "retreat-dice": "the Retreating units (RB 10.3)",
             "refuse-dice": "the units refusing battle (RB 8.4)"}
 
-_NAMED = re.compile(r"(?P<unit>[^:,()]+?) \((?P<token>[AL][0-9a-f]{8})\)")
 _TOKEN = re.compile(r"\b[AL][0-9a-f]{8}\b")
 
 
@@ -120,7 +119,9 @@ def _plural(blocks: Sequence[BlockView]) -> bool:
 def _without_tokens(text: str, names: dict[str, BlockView]) -> str:
     """A line of the game's own words with every block token taken out: a
     named unit stays named, an unnamed block is said by its side."""
-    text = _NAMED.sub(lambda m: m.group("unit"), text)
+    for token, b in names.items():  # "Unit (token)", as turn_orders.with_unit_names writes it
+        if b.unit:
+            text = text.replace(f"{b.unit} ({token})", b.unit)
 
     def bare(m: re.Match[str]) -> str:
         b = names.get(m.group())
