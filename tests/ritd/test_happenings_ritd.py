@@ -207,6 +207,13 @@ def test_issue_21_the_email_body_and_pbem_show_say_what_was_lost(ex26):  # noqa:
         out = shown.output.splitlines()
         start = out.index("lost this turn:")
         assert [line.strip() for line in out[start + 1:start + 1 + len(lost)]] == lost, role
+        if role == "allied":
+            continue  # the report summarises what came since the reader's own last orders
+        # The Axis report's Player-Turn summary prints the same sentences (pbem.report).
+        report = CliRunner().invoke(cli, ["report", "-g", str(ex26.side(role).gd.path), "--format", "text"],
+                                    catch_exceptions=False)
+        assert report.exit_code == 0, report.output
+        assert f"  * {lost[-1]}" in report.output.splitlines()
 
 
 def _final_supply_state(battle, owner):  # noqa: F811
