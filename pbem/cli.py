@@ -603,6 +603,10 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
     if last is not None:
         lines.append(f"dice asked in event {last.asked_seq} by {last.asker}: "
                      f"{dice_text(last.values, last.sides, seat.rules, last.purposes, last.results)}")
+    lost = lost_this_turn(seat.replay, seat.role)
+    if lost:
+        data["lost"] = lost
+        lines += ["lost this turn:", *(f"  {sentence}" for sentence in lost)]
     if draft.orders:
         lines.append("draft (not sent): " + "; ".join(o.text for o in draft.orders))
     lines.append(f"next decision: {pending_text(probe.pending())}")
@@ -619,6 +623,26 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
     if stopped:
         lines.append(f"GAME STOPPED: {stopped} ('pbem evidence' shows it, and how both players can clear it)")
     _emit(data, as_json, "\n".join(lines))
+
+
+#: Kinds of happening ``pbem show`` lists as "lost this turn" (``rulesapi.Happening``).
+LOST_KINDS = ("elimination", "loss", "rout")
+
+
+def lost_this_turn(replay: Any, role: str) -> list[str]:
+    """The eliminations, losses and Routs of the signed log's current turn (the
+    rules' ``turn_label``; the whole game when a game has none) and of every
+    event since ``role`` last gave orders (the opponent's whole turn), as the
+    reader's replay says them, each with its rule (issue 21 point 2)."""
+    from pbem.report import last_orders, said
+
+    if replay.state is None:
+        return []
+    label = replay.rules.turn_label(replay.state)
+    since = last_orders(replay.history, role)
+    return [said(h).sentence for info in replay.history
+            if info.turn == label or (since is not None and info.seq > since)
+            for h in info.happenings if h.kind in LOST_KINDS]
 
 
 #: ``pbem options`` lists every order, group by group, when there are at most

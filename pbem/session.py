@@ -986,6 +986,8 @@ def email_for(gd: GameDir, sent: Sent, *, sender: str = "", recipient: str = "")
 
 def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
     """Plain-text summary of events ``seqs`` from public information (an email body)."""
+    from pbem.report import said
+
     spec = replay.rules.SPEC
     g = replay.started
     lines = [f"{spec.title}: {shown(g.title) or 'game'} {replay.game_hex[:16]} (scenario {g.scenario})", ""]
@@ -997,6 +999,11 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
                          f"{dice_text(info.rolls.values, info.rolls.sides, replay.rules, info.rolls.purposes, info.rolls.results)}")
         if info.reveals:
             lines.append(f"  opens {len(info.reveals)} commitment(s)")
+        # What the event made happen, in the rules' words (issue 21 point 2): a
+        # public replay's happenings say nothing either player keeps secret.
+        for h in map(said, info.happenings):
+            lines.append(f"  * {h.sentence}")
+            lines += [f"      {key:<10} {value}" for key, value in h.rows]
         if info.note:
             lines.append(f"  note: {escaped(info.note)}")
     outcome = replay.outcome()

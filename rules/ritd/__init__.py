@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from pbem.rulesapi import ComposeCtx, Ctx, Decision, Demo, Order, Outcome, Problem, Rules, Spec
+from pbem.rulesapi import ComposeCtx, Ctx, Decision, Demo, Happening, Order, Outcome, Problem, Rules, Spec, Step
 
 if TYPE_CHECKING:
     from pbem.board import Picture
@@ -145,6 +145,14 @@ class RitdRules(Rules["State", Any, "View"]):
         # six-sided dice: nothing to word. A frozen version may word its own.
         own = getattr(self._module("game"), "describe_dice", None)
         return None if own is None else own(sides, values)
+
+    def happenings(self, before: State, after: State, step: Step, role: str | None) -> tuple[Happening, ...]:
+        """Eliminations, losses, Routs and Withdrawals with their rules, and each
+        fire as a combat table, from ``role``'s views (rules.ritd.happenings).
+        Frozen versions predate it: they say nothing more than their log."""
+        if self._package != "rules.ritd":
+            return ()
+        return self._module("happenings").happenings(before, after, step, role)
 
     def turn_label(self, state: State) -> str:
         """The stretch of play players count by (RB 3.0): the Player-Turn in
