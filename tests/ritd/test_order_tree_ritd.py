@@ -149,6 +149,13 @@ def test_rb_5_1_moves_are_grouped_by_hex_then_unit_and_found_when_opened(demo):
     assert brescia.leaf_orders() and all(o.startswith("group Ft Capuzzo -> ") and o.endswith(" Brescia")
                                          for o in brescia.leaf_orders())
     assert sum(g.count() for g in tree) == len(legal)
+    # The hex group's example form moves several of its units in one order (RB 5.1).
+    omar = {g.label.split(" (")[0]: {o.split(" -> ")[1].rsplit(" ", 1)[0] for o in g.leaf_orders()}
+            for g in fresh[2].groups()}
+    dest = sorted(omar["Trento"] & omar["Trieste"])[0]
+    state, role, ctx = _replay_args(demo, "axis")
+    action = RITD.parse_order(state, role, f"group Sidi Omar -> {dest} Trento, Trieste", ctx).action
+    assert RITD.check(state, action, ctx) == [] and len(action.units) == 2
 
 
 def _replay_args(table: RitdTable, role: str):
