@@ -246,6 +246,9 @@ def test_rb_13_3_fortress_supply_to_choose_is_a_group_with_its_rule():
     from tests.ritd.test_supply import tobruk_position
 
     pos = tobruk_position({}, inside=6)
+    # Named like real blocks (a player's own blocks always are), so that the orders read back.
+    names = ["7/7 Tk", "4 Ind/5", "4 Ind/11", "7/4 Armd", "7/7 Mot", "Pol"]
+    pos = pos.replace_blocks([msgspec.structs.replace(pos.block(f"in{i}"), unit=n) for i, n in enumerate(names)])
     state = msgspec.structs.replace(_at_step("initial-supply"), position=pos, side="allied",
                                     turn=Turn(number=2, active="allied", step="initial-supply",
                                               movement=mv.start_movement(pos, "allied")))
@@ -253,6 +256,9 @@ def test_rb_13_3_fortress_supply_to_choose_is_a_group_with_its_rule():
     assert [(g.label, g.count()) for g in tree] == [("Fortress Supply from Tobruk", 6)]
     assert tree[0].example == "supply check fortress Tobruk: <unit>, ..."
     assert tree[0].note.startswith("RB 13.3: choose the units that receive it")
+    for order in legal:  # each listed assignment is accepted
+        action = RITD.parse_order(state, "allied", order, _ctx("allied")).action
+        assert RITD.check(state, action, _ctx("allied")) == [], order
 
 
 def test_rb_12_7_a_plain_supply_check_says_how_fortress_supply_is_chosen(demo):
