@@ -260,15 +260,18 @@ def listed_reveals(state: State, role: Side, turn: Turn, ctx) -> list[str]:
 def listed_battles(state: State, role: Side, turn: Turn, ctx) -> list[str]:
     """The orders listed in step "battles": every choice of Active Battles
     (RB 8.6): the mandatory ones (new battles, Fortress battles attacked,
-    RB 13.2) with each subset of the others, none where a Partial Retreat
-    was made (RB 10.4); in an Assault Turn each with each non-empty subset of
-    its battles as Assault Battles (RB 4.3), while there are at most
-    ``ASSAULT_LISTED`` battles (beyond: all of them or one)."""
+    RB 13.2) with each subset of the others when a real card was played
+    (RB 4.1), none where a Partial Retreat was made (RB 10.4); in an
+    Assault Turn each with each non-empty subset of its battles as Assault
+    Battles (RB 4.3), while there are at most ``ASSAULT_LISTED`` battles
+    (beyond: all of them or one)."""
     m, pos = game_map(), state.position
     must = cb.mandatory_battles(pos, role, new_battles=new_battles(turn),
                                 fortress_hexes=cb.fortress_hexes(m), blitz=turn.blitz,
                                 partial_retreats=turn.partial)
-    others = sorted(h for h in set(battle_hexes(pos)) - set(must) - set(turn.partial))
+    # A Combat Round needs a real card (RB 4.1): with none played, no battle beyond the mandatory ones.
+    others = sorted(h for h in set(battle_hexes(pos)) - set(must) - set(turn.partial)) \
+        if turn.real >= OPTION_COST["basic"] else []
     assault_turn = turn.real >= OPTION_COST["assault"] and not turn.blitz \
         and (turn.movement.moves_made if turn.movement else 0) <= 1
     orders = []

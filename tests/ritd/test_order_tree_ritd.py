@@ -231,12 +231,24 @@ def test_rb_8_6_an_older_battle_may_be_fought_or_not():
     'battles none' and 'battles <it>' are both listed and both check."""
     from tests.ritd.test_mutation_guards_game import _at_step
 
-    state = _at_step("battles")
+    state = _at_step("battles", real=1)
     tree, legal = _tree(state, "axis", _ctx("axis"))
     assert legal == ["battles none", "battles Buq Buq"]
     assert [(g.label, g.count()) for g in tree] == [("Active Battles", 2)]
     for order in legal:
         assert RITD.check(state, RITD.parse_order(state, "axis", order, _ctx("axis")).action, _ctx("axis")) == []
+
+
+def test_rb_4_1_without_a_real_card_no_optional_battle_is_listed():
+    """A Pass Turn or a bluff (no real card) has no Combat Round (RB 4.1): the
+    older battle is not offered, since the revealed cards would make the
+    Player-Turn illegal (found by random self-play)."""
+    from tests.ritd.test_mutation_guards_game import _at_step
+
+    for real in (0, 1):
+        state = _at_step("battles", real=real, cards=1)
+        _, legal = _tree(state, "axis", _ctx("axis"))
+        assert legal == (["battles none"] if real == 0 else ["battles none", "battles Buq Buq"])
 
 
 # -- RB 13.3: a Supply Check with Fortress Supply to choose --------------------------------------
