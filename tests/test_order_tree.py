@@ -117,10 +117,10 @@ class _UniformTwin:
         return chosen
 
 
-@pytest.mark.parametrize(("rules_id", "scenario", "events"), [("race", "standard", 40), ("ritd", None, 6)])
+@pytest.mark.parametrize(("rules_id", "scenario", "events"), [("race", "standard", 40), ("ritd@3", None, 6)])
 def test_games_without_a_tree_play_the_same_self_play_as_before(toys: None, tmp_path: Path, rules_id: str,
                                                                  scenario: str | None, events: int) -> None:
-    """A game with no order tree of its own (RitD today) gets exactly the
+    """A game with no order tree of its own (the frozen RitD version 3) gets exactly the
     choices the uniform policy made before trees existed, seed for seed,
     so self-play logs kept as a baseline stay the same."""
     if rules_id not in rulesapi.available():

@@ -17,7 +17,20 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from pbem.rulesapi import ComposeCtx, Ctx, Decision, Demo, Happening, Order, Outcome, Problem, Rules, Spec, Step
+from pbem.rulesapi import (
+    ComposeCtx,
+    Ctx,
+    Decision,
+    Demo,
+    Happening,
+    Order,
+    OrderGroup,
+    Outcome,
+    Problem,
+    Rules,
+    Spec,
+    Step,
+)
 
 if TYPE_CHECKING:
     from pbem.board import Picture
@@ -187,4 +200,15 @@ class RitdRules(Rules["State", Any, "View"]):
         return self._module("labels").label_owner(state, label)
 
 
-RULES = RitdRules()
+
+class CurrentRitdRules(RitdRules):
+    """The current version, with its orders in groups (``Rules.order_tree``,
+    issue 21 point 7): a frozen version (``rules.ritd_v3``) keeps the flat
+    listing it was released with, so its self-play chooses as before."""
+
+    def order_tree(self, state: State, role: str, ctx: Ctx) -> tuple[OrderGroup, ...]:
+        # The orders of legal_orders in groups, per unit and by kind (issue 21 point 7).
+        return self._module("order_tree").order_tree(state, role, ctx)  # type: ignore[no-any-return]
+
+
+RULES = CurrentRitdRules()

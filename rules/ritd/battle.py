@@ -5,6 +5,7 @@ fire described for reports. The fire model is rules.ritd.combat.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import cast
 
@@ -257,17 +258,45 @@ def listed_reveals(state: State, role: Side, turn: Turn, ctx) -> list[str]:
 
 
 def listed_battles(state: State, role: Side, turn: Turn, ctx) -> list[str]:
-    """The orders listed in step "battles"."""
-    m = game_map()
-    must = cb.mandatory_battles(state.position, role, new_battles=new_battles(turn),
+    """The orders listed in step "battles": every choice of Active Battles
+    (RB 8.6): the mandatory ones (new battles, Fortress battles attacked,
+    RB 13.2) with each subset of the others when a real card was played
+    (RB 4.1), none where a Partial Retreat was made (RB 10.4); in an
+    Assault Turn each with each non-empty subset of its battles as Assault
+    Battles (RB 4.3), while there are at most ``ASSAULT_LISTED`` battles
+    (beyond: all of them or one)."""
+    m, pos = game_map(), state.position
+    must = cb.mandatory_battles(pos, role, new_battles=new_battles(turn),
                                 fortress_hexes=cb.fortress_hexes(m), blitz=turn.blitz,
                                 partial_retreats=turn.partial)
-    names = ", ".join(m.name(h) for h in must) or "none"
-    orders = [f"battles {names}"]
-    if turn.real >= OPTION_COST["assault"] and not turn.blitz and (turn.movement.moves_made if turn.movement else 0) <= 1 \
-            and must:
-        orders.append(f"battles {names} assault {names}")
+    # A Combat Round needs a real card (RB 4.1): with none played, no battle beyond the mandatory ones.
+    others = sorted(h for h in set(battle_hexes(pos)) - set(must) - set(turn.partial)) \
+        if turn.real >= OPTION_COST["basic"] else []
+    assault_turn = turn.real >= OPTION_COST["assault"] and not turn.blitz \
+        and (turn.movement.moves_made if turn.movement else 0) <= 1
+    orders = []
+    for chosen in _subsets(others):
+        active = tuple(sorted((*must, *chosen)))
+        names = ", ".join(m.name(h) for h in active) or "none"
+        orders.append(f"battles {names}")
+        if not assault_turn:
+            continue
+        assaults = _subsets(active)[1:] if len(active) <= ASSAULT_LISTED else \
+            [active] + [(h,) for h in active]
+        orders += [f"battles {names} assault {', '.join(m.name(h) for h in a)}" for a in assaults]
     return orders
+
+
+#: Up to how many Active Battles every subset of them is listed as Assault Battles.
+ASSAULT_LISTED = 5
+
+
+def _subsets(hexes: list[str] | tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Every subset of ``hexes``, the empty one first, by size, in their order."""
+    out: list[tuple[str, ...]] = [()]
+    for size in range(1, len(hexes) + 1):
+        out += list(itertools.combinations(hexes, size))
+    return out
 
 
 def listed_fire(state: State, role: Side, turn: Turn, ctx) -> list[str]:

@@ -252,19 +252,29 @@ def parse_march(state: State, role: Side, turn: Turn, text: str) -> mv.ForcedMar
 
 def movement_orders(state: State, role: Side, turn: Turn) -> list[str]:
     """Each unit alone to each hex it can reach in a Group Move (RB 5.1)."""
+    return [order for b in group_movers(state, role, turn) for order in unit_move_orders(state, role, turn, b)]
+
+
+def group_movers(state: State, role: Side, turn: Turn) -> list[Block]:
+    """The blocks that may still make a Group Move now (RB 5.1): Undisrupted,
+    not moved this phase, while a Move is left and no Forced March is announced;
+    by hex and unit."""
+    movement = movement_of(turn)
+    if movement.moves_made >= movement.moves_allowed or movement.marches_announced:
+        return []
+    return [b for b in sorted(state.position.blocks_of(role), key=lambda b: (b.hex, b.unit))
+            if not b.disrupted and not movement.has_moved(b.token)]
+
+
+def unit_move_orders(state: State, role: Side, turn: Turn, b: Block) -> list[str]:
+    """The block ``b`` alone to each hex it can reach in a Group Move (RB 5.1;
+    a Withdrawal Group Move in a Withdrawal-only phase, RB 5.3): one search."""
     m, pos, movement = game_map(), state.position, movement_of(turn)
     verb = "withdraw" if movement.withdrawal_only else "group"
-    out = []
-    if movement.moves_made < movement.moves_allowed and not movement.marches_announced:
-        for b in sorted(pos.blocks_of(role), key=lambda b: (b.hex, b.unit)):
-            if b.disrupted or movement.has_moved(b.token):
-                continue
-            reach = reachability.reachable(m, pos, movement, b.token, block_speed(state, b),
-                                 withdrawal="pass" if movement.withdrawal_only else "")
-            for dest in sorted(reach.paths, key=m.name):
-                if dest != b.hex:
-                    out.append(f"{verb} {m.name(b.hex)} -> {m.name(dest)} {b.unit or b.token}")
-    return out
+    reach = reachability.reachable(m, pos, movement, b.token, block_speed(state, b),
+                                   withdrawal="pass" if movement.withdrawal_only else "")
+    return [f"{verb} {m.name(b.hex)} -> {m.name(dest)} {b.unit or b.token}"
+            for dest in sorted(reach.paths, key=m.name) if dest != b.hex]
 
 
 def forced_march_orders(state: State, role: Side, turn: Turn, ctx) -> list[str]:
