@@ -91,6 +91,10 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
         return {b.token: b for b in self.blocks}
 
     @functools.cached_property
+    def _index(self) -> dict[str, int]:
+        return {b.token: i for i, b in enumerate(self.blocks)}
+
+    @functools.cached_property
     def _battle_at(self) -> dict[str, Battle]:
         return {b.hex: b for b in self.battles}
 
@@ -100,15 +104,31 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
     def has_block(self, token: str) -> bool:
         return token in self._by_token
 
+    @functools.cached_property
+    def _by_hex_side(self) -> dict[tuple[str, Side], tuple[Block, ...]]:
+        """``blocks_in(hex, side)`` as asked so far (at most one entry per
+        occupied hex and side: bounded by the position it belongs to)."""
+        return {}
+
     def blocks_in(self, hex_: str, side: Side | None = None) -> tuple[Block, ...]:
-        here = self._by_hex.get(hex_, ())
-        return here if side is None else tuple(b for b in here if b.side == side)
+        if side is None:
+            return self._by_hex.get(hex_, ())
+        memo = self._by_hex_side
+        key = (hex_, side)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = tuple(b for b in self._by_hex.get(hex_, ()) if b.side == side)
+        return found
 
     def blocks_of(self, side: Side) -> Iterator[Block]:
         return (b for b in self.blocks if b.side == side)
 
     def occupied_hexes(self) -> Iterable[str]:
         return self._by_hex.keys()
+
+    def hex_groups(self) -> Iterable[tuple[str, tuple[Block, ...]]]:
+        """(hex, its blocks in position order) for every occupied hex."""
+        return self._by_hex.items()
 
     def battle(self, hex_: str) -> Battle | None:
         return self._battle_at.get(hex_)
@@ -144,7 +164,19 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
     def replace_blocks(self, changed: Iterable[Block]) -> Position:
         """A position with the given blocks (matched by token) replaced."""
         new = {b.token: b for b in changed}
-        return msgspec.structs.replace(self, blocks=tuple(new.get(b.token, b) for b in self.blocks))
+        if not new:
+            return self
+        blocks = tuple([new.get(b.token, b) for b in self.blocks]) if len(new) > 1 else self._replace_one(new)
+        if all(a is b for a, b in zip(blocks, self.blocks)):
+            return self  # nothing changed: the same (immutable) position
+        return msgspec.structs.replace(self, blocks=blocks)
+
+    def _replace_one(self, new: dict[str, Block]) -> tuple[Block, ...]:
+        ((token, block),) = new.items()
+        i = self._index.get(token)
+        if i is None or len(self._index) != len(self.blocks):
+            return tuple([new.get(b.token, b) for b in self.blocks])
+        return self.blocks[:i] + (block,) + self.blocks[i + 1:]
 
     def with_battles(self, battles: Iterable[Battle]) -> Position:
         return msgspec.structs.replace(self, battles=tuple(sorted(battles, key=lambda b: b.hex)))
