@@ -81,6 +81,7 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
 
     @functools.cached_property
     def _by_hex(self) -> dict[str, tuple[Block, ...]]:
+        """Hex -> its blocks in position order (hexes in no set order)."""
         grouped: dict[str, list[Block]] = {}
         for b in self.blocks:
             grouped.setdefault(b.hex, []).append(b)
@@ -124,10 +125,11 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
         return (b for b in self.blocks if b.side == side)
 
     def occupied_hexes(self) -> Iterable[str]:
+        """Every hex holding a block, in no set order."""
         return self._by_hex.keys()
 
     def hex_groups(self) -> Iterable[tuple[str, tuple[Block, ...]]]:
-        """(hex, its blocks in position order) for every occupied hex."""
+        """(hex, its blocks in position order) for every occupied hex, in no set order."""
         return self._by_hex.items()
 
     def battle(self, hex_: str) -> Battle | None:
@@ -162,21 +164,51 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
     # -- changes ---------------------------------------------------------------
 
     def replace_blocks(self, changed: Iterable[Block]) -> Position:
-        """A position with the given blocks (matched by token) replaced."""
-        new = {b.token: b for b in changed}
-        if not new:
-            return self
-        blocks = tuple([new.get(b.token, b) for b in self.blocks]) if len(new) > 1 else self._replace_one(new)
-        if all(a is b for a, b in zip(blocks, self.blocks)):
-            return self  # nothing changed: the same (immutable) position
-        return msgspec.structs.replace(self, blocks=blocks)
+        """A position with the given blocks (matched by token) replaced; this
+        very position when that changes nothing.
 
-    def _replace_one(self, new: dict[str, Block]) -> tuple[Block, ...]:
-        ((token, block),) = new.items()
-        i = self._index.get(token)
-        if i is None or len(self._index) != len(self.blocks):
-            return tuple([new.get(b.token, b) for b in self.blocks])
-        return self.blocks[:i] + (block,) + self.blocks[i + 1:]
+        The new position's lookups are derived from this one's (the tokens
+        and their order stay; only the hexes of replaced blocks regroup), so
+        a Move of one block does not re-index a hundred."""
+        new = {b.token: b for b in changed}
+        index = self._index
+        if len(index) != len(self.blocks):  # a token twice: no index to trust
+            blocks = tuple([new.get(b.token, b) for b in self.blocks])
+            if all(a is b for a, b in zip(blocks, self.blocks)):
+                return self
+            return msgspec.structs.replace(self, blocks=blocks)
+        old = self.blocks
+        hits = [(i, b) for t, b in new.items() if (i := index.get(t)) is not None and old[i] is not b]
+        if not hits:
+            return self  # nothing changed: the same (immutable) position
+        if len(hits) == 1:
+            ((i, b),) = hits
+            blocks = old[:i] + (b,) + old[i + 1:]
+        else:
+            listed = list(old)
+            for i, b in hits:
+                listed[i] = b
+            blocks = tuple(listed)
+        out = msgspec.structs.replace(self, blocks=blocks)
+        mine, theirs = self.__dict__, out.__dict__
+        theirs["_index"] = index  # same tokens in the same order
+        if "_by_token" in mine:
+            by_token = dict(mine["_by_token"])
+            for _, b in hits:
+                by_token[b.token] = b
+            theirs["_by_token"] = by_token
+        if "_by_hex" in mine:
+            by_hex = dict(mine["_by_hex"])
+            moved = {b.token for _, b in hits}
+            for h in {old[i].hex for i, _ in hits} | {b.hex for _, b in hits}:
+                group = [x for x in by_hex.get(h, ()) if x.token not in moved] + [b for _, b in hits if b.hex == h]
+                if group:
+                    group.sort(key=lambda x: index[x.token])
+                    by_hex[h] = tuple(group)
+                else:
+                    by_hex.pop(h, None)
+            theirs["_by_hex"] = by_hex
+        return out
 
     def with_battles(self, battles: Iterable[Battle]) -> Position:
         return msgspec.structs.replace(self, battles=tuple(sorted(battles, key=lambda b: b.hex)))
