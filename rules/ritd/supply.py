@@ -294,13 +294,26 @@ class _View:
 State = tuple[str, bool]  # (hex, on Supplied Highway / Source)
 
 
-class Trace(NamedTuple):
-    source: str
-    dist: dict[State, int]
-    pred: dict[State, tuple[State, _Link | None]]
+class Trace:
+    """A finished search from ``source``: the shortest line length to each
+    reached state and its predecessor. Never changed once made, so the
+    hexes reached and the lines back (``_canonical``) are kept on it when
+    first asked (bounded by its own states, gone with it)."""
+
+    __slots__ = ("source", "dist", "pred", "_hexes", "_lines")
+
+    def __init__(self, source: str, dist: dict[State, int], pred: dict[State, tuple[State, _Link | None]]) -> None:
+        self.source = source
+        self.dist = dist
+        self.pred = pred
+        self._hexes: frozenset[str] | None = None
+        self._lines: dict[State, tuple[Leg, ...]] = {}
 
     def reached(self, h: str) -> bool:
-        return (h, True) in self.dist or (h, False) in self.dist
+        hexes = self._hexes
+        if hexes is None:
+            hexes = self._hexes = frozenset(x for x, _ in self.dist)
+        return h in hexes
 
     def distance(self, h: str) -> int | None:
         a, b = self.dist.get((h, True)), self.dist.get((h, False))
@@ -556,6 +569,13 @@ def isolated_fortresses(m: HexMap, pos: Position, side: Side) -> tuple[str, ...]
 
 def _canonical(trace: Trace, state: State) -> list[Leg]:
     """The shortest line from a reached state back to the trace's Source."""
+    known = trace._lines.get(state)
+    if known is None:
+        known = trace._lines[state] = tuple(_canonical_now(trace, state))
+    return list(known)
+
+
+def _canonical_now(trace: Trace, state: State) -> list[Leg]:
     legs: list[Leg] = []
     cur = state
     while cur in trace.pred:
