@@ -11,6 +11,7 @@ entries hold their keys, so an identity is never reused while it is kept.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -26,9 +27,12 @@ _SIZE = 4
 def once(what: str, key: tuple[object, ...], compute: Callable[[], T]) -> T:
     """``compute()``, or the value computed lately for ``what`` from the very
     same objects ``key`` (compared by identity: all are frozen)."""
-    slots = _SLOTS.setdefault(what, [])
+    slots = _SLOTS.get(what)
+    if slots is None:
+        slots = _SLOTS[what] = []
+    n, same = len(key), operator.is_
     for k, value in reversed(slots):
-        if len(k) == len(key) and all(a is b for a, b in zip(k, key)):
+        if len(k) == n and all(map(same, k, key)):
             return value  # type: ignore[return-value]
     value = compute()
     slots.append((key, value))

@@ -81,6 +81,7 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
 
     @functools.cached_property
     def _by_hex(self) -> dict[str, tuple[Block, ...]]:
+        """Hex -> its blocks in position order (hexes in no set order)."""
         grouped: dict[str, list[Block]] = {}
         for b in self.blocks:
             grouped.setdefault(b.hex, []).append(b)
@@ -89,6 +90,10 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
     @functools.cached_property
     def _by_token(self) -> dict[str, Block]:
         return {b.token: b for b in self.blocks}
+
+    @functools.cached_property
+    def _index(self) -> dict[str, int]:
+        return {b.token: i for i, b in enumerate(self.blocks)}
 
     @functools.cached_property
     def _battle_at(self) -> dict[str, Battle]:
@@ -100,15 +105,32 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
     def has_block(self, token: str) -> bool:
         return token in self._by_token
 
+    @functools.cached_property
+    def _by_hex_side(self) -> dict[tuple[str, Side], tuple[Block, ...]]:
+        """``blocks_in(hex, side)`` as asked so far (at most one entry per
+        occupied hex and side: bounded by the position it belongs to)."""
+        return {}
+
     def blocks_in(self, hex_: str, side: Side | None = None) -> tuple[Block, ...]:
-        here = self._by_hex.get(hex_, ())
-        return here if side is None else tuple(b for b in here if b.side == side)
+        if side is None:
+            return self._by_hex.get(hex_, ())
+        memo = self._by_hex_side
+        key = (hex_, side)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = tuple(b for b in self._by_hex.get(hex_, ()) if b.side == side)
+        return found
 
     def blocks_of(self, side: Side) -> Iterator[Block]:
         return (b for b in self.blocks if b.side == side)
 
     def occupied_hexes(self) -> Iterable[str]:
+        """Every hex holding a block, in no set order."""
         return self._by_hex.keys()
+
+    def hex_groups(self) -> Iterable[tuple[str, tuple[Block, ...]]]:
+        """(hex, its blocks in position order) for every occupied hex, in no set order."""
+        return self._by_hex.items()
 
     def battle(self, hex_: str) -> Battle | None:
         return self._battle_at.get(hex_)
@@ -142,9 +164,51 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
     # -- changes ---------------------------------------------------------------
 
     def replace_blocks(self, changed: Iterable[Block]) -> Position:
-        """A position with the given blocks (matched by token) replaced."""
+        """A position with the given blocks (matched by token) replaced; this
+        very position when that changes nothing.
+
+        The new position's lookups are derived from this one's (the tokens
+        and their order stay; only the hexes of replaced blocks regroup), so
+        a Move of one block does not re-index a hundred."""
         new = {b.token: b for b in changed}
-        return msgspec.structs.replace(self, blocks=tuple(new.get(b.token, b) for b in self.blocks))
+        index = self._index
+        if len(index) != len(self.blocks):  # a token twice: no index to trust
+            blocks = tuple([new.get(b.token, b) for b in self.blocks])
+            if all(a is b for a, b in zip(blocks, self.blocks)):
+                return self
+            return msgspec.structs.replace(self, blocks=blocks)
+        old = self.blocks
+        hits = [(i, b) for t, b in new.items() if (i := index.get(t)) is not None and old[i] is not b]
+        if not hits:
+            return self  # nothing changed: the same (immutable) position
+        if len(hits) == 1:
+            ((i, b),) = hits
+            blocks = old[:i] + (b,) + old[i + 1:]
+        else:
+            listed = list(old)
+            for i, b in hits:
+                listed[i] = b
+            blocks = tuple(listed)
+        out = msgspec.structs.replace(self, blocks=blocks)
+        mine, theirs = self.__dict__, out.__dict__
+        theirs["_index"] = index  # same tokens in the same order
+        if "_by_token" in mine:
+            by_token = dict(mine["_by_token"])
+            for _, b in hits:
+                by_token[b.token] = b
+            theirs["_by_token"] = by_token
+        if "_by_hex" in mine:
+            by_hex = dict(mine["_by_hex"])
+            moved = {b.token for _, b in hits}
+            for h in {old[i].hex for i, _ in hits} | {b.hex for _, b in hits}:
+                group = [x for x in by_hex.get(h, ()) if x.token not in moved] + [b for _, b in hits if b.hex == h]
+                if group:
+                    group.sort(key=lambda x: index[x.token])
+                    by_hex[h] = tuple(group)
+                else:
+                    by_hex.pop(h, None)
+            theirs["_by_hex"] = by_hex
+        return out
 
     def with_battles(self, battles: Iterable[Battle]) -> Position:
         return msgspec.structs.replace(self, battles=tuple(sorted(battles, key=lambda b: b.hex)))

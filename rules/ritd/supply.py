@@ -229,10 +229,9 @@ class _View:
         members: set[str] = set()
         receivers: set[str] = set()
         raiders: set[str] = set()
-        for h in sorted(pos.occupied_hexes()):
-            here = pos.blocks_in(h)
+        for h, here in sorted(pos.hex_groups()):
             mine = [b for b in here if b.side == side]
-            theirs = [b for b in here if b.side != side]
+            theirs = [b for b in here if b.side != side] if len(mine) != len(here) else []
             if mine and theirs:
                 battle = pos.battle(h)
                 if battle is None:
@@ -245,10 +244,10 @@ class _View:
                 kinds[h] = HEX_OPEN
             if mine:
                 receivers.add(h)
-                in_battle = bool(theirs)
-                for b in mine:
-                    if b.raider and in_battle:
-                        raiders.add(b.token)
+                if theirs:
+                    for b in mine:
+                        if b.raider:
+                            raiders.add(b.token)
                 # RB 12.4: undisrupted units form chains, engaged ones too,
                 # but not through a battle this side attacked (RB 12.5) and
                 # not Raiders, who are cut off (RB 12.5).
@@ -295,13 +294,26 @@ class _View:
 State = tuple[str, bool]  # (hex, on Supplied Highway / Source)
 
 
-class Trace(NamedTuple):
-    source: str
-    dist: dict[State, int]
-    pred: dict[State, tuple[State, _Link | None]]
+class Trace:
+    """A finished search from ``source``: the shortest line length to each
+    reached state and its predecessor. Never changed once made, so the
+    hexes reached and the lines back (``_canonical``) are kept on it when
+    first asked (bounded by its own states, gone with it)."""
+
+    __slots__ = ("source", "dist", "pred", "_hexes", "_lines")
+
+    def __init__(self, source: str, dist: dict[State, int], pred: dict[State, tuple[State, _Link | None]]) -> None:
+        self.source = source
+        self.dist = dist
+        self.pred = pred
+        self._hexes: frozenset[str] | None = None
+        self._lines: dict[State, tuple[Leg, ...]] = {}
 
     def reached(self, h: str) -> bool:
-        return (h, True) in self.dist or (h, False) in self.dist
+        hexes = self._hexes
+        if hexes is None:
+            hexes = self._hexes = frozenset(x for x, _ in self.dist)
+        return h in hexes
 
     def distance(self, h: str) -> int | None:
         a, b = self.dist.get((h, True)), self.dist.get((h, False))
@@ -314,48 +326,100 @@ def _trace(view: _View, source: str) -> Trace:
     """Every hex with a Supply Line to ``source`` and its shortest line length."""
     dist: dict[State, int] = {}
     pred: dict[State, tuple[State, _Link | None]] = {}
-    if view.kind(source) != HEX_OPEN:
+    kinds = view.kinds
+    if kinds.get(source, HEX_OPEN) != HEX_OPEN:
         return Trace(source, dist, pred)
     t = view.tables
     highway, hw_nbrs, links = t.highway, t.hw_nbrs, t.chain_links
-    kinds, members, receivers, fences = view.kinds, view.members, view.receivers, view.fences
+    members, receivers, fences = view.members, view.receivers, view.fences
+    crossing_ok, link_ok = view.crossing_ok, view.link_ok
+    heappop, heappush, dist_get = heapq.heappop, heapq.heappush, dist.get
+    far = 1 << 30
     start: State = (source, True)
     dist[start] = 0
     heap: list[tuple[int, str, bool]] = [(0, source, True)]
     while heap:
-        d, h, hw = heapq.heappop(heap)
-        if dist.get((h, hw)) != d:
+        d, h, hw = heappop(heap)
+        here: State = (h, hw)
+        if dist_get(here) != d:
             continue
         if kinds.get(h, HEX_OPEN) != HEX_OPEN:
             continue  # terminal: its units trace into it, nothing beyond (RB 12.5)
         if not (hw or h in members):
             continue  # chains do not project from Disrupted units or empty hexes (RB 12.4)
-        here: State = (h, hw)
         if hw and h in highway:
             # RB 12.3: unblocked highway carries supply on.
+            nd = d + 1
             for n in hw_nbrs[h]:
-                if kinds.get(n, HEX_OPEN) == HEX_BLOCKED or (fences and not view.crossing_ok(h, n)):
+                if kinds.get(n, HEX_OPEN) == HEX_BLOCKED or (fences and not crossing_ok(h, n)):
                     continue
                 key: State = (n, True)
-                if d + 1 < dist.get(key, 1 << 30):
-                    dist[key] = d + 1
+                if nd < dist_get(key, far):
+                    dist[key] = nd
                     pred[key] = (here, None)
-                    heapq.heappush(heap, (d + 1, n, True))
+                    heappush(heap, (nd, n, True))
         for link in links[h]:  # not the highway links: the highway step above covers them (RB 12.3)
             u = link.end
             if u not in receivers or kinds.get(u, HEX_OPEN) == HEX_BLOCKED:
                 continue
-            if not view.link_ok(link):
+            if not link_ok(link):
                 continue
             # A chain member on the highway supplies the highway from there
             # (RB 12.7 Examples A, B).
             key = (u, u in highway and u in members)
             nd = d + len(link.path) - 1
-            if nd < dist.get(key, 1 << 30):
+            if nd < dist_get(key, far):
                 dist[key] = nd
                 pred[key] = (here, link)
-                heapq.heappush(heap, (nd, u, key[1]))
+                heappush(heap, (nd, u, key[1]))
     return Trace(source, dist, pred)
+
+
+def _reaches(view: _View, source: str, targets: set[str]) -> set[str]:
+    """The hexes of ``targets`` that ``_trace(view, source)`` reaches: the same
+    search without distances (which hexes a search reaches does not depend on
+    the order it visits them), stopping once every target is found."""
+    kinds = view.kinds
+    if kinds.get(source, HEX_OPEN) != HEX_OPEN:
+        return set()
+    t = view.tables
+    highway, hw_nbrs, links = t.highway, t.hw_nbrs, t.chain_links
+    members, receivers, fences = view.members, view.receivers, view.fences
+    crossing_ok, link_ok = view.crossing_ok, view.link_ok
+    left = set(targets)
+    got: set[str] = set()
+    seen: set[State] = set()
+    todo: list[State] = []
+
+    def reach(state: State) -> bool:
+        seen.add(state)
+        todo.append(state)
+        h = state[0]
+        if h in left:
+            left.discard(h)
+            got.add(h)
+        return not left
+
+    if reach((source, True)):
+        return got
+    while todo:
+        h, hw = todo.pop()
+        if kinds.get(h, HEX_OPEN) != HEX_OPEN or not (hw or h in members):
+            continue  # as _trace: terminal hexes and non-members project nothing
+        if hw and h in highway:
+            for n in hw_nbrs[h]:
+                if kinds.get(n, HEX_OPEN) == HEX_BLOCKED or (fences and not crossing_ok(h, n)):
+                    continue
+                if (n, True) not in seen and reach((n, True)):
+                    return got
+        for link in links[h]:
+            u = link.end
+            if u not in receivers or kinds.get(u, HEX_OPEN) == HEX_BLOCKED or not link_ok(link):
+                continue
+            key = (u, u in highway and u in members)
+            if key not in seen and reach(key):
+                return got
+    return got
 
 
 # ----------------------------------------------------------- supply state
@@ -505,6 +569,13 @@ def isolated_fortresses(m: HexMap, pos: Position, side: Side) -> tuple[str, ...]
 
 def _canonical(trace: Trace, state: State) -> list[Leg]:
     """The shortest line from a reached state back to the trace's Source."""
+    known = trace._lines.get(state)
+    if known is None:
+        known = trace._lines[state] = tuple(_canonical_now(trace, state))
+    return list(known)
+
+
+def _canonical_now(trace: Trace, state: State) -> list[Leg]:
     legs: list[Leg] = []
     cur = state
     while cur in trace.pred:
@@ -714,12 +785,16 @@ def _network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
             continue
         out.add(trace.source)
         out.update(h for (h, hw) in trace.dist if hw)
-        avoiding: dict[str, Trace] = {}
-        for state, (prev, link) in _all_links(view, trace):
-            u = state[0]
-            if u not in avoiding:
-                avoiding[u] = _trace(_without(view, u), trace.source) if u != trace.source else trace
-            if avoiding[u].reached(prev[0]) or prev[0] == trace.source:
+        found = list(_all_links(view, trace))
+        # A link counts if its target has a line that avoids the unit's hex
+        # (RB 12.4); which targets do is searched once per unit hex.
+        wanted: dict[str, set[str]] = {}
+        for (u, _), (prev, _link) in found:
+            if u != trace.source and prev[0] != trace.source:
+                wanted.setdefault(u, set()).add(prev[0])
+        avoiding = {u: _reaches(_without(view, u), trace.source, targets) for u, targets in wanted.items()}
+        for (u, _), (prev, link) in found:
+            if prev[0] == trace.source or (trace.reached(prev[0]) if u == trace.source else prev[0] in avoiding[u]):
                 out.update(link.path)
         out.update(h for (h, _) in trace.dist if h in view.receivers and pos.blocks_in(h, side))
     return frozenset(out)

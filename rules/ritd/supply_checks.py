@@ -181,6 +181,10 @@ def _in_order(changes: list[SupplyChange]) -> tuple[SupplyChange, ...]:
 
 
 def _replace(b: Block, **changes: object) -> Block:
+    """``b`` with ``changes``; ``b`` itself when they change nothing (an
+    equal Block: blocks are frozen, so sharing it changes no result)."""
+    if all(getattr(b, k) == v for k, v in changes.items()):
+        return b
     return msgspec.structs.replace(b, **changes)
 
 
@@ -195,21 +199,23 @@ def _assign(
     blocks = list(pos.blocks_of(side))
     if check != "final":
         # A new assignment at each Initial check (RB 13.3, 15.1).
-        blocks = [_replace(b, fortress_supply="", oasis_supply="") for b in blocks]
+        blocks = [_replace(b, fortress_supply="", oasis_supply="") if b.fortress_supply or b.oasis_supply else b
+                  for b in blocks]
     out = _Assignment({}, {}, [], [], [])
     for f, _ in choices.fortress.items():
         if f not in s.isolated:
             out.problems.append(Problem("RB 13.3", f"{m.name(f) if f in m.hexes else f} is not an Isolated {side} Fortress"))
     _assign_oases(m, s, blocks, choices, check, out)
     _assign_fortresses(m, s, blocks, choices, check, out)
-    blocks = [
-        _replace(
-            b,
-            fortress_supply=out.fortress.get(b.token, b.fortress_supply),
-            oasis_supply=out.oasis.get(b.token, b.oasis_supply),
-        )
-        for b in blocks
-    ]
+    if out.fortress or out.oasis:
+        blocks = [
+            _replace(
+                b,
+                fortress_supply=out.fortress.get(b.token, b.fortress_supply),
+                oasis_supply=out.oasis.get(b.token, b.oasis_supply),
+            )
+            for b in blocks
+        ]
     return blocks, out
 
 
