@@ -166,7 +166,9 @@ class DeckLedger:
         openings exactly as the rules asked) and record it. DeckError on the
         first problem; the ledger must then be discarded with its replay."""
         self._message(seats, task, action, author, seq)
-        self._cards.clear()
+        # The card memo stays: it holds only cards this replay could read, a
+        # reader's knowledge only grows, and a card's label at (round, position)
+        # never changes once the round is complete (a reshuffle is a new round).
 
     def _message(self, seats: Seats, task: deckmod.DeckTask, action: deckmod.DeckAction, author: str,
                  seq: int) -> None:

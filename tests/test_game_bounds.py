@@ -105,6 +105,20 @@ def test_a_player_sees_exactly_the_cards_dealt_to_it():
     assert seen[1] == r.card("r1", 1) is not None
 
 
+def test_a_card_read_once_is_remembered_across_later_deck_messages_and_only_what_was_readable():
+    """The card memo (issue 20: openings were recomputed after every deck message)
+    keeps a card this replay could read through later rounds' messages, and never
+    holds a card it could not read."""
+    r = _replay()
+    _play_round(r, "r1", CARDS, deal3=(0,), deal4=(1,))
+    r.known = {D.seed_label("r1", "axis"): SEEDS[("r1", "axis")]}
+    own = r.card("r1", 1)
+    assert own is not None and r.card("r1", 0) is None
+    _play_round(r, "r2", CARDS, deal3=(0,), deal4=(1,), seq=5)
+    assert r.ledger._cards.get(("r1", 1)) == own and ("r1", 0) not in r.ledger._cards
+    assert r.card("r1", 1) == own and r.card("r1", 0) is None
+
+
 def test_a_second_players_step_2_before_its_seed_commitment_is_refused():
     r = _replay()
     _commit_seed(r, "r1", "axis")
