@@ -169,7 +169,7 @@ def _supply_check(state: State, action: ac.SupplyCheck, side: Side) -> list[Prob
         if m.oasis(hex_) is None:
             out.append(Problem("RB 15.1", f"oasis: {quoted(hex_)} is not an Oasis hex"))
     chosen = [t for tokens in action.fortress.values() for t in tokens] + list(action.oasis.values())
-    out += _twice(chosen, "RB 13.3", "fortress and oasis")
+    out += _twice(chosen, "RB 12.7", "fortress and oasis")
     out += _own(state, side, chosen, "RB 12.7", "fortress and oasis")
     if out or not chosen or state.phase != "turn":
         return out

@@ -16,16 +16,21 @@ audit to the same heads as before.
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
-from pbem import rulesapi, session
+from pbem import codec, rulesapi, session
 from pbem.game import Replay
+from rules.ritd import canonical
 from rules.ritd import combat as cb
+from rules.ritd import game as ritd
 from rules.ritd import movement as mv
 from rules.ritd.actions import SupplyCheck
 from rules.ritd.state import game_map
+from rules.ritd.turn_orders import check_turn
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_crafted_events import TO_MOVEMENT, crafted_event, deliver_everywhere
+from tests.ritd.test_game_month import _Ctx
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 from tests.test_time_control import HEADS, published_log
 
@@ -58,6 +63,12 @@ def _refused(table, honest: list[str], action: object, tmp_path) -> list[str]:
     return outs
 
 
+def _refused_hex(table, action: object, tmp_path) -> list[str]:
+    """The Axis signs ``action`` alone; the Allies' receive, verify and audit refuse it (exit 5)."""
+    stored, seq = crafted_event(table.axis, [], action)
+    return deliver_everywhere(table.allied, stored, seq, "axis", tmp_path)
+
+
 def test_oasis_supply_given_to_an_enemy_block_is_refused(demo, tmp_path):
     enemy = _token(demo, "allied")
     for out in _refused(demo, [], SupplyCheck(oasis={SIWA: enemy}), tmp_path):
@@ -75,21 +86,42 @@ def test_an_oasis_entry_for_a_hex_that_does_not_exist_is_refused(demo, tmp_path)
         assert "RB 1.0" in out and "'Z99', which is not a hex of the map" in out
 
 
-def _refused_hex(table, action: object, tmp_path) -> list[str]:
-    stored, seq = crafted_event(table.axis, [], action)
-    return deliver_everywhere(table.allied, stored, seq, "axis", tmp_path)
-
-
 def test_an_oasis_choice_the_check_ignores_is_refused(demo, tmp_path):
     """RB 15.1: Pavia is nowhere near Siwa; the check has no Oasis choice to make there."""
     for out in _refused(demo, [], SupplyCheck(oasis={SIWA: _token(demo, "axis", "Pavia")}), tmp_path):
         assert "RB 15.1" in out and "oasis: the entry for Siwa is ignored by the check" in out
 
 
+def test_rb_15_1_the_honest_oasis_choice_is_the_one_valid_form(demo):
+    """Two Allied units at Siwa beyond any Supply Line: the Oasis supplies one
+    of them (RB 15.1), so the choice is part of the action and each honest
+    order passes; the same choice with an entry the check ignores (Jalo,
+    where no Allied unit needs Oasis Supply) or without the needed choice is
+    refused, so the action has exactly one signed form per choice."""
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    state = demo.allied.seat().replay.state
+    siwa, jalo = game_map().resolve("Siwa"), game_map().resolve("Jalo")
+    movers = list(state.position.blocks_of("allied"))[:2]
+    third = list(state.position.blocks_of("allied"))[2].token
+    st = msgspec.structs.replace(state, position=state.position.replace_blocks(
+        [msgspec.structs.replace(b, hex=siwa) for b in movers]))
+    orders = ritd.legal_orders(st, "allied", None)
+    assert len(orders) == 2
+    for order in orders:
+        action = ritd.parse_order(st, "allied", order, None).action
+        assert canonical.problems(st, action, "allied") == []
+        assert check_turn(st, st.turn, action, "allied", _Ctx({})) == []
+        padded = SupplyCheck(fortress=action.fortress, oasis={**action.oasis, jalo: third})
+        assert [(p.rule, p.message) for p in canonical.problems(st, padded, "allied")] == [
+            ("RB 15.1", "a Supply Check (RB 12.7): oasis: the entry for Jalo is ignored by the check "
+                        "(no choice of Oasis Supply is needed there) (one valid form per action)")]
+    assert check_turn(st, st.turn, SupplyCheck(), "allied", _Ctx({})) != []
+
+
 def test_a_unit_chosen_twice_for_supply_is_refused(demo, tmp_path):
     pavia = _token(demo, "axis", "Pavia")
     for out in _refused(demo, [], SupplyCheck(fortress={_hex("Bardia"): (pavia, pavia)}), tmp_path):
-        assert "RB 13.3" in out and f"'{pavia}' is listed twice" in out
+        assert "RB 12.7" in out and f"'{pavia}' is listed twice" in out
 
 
 def test_a_fortress_entry_with_no_unit_is_refused(demo, tmp_path):
@@ -136,8 +168,6 @@ def test_the_published_logs_verify_and_audit_to_the_same_heads(folder):
     """Honest games keep verifying: every log under examples/ and tests/data/
     replays (verify) and audits, with canonical forms checked, to the head it had."""
     events = published_log(folder)
-    from pbem import codec
-
     genesis = codec.decode_body(codec.unwrap(events[0]).body).genesis
     assert genesis is not None
     rules = rulesapi.load_version(genesis.rules, genesis.rules_version)
