@@ -170,7 +170,8 @@ def _supply_check(state: State, action: ac.SupplyCheck, side: Side) -> list[Prob
             out.append(Problem("RB 15.1", f"oasis: {quoted(hex_)} is not an Oasis hex"))
     chosen = [t for tokens in action.fortress.values() for t in tokens] + list(action.oasis.values())
     out += _twice(chosen, "RB 12.7", "fortress and oasis")
-    out += _own(state, side, chosen, "RB 12.7", "fortress and oasis")
+    out += _own(state, side, [t for tokens in action.fortress.values() for t in tokens], "RB 13.3", "fortress")
+    out += _own(state, side, action.oasis.values(), "RB 15.1", "oasis")
     if out or not chosen or state.phase != "turn":
         return out
     from rules.ritd.state import current_turn

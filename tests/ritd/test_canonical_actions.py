@@ -72,7 +72,7 @@ def _refused_hex(table, action: object, tmp_path) -> list[str]:
 def test_oasis_supply_given_to_an_enemy_block_is_refused(demo, tmp_path):
     enemy = _token(demo, "allied")
     for out in _refused(demo, [], SupplyCheck(oasis={SIWA: enemy}), tmp_path):
-        assert "a Supply Check (RB 12.7)" in out and "RB 12.7" in out and f"'{enemy}' is not an axis block" in out
+        assert "RB 15.1: a Supply Check (RB 12.7): oasis: " in out and f"'{enemy}' is not an axis block" in out
 
 
 def test_an_oasis_entry_for_a_hex_that_is_no_oasis_is_refused(demo, tmp_path):
