@@ -33,8 +33,8 @@ import msgspec
 
 from pbem.rulesapi import DICE, ActingAs, Problem
 from rules.ritd import buildup as bu
+from rules.ritd import canonical, deployment, group_moves, month_phase, routs, sequence, supplycards, turn_orders
 from rules.ritd import cards as cd
-from rules.ritd import deployment, group_moves, month_phase, routs, sequence, supplycards, turn_orders
 from rules.ritd.actions import (
     AcceptBattle,
     Deploy,
@@ -60,7 +60,7 @@ def check(state: State, action: object, ctx) -> list[Problem]:
     decision = sequence.pending(state)
     if decision is None or decision.role != side:
         return [Problem("RB 3.0", "it is not your decision")]
-    unknown = unknown_hexes(action)
+    unknown = unknown_hexes(action) or canonical.problems(state, action, side)
     if unknown:
         return unknown
     match action:
