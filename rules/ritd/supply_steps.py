@@ -12,7 +12,7 @@ import re
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import checked, deployment, group_moves, routs, sequence, supply_checks
+from rules.ritd import canonical, checked, deployment, group_moves, routs, sequence, supply_checks
 from rules.ritd import supply as sp
 from rules.ritd.actions import OrderError, SupplyCheck
 from rules.ritd.position import Position, Side
@@ -109,10 +109,27 @@ def supply_orders(state: State, role: Side, turn: Turn) -> list[str]:
                 chosen = pick if j == i else options[j][0]
                 names = ", ".join(group_moves.unit_name(state, t) for t in chosen)
                 parts.append(f"{n.kind} {m.name(n.hex)}: {names}")
-            order = "supply check " + "; ".join(parts)
-            if order not in orders:
+            order = one_valid_form(state, role, parts)
+            if order is not None and order not in orders:
                 orders.append(order)
     return orders
+
+
+def one_valid_form(state: State, role: Side, parts: list[str]) -> str | None:
+    """The order of these choices in its one valid form (issue 27 point 6,
+    rules/ritd/decisions/canonical.md): a choice that changes nothing once the
+    others are made (a Fortress tie-break an Oasis pick settles) is left out,
+    so that every listed order passes check."""
+    for size in range(len(parts), -1, -1):
+        for subset in itertools.combinations(parts, size):
+            order = "supply check " + "; ".join(subset) if subset else "supply check"
+            try:
+                action = parse_supply(state, role, order[len("supply check"):])
+            except OrderError:
+                continue
+            if not canonical.problems(state, action, role):
+                return order
+    return None
 
 
 # -- the orders listed (legal_orders) --------------------------------------------------

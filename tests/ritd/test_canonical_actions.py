@@ -92,7 +92,7 @@ def test_an_oasis_choice_the_check_ignores_is_refused(demo, tmp_path):
         assert "RB 15.1" in out and "oasis: the entry for Siwa is ignored by the check" in out
 
 
-def test_rb_15_1_the_honest_oasis_choice_is_the_one_valid_form(demo):
+def test_rb_15_1_the_honest_oasis_choice_is_theone_valid_form(demo):
     """Two Allied units at Siwa beyond any Supply Line: the Oasis supplies one
     of them (RB 15.1), so the choice is part of the action and each honest
     order passes; the same choice with an entry the check ignores (Jalo,
@@ -177,3 +177,23 @@ def test_the_published_logs_verify_and_audit_to_the_same_heads(folder):
     assert (replay.seq + 1, replay.head.hex()) == HEADS[folder]
     audited = session.audit(events, rules)
     assert (audited.replay.seq + 1, audited.replay.head.hex()) == HEADS[folder]
+
+
+def test_a_listed_supply_check_leaves_out_a_choice_the_check_ignores(demo):
+    """supply_steps lists each Fortress or Oasis choice with the others at their
+    first; a combination carrying an entry the check ignores is listed in its one
+    valid form, without that entry (RB 15.1; decisions/canonical.md), so every
+    listed order passes check."""
+    from rules.ritd import group_moves, supply_steps
+
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    state = demo.allied.seat().replay.state
+    siwa = game_map().resolve("Siwa")
+    blocks = list(state.position.blocks_of("allied"))
+    st = msgspec.structs.replace(state, position=state.position.replace_blocks(
+        [msgspec.structs.replace(b, hex=siwa) for b in blocks[:2]]))
+    first, third = (group_moves.unit_name(st, b.token) for b in (blocks[0], blocks[2]))
+    parts = [f"oasis Siwa: {first}", f"oasis Jalo: {third}"]
+    assert supply_steps.one_valid_form(st, "allied", parts) == f"supply check oasis Siwa: {first}"
+    for order in ritd.legal_orders(st, "allied", None):
+        assert canonical.problems(st, ritd.parse_order(st, "allied", order, None).action, "allied") == []
