@@ -116,7 +116,7 @@ def _plural(blocks: Sequence[BlockView]) -> bool:
     return len(blocks) > 1
 
 
-def _without_tokens(text: str, names: dict[str, BlockView]) -> str:
+def without_tokens(text: str, names: dict[str, BlockView]) -> str:
     """A line of the game's own words with every block token taken out: a
     named unit stays named, an unnamed block is said by its side."""
     for token, b in names.items():  # "Unit (token)", as turn_orders.with_unit_names writes it
@@ -273,7 +273,7 @@ def _fire(before: State, was: View, now: View, step: Step) -> list[Happening]:
         return f" ({roster.get(b.unit).arms_class})" if b is not None and b.unit else ""
 
     firer, target = result.side, enemy_of(result.side)
-    lines = [_without_tokens(line, names) for line in battle.fire_lines(before, result)]
+    lines = [without_tokens(line, names) for line in battle.fire_lines(before, result)]
     dice: list[Die] = []
     for shot in result.shots:
         label = name(shot.token) + (f" at {shot.target} ({shot.fire})" if shot.target else " (no target left)")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from rules.ritd.happenings import without_tokens
 from rules.ritd.picture import OVERLAYS
 
 if TYPE_CHECKING:
@@ -232,7 +233,9 @@ def report_sections(v: View) -> list[tuple[str, list[str]]]:
     if v.mine_counts:
         sections.append(("Minefields (RB 14)", minefields(v)))
     if v.last_fire:
-        sections.append(("Last fire (RB 9.2-9.4)", list(v.last_fire)))
+        # Never a block token in what a person reads (issue 21 point 3).
+        names = {b.token: b for b in v.blocks}
+        sections.append(("Last fire (RB 9.2-9.4)", [without_tokens(line, names) for line in v.last_fire]))
     if v.last_rolls:
         sections.append(("Last dice", [f"Last dice: {', '.join(map(str, v.last_rolls))}"]))
     return sections

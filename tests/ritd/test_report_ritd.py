@@ -297,3 +297,20 @@ def test_cli_map_and_report_draw_the_supply_overlay_only_when_named(attacked, tm
     # The game names its overlays; the help lists them, no flag is hard-wired.
     assert "supply (ritd)" in runner.invoke(cli, ["map", "--help"]).output
     assert runner.invoke(cli, ["map", "-g", g, "--supply"]).exit_code == 2
+
+
+def test_the_last_fire_section_names_units_never_block_tokens():
+    """Issue 21 point 3: the report's Last fire lines (the game's own fire lines,
+    RB 9.2-9.4) say a named unit by its name and an unseen block by its side, never
+    by its token."""
+    tokens = {"A1b2c3d4e": "Bologna", "A0f0f0f0f": "", "L12345678": "7/7 Tk"}
+    blocks = [BlockView(token=t, side="axis" if t[0] == "A" else "allied", hex="1405", where="Sollum", unit=u,
+                        cv=4 if u else 0, disrupted=False, revealed=bool(u)) for t, u in tokens.items()]
+    v = ritd.View(role="allied", scenario="demo", month=1, phase="turn", side="axis", blocks=blocks,
+                  last_fire=["Sollum: Bologna (A1b2c3d4e) at infantry (SF): 4 3 -> 0 hits",
+                             "Sollum: A0f0f0f0f at armor (SF): 6 -> 1 hit",
+                             "Sollum: 7/7 Tk (L12345678) at infantry (DF): 6 6 -> 2 hits"])
+    [fire] = [lines for title, lines in report_sections(v) if title.startswith("Last fire")]
+    assert fire == ["Sollum: Bologna at infantry (SF): 4 3 -> 0 hits",
+                    "Sollum: an Axis block at armor (SF): 6 -> 1 hit",
+                    "Sollum: 7/7 Tk at infantry (DF): 6 6 -> 2 hits"]
