@@ -216,10 +216,11 @@ def _step_orders() -> dict[str, Callable[[State, Side, Turn, Any], list[str]]]:
 
 
 def describe_action(state: State, action: object, role: str | None) -> str:
-    """``format_action`` with the blocks this replay can identify named
-    ("Unit (token)"): a player's own units, and enemy units once revealed;
-    nothing hidden from ``role`` is shown (the state holds only what it knows)."""
-    return turn_orders.with_unit_names(state, format_action(action))
+    """``format_action`` for people: the blocks this replay can identify by
+    name (a player's own units, enemy units once revealed), the others by
+    side and count, never a token (``turn_orders.in_words``); nothing hidden
+    from ``role`` is shown (the state holds only what it knows)."""
+    return turn_orders.in_words(state, format_action(action))
 
 
 def format_action(action: object) -> str:

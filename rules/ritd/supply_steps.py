@@ -110,26 +110,33 @@ def supply_orders(state: State, role: Side, turn: Turn) -> list[str]:
                 names = ", ".join(group_moves.unit_name(state, t) for t in chosen)
                 parts.append(f"{n.kind} {m.name(n.hex)}: {names}")
             order = one_valid_form(state, role, parts)
-            if order is not None and order not in orders:
+            if order not in orders:
                 orders.append(order)
     return orders
 
 
-def one_valid_form(state: State, role: Side, parts: list[str]) -> str | None:
+def one_valid_form(state: State, role: Side, parts: list[str]) -> str:
     """The order of these choices in its one valid form (issue 27 point 6,
     rules/ritd/decisions/canonical.md): a choice that changes nothing once the
     others are made (a Fortress tie-break an Oasis pick settles) is left out,
-    so that every listed order passes check."""
-    for size in range(len(parts), -1, -1):
+    so that every listed order passes check. Choices this replay cannot read
+    back stay as they are, for check to judge."""
+    def valid(order: str) -> bool | None:
+        try:
+            action = parse_supply(state, role, order[len("supply check"):])
+        except OrderError:
+            return None
+        return not canonical.problems(state, action, role)
+
+    whole = "supply check " + "; ".join(parts)
+    if valid(whole) is not False:
+        return whole
+    for size in range(len(parts) - 1, -1, -1):
         for subset in itertools.combinations(parts, size):
             order = "supply check " + "; ".join(subset) if subset else "supply check"
-            try:
-                action = parse_supply(state, role, order[len("supply check"):])
-            except OrderError:
-                continue
-            if not canonical.problems(state, action, role):
+            if valid(order):
                 return order
-    return None
+    return whole
 
 
 # -- the orders listed (legal_orders) --------------------------------------------------

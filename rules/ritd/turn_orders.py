@@ -62,6 +62,29 @@ def with_unit_names(state: State, text: str) -> str:
     return _TOKENS.sub(name, text)
 
 
+_SIDE_OF_TOKEN = {"A": "Axis", "L": "Allied"}
+_UNSEEN_RUN = re.compile(r"\ban (Axis|Allied) block(?:,? an \1 block)+")
+
+
+def in_words(state: State, text: str) -> str:
+    """``text`` for people, with no block token in it (issue 21 point 3): a
+    block this replay can identify by its unit's name, any other by its side
+    ("an Axis block"), a run of those counted ("3 Allied blocks"). The tokens
+    stay in the actions themselves (``format_action``, ``pbem log --json``'s
+    events) for whoever needs to trace a block."""
+    pos = state.position
+
+    def name(match: re.Match[str]) -> str:
+        token = match.group()
+        unit = pos.block(token).unit if pos.has_block(token) else ""
+        return unit or f"an {_SIDE_OF_TOKEN[token[0]]} block"
+
+    def count(match: re.Match[str]) -> str:
+        return f"{match.group(0).count(' block')} {match.group(1)} blocks"
+
+    return _UNSEEN_RUN.sub(count, _TOKENS.sub(name, text))
+
+
 class TurnRule(NamedTuple):
     """One rule's check and apply of a Player-Turn action (same arguments:
     state, turn, action, the acting side, ctx)."""

@@ -5,6 +5,8 @@ Axis turn with the Allies accepting the battle in Sollum."""
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 import pytest
 
@@ -70,9 +72,11 @@ def test_rb_9_1_defensive_fire_first_dice_from_the_plans_hits_placed_by_the_owne
     with pytest.raises(IllegalAction, match="RB 9.3"):  # infantry is present: no armor to fire at
         _add(battle, "allied", "fire Sollum: 7/7 Tk at armour")
     battle.play("allied", "fire Sollum: 7/7 Tk at infantry")
-    # The history names the 7/7 Tk, revealed in the battle (RB 8.5): public knowledge now.
+    # The history names the 7/7 Tk, revealed in the battle (RB 8.5): public knowledge now;
+    # by name, never by token (issue 21 point 3).
     fired = battle.axis.seat().replay.history[-1].actions
-    assert any("fire Sollum: 7/7 Tk (L" in label for label in fired)
+    assert any("fire Sollum: 7/7 Tk at infantry" in label for label in fired)
+    assert not any(re.search(r"\b[AL][0-9a-f]{8}\b", label) for label in fired)
     assert session.load_public(battle.axis.gd).history[-1].actions == fired
     # RB 9.2: one die per CV; the Axis rolls them with its next event.
     assert battle.axis.seat().replay.pending().dice == (6,) * 4
