@@ -5,7 +5,6 @@ for a login (aiosmtpd on 127.0.0.1)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -55,7 +54,7 @@ def test_a_password_in_a_file_others_can_read_is_refused(tmp_path: Path, monkeyp
     assert credentials.password(path, "red", in_file="s3cret") == ("s3cret", [])
 
 
-@pytest.mark.skipif(os.name == "nt", reason="POSIX file modes")
+@pytest.mark.skipif(os.name == "nt", reason="file modes such as 0o644 mean nothing on Windows; its access lists are tested by test_portability.py")
 def test_file_modes_are_read_as_posix_says(tmp_path: Path) -> None:
     assert credentials.readable_by_others(_config(tmp_path, 0o644))
     assert not credentials.readable_by_others(_config(tmp_path, 0o600))
@@ -67,8 +66,8 @@ def test_the_environment_is_accepted_with_a_warning(tmp_path: Path, monkeypatch:
     assert found == "from-env" and warnings and "prefer password_command" in warnings[0]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("keyring") is not None, reason="the keyring package is installed")
-def test_keyring_without_the_package_says_what_to_install(tmp_path: Path) -> None:
+def test_keyring_without_the_package_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "keyring", None)  # as if the package were not installed
     with pytest.raises(UsageProblem, match="needs the 'keyring' package"):
         credentials.password(_config(tmp_path), "red", use_keyring=True)
 

@@ -128,8 +128,7 @@ def test_a_forced_step_is_found_in_the_public_view(bench: ModuleType, tmp_path: 
 
 
 def test_the_script_prints_both_counts_and_names_the_default() -> None:
-    if "ritd" not in rulesapi.available():
-        pytest.skip("rules ritd not installed")
+    assert "ritd" in rulesapi.available(), "the ritd rules are part of this package (entry point)"
     out = subprocess.run([sys.executable, str(BENCH), "--rules", "ritd", "--events", "12"],
                          capture_output=True, text=True, check=True, timeout=600).stdout
     assert "faithful (the default)" in out and "expedited" in out and "by hand" in out

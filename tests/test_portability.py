@@ -96,7 +96,8 @@ def record_fsync(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 # -- the lock ------------------------------------------------------------------------
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
+@pytest.mark.skipif(sys.platform == "win32", reason="flock exists only on POSIX; the Windows lock is tested "
+                                                     "with a fake msvcrt above and below")
 def test_posix_locks_with_flock_and_never_imports_msvcrt() -> None:
     import fcntl
 
@@ -180,7 +181,7 @@ def test_the_commands_run_through_the_windows_primitives(tmp_path: Path, monkeyp
 
 # -- durable writes -------------------------------------------------------------------
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's fsync")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts the fsync calls Linux makes; macOS (F_FULLFSYNC) and Windows are tested with fakes")
 def test_linux_durable_writes_fsync_the_file_and_its_directory(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     calls = record_fsync(monkeypatch)
@@ -337,7 +338,8 @@ def test_on_windows_a_password_file_only_its_owner_reads_is_accepted_whatever_it
     assert seen == [path]
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX only")
+@pytest.mark.skipif(sys.platform == "win32", reason="checks the refusal on POSIX; on Windows the access list "
+                                                     "is really read")
 def test_access_lists_are_not_read_on_posix(tmp_path: Path) -> None:
     with pytest.raises(UsageProblem, match="Windows only"):
         credentials.access_list(tmp_path)
