@@ -159,14 +159,6 @@ class RitdRules(Rules["State", Any, "View"]):
         own = getattr(self._module("game"), "describe_dice", None)
         return None if own is None else own(sides, values)
 
-    def happenings(self, before: State, after: State, step: Step, role: str | None) -> tuple[Happening, ...]:
-        """Eliminations, losses, Routs and Withdrawals with their rules, and each
-        fire as a combat table, from ``role``'s views (rules.ritd.happenings).
-        Frozen versions predate it: they say nothing more than their log."""
-        if self._package != "rules.ritd":
-            return ()
-        return self._module("happenings").happenings(before, after, step, role)
-
     def turn_label(self, state: State) -> str:
         """The stretch of play players count by (RB 3.0): the Player-Turn in
         progress, or the Month's other steps (set-up, Initiative, Buildup).
@@ -192,19 +184,22 @@ class RitdRules(Rules["State", Any, "View"]):
         """The roster check against every count RB states (``pbem rules check ritd``)."""
         return self._module("roster").data_check_report()
 
-    def label_owner(self, state: State, label: str) -> str | None:
-        """Who may commit under ``label`` (rules.ritd.labels, issue 27 point 2).
-        Frozen versions predate label owners: they check none (None)."""
-        if self._package != "rules.ritd":
-            return None
-        return self._module("labels").label_owner(state, label)
-
-
 
 class CurrentRitdRules(RitdRules):
-    """The current version, with its orders in groups (``Rules.order_tree``,
-    issue 21 point 7): a frozen version (``rules.ritd_v3``) keeps the flat
-    listing it was released with, so its self-play chooses as before."""
+    """The current version's hooks that frozen versions (``rules.ritd_v3``)
+    predate, so they keep the defaults they were released with: orders in
+    groups (issue 21 point 7; a frozen version's self-play chooses as before),
+    what happened in words (issue 21 point 2) and label owners (issue 27
+    point 2; a frozen version checks only the engine's labels)."""
+
+    def happenings(self, before: State, after: State, step: Step, role: str | None) -> tuple[Happening, ...]:
+        """Eliminations, losses, Routs and Withdrawals with their rules, and each
+        fire as a combat table, from ``role``'s views (rules.ritd.happenings)."""
+        return self._module("happenings").happenings(before, after, step, role)
+
+    def label_owner(self, state: State, label: str) -> str | None:
+        """Who may commit under ``label`` (rules.ritd.labels)."""
+        return self._module("labels").label_owner(state, label)
 
     def order_tree(self, state: State, role: str, ctx: Ctx) -> tuple[OrderGroup, ...]:
         # The orders of legal_orders in groups, per unit and by kind (issue 21 point 7).
