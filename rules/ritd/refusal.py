@@ -146,7 +146,11 @@ def apply_pursuit_losses(state: State, tokens: tuple[str, ...], hits: int, actio
             # kept stale; its new identity is checked when opened (T-10, T-40).
             changed.append(msgspec.structs.replace(b, unit="", cv=0, revealed=False))
     pos = cb.eliminate(pos.replace_blocks(changed), eliminated)
-    return msgspec.structs.replace(state, position=pos, versions=versions, obligations=obligations)
+    # The survivors' new versions are secret (T-10): none of them stays disclosed
+    # in any fold, so every fold's view of them agrees (issue 21, view.py).
+    disclosed = tuple(t for t in state.disclosed if t not in recommit)
+    return msgspec.structs.replace(state, position=pos, versions=versions, obligations=obligations,
+                                   disclosed=disclosed)
 
 
 def refusal_network(pos: Position, move: mv.Move):

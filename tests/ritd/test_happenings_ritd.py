@@ -303,10 +303,10 @@ def test_rb_6_4_10_5_a_retreat_with_pursuit_and_a_failed_forced_march(tmp_path, 
         assert not any(TOKEN.search(sentence) for sentence in _sentences(table, reader))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="rules bug in rules/ritd/view.py (found here, issue 21): a block disclosed "
-                   "in battle (RB 8.5) that then loses steps in secret (T-10, a new identity version) is shown "
-                   "by view(state, 'axis') with its unit and new CV from the audit's fold, while the Axis "
-                   "replay's own view shows neither; so the happenings folded with every secret name it")
 def test_rb_8_5_t_10_a_secret_step_loss_stays_hidden_in_every_fold(tmp_path, monkeypatch):
+    """RB 8.5, T-10 (issue 21): a block disclosed in battle that then loses
+    steps in secret (a new identity version) is no longer disclosed in any
+    fold: view(state, 'axis') folded with every secret (the audit's) names
+    neither its unit nor its new CV, as the Axis replay's own view does not."""
     table = _retreat_with_pursuit_and_failed_march(tmp_path, monkeypatch)
     _no_token_and_no_leak(table)
