@@ -364,6 +364,15 @@ class ComposeCtx(Ctx, Protocol):
         which hidden unit it is. Only here: check and apply never see it, so
         replays stay deterministic."""
 
+    def private_sample(self, purpose: str, n: int, k: int) -> tuple[int, ...]:
+        """``k`` distinct indices of ``range(n)`` (increasing), each k-subset
+        equally likely, drawn from the composing player's private stream
+        (pbem.private, docs/protocol.md decision 25): for a choice among the
+        player's own hidden items that must say nothing about them (which
+        face-down cards are played). ``purpose`` names the choice. The result
+        becomes part of the signed action and is checked as any choice the
+        player could have named; nobody else can compute it."""
+
 
 S = TypeVar("S")
 A = TypeVar("A")
@@ -387,8 +396,9 @@ class Rules(Generic[S, A, V]):
     may call (DESIGN 6, issue 18). A game subclasses it, overrides the
     abstract members and the optional hooks it needs, and registers one
     instance under the ``pbem.rules`` entry-point group. Rules are pure: no
-    files, crypto, email or randomness source (``ComposeCtx.fresh`` is the
-    only randomness, and only while composing).
+    files, crypto, email or randomness source (``ComposeCtx.fresh`` and
+    ``ComposeCtx.private_sample`` are the only randomness, and only while
+    composing).
 
     ``S``: the immutable rules state folded over the log; ``A``: the game's
     actions (a tagged msgspec union, integers only: DESIGN 3); ``V``: what

@@ -44,6 +44,7 @@ from pbem.game import (
     foreign_game_text,
 )
 from pbem.identity import Identity, fingerprint, parse_public, verify_signature
+from pbem.private import PrivateChoices, key_of
 from pbem.rulesapi import DICE, ActingAs, Ctx, Decision, Order, RulesModule, data_hash
 from pbem.store import GameDir, LocalConfig
 from pbem.text import escaped, shown
@@ -285,21 +286,24 @@ def _secret_map(order: Order) -> dict[str, Secret]:
 
 def parse_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
                   base: Sequence[DraftOrder], texts: Sequence[str], *,
-                  genesis: Genesis | None = None) -> list[DraftOrder]:
+                  genesis: Genesis | None = None, private_key: bytes | None = None) -> list[DraftOrder]:
     """Parse and check ``texts`` after ``base``; IllegalAction lists every problem.
     Public for drivers of whole games (pbem.table, self-play) as well as ``add_orders``.
     Each text costs O(1) rules steps once the draft ``base`` is folded (see ``Composer``)."""
-    return compose_orders(rules, replay, role, data, base, texts, genesis=genesis)[0]
+    return compose_orders(rules, replay, role, data, base, texts, genesis=genesis, private_key=private_key)[0]
 
 
 def compose_orders(rules: RulesModule, replay: Replay, role: str, data: VaultData,
                    base: Sequence[DraftOrder], texts: Sequence[str], *, genesis: Genesis | None = None,
-                   held: Composer | None = None) -> tuple[list[DraftOrder], Composer | None]:
+                   held: Composer | None = None,
+                   private_key: bytes | None = None) -> tuple[list[DraftOrder], Composer | None]:
     """``parse_orders``, continuing from the composer ``held`` when it holds the
     draft ``base`` (``Composer.fits``; otherwise the draft is folded once), and
     the composer of the orders it returns: hand it back with the next texts.
     None when there is none (a genesis is composed whole, and orders given
-    when the decision is not mine are refused before any fold)."""
+    when the decision is not mine are refused before any fold).
+    ``private_key``: the player's private-choice key (``pbem.private.key_of``);
+    None keys each order's private choices with fresh random bytes."""
     orders = list(base)
     comp: Composer | None = None
     problems: list[str] = []
@@ -321,7 +325,9 @@ def compose_orders(rules: RulesModule, replay: Replay, role: str, data: VaultDat
                             "send your turn")
             break
         try:
-            order = rules.parse_order(probe.state, role, text, _ComposeCtx(probe.ctx(role)))
+            choices = PrivateChoices(private_key, genesis.nonce if genesis is not None else replay.game_hex, role,
+                                     0 if genesis is not None else replay.seq + 1, len(orders))
+            order = rules.parse_order(probe.state, role, text, _ComposeCtx(probe.ctx(role), choices))
         except ValueError as exc:
             problems.append(f"'{text}': {exc}")
             continue
@@ -422,13 +428,19 @@ class Composer:
 
 
 class _ComposeCtx(ActingAs):
-    """The replay's Ctx plus ``fresh()`` randomness, for parse_order only."""
+    """The replay's Ctx plus ``fresh()`` randomness and the player's private
+    choices (pbem.private; fresh random bytes key them when ``choices`` is
+    None), for parse_order only."""
 
-    def __init__(self, ctx: Ctx) -> None:
+    def __init__(self, ctx: Ctx, choices: PrivateChoices | None = None) -> None:
         super().__init__(ctx, ctx.author)
+        self._choices = choices or PrivateChoices(None, "", ctx.author, ctx.seq, 0)
 
     def fresh(self) -> bytes:
         return os.urandom(16)
+
+    def private_sample(self, purpose: str, n: int, k: int) -> tuple[int, ...]:
+        return self._choices.sample(purpose, n, k)
 
 
 def _probe(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder],
@@ -546,7 +558,8 @@ def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Iden
                                      key=lambda p: p.role), clock=clock)
     empty = Replay(rules, role=role)
     data = VaultData(game="", role=role)
-    draft = parse_orders(rules, empty, role, data, [], list(orders), genesis=genesis)
+    draft = parse_orders(rules, empty, role, data, [], list(orders), genesis=genesis,
+                         private_key=key_of(identity))
     x_next = new_secret()
     body = _body(empty, role, _with_secrets(data, draft), draft, x_next=x_next, genesis=genesis)
     stored = _sign(identity, body)
@@ -614,7 +627,7 @@ def join_game(path: Path, turn_file: bytes, identity: Identity, identity_path: P
                           f"{host_fingerprint.strip()}: do not join (someone may be impersonating)")
     gd = GameDir(path)
     data = VaultData(game=host.game_hex, role=role)
-    draft = parse_orders(rules, host, role, data, [], list(orders))
+    draft = parse_orders(rules, host, role, data, [], list(orders), private_key=key_of(identity))
     seat = Seat(gd, rules, identity, role, data, host)
     if draft:
         draft, _ = with_deck(host, role, data, draft)  # e.g. the deck's first shuffle step
@@ -669,7 +682,7 @@ def add_orders(seat: Seat, texts: Sequence[str]) -> list[DraftOrder]:
     draft = live_draft(seat)
     _require_fresh(seat, draft)
     orders, comp = compose_orders(seat.rules, seat.replay, seat.role, seat.vault, draft.orders, texts,
-                                  held=seat.composer)
+                                  held=seat.composer, private_key=key_of(seat.identity))
     write_draft(seat.gd, seat.role, Draft(base=seat.replay.seq, orders=orders))
     seat.composer = comp
     return orders[len(draft.orders):]

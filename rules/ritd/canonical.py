@@ -15,8 +15,9 @@ ignore. Whether the action is legal now stays with the rule modules. The
 table of every field, its valid form and its rule is decisions/canonical.md.
 
 Tuple order is not made canonical where an honest client keeps the order the
-player typed (units of a Move, a Fortress Supply list, card references): there
-duplicates are refused and the order stays the player's (decisions/canonical.md).
+player typed (units of a Move, a Fortress Supply list): there duplicates are
+refused and the order stays the player's (decisions/canonical.md). Supply Card
+references are a set of the hand: listed in the order of the hand (T-41).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Iterable
 from pbem.rulesapi import Problem
 from rules.ritd import actions as ac
 from rules.ritd import buildup as bu
+from rules.ritd import cards as cd
 from rules.ritd import combat as cb
 from rules.ritd import movement as mv
 from rules.ritd import routs
@@ -115,6 +117,10 @@ def _problems(state: State, action: object, side: Side) -> list[Problem]:
                 elif not (x.hits or x.half_hits):
                     out.append(Problem("RB 9.5", f"losses: {quoted(x.token)} is listed with no hits"))
             return out
+        case ac.PlayCards(cards=cards):
+            return _hand_order(state, side, cards, "RB 3.42")
+        case ac.EndBuildup(cards=cards):
+            return _hand_order(state, side, cards, "RB 16.6")
         case ac.RefuseBattle(slowest=speed) | ac.RetreatSpeed(slowest=speed):
             return [] if speed >= 0 else [Problem("RB 10.5", f"slowest: {speed}; a speed is never negative")]
     return []
@@ -132,6 +138,17 @@ def _twice(values: Iterable[str], rule: str, field: str) -> list[Problem]:
             twice.append(v)
         seen.add(v)
     return [Problem(rule, f"{field}: {quoted(v)} is listed twice") for v in twice]
+
+
+def _hand_order(state: State, side: Side, cards: tuple[str, ...], rule: str) -> list[Problem]:
+    """Supply Cards named in the order of the hand (issue 27, T-41): which cards
+    are played is a set, so one order only; whether they are in the hand is
+    the rule check's (supplycards.card_checks)."""
+    held = state.deck.held.get(side, ())
+    if cd.in_hand_order(held, cards):
+        return []
+    return [Problem(rule, f"cards: {', '.join(cards)} are not listed in the order of the hand "
+                          f"({', '.join(r for r in held if r in cards)})")]
 
 
 def _new_tokens(state: State, side: Side, tokens: Iterable[str], field: str) -> list[Problem]:

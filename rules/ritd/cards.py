@@ -18,6 +18,8 @@ Decisions: decisions/turn.md (T-14..T-19).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
 
 from pbem.rulesapi import Problem
@@ -263,11 +265,24 @@ def real_among(card, refs: tuple[str, ...]) -> int | None:
     return sum(label_is_real(s) for s in seen if s)
 
 
-def pick(card, held: tuple[str, ...], real: int, dummies: int) -> tuple[str, ...] | None:
-    """Cards of a hand its owner can see: ``real`` real ones and ``dummies`` dummies (None: not held)."""
+def pick(card, held: tuple[str, ...], real: int, dummies: int,
+         choose: Callable[[str, int, int], tuple[int, ...]]) -> tuple[str, ...] | None:
+    """Cards of a hand its owner can see: ``real`` real ones and ``dummies``
+    dummies, in the order of the hand (None: not held). Which of each kind is
+    ``choose(kind, n, k)``'s: k of the n held cards of that kind, by index
+    (the engine's private uniform choice, ComposeCtx.private_sample; never
+    the hand's order, which would tell the opponent the cards still held
+    once these are shown: issue 27, decisions/turn.md T-41)."""
     seen = {r: card(*unref(r)) for r in held}
     reals = [r for r in held if seen[r] is not None and label_is_real(seen[r])]
     dums = [r for r in held if seen[r] is not None and not label_is_real(seen[r])]
     if len(reals) < real or len(dums) < dummies:
         return None
-    return tuple(reals[:real] + dums[:dummies])
+    chosen = {reals[i] for i in choose("real", len(reals), real)} | {dums[i] for i in choose("dummy", len(dums), dummies)}
+    return tuple(r for r in held if r in chosen)
+
+
+def in_hand_order(held: tuple[str, ...], refs: tuple[str, ...]) -> bool:
+    """Whether ``refs`` (cards of the hand) are listed in the order of the hand."""
+    places = [held.index(r) for r in refs if r in held]
+    return places == sorted(places)

@@ -193,8 +193,9 @@ def _buildup(state: game.State, role: Side) -> list[str]:
 
 
 class _Trial:
-    """The replay's ctx for a trial parse: ``fresh`` bytes are placeholders
-    (pbem parses the chosen order again with real ones when it is added)."""
+    """The replay's ctx for a trial parse: ``fresh`` bytes and private choices
+    are placeholders (pbem parses the chosen order again with real ones when
+    it is added)."""
 
     def __init__(self, ctx) -> None:
         self._ctx = ctx
@@ -204,6 +205,9 @@ class _Trial:
 
     def fresh(self) -> bytes:
         return bytes(32)
+
+    def private_sample(self, purpose: str, n: int, k: int) -> tuple[int, ...]:
+        return tuple(range(k))  # a placeholder too: pbem draws the real choice
 
 
 class _Committing(_Trial):

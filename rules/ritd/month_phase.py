@@ -158,6 +158,9 @@ _END_BUILDUP = re.compile(r"^end buildup(?:\s+discard\s+(?P<n>\d+)(?:\s+dumm(?:y
 def parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
     """Orders outside the Player-Turns: hands, Initiative, Buildup, the end."""
     low = " ".join(words.lower().split())
+    low, named = supplycards.named_cards(low)  # "... cards s1:3": the cards played (T-41)
+    if named is not None and not low.startswith(("challenge", "answer", "end buildup")):
+        raise OrderError(f"only an order that plays or hands back Supply Cards names them: '{words.strip()}'")
     if low in ("keep hand", "keep"):
         return Order(action=KeepHand())
     if low == "redraw":
@@ -166,7 +169,9 @@ def parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
                "answer with dummy"):
         label = initiative.challenge_label(state, role)
         value = b"0" if low.endswith("dummy") else b"1"
-        card = supplycards.pick_cards(state, role, int(value == b"1"), int(value == b"0"), ctx, "RB 3.3")[0]
+        if named and low in ("challenge", "answer"):  # the card named says which (T-41)
+            value = str(cd.real_among(ctx.card, named[:1]) or 0).encode()
+        card = supplycards.pick_cards(state, role, int(value == b"1"), int(value == b"0"), ctx, "RB 3.3", named)[0]
         if low.startswith("challenge"):
             return Order(action=Challenge(label=label, card=card), secrets={label: value})
         return Order(action=Answer(label=label, card=card), secrets={label: value}, reveal=(label,))
@@ -196,8 +201,9 @@ def parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
                      secrets={lbl: name.encode() for lbl, name in zip(labels, order)})
     m = _END_BUILDUP.match(low)
     if m:
-        discard = int(m.group("n") or 0)
-        return Order(action=EndBuildup(discard=discard, cards=supplycards.pick_cards(state, role, 0, discard, ctx, "RB 16.6")))
+        discard = int(m.group("n") or (len(named) if named else 0))
+        return Order(action=EndBuildup(discard=discard, cards=supplycards.pick_cards(state, role, 0, discard, ctx,
+                                                                                    "RB 16.6", named)))
     m = re.match(r"^buy supply(?:\s+(?P<n>\d+))?$", low)
     if m:
         return Order(action=bu.BuySupply(cards=int(m.group("n") or 1)))

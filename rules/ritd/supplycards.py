@@ -7,6 +7,7 @@ and the initial hand (RB 18.0). The card model is rules.ritd.cards.
 
 from __future__ import annotations
 
+import re
 from typing import cast
 
 import msgspec
@@ -129,13 +130,57 @@ def card_checks(state: State, side: Side, refs: tuple[str, ...], count: int, rea
     return []
 
 
-def pick_cards(state: State, role: Side, real: int, dummies: int, ctx, rule: str) -> tuple[str, ...]:
-    refs = cd.pick(ctx.card, state.deck.held.get(role, ()), real, dummies)
+#: A card order's optional last words naming the cards (issue 27, T-41): "cards s1:3, s2:7".
+NAMED = re.compile(r"^(?P<order>.*?)\s+cards?\s+(?P<refs>s\d+:\d+(?:\s*,?\s*s\d+:\d+)*)$")
+
+
+def named_cards(low: str) -> tuple[str, tuple[str, ...] | None]:
+    """A card order's text without its "cards s1:3, s2:7" ending, and the cards
+    it names (None: none named, the engine chooses: ``pick_cards``)."""
+    m = NAMED.match(low)
+    if m is None:
+        return low, None
+    return m.group("order"), tuple(re.findall(r"s\d+:\d+", m.group("refs")))
+
+
+def pick_cards(state: State, role: Side, real: int, dummies: int, ctx, rule: str,
+               named: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """Which cards of ``role``'s hand are played or handed back: ``real`` real
+    ones and ``dummies`` dummies, listed in the order of the hand (the one
+    valid form, canonical.py). The player names them (``named``), or they
+    are chosen uniformly at random among the held cards of each kind from
+    the player's private stream (ComposeCtx.private_sample), never by their
+    place in the hand: places are public, and a choice by place would tell
+    the opponent the cards still held once these are shown (issue 27, T-41)."""
+    held = state.deck.held.get(role, ())
+    if named is not None:
+        return _named(held, named, real, dummies, ctx, rule)
+    refs = cd.pick(ctx.card, held, real, dummies,
+                   lambda kind, n, k: ctx.private_sample(f"{rule} {kind} cards", n, k))
     if refs is None:
         problems = cd.play_problems(hand_of(state, role), real + dummies, real, rule)
         raise OrderError("; ".join(map(str, problems)) or f"{rule}: the hand does not hold {real} real "
                          f"card(s) and {dummies} dumm{'y' if dummies == 1 else 'ies'}")
     return refs
+
+
+def _named(held: tuple[str, ...], named: tuple[str, ...], real: int, dummies: int, ctx,
+           rule: str) -> tuple[str, ...]:
+    """The cards the player named, checked against its hand as it sees it."""
+    count = real + dummies
+    problems = [f"{rule}: name {count} card(s), one each, not {len(named)}"] \
+        if len(named) != count or len(set(named)) != len(named) else []
+    problems += [f"{rule}: card {r} is not in your hand" for r in dict.fromkeys(named) if r not in held]
+    if not problems:
+        faces = cd.faces(ctx.card, named)
+        seen_real = sum(cd.label_is_real(f) for f in faces if f)
+        if None not in faces and seen_real != real:
+            problems.append(f"{rule}: the cards named hold {seen_real} real card(s) and {count - seen_real} "
+                            f"dumm{'y' if count - seen_real == 1 else 'ies'}; the order needs {real} real and "
+                            f"{dummies}")
+    if problems:
+        raise OrderError("; ".join(problems))
+    return tuple(r for r in held if r in set(named))
 
 
 def initial_cards(state: State, side: Side) -> int:

@@ -20,9 +20,11 @@ from rules.ritd.position import Side
 from rules.ritd.state import State, game_map, hand_of, scenario_of
 from rules.ritd.turn import Turn, movement_of, option_label
 
-#: 'pass', '<option> [+ n dummies]' or 'bluff n' (RB 3.42, 4.5).
-OPTION = re.compile(r"^(?:pass|(?P<option>basic|offensive|assault|blitz)"
-                    r"(?:\s*\+\s*(?P<dummies>\d+)\s+dumm(?:y|ies))?|bluff\s+(?P<bluff>\d+))$")
+#: 'pass', '<option> [+ n dummies]' or 'bluff n' (RB 3.42, 4.5); the cards played
+#: may be named at the end ("basic cards s1:3", supplycards.named_cards).
+OPTION = re.compile(r"^(?:pass|(?:(?P<option>basic|offensive|assault|blitz)"
+                    r"(?:\s*\+\s*(?P<dummies>\d+)\s+dumm(?:y|ies))?|bluff\s+(?P<bluff>\d+))"
+                    r"(?:\s+cards?\s+s\d+:\d+(?:\s*,?\s*s\d+:\d+)*)?)$")
 
 
 # -- RB 3.42, 4.0-4.5: the cards played face down ----------------------------------------
@@ -64,15 +66,17 @@ def apply_play_cards(state: State, turn: Turn, action: PlayCards, side: Side, ct
 
 def parse_play_cards(state: State, role: Side, turn: Turn, low: str, ctx) -> Order | None:
     """'pass', 'basic', 'offensive + 1 dummy', 'bluff 2' (RB 3.42, 4.5); None if ``low`` is none of them."""
-    cards = OPTION.match(low)
-    if not cards:
+    if not OPTION.match(low):
         return None
     if low == "pass":
         return Order(action=PlayCards(count=0))
+    low, named = supplycards.named_cards(low)
+    cards = OPTION.match(low)
+    assert cards is not None  # the ending removed, the order still has its form
     real = OPTION_COST.get(cards.group("option") or "", 0)
     count = real + int(cards.group("dummies") or cards.group("bluff") or 0)
     label = option_label(turn.number)
-    refs = supplycards.pick_cards(state, role, real, count - real, ctx, "RB 3.42")
+    refs = supplycards.pick_cards(state, role, real, count - real, ctx, "RB 3.42", named)
     return Order(action=PlayCards(count=count, label=label, cards=refs), secrets={label: str(real).encode()})
 
 

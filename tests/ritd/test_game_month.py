@@ -410,7 +410,7 @@ def test_rb_3_42_real_cards_the_hand_never_held_are_named_at_supply_revealed(dem
     with monkeypatch.context() as cheat:  # the Allied client skips its own hand checks
         cheat.setattr(cd, "play_problems", lambda *args: [])
         cheat.setattr(supplycards, "card_checks", lambda *args: [])
-        cheat.setattr(supplycards, "pick_cards", lambda state, role, real, dummies, ctx, rule:
+        cheat.setattr(supplycards, "pick_cards", lambda state, role, real, dummies, ctx, rule, named=None:
                       state.deck.held[role][:real + dummies])
         honest = ritd.on_deck
         cheat.setattr(ritd, "on_deck", lambda state, ctx: (honest(state, ctx)[0], []))

@@ -12,6 +12,7 @@ import pytest
 from pbem import codec, session
 from pbem.errors import IllegalAction, VerifyError
 from pbem.game import Replay
+from pbem.private import PrivateChoices
 from pbem.turnfile import format_turn
 from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
@@ -175,6 +176,9 @@ class _Fresh:
 
     def fresh(self) -> bytes:
         return bytes(16)
+
+    def private_sample(self, purpose: str, n: int, k: int) -> tuple[int, ...]:
+        return PrivateChoices(bytes(32), "test", "axis", 0, 0).sample(purpose, n, k)
 
 
 

@@ -202,10 +202,27 @@ def test_rb_3_42_a_replay_sees_the_faces_of_the_cards_it_knows() -> None:
     assert cd.real_among(card, ("s1:0", "s1:1", "s1:2")) == 2
     assert cd.real_among(card, ("s1:1",)) == 0
     assert cd.real_among(card, ("s1:0", "s1:3")) is None
-    # The owner picks real and dummy cards of its hand, in hand order.
+    # The owner picks real and dummy cards of its hand: which ones of each kind
+    # is the chooser's (T-41), listed in the order of the hand.
     held = ("s1:0", "s1:1", "s1:2", "s1:3")
-    assert cd.pick(card, held, 2, 1) == ("s1:0", "s1:2", "s1:1")
-    assert cd.pick(card, held, 1, 0) == ("s1:0",)
-    assert cd.pick(card, held, 0, 1) == ("s1:1",)
-    assert cd.pick(card, held, 3, 0) is None
-    assert cd.pick(card, held, 0, 2) is None
+    asked = []
+
+    def last(kind: str, n: int, k: int) -> tuple[int, ...]:
+        asked.append((kind, n, k))
+        return tuple(range(n - k, n))
+
+    assert cd.pick(card, held, 2, 1, last) == ("s1:0", "s1:1", "s1:2")
+    assert asked == [("real", 2, 2), ("dummy", 1, 1)]
+    assert cd.pick(card, held, 1, 0, last) == ("s1:2",)
+    assert cd.pick(card, held, 1, 0, lambda kind, n, k: tuple(range(k))) == ("s1:0",)
+    assert cd.pick(card, held, 0, 1, last) == ("s1:1",)
+    assert cd.pick(card, held, 3, 0, last) is None
+    assert cd.pick(card, held, 0, 2, last) is None
+
+
+def test_t_41_cards_named_are_listed_in_the_order_of_the_hand() -> None:
+    held = ("s1:4", "s1:0", "s2:3")
+    assert cd.in_hand_order(held, ("s1:4", "s2:3"))
+    assert cd.in_hand_order(held, ())
+    assert not cd.in_hand_order(held, ("s2:3", "s1:0"))
+    assert not cd.in_hand_order(held, ("s1:0", "s1:4"))
