@@ -26,6 +26,7 @@ from rules.ritd import (
     sequence,
     supply_checks,
     supply_steps,
+    supplycards,
     turn_options,
     turn_orders,
 )
@@ -275,12 +276,13 @@ def _formats() -> dict[type, Callable[[Any], str]]:
 
 
 #: The topics of ``explain`` (``pbem explain TOPIC SUBJECT``).
-EXPLAIN_TOPICS: tuple[str, ...] = ("supply", "move", "bp")
+EXPLAIN_TOPICS: tuple[str, ...] = ("supply", "move", "bp", "cards")
 
 
 def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
     """``pbem explain supply <hex or unit>`` / ``pbem explain move <unit>`` /
-    ``pbem explain bp [axis|allied]`` (RB 16.5 sidebar)."""
+    ``pbem explain bp [axis|allied]`` (RB 16.5 sidebar) / ``pbem explain cards
+    hand|axis|allied`` (the Supply Cards held, T-41)."""
     m, pos = game_map(), state.position
     if topic == "supply":
         try:
@@ -297,6 +299,8 @@ def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
                 for line in reachability.explain_move(m, pos, movement, token, group_moves.block_speed(state, pos.block(token)))]
     if topic in ("bp", "buildup"):
         return _divulged(state, role, args.strip().lower())
+    if topic == "cards":
+        return supplycards.explain_cards(state, role, args.strip().lower(), ctx)
     raise ValueError(f"nothing to explain about '{topic}' (topics: {', '.join(EXPLAIN_TOPICS)})")
 
 

@@ -183,6 +183,35 @@ def _named(held: tuple[str, ...], named: tuple[str, ...], real: int, dummies: in
     return tuple(r for r in held if r in set(named))
 
 
+def explain_cards(state: State, role: Side, who: str, ctx) -> list[str]:
+    """``pbem explain cards hand|axis|allied``: the Supply Cards each hand
+    holds, by their places in the shared deck (public, RB 16.6 sidebar: the
+    count is public), with the faces of the reader's own; and how to name
+    cards in an order (T-41). ValueError for another subject."""
+    sides = {"hand": (role,), "mine": (role,), "both": ("axis", "allied"), "axis": ("axis",),
+             "allied": ("allied",)}.get(who)
+    if sides is None:
+        raise ValueError(f"'cards {who}': name hand, axis, allied or both")
+    lines = []
+    for side in sides:
+        held = state.deck.held.get(side, ())
+        if side == role:
+            faces = cd.faces(ctx.card, held)
+            shown = [f"{r} {'?' if f is None else 'real' if cd.label_is_real(f) else 'dummy'}"
+                     for r, f in zip(held, faces, strict=True)]
+            lines.append(f"your hand ({side}), {len(held)} Supply Cards in the order of the hand (RB 16.6): "
+                         + (", ".join(shown) or "none"))
+        else:
+            lines.append(f"the {side} hand: {len(held)} Supply Cards at " + (", ".join(held) or "no place")
+                         + " (faces hidden)")
+    if role in sides:
+        lines.append("T-41: name the cards at the end of an order that plays or hands them back "
+                     "('basic + 1 dummy cards s1:3, s1:7', 'challenge cards s1:3', 'end buildup cards s1:7'); "
+                     "without names pbem chooses them at random within each kind, so their places tell "
+                     "the opponent nothing about the cards still held")
+    return lines
+
+
 def initial_cards(state: State, side: Side) -> int:
     """RB 18.0: the scenario's initial hand, within the hand limit (RB 16.6);
     with a pre-game Buildup (RB 18.7) it is drawn at the end of it, with the

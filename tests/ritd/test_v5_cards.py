@@ -266,3 +266,22 @@ def test_t_41_a_pass_plays_no_card_and_names_none(demo):
     with pytest.raises(IllegalAction) as refused:
         session.parse_orders(seat.rules, seat.replay, "axis", seat.vault, [], ["supply check", "pass cards s1:0"])
     assert "'pass cards s1:0': not an order now" in str(refused.value.details)
+
+
+def test_t_41_explain_cards_lists_the_hand_by_place_with_its_own_faces_only(demo):
+    """`pbem explain cards hand` shows the places (RB 16.6: a hand's count is
+    public) and faces of the reader's own cards, so it can name them; the
+    enemy hand shows places only."""
+    from click.testing import CliRunner
+
+    from pbem.cli import cli
+
+    real, dummies = _hand(demo.axis)
+    out = CliRunner().invoke(cli, ["explain", "cards", "both", "-g", str(demo.axis.gd.path)])
+    assert out.exit_code == 0, out.output
+    mine, enemy, how = out.output.splitlines()[:3]
+    assert all(f"{r} real" in mine for r in real) and all(f"{r} dummy" in mine for r in dummies)
+    assert "the allied hand: 3 Supply Cards at " in enemy and "real" not in enemy and "dummy" not in enemy
+    assert "'basic + 1 dummy cards s1:3, s1:7'" in how
+    bad = CliRunner().invoke(cli, ["explain", "cards", "deck", "-g", str(demo.axis.gd.path)])
+    assert bad.exit_code == 2 and "name hand, axis, allied or both" in bad.output
