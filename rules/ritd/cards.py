@@ -278,7 +278,8 @@ def pick(card, held: tuple[str, ...], real: int, dummies: int,
     dums = [r for r in held if seen[r] is not None and not label_is_real(seen[r])]
     if len(reals) < real or len(dums) < dummies:
         return None
-    chosen = {reals[i] for i in choose("real", len(reals), real)} | {dums[i] for i in choose("dummy", len(dums), dummies)}
+    chosen = {pool[i] for kind, pool, k in (("real", reals, real), ("dummy", dums, dummies)) if k
+              for i in choose(kind, len(pool), k)}
     return tuple(r for r in held if r in chosen)
 
 

@@ -214,6 +214,8 @@ def test_rb_3_42_a_replay_sees_the_faces_of_the_cards_it_knows() -> None:
     assert cd.pick(card, held, 2, 1, last) == ("s1:0", "s1:1", "s1:2")
     assert asked == [("real", 2, 2), ("dummy", 1, 1)]
     assert cd.pick(card, held, 1, 0, last) == ("s1:2",)
+    assert asked[2:] == [("real", 2, 1)]  # nothing of a kind played: no choice asked
+    assert cd.pick(card, held, 0, 0, last) == () and len(asked) == 3
     assert cd.pick(card, held, 1, 0, lambda kind, n, k: tuple(range(k))) == ("s1:0",)
     assert cd.pick(card, held, 0, 1, last) == ("s1:1",)
     assert cd.pick(card, held, 3, 0, last) is None
