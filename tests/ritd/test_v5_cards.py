@@ -285,3 +285,26 @@ def test_t_41_explain_cards_lists_the_hand_by_place_with_its_own_faces_only(demo
     assert "'basic + 1 dummy cards s1:3, s1:7'" in how
     bad = CliRunner().invoke(cli, ["explain", "cards", "deck", "-g", str(demo.axis.gd.path)])
     assert bad.exit_code == 2 and "name hand, axis, allied or both" in bad.output
+
+
+def test_t_41_dummies_named_at_the_end_of_the_buildup_are_the_ones_handed_back(demo):
+    """RB 16.6: dummies may be handed back at Resupply; named ("end buildup
+    cards s1:2"), exactly those go back, shown as dummies; a real card named
+    is refused with the rule."""
+    from tests.ritd.test_game_month import _now, due_count
+
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    demo.play("allied", "supply check", "pass", "end movement", "supply check")
+    if _now(demo.axis).player1 != "axis":
+        demo.play("allied", "reinforce", "end buildup")
+    demo.play("axis", "early arrival")
+    real, dummies = _hand(demo.axis)
+    seat = demo.axis.seat()
+    with pytest.raises(IllegalAction) as refused:
+        session.parse_orders(seat.rules, seat.replay, "axis", seat.vault, [], [f"end buildup cards {real[0]}"])
+    assert "RB 16.6: the cards named hold 1 real card(s) and 0 dummies; the order needs 0 real and 1" in \
+        str(refused.value.details)
+    orders = ["reinforce"] if due_count(_now(demo.axis), "axis") else []
+    demo.play("axis", *orders, f"end buildup cards {dummies[-1]}")
+    assert dummies[-1] not in _state_of(demo.allied).deck.held["axis"]
+    assert all(r in _state_of(demo.allied).deck.held["axis"] for r in (*real, *dummies[:-1]))
