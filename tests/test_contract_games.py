@@ -170,6 +170,11 @@ def test_views_leak_nothing(played: LocalTable) -> None:
         assert _encode(rules.view(audit.state, None)) == _encode(rules.view(public.state, None)), public.seq
         for role, mine in sides.items():
             assert _encode(rules.view(audit.state, role)) == _encode(rules.view(mine.state, role)), (role, mine.seq)
+            # What is public is the same in every fold: a side's own secrets
+            # change neither the public view nor who decides next (else the
+            # two players' replays could disagree on what is legal).
+            assert _encode(rules.view(mine.state, None)) == _encode(rules.view(public.state, None)), (role, mine.seq)
+            assert rules.pending(mine.state) == rules.pending(public.state), (role, mine.seq)
 
 
 class _Said:
