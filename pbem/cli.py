@@ -588,7 +588,7 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
     """The current situation from your side, with your draft applied."""
     import msgspec
 
-    from pbem.session import dice_text, draft_replay, pending_text
+    from pbem.session import dice_text, draft_replay, offer_text, pending_text
 
     seat = _seat(game, identity, passphrase_file)
     probe, draft = draft_replay(seat)
@@ -617,6 +617,10 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
         lines += owed.lines(now())
         data["owed"] = {"role": owed.role, "since_seq": owed.seq, "since_time": owed.since,
                         "deadline": owed.deadline, "leave_left": owed.leave_left}
+    offer = offer_text(seat.replay)
+    if offer:
+        lines.append(offer)
+        data["draw_offer"] = offer
     if outcome is not None:
         lines.append(f"game over: {outcome.summary}")
     stopped = seat.gd.stopped_reason()
@@ -857,7 +861,7 @@ def address(email: str | None, opponent_email: str | None, game: Path, as_json: 
 
 @cli.command()
 @click.option("--note", default="", help="A message to your opponent, sent in the event.")
-@click.option("--open-all", is_flag=True, help="Open all your commitments (for an agreed audit).")
+@click.option("--open-all", is_flag=True, help="Open all your commitments for the audit (only when the game is over: see pbem resign).")
 @click.option("--since", type=int, default=None,
               help="Do not sign anything: re-export events SINCE.. to resend a lost turn file.")
 @click.option("--eml", is_flag=True, help="Also write an email message (.eml) carrying the turn file.")
@@ -893,7 +897,11 @@ def send(note: str, open_all: bool, since: int | None, eml: bool, smtp: bool, sm
             sent = export_turn(gd, since, out)
     else:
         seat = _seat(game, identity, passphrase_file, exclusive=True)
-        if not open_all:
+        if open_all:
+            from pbem.session import require_game_over_for_open_all
+
+            require_game_over_for_open_all(seat.replay)
+        else:
             _check_draft_is_a_turn(seat, force)
         sent = send_turn(seat, note=note, open_all=open_all, out=out)
         if sent.resent:
@@ -905,6 +913,110 @@ def send(note: str, open_all: bool, since: int | None, eml: bool, smtp: bool, sm
         extra = _mail_turn(game, sent, sender=sender, recipient=recipient, write_eml=eml, smtp=smtp,
                            smtp_config=smtp_config)
     _sent_report(sent, as_json, extra)
+
+
+def _mail_options(f: Any) -> Any:
+    """--eml, --smtp, --smtp-config, --from, --to: as 'pbem send' takes them."""
+    for option in reversed((
+        click.option("--eml", is_flag=True, help="Also write an email message (.eml) carrying the turn file."),
+        click.option("--smtp", is_flag=True, help="Send the email through the SMTP server of --smtp-config."),
+        click.option("--smtp-config", type=click.Path(path_type=Path), default=None,
+                     help="SMTP settings (TOML; default $PBEM_HOME/smtp.toml)."),
+        click.option("--from", "sender", default="", help="Sender address (default: the game's --email)."),
+        click.option("--to", "recipient", default="", help="Recipient address (default: the game's "
+                     "--opponent-email)."),
+    )):
+        f = option(f)
+    return f
+
+
+def _sign_end(game: Path, identity: Path | None, passphrase_file: Path | None, end: str, *, note: str,
+              out: Path | None, mail: dict[str, Any], as_json: bool, confirm: str = "") -> None:
+    """Sign a resignation or a draw offered, accepted or declined (decision 25)
+    and deliver its turn file like 'pbem send'. ``confirm``: the question asked
+    first (refused without a terminal unless --yes)."""
+    from pbem import codec
+    from pbem.session import _require_ends, accept_draw, resign, send
+    from pbem.store import GameDir
+
+    if mail["eml"] or mail["smtp"]:
+        _check_mail_settings(GameDir(game), sender=mail["sender"], recipient=mail["recipient"], smtp=mail["smtp"],
+                             smtp_config=mail["smtp_config"])
+    seat = _seat(game, identity, passphrase_file, exclusive=True)
+    if not _already_signed(seat, end):
+        _require_ends(seat.replay, end)  # before the question: say at once why it cannot be signed
+        if confirm and not click.confirm(confirm, default=False, err=True):
+            raise click.exceptions.Exit(1)
+    if end == codec.RESIGN:
+        sent = resign(seat, note=note, out=out)
+    elif end == codec.DRAW_ACCEPT:
+        sent = accept_draw(seat, note=note, out=out)
+    else:
+        sent = send(seat, note=note, out=out, end=end)
+    if sent.resent:
+        click.echo(f"already signed: event {sent.seqs[-1]}; its turn file is written again", err=True)
+    _print_turn_to_stdout(sent, game)
+    extra: dict[str, Any] = {}
+    if mail["eml"] or mail["smtp"]:
+        extra = _mail_turn(game, sent, sender=mail["sender"], recipient=mail["recipient"], write_eml=mail["eml"],
+                           smtp=mail["smtp"], smtp_config=mail["smtp_config"])
+    outcome = seat.replay.outcome()
+    if outcome is not None:
+        click.echo(f"game over: {outcome.summary}", err=True)
+    _sent_report(sent, as_json, extra)
+
+
+def _already_signed(seat: Any, end: str) -> bool:
+    """Whether my last event already is this terminal event (a run whose delivery failed)."""
+    last = seat.replay.history[-1]
+    return last.author == seat.role and last.end == end and seat.replay.ended is not None
+
+
+@cli.command()
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--note", default="", help="A message to your opponent, sent in the event.")
+@_mail_options
+@out_option
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def resign(yes: bool, note: str, eml: bool, smtp: bool, smtp_config: Path | None, sender: str, recipient: str,
+           out: Path | None, game: Path, identity: Path | None, passphrase_file: Path | None,
+           as_json: bool) -> None:
+    """Resign the game: your opponent wins. The signed resignation opens every
+    secret of yours (so the whole game can be audited) and nothing but the
+    opponent's openings may follow it. Signed when the decision is yours."""
+    from pbem import codec
+
+    mail = {"eml": eml, "smtp": smtp, "smtp_config": smtp_config, "sender": sender, "recipient": recipient}
+    _sign_end(game, identity, passphrase_file, codec.RESIGN, note=note, out=out, mail=mail, as_json=as_json,
+              confirm="" if yes else "Resign this game? Your opponent wins and every secret of yours is opened")
+
+
+@cli.command()
+@click.argument("what", type=click.Choice(["offer", "accept", "decline"]))
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation (accept).")
+@click.option("--note", default="", help="A message to your opponent, sent in the event.")
+@_mail_options
+@out_option
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def draw(what: str, yes: bool, note: str, eml: bool, smtp: bool, smtp_config: Path | None, sender: str,
+         recipient: str, out: Path | None, game: Path, identity: Path | None, passphrase_file: Path | None,
+         as_json: bool) -> None:
+    """Offer a draw (it rides on your draft, sent with it), accept your
+    opponent's offer (the game ends drawn; your secrets are opened) or decline
+    it. An offer stands until the opponent accepts, declines or plays on."""
+    from pbem import codec
+
+    end = {"offer": codec.DRAW_OFFER, "accept": codec.DRAW_ACCEPT, "decline": codec.DRAW_DECLINE}[what]
+    mail = {"eml": eml, "smtp": smtp, "smtp_config": smtp_config, "sender": sender, "recipient": recipient}
+    _sign_end(game, identity, passphrase_file, end, note=note, out=out, mail=mail, as_json=as_json,
+              confirm="" if yes or what != "accept" else "Accept the draw? The game ends drawn and every secret "
+              "of yours is opened")
 
 
 def _check_mail_settings(gd: Any, *, sender: str, recipient: str, smtp: bool, smtp_config: Path | None) -> None:
@@ -1384,7 +1496,7 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
     import msgspec
 
     from pbem.report import said
-    from pbem.session import dice_text, history_json, load_public
+    from pbem.session import END_WORDS, dice_text, history_json, load_public
     from pbem.store import GameDir
     from pbem.text import escaped
 
@@ -1407,6 +1519,8 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
             shown = escaped(dice_text(r["values"], r["sides"], replay.rules, r["purposes"], r["results"],
                                       brackets=False))
             line += f"  [dice of event {r['asked_in']}: {shown}]"
+        if info.end:
+            line += f"  [{END_WORDS.get(info.end, info.end)}]"
         if item["reveals"]:
             line += f"  (opens {len(item['reveals'])})"
         if item["note"]:

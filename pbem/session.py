@@ -32,6 +32,7 @@ from pbem.errors import (
     StorageProblem,
     UsageProblem,
     VerifyError,
+    VersionMismatch,
 )
 from pbem.fileio import make_dirs, read_regular, remove, write_atomic
 from pbem.game import (
@@ -114,6 +115,8 @@ def genesis_of(gd: GameDir) -> tuple[Genesis, bytes]:
     stored = gd.read_event(0)
     try:
         body = codec.decode_body(codec.unwrap(stored).body)
+    except codec.UnsupportedVersion as exc:  # a game a newer pbem created: say which version it needs
+        raise VersionMismatch(f"{gd.event_path(0)}: {exc}") from None
     except codec.CodecError as exc:
         raise BadFile(f"{gd.event_path(0)}: {exc}") from None
     if body.genesis is None:
@@ -197,7 +200,8 @@ def _my_reveal(seat_role: str, replay: Replay, data: VaultData) -> bytes:
 
 
 def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder], *, x_next: bytes,
-          note: str = "", extra_reveals: Iterable[str] = (), genesis: Genesis | None = None) -> Body:
+          note: str = "", extra_reveals: Iterable[str] = (), genesis: Genesis | None = None,
+          end: str = "") -> Body:
     # An answer to dice opens the sealed standing orders the request names (Decision.openings).
     reveal_labels = list(dict.fromkeys([lbl for o in orders for lbl in o.reveal] + list(extra_reveals)
                                        + list(replay.sealed_due(role))))
@@ -210,8 +214,7 @@ def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrde
     domain = bytes.fromhex(genesis.nonce) if genesis is not None else replay.commit_domain
     commits = [c for o in orders for c in _commitments(domain, o)]
     x_prev = b"" if genesis is not None else _my_reveal(role, replay, data)
-    version = replay.version if genesis is None else (
-        codec.CLOCK_VERSION if genesis.clock is not None else codec.FORMAT_VERSION)
+    version = replay.version if genesis is None else codec.new_game_version(genesis.clock is not None)
     return Body(
         v=version,
         game="" if genesis is not None else replay.game_hex,
@@ -225,7 +228,8 @@ def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrde
         leaves=_leaf_openings(data, orders),
         note=note,
         genesis=genesis,
-        time=signing_time(replay) if version >= codec.CLOCK_VERSION else 0,
+        time=signing_time(replay) if codec.is_timed(version) else 0,
+        end=end,  # type: ignore[arg-type]  # one of codec's END values, checked by the callers
     )
 
 
@@ -715,12 +719,19 @@ def legal_orders(seat: Seat) -> list[str]:
     return list(seat.rules.legal_orders(probe.state, seat.role, probe.ctx(seat.role)))
 
 
-def send(seat: Seat, *, note: str = "", open_all: bool = False, out: Path | None = None) -> Sent:
+def send(seat: Seat, *, note: str = "", open_all: bool = False, out: Path | None = None, end: str = "") -> Sent:
+    """Sign my draft into the next event (with ``end``: a draw offered or
+    declined, decision 25) and write its turn file. ``open_all`` opens every
+    commitment of mine; players send it only at the end of the game
+    (``require_game_over_for_open_all``, which the command line applies), tests
+    also mid-game to check what an opening reveals."""
     seat.gd.require_not_stopped()
     draft = live_draft(seat)
     _require_fresh(seat, draft)
     decision = seat.replay.pending()
     game_over = seat.replay.outcome() is not None
+    if end:
+        _require_ends(seat.replay, end)
     if not game_over and (decision is None or decision.role != seat.role):
         unanswered = _unanswered(seat.replay, seat.role)
         if unanswered and not draft.orders:
@@ -732,7 +743,73 @@ def send(seat: Seat, *, note: str = "", open_all: bool = False, out: Path | None
             return sent
         who = f"{decision.role}'s ({decision.kind})" if decision else "nobody's"
         raise IllegalAction(f"it is not your turn to send: the next decision is {who}")
-    return _send_locked(seat, draft.orders, note=note, open_all=open_all or game_over, out=out)
+    return _send_locked(seat, draft.orders, note=note, open_all=open_all or game_over, out=out, end=end)
+
+
+def require_game_over_for_open_all(replay: Replay) -> None:
+    """IllegalAction while the game goes on: ``--open-all`` is a terminal event
+    (PLAN; decision 25), since once every secret of mine is open (my deck
+    seeds, my secret dice seeds) the opponent could work out cards and dice
+    before answering for them."""
+    if replay.outcome() is None:
+        raise IllegalAction("--open-all opens every secret of yours, after which your opponent could work out "
+                            "your cards and secret dice before answering for them: it is sent only when the game "
+                            "is over (PLAN, docs/protocol.md decision 25); to end the game now, 'pbem resign' "
+                            "opens them with the resignation, or offer a draw with 'pbem draw offer'")
+
+
+def _require_ends(replay: Replay, end: str) -> None:
+    """VersionMismatch if the game's format has no terminal events; IllegalAction
+    if ``end`` cannot be signed now (the checks the replay makes, said for the player)."""
+    if not codec.has_ends(replay.version):
+        raise VersionMismatch(f"this game is played at event format version {replay.version}, fixed by its genesis, "
+                              f"which has no signed resignation or draw (they came with format version "
+                              f"{codec.TERMINAL_VERSION}, docs/protocol.md decision 25); tell your opponent in a "
+                              "note ('pbem send --note'), and when you both agree the game is over, play it out "
+                              "or stop")
+    outcome = replay.outcome()
+    if outcome is not None:
+        raise IllegalAction(f"the game is over ({outcome.summary}): nothing but 'pbem send --open-all' follows")
+    decision = replay.pending()
+    me = replay.role
+    if decision is None or decision.role != me:
+        who = f"{decision.role}'s ({decision.kind})" if decision else "nobody's"
+        raise IllegalAction(f"the next decision is {who}: a resignation or a draw is signed when the decision is "
+                            "yours, so that it never crosses your opponent's event in the mail (decision 25); "
+                            "receive their event first")
+    offer = replay.standing_offer()
+    if end in (codec.DRAW_ACCEPT, codec.DRAW_DECLINE) and (offer is None or offer[0] == me):
+        raise IllegalAction("no draw offer of your opponent stands" + (
+            f" (the offer of event {offer[1]} is yours)" if offer is not None else ""))
+    if end == codec.DRAW_OFFER and offer is not None:
+        raise IllegalAction(f"the draw offer of event {offer[1]} by {offer[0]} stands" + (
+            "" if offer[0] == me else ": accept or decline it ('pbem draw accept' or 'pbem draw decline')"))
+
+
+def resign(seat: Seat, *, note: str = "", out: Path | None = None) -> Sent:
+    """Sign a resignation (decision 25): the game ends, the opponent wins, and the
+    event opens every commitment of mine so that the game can be audited in full.
+    The draft is dropped. Accepting a draw (``accept_draw``) is the same with the
+    draw agreed."""
+    return _terminal(seat, codec.RESIGN, note=note, out=out)
+
+
+def accept_draw(seat: Seat, *, note: str = "", out: Path | None = None) -> Sent:
+    """Accept the opponent's standing draw offer (decision 25): the game ends drawn,
+    and the event opens every commitment of mine."""
+    return _terminal(seat, codec.DRAW_ACCEPT, note=note, out=out)
+
+
+def _terminal(seat: Seat, end: str, *, note: str, out: Path | None) -> Sent:
+    seat.gd.require_not_stopped()
+    last = seat.replay.history[-1]
+    if last.author == seat.role and last.end == end and seat.replay.ended is not None:
+        # Signed by an earlier run whose delivery failed: its turn file again, nothing new signed.
+        sent = _write_turn(seat.gd, seat.replay, _unanswered(seat.replay, seat.role), out)
+        sent.resent = True
+        return sent
+    _require_ends(seat.replay, end)
+    return _commit_send(seat, _compose(seat, [], note=note, open_all=True, end=end), out)
 
 
 @dataclass
@@ -744,7 +821,7 @@ class _Composed:
 
 
 def _compose(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "",
-             open_all: bool = False) -> _Composed:
+             open_all: bool = False, end: str = "") -> _Composed:
     """Sign the next event and verify it as the opponent will; writes nothing."""
     replay, role = seat.replay, seat.role
     data = _with_secrets(seat.vault, orders)
@@ -752,7 +829,7 @@ def _compose(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "",
     if open_all:
         extra = replay.unopened(role)
     x_next = new_secret()
-    body = _body(replay, role, data, orders, x_next=x_next, note=note, extra_reveals=extra)
+    body = _body(replay, role, data, orders, x_next=x_next, note=note, extra_reveals=extra, end=end)
     stored = _sign(seat.identity, body)
     check = replay.with_known(data.known_values())
     check.apply_stored(stored)
@@ -790,11 +867,11 @@ def _unanswered(replay: Replay, role: str) -> list[int]:
 
 
 def _send_locked(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "", open_all: bool = False,
-                 out: Path | None = None, auto: bool = False) -> Sent:
+                 out: Path | None = None, auto: bool = False, end: str = "") -> Sent:
     decision = seat.replay.pending()
     if decision is not None and decision.role == seat.role:
         orders, _ = with_deck(seat.replay, seat.role, seat.vault, orders)
-    return _commit_send(seat, _compose(seat, orders, note=note, open_all=open_all), out, auto)
+    return _commit_send(seat, _compose(seat, orders, note=note, open_all=open_all, end=end), out, auto)
 
 
 def _write_turn(gd: GameDir, replay: Replay, seqs: list[int], out: Path | None) -> Sent:
@@ -997,6 +1074,8 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
         if info.rolls is not None:
             lines.append(f"  dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
                          f"{dice_text(info.rolls.values, info.rolls.sides, replay.rules, info.rolls.purposes, info.rolls.results)}")
+        if info.end:
+            lines.append(f"  {info.author} {END_WORDS.get(info.end, info.end)}")
         if info.reveals:
             lines.append(f"  opens {len(info.reveals)} commitment(s)")
         # What the event made happen, in the rules' words (issue 21 point 2): a
@@ -1152,12 +1231,30 @@ def pending_text(decision: Decision | None) -> str:
     return f"{decision.role} ({decision.kind}{': ' + decision.prompt if decision.prompt else ''})"
 
 
+#: ``Body.end`` in words (decision 25), for the log, the email body and ``pbem show``.
+END_WORDS = {codec.RESIGN: "resigns the game", codec.DRAW_OFFER: "offers a draw",
+             codec.DRAW_ACCEPT: "accepts the draw", codec.DRAW_DECLINE: "declines the draw"}
+
+
+def offer_text(replay: Replay) -> str:
+    """The draw offer that stands, in words for ``replay``'s reader ("" if none)."""
+    offer = replay.standing_offer()
+    if offer is None:
+        return ""
+    if offer[0] == replay.role:
+        return f"your draw offer of event {offer[1]} stands until {replay.other(offer[0])} answers it"
+    return (f"{offer[0]} offers a draw (event {offer[1]}): 'pbem draw accept' ends the game drawn, "
+            "'pbem draw decline' (or playing on) declines it")
+
+
 def history_json(history: Sequence[EventInfo]) -> list[dict[str, Any]]:
     out = []
     for i in history:
         item: dict[str, Any] = {"seq": i.seq, "author": i.author, "hash": i.hash.hex(),
                                 "actions": list(i.actions), "commits": i.commits,
                                 "reveals": list(i.reveals), "note": i.note}
+        if i.end:
+            item["end"] = i.end
         if i.rolls is not None:
             item["rolls"] = {"asked_in": i.rolls.asked_seq, "by": i.rolls.asker,
                              "sides": list(i.rolls.sides), "values": list(i.rolls.values),
