@@ -153,17 +153,21 @@ def count(classified: list[tuple[str, str, str]]) -> list[TurnCount]:
     return list(turns.values())
 
 
-def play(rid: str, events: int, seed: int) -> tuple[Any, str, str, int, list[bytes]]:
-    """Self-play of ``rid``: (rules, scenario, how, events played, the log)."""
+def play(rid: str, events: int, seed: int, forced: bool = False) -> tuple[Any, str, str, int, list[bytes]]:
+    """Self-play of ``rid``: (rules, scenario, how, events played, the log); with
+    ``forced``, pbem's automatic answers take the publicly forced steps
+    (``Rules.forced_order``, issue 21 point 5) as 'pbem receive' does."""
     rules = rulesapi.load(rid)
     demo = rules.demo
     scenario = demo.scenario if demo is not None else rules.SPEC.scenarios[0]
     with tempfile.TemporaryDirectory() as tmp:
         table = LocalTable.create(Path(tmp), rid, scenario, demo.options if demo is not None else ())
+        table.forced = forced
         policy = demo_policy(rules) if demo is not None else RandomPolicy(seed)
         result = table.play(policy, events)
         log = table.players[0].gd.read_events()
-    how = "its demo script" if demo is not None else f"random legal orders (seed {seed})"
+    how = ("its demo script" if demo is not None else f"random legal orders (seed {seed})") + (
+        ", forced steps taken by pbem" if forced else "")
     return rules, scenario, how, result.events, log
 
 
@@ -200,6 +204,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--test-games", action="store_true",
                     help="also the engine's test games of the contract suite (race, volley, ambush, skirmish)")
+    ap.add_argument("--forced", action="store_true",
+                    help="also play with pbem taking the publicly forced steps itself (issue 21 point 5), "
+                         "and print both")
     args = ap.parse_args()
     if args.test_games:
         from tests.test_contract_games import TOYS
@@ -208,8 +215,9 @@ def main() -> int:
             rulesapi.register(toy)
     ids = args.rules or [r for r in rulesapi.available() if not rulesapi.is_frozen(r)]
     for rid in ids:
-        rules, scenario, how, played, log = play(rid, args.events, args.seed)
-        print("\n".join(report(rules, scenario, how, played, emails_per_turn(rules, log))))
+        for forced in (False, True) if args.forced else (False,):
+            rules, scenario, how, played, log = play(rid, args.events, args.seed, forced)
+            print("\n".join(report(rules, scenario, how, played, emails_per_turn(rules, log))))
     return 0
 
 

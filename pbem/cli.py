@@ -1133,7 +1133,7 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
             raise ForeignGame(f"{where}: every turn file in it belongs to another game (game {games}; this "
                               f"game is {short_game(seat.replay.game_hex)}): nothing was stored")
         raise BadFile("no turn file of this game found in " + where)
-    result = receive_turns(seat, inputs, auto_reply=not no_auto)
+    result = receive_turns(seat, inputs, auto_reply=not no_auto, forced=True)
     lines = [f"skipped {skipped} turn file(s) of other games"] if skipped else []
     if result.appended:
         lines.append(f"received events {result.appended[0]}-{result.appended[-1]}")

@@ -609,6 +609,18 @@ class Rules(Generic[S, A, V]):
         rulebook's counts, and whether all hold. Default: None (no check)."""
         return None
 
+    def forced_order(self, state: S, role: str, ctx: Ctx) -> str | None:
+        """The order ``role`` must give now when the step is forced *in the
+        public view* (issue 21 point 5): the step's kind alone leaves one
+        legal order, whatever either player holds hidden (a reveal the rules
+        require, a loss the rules place), so giving it at once tells the
+        opponent nothing. None (the default) when there is a choice, or when
+        only ``role``'s hidden values make the step forced: answering at once
+        would then tell the opponent about them (PLAN "Settled"). pbem gives
+        the order by itself, in the automatic answer, only when
+        ``legal_orders`` is exactly ``[order]`` and it commits no new secret."""
+        return None
+
     def label_owner(self, state: S, label: str) -> str | None:
         """Who may commit under ``label`` (issue 27 point 2; asked with the
         state after the event that commits it, which may begin the stretch

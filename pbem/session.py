@@ -927,8 +927,14 @@ class Received:
     waiting_for_dice: bool = False
 
 
-def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: bool = True) -> Received:
-    """Verify incoming events and append them; all or nothing per call."""
+def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: bool = True,
+            forced: bool = False) -> Received:
+    """Verify incoming events and append them; all or nothing per call. With
+    ``auto_reply``, answer at once what needs no one (``automatic_orders``):
+    dice, deck work and, with ``forced``, the steps the rules declare forced
+    in the public view. The command line, ``pbem watch`` and pbem.table take
+    forced steps; a driver that scripts every step itself (a rules test)
+    leaves ``forced`` off and gives those orders as before."""
     seat.gd.require_not_stopped()
     incoming: list[codec.Unwrapped] = []
     for name, data in turn_files:
@@ -966,17 +972,59 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
         snapshot.save(seat.gd, twin, seat.identity)
     result = Received(appended=sorted(appended), duplicates=sorted(set(duplicates)))
     decision = twin.pending()
-    if decision is not None and decision.role == seat.role and decision.kind in (DICE, DECK):
-        _, after = with_deck(twin, seat.role, seat.vault, [])
-        nxt = after.pending()
-        if nxt is None or nxt.role != seat.role:
+    if decision is not None and decision.role == seat.role:
+        automatic = automatic_orders(twin, seat.role, seat.vault, forced=forced)
+        if automatic is not None:
             if auto_reply:
-                result.auto_reply = _send_locked(seat, [], auto=True)
-            else:
+                result.auto_reply = _send_locked(seat, automatic, auto=True)
+            elif decision.kind in (DICE, DECK):
                 result.waiting_for_dice = True
     elif auto_reply and not appended:
         result.auto_reply = _lost_auto_reply(seat)
     return result
+
+
+#: Most forced steps pbem takes in one automatic answer (a rules module that
+#: declares every step forced would otherwise play the game alone).
+MAX_FORCED = 32
+
+
+def automatic_orders(replay: Replay, role: str, data: VaultData, *, forced: bool = True) -> list[DraftOrder] | None:
+    """What pbem answers by itself when the decision is ``role``'s and nobody
+    needs to choose (issue 21 point 5): the dice answer (the event's entropy),
+    my deck work, and every step the rules declare forced in the public view
+    (``Rules.forced_order``) whose legal orders are exactly that order and
+    which commits no new secret, for as long as the decision stays mine.
+    The orders of the answer ([] for entropy alone) when the decision then
+    passes to the opponent or the game ends; None when a person must decide.
+    Without ``forced``: the dice answer and deck work only."""
+    rules = replay.rules
+    decision = replay.pending()
+    if decision is None or decision.role != role:
+        return None
+    if decision.kind not in (DICE, DECK) and (
+            not forced or rules.forced_order(replay.state, role, replay.ctx(role)) is None):
+        return None  # the common case: a person's step, nothing folded
+    comp = Composer.start(replay, role, data, []).with_deck()
+    for _ in range(MAX_FORCED):
+        probe = comp.probe
+        now = probe.pending()
+        if now is None or now.role != role:
+            return list(comp.orders)
+        if now.kind in (DICE, DECK):
+            return None  # my own dice or deck work still waiting: a rules module's affair, not forced
+        ctx = probe.ctx(role)
+        order = rules.forced_order(probe.state, role, ctx) if forced else None
+        if order is None or list(rules.legal_orders(probe.state, role, ctx)) != [order]:
+            return None
+        try:
+            orders, held = compose_orders(rules, replay, role, data, list(comp.orders), [order], held=comp)
+        except PbemError:
+            return None  # the rules' forced order does not pass their own check: let a person see why
+        if held is None or orders[-1].secrets:
+            return None
+        comp = held.with_deck()
+    return None
 
 
 def _lost_auto_reply(seat: Seat) -> Sent | None:

@@ -205,5 +205,8 @@ class CurrentRitdRules(RitdRules):
         # The orders of legal_orders in groups, per unit and by kind (issue 21 point 7).
         return self._module("order_tree").order_tree(state, role, ctx)  # type: ignore[no-any-return]
 
+    def forced_order(self, state: State, role: str, ctx: Ctx) -> str | None:  # issue 21 point 5
+        return self._module("forced").forced_order(self, state, role, ctx)  # type: ignore[no-any-return]
+
 
 RULES = CurrentRitdRules()
