@@ -82,6 +82,8 @@ def classify(rules: rulesapi.RulesModule, events: list[bytes]) -> list[tuple[str
             kind = AUTOMATIC  # the closing openings
         elif decision.role == author and (decision.kind == DECK or (decision.kind == DICE and not actions)):
             kind = AUTOMATIC  # noqa: SIM114 - the same kind for a different reason
+        elif decision.role == author and decision.kind in (DICE, DECK) and _answer_with_forced(rules, replay, stored):
+            kind = AUTOMATIC  # pbem's automatic answer took the forced steps after the dice (issue 21 point 5)
         elif decision.role == author and len(actions) == 1 and _forced(rules, replay, author, actions[0]):
             kind = FORCED
         else:
@@ -89,6 +91,26 @@ def classify(rules: rulesapi.RulesModule, events: list[bytes]) -> list[tuple[str
         out.append((label, author, kind))
         replay.apply_stored(stored)
     return out
+
+
+def _answer_with_forced(rules: rulesapi.RulesModule, replay: Replay, stored: bytes) -> bool:
+    """Whether an event that answers dice or deck work holds, besides deck messages,
+    only actions forced in the public view at their step (what 'pbem receive'
+    adds to its automatic answer, issue 21 point 5), judged action by action."""
+    body = codec.decode_body(codec.unwrap(stored).body)
+    try:
+        current = replay.open_event(msgspec.structs.replace(body, actions=[]))
+        for raw in body.actions:
+            before = current.close()
+            now = before.pending()
+            if now is None or now.role != body.author:
+                return False
+            if now.kind != DECK and not _forced(rules, before, body.author, raw):
+                return False
+            current = current.add(raw)
+    except Exception:  # noqa: BLE001 - a step this public fold cannot take apart is a player's
+        return False
+    return True
 
 
 def _forced(rules: rulesapi.RulesModule, replay: Replay, role: str, action: msgspec.Raw) -> bool:

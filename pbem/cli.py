@@ -684,8 +684,12 @@ def options(game: Path, identity: Path | None, passphrase_file: Path | None, sho
         tree = tuple(seat.rules.order_tree(probe.state, seat.role, probe.ctx(seat.role)))
     legal = [order for group in tree for order in group.leaves()]
     pending = pending_text(decision)
+    # Familiar orders that are not legal at this step, with their rule (issue 21 point 7).
+    not_now = [f"{p.message} ({p.rule})" if p.rule else p.message
+               for p in seat.rules.not_now(probe.state, seat.role)] if probe.state is not None else []
     if as_json:
-        _emit({"pending": pending, "orders": legal, "groups": [_group_data(g) for g in tree]}, True, "")
+        _emit({"pending": pending, "orders": legal, "groups": [_group_data(g) for g in tree],
+               "not_now": not_now}, True, "")
         return
     if not legal:
         click.echo(f"nothing for you to decide now; next decision: {pending}")
@@ -696,19 +700,22 @@ def options(game: Path, identity: Path | None, passphrase_file: Path | None, sho
     from pbem.rulesapi import provides_order_tree
 
     own_tree = provides_order_tree(seat.rules)
-    if not own_tree:
-        if len(legal) <= SHORT_LISTING and not groups:
-            click.echo("\n".join(legal))  # as pbem listed before order trees
-            return
-        tree = _kinds(legal)
-    if groups:
-        click.echo("\n".join(_chosen_groups(tree, groups)))
-    elif show_all or len(legal) <= SHORT_LISTING:
-        click.echo("\n".join(_group_lines(tree, expand=True)))
+    if not own_tree and len(legal) <= SHORT_LISTING and not groups:
+        lines = list(legal)  # as pbem listed before order trees
     else:
-        click.echo(f"{len(legal)} orders in {len(tree)} groups ({pending}); 'pbem options --group LABEL' "
-                   "lists a group's orders, --all every order, --flat one order a line:")
-        click.echo("\n".join(_group_lines(tree, expand=False)))
+        if not own_tree:
+            tree = _kinds(legal)
+        if groups:
+            lines = _chosen_groups(tree, groups)
+        elif show_all or len(legal) <= SHORT_LISTING:
+            lines = _group_lines(tree, expand=True)
+        else:
+            lines = [f"{len(legal)} orders in {len(tree)} groups ({pending}); 'pbem options --group LABEL' "
+                     "lists a group's orders, --all every order, --flat one order a line:",
+                     *_group_lines(tree, expand=False)]
+    if not_now and not groups:
+        lines += ["not now (each with its rule):", *(f"  {line}" for line in not_now)]
+    click.echo("\n".join(lines))
 
 
 def _kinds(legal: list[str]) -> tuple[OrderGroup, ...]:

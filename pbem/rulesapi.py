@@ -609,6 +609,15 @@ class Rules(Generic[S, A, V]):
         rulebook's counts, and whether all hold. Default: None (no check)."""
         return None
 
+    def not_now(self, state: S, role: str, text: str = "") -> list[Problem]:
+        """Why familiar orders are not legal at this step, each with its rule
+        (issue 21 point 7). With ``text`` (an order ``parse_order`` refused):
+        the reason that order of another step has, [] if the game has none to
+        add. Without: one Problem per familiar kind of order that is not legal
+        now, its message starting with an example of the order, for ``pbem
+        options``' "not now:" lines. Default: [] (the game says nothing more)."""
+        return []
+
     def forced_order(self, state: S, role: str, ctx: Ctx) -> str | None:
         """The order ``role`` must give now when the step is forced *in the
         public view* (issue 21 point 5): the step's kind alone leaves one

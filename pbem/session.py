@@ -320,18 +320,21 @@ def compose_orders(rules: RulesModule, replay: Replay, role: str, data: VaultDat
             probe = _probe(replay, role, data, orders, genesis)
         decision = probe.pending()
         if decision is None or decision.role != role or decision.kind in (DICE, DECK):
-            who = "nobody: the game is over" if decision is None else f"{decision.role}'s ({decision.kind})"
-            problems.append(f"'{text}': it is not your decision now (the decision is {who}); "
-                            "send your turn")
+            problems.append(f"'{text}': {_not_your_decision(probe, role, decision)}")
             break
         try:
             order = rules.parse_order(probe.state, role, text, _ComposeCtx(probe.ctx(role)))
         except ValueError as exc:
-            problems.append(f"'{text}': {exc}")
+            # A familiar order of another step: the rules' reason, with its rule (issue 21 point 7).
+            reasons = [str(p) for p in rules.not_now(probe.state, role, text)]
+            problems.append(f"'{text}': " + ("; ".join(reasons) + f" (read as: {exc})" if reasons else str(exc)))
             continue
-        for label in [*order.secrets, *order.sets]:
-            if probe.committed(label) or any(label in o.secrets for o in orders):
-                problems.append(f"'{text}': commitment label '{label}' is already in use")
+        in_use = [label for label in [*order.secrets, *order.sets]
+                  if probe.committed(label) or any(label in o.secrets for o in orders)]
+        if in_use:
+            problems.append(f"'{text}': " + (_rules_reasons(rules, probe, role, order.action) or
+                                             f"commitment label '{in_use[0]}' is already in use"))
+            continue
         candidate = DraftOrder(text=text, action=codec.raw(order.action), secrets=_secret_map(order),
                                reveal=list(order.reveal), leaves=[(label, key) for label, key in order.open_leaves])
         try:
@@ -340,6 +343,11 @@ def compose_orders(rules: RulesModule, replay: Replay, role: str, data: VaultDat
             else:
                 simulate_draft(replay, role, _with_secrets(data, orders + [candidate]), orders + [candidate],
                                genesis)
+        except (NotFound, VerifyError) as exc:
+            # The engine refused first (an opening not in my vault, a label in use): when the
+            # rules refuse the action too, their reason names the rule (issue 21 point 7).
+            problems.append(f"'{text}': " + (_rules_reasons(rules, probe, role, order.action) or str(exc)))
+            continue
         except PbemError as exc:
             problems.append(f"'{text}': {exc}")
             continue
@@ -347,6 +355,27 @@ def compose_orders(rules: RulesModule, replay: Replay, role: str, data: VaultDat
     if problems:
         raise IllegalAction("orders rejected; nothing was added to the draft:", details=problems)
     return orders, comp
+
+
+def _not_your_decision(probe: Replay, role: str, decision: Decision | None) -> str:
+    """Why no order of ``role`` is taken now, and what to do."""
+    if decision is None:
+        outcome = probe.outcome()
+        return f"the game is over ({outcome.summary if outcome else 'no decision is left'}); nothing more is played"
+    what = f"{decision.role} decides ({decision.prompt or decision.kind})"
+    if decision.role != role:
+        return (f"it is not your decision now: {what}; wait for their turn file and receive it "
+                "('pbem receive', or 'pbem fetch')")
+    return f"it is not your decision now: {what}, which pbem answers by itself; send your turn ('pbem send')"
+
+
+def _rules_reasons(rules: RulesModule, probe: Replay, role: str, action: Any) -> str:
+    """The rules' own problems with ``action`` now ("" if they see none, or cannot judge it)."""
+    try:
+        problems = rules.check(probe.state, action, ActingAs(probe.ctx(role), role))
+    except Exception:  # noqa: BLE001 - only a better message is sought; the engine's refusal stands
+        return ""
+    return "; ".join(str(p) for p in problems)
 
 
 class Composer:

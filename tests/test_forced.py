@@ -36,3 +36,11 @@ def test_a_forced_order_is_taken_and_the_default_takes_nothing(table, monkeypatc
                         lambda self, state, role, ctx: ["advance 1"] if state.phase == "move" else ["pass"])
     orders = session.automatic_orders(blue.replay, "blue", blue.vault)
     assert orders is not None and [o.text for o in orders] == ["advance 1", "pass"]
+
+
+def test_the_contract_defaults_say_nothing_more(table):
+    from pbem.rulesapi import Rules
+
+    red = table.red.seat()
+    assert Rules.not_now(race.RULES, red.replay.state, "red", "frobnicate") == []
+    assert Rules.forced_order(race.RULES, red.replay.state, "red", red.replay.ctx("red")) is None

@@ -208,5 +208,8 @@ class CurrentRitdRules(RitdRules):
     def forced_order(self, state: State, role: str, ctx: Ctx) -> str | None:  # issue 21 point 5
         return self._module("forced").forced_order(self, state, role, ctx)  # type: ignore[no-any-return]
 
+    def not_now(self, state: State, role: str, text: str = "") -> list[Problem]:  # issue 21 point 7
+        return self._module("not_now").not_now(self, state, role, text)  # type: ignore[no-any-return]
+
 
 RULES = CurrentRitdRules()
