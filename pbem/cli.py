@@ -617,6 +617,10 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
         lines += owed.lines(now())
         data["owed"] = {"role": owed.role, "since_seq": owed.seq, "since_time": owed.since,
                         "deadline": owed.deadline, "leave_left": owed.leave_left}
+    waiting = _waiting(seat)
+    if waiting:
+        data["waiting"] = waiting
+        lines += [f"waiting: {line}" for line in waiting]
     offer = offer_text(seat.replay)
     if offer:
         lines.append(offer)
@@ -627,6 +631,16 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
     if stopped:
         lines.append(f"GAME STOPPED: {stopped} ('pbem evidence' shows it, and how both players can clear it)")
     _emit(data, as_json, "\n".join(lines))
+
+
+def _waiting(seat: Any) -> list[str]:
+    """What is under way and not yet settled (``Rules.waiting``) with my draft
+    folded (its dice included, as 'pbem show' shows them), escaped for printing."""
+    from pbem.session import draft_replay
+    from pbem.text import escaped
+
+    probe, _ = draft_replay(seat)
+    return [] if probe.state is None else [escaped(line) for line in seat.rules.waiting(probe.state, seat.role)]
 
 
 #: Kinds of happening ``pbem show`` lists as "lost this turn" (``rulesapi.Happening``).
@@ -1683,6 +1697,13 @@ def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, pass
     if game is not None:
         seat = _seat(game, identity, passphrase_file)
         picture = map_picture(seat.rules, seat.rules.view(seat.replay.state, seat.role), wanted)
+        waiting = _waiting(seat)
+        if waiting:  # hits still to place, half-hits pending (issue 21 point 3): under the title
+            import msgspec
+
+            picture = msgspec.structs.replace(picture, subtitle="; ".join(
+                [picture.subtitle, *(f"waiting: {line}" for line in waiting)] if picture.subtitle else
+                [f"waiting: {line}" for line in waiting]))
     else:
         if wanted:
             raise UsageProblem("map overlays show your side's view of a game: give -g GAME")
@@ -1729,7 +1750,13 @@ def report(fmt: str, out: Path | None, game: Path, identity: Path | None, passph
 
     seat = _seat(game, identity, passphrase_file)
     wanted = _overlays(overlays)
-    text = reportmod.render(reportmod.build(seat.replay, seat.role, overlays=wanted), fmt)  # type: ignore[arg-type]
+    built = reportmod.build(seat.replay, seat.role, overlays=wanted)
+    waiting = _waiting(seat)
+    if waiting:  # what my draft's dice left to settle, as 'pbem show' says it (issue 21 point 3)
+        import dataclasses
+
+        built = dataclasses.replace(built, waiting=tuple(waiting))
+    text = reportmod.render(built, fmt)  # type: ignore[arg-type]
     if out is None or str(out) == "-":
         click.echo(text, nl=False)
     else:

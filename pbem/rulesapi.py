@@ -618,6 +618,14 @@ class Rules(Generic[S, A, V]):
         options``' "not now:" lines. Default: [] (the game says nothing more)."""
         return []
 
+    def waiting(self, state: S, role: str | None) -> list[str]:
+        """What is under way and not yet settled, in words with its rule, for
+        ``role`` (None: the public), from public facts only: e.g. hits scored
+        and not yet placed, the half-hits an elite unit or a Minefield leaves
+        pending (issue 21 point 3). ``pbem show``, the report and the map
+        print it. Default: [] (nothing said)."""
+        return []
+
     def forced_order(self, state: S, role: str, ctx: Ctx) -> str | None:
         """The order ``role`` must give now when the step is forced *in the
         public view* (issue 21 point 5): the step's kind alone leaves one
