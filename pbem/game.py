@@ -795,7 +795,13 @@ class Replay:
         now = self.rules.pending(self.state) if self.rules.outcome(self.state) is None else None
         if isinstance(action, deckmod.DeckAction) and now is not None and now.role == author \
                 and now.kind == DECK:
-            ev.labels.append(self._apply_deck(action, author, ev.seq, f"{where}, action {index}", ctx))
+            label = self._apply_deck(action, author, ev.seq, f"{where}, action {index}", ctx)
+            if isinstance(action, deckmod.DeckKeys) and action.open:
+                # Cards shown are public from here on: the summary says which (issue 21 point 3).
+                shown_cards = [c for c in (self.card(o.round, o.index) for o in action.open) if c]
+                if len(shown_cards) == len(action.open):
+                    label += f": {', '.join(shown_cards)}"
+            ev.labels.append(label)
             return
         if now is None or now.role != author or now.kind in (DICE, DECK) \
                 or isinstance(action, deckmod.DeckAction):

@@ -263,6 +263,10 @@ class Happening(msgspec.Struct, frozen=True, omit_defaults=True):
     rule: str = ""
     kind: str = ""
     combat: Combat | None = None
+    #: The game's public identifiers of the pieces concerned (e.g. the tokens of
+    #: the blocks lost): for ``--json`` and verbose output, never in ``text``
+    #: (issue 21 point 3: no token in anything a person reads).
+    tokens: tuple[str, ...] = ()
 
 
 #: ``Step.kind`` values: what moved the state from ``before`` to ``after``.
