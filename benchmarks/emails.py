@@ -40,7 +40,11 @@ The counts, all from the same log:
              person writes; the rest 'pbem receive' (and 'pbem watch',
              issue 21) can send alone.
 
-Run from a checkout:  python benchmarks/emails.py [--rules ritd] [--events 60] [--test-games]
+With --forced each game is also played with pbem taking the steps the rules
+declare forced in the public view in its automatic answers ('pbem receive'
+does; issue 21 point 5), and both reports are printed.
+
+Run from a checkout:  python benchmarks/emails.py [--rules ritd] [--events 60] [--test-games] [--forced]
 """
 
 from __future__ import annotations

@@ -251,3 +251,16 @@ def test_a_game_of_an_older_format_says_it_has_no_signed_resignation(table):
                                               "resignation") as exc:
         session._require_ends(replay, codec.RESIGN)
     assert exc.value.exit_code == 10
+
+
+def test_the_codec_reads_end_only_at_the_terminal_versions():
+    body = codec.Body(v=1, game="11" * 32, seq=1, prev="22" * 32, author="red",
+                      entropy=codec.Entropy(commit="33" * 32), end=codec.RESIGN)
+    with pytest.raises(codec.CodecError, match="version 1 has no resignations or draws"):
+        codec.decode_body(codec.canonical(body))
+    ok = codec.decode_body(codec.canonical(codec.Body(**{**{f: getattr(body, f) for f in body.__struct_fields__},
+                                                         "v": 3})))
+    assert ok.end == codec.RESIGN
+    timed = codec.Body(**{**{f: getattr(body, f) for f in body.__struct_fields__}, "v": 4})
+    with pytest.raises(codec.CodecError, match="needs a signed time"):
+        codec.decode_body(codec.canonical(timed))

@@ -58,9 +58,8 @@ def _kind_of(text: str) -> tuple[str, tuple[str, ...], frozenset[str], str, str]
     low = " ".join(text.lower().split())
     best = None
     for entry in FAMILIAR:
-        for words in entry[1]:
-            if (low == words.strip() or low.startswith(words if words.endswith(" ") else words + " ")
-                    or low == words) and (best is None or len(words) > best[0]):
+        for words in (w.strip() for w in entry[1]):
+            if (low == words or low.startswith(words + " ")) and (best is None or len(words) > best[0]):
                 best = (len(words), entry)
     return None if best is None else best[1]
 
