@@ -924,7 +924,11 @@ def send(note: str, open_all: bool, since: int | None, eml: bool, smtp: bool, sm
             require_game_over_for_open_all(seat.replay)
         else:
             _check_draft_is_a_turn(seat, force)
+        offer = seat.replay.standing_offer()
         sent = send_turn(seat, note=note, open_all=open_all, out=out)
+        if offer is not None and offer[0] != seat.role and seat.replay.standing_offer() is None:
+            click.echo(f"your orders play on: {offer[0]}'s draw offer of event {offer[1]} is declined "
+                       "(decision 25)", err=True)
         if sent.resent:
             click.echo(f"nothing new to sign: events {sent.seqs[0]}-{sent.seqs[-1]} were signed by an earlier "
                        "'pbem send' (interrupted?); their turn file is written again", err=True)

@@ -264,3 +264,31 @@ def test_the_codec_reads_end_only_at_the_terminal_versions():
     timed = codec.Body(**{**{f: getattr(body, f) for f in body.__struct_fields__}, "v": 4})
     with pytest.raises(codec.CodecError, match="needs a signed time"):
         codec.decode_body(codec.canonical(timed))
+
+
+def test_receive_refuses_an_action_after_the_end_and_stores_nothing(table):
+    _mid_game(table)
+    _send_end(table, "red", codec.RESIGN)
+    blue = table.blue.seat()
+    body = session._body(blue.replay, "blue", blue.vault, [], x_next=bytes(32))
+    body = codec.Body(**{**{f: getattr(body, f) for f in body.__struct_fields__},
+                         "actions": [codec.raw({"type": "pass"})]})
+    stored = session._sign(blue.identity, body)
+    from pbem.turnfile import format_turn
+
+    turn = format_turn(blue.replay.game_hex, "race 1", [stored], ["blue"], [body.seq])
+    before = table.red.gd.event_count()
+    with pytest.raises(IllegalAction, match="game is over; only openings") as exc:
+        session.receive(table.red.seat(), [("late", turn)])
+    assert exc.value.exit_code == 5 and table.red.gd.event_count() == before
+
+
+def test_sending_orders_declines_a_standing_offer_and_says_so(table):
+    table.play("red", "advance 1", "pass")
+    session.add_orders(table.blue.seat(), ["advance 1", "pass"])
+    _send_end(table, "blue", codec.DRAW_OFFER)
+    red = ["-g", str(table.red.gd.path), "-i", str(table.red.key_path)]
+    assert _cli("do", *red, "advance 1", "pass").exit_code == 0
+    out = _cli("send", *red)
+    assert out.exit_code == 0, out.output
+    assert "blue's draw offer of event" in out.output and "declined" in out.output
