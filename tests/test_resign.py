@@ -292,3 +292,17 @@ def test_sending_orders_declines_a_standing_offer_and_says_so(table):
     out = _cli("send", *red)
     assert out.exit_code == 0, out.output
     assert "blue's draw offer of event" in out.output and "declined" in out.output
+
+
+def test_pbem_draw_decline_through_the_command_line(table):
+    table.play("red", "advance 1", "pass")
+    session.add_orders(table.blue.seat(), ["advance 1", "pass"])
+    _send_end(table, "blue", codec.DRAW_OFFER)
+    red = ["-g", str(table.red.gd.path), "-i", str(table.red.key_path)]
+    early = _cli("draw", "accept", "-g", str(table.blue.gd.path), "-i", str(table.blue.key_path), "--yes")
+    assert early.exit_code == 5  # not blue's decision, and the offer is blue's own
+    out = _cli("draw", "decline", *red)
+    assert out.exit_code == 0, out.output
+    assert table.red.seat().replay.standing_offer() is None
+    assert table.red.seat().replay.history[-1].end == codec.DRAW_DECLINE
+    assert table.red.seat().replay.outcome() is None

@@ -194,8 +194,10 @@ class CurrentRitdRules(RitdRules):
 
     def happenings(self, before: State, after: State, step: Step, role: str | None) -> tuple[Happening, ...]:
         """Eliminations, losses, Routs and Withdrawals with their rules, and each
-        fire as a combat table, from ``role``'s views (rules.ritd.happenings)."""
-        return self._module("lost_tokens").with_tokens(before, after, role, self._module("happenings").happenings(before, after, step, role))  # noqa: E501
+        fire as a combat table, from ``role``'s views (rules.ritd.happenings),
+        with the tokens of the blocks lost for --json (rules.ritd.lost_tokens)."""
+        said = self._module("happenings").happenings(before, after, step, role)
+        return self._module("lost_tokens").with_tokens(before, after, role, said)  # type: ignore[no-any-return]
 
     def label_owner(self, state: State, label: str) -> str | None:
         """Who may commit under ``label`` (rules.ritd.labels)."""
