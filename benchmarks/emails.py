@@ -40,7 +40,11 @@ The counts, all from the same log:
              person writes; the rest 'pbem receive' (and 'pbem watch',
              issue 21) can send alone.
 
-Run from a checkout:  python benchmarks/emails.py [--rules ritd] [--events 60] [--test-games]
+With --forced each game is also played with pbem taking the steps the rules
+declare forced in the public view in its automatic answers ('pbem receive'
+does; issue 21 point 5), and both reports are printed.
+
+Run from a checkout:  python benchmarks/emails.py [--rules ritd] [--events 60] [--test-games] [--forced]
 """
 
 from __future__ import annotations
@@ -82,6 +86,8 @@ def classify(rules: rulesapi.RulesModule, events: list[bytes]) -> list[tuple[str
             kind = AUTOMATIC  # the closing openings
         elif decision.role == author and (decision.kind == DECK or (decision.kind == DICE and not actions)):
             kind = AUTOMATIC  # noqa: SIM114 - the same kind for a different reason
+        elif decision.role == author and decision.kind in (DICE, DECK) and _answer_with_forced(rules, replay, stored):
+            kind = AUTOMATIC  # pbem's automatic answer took the forced steps after the dice (issue 21 point 5)
         elif decision.role == author and len(actions) == 1 and _forced(rules, replay, author, actions[0]):
             kind = FORCED
         else:
@@ -89,6 +95,26 @@ def classify(rules: rulesapi.RulesModule, events: list[bytes]) -> list[tuple[str
         out.append((label, author, kind))
         replay.apply_stored(stored)
     return out
+
+
+def _answer_with_forced(rules: rulesapi.RulesModule, replay: Replay, stored: bytes) -> bool:
+    """Whether an event that answers dice or deck work holds, besides deck messages,
+    only actions forced in the public view at their step (what 'pbem receive'
+    adds to its automatic answer, issue 21 point 5), judged action by action."""
+    body = codec.decode_body(codec.unwrap(stored).body)
+    try:
+        current = replay.open_event(msgspec.structs.replace(body, actions=[]))
+        for raw in body.actions:
+            before = current.close()
+            now = before.pending()
+            if now is None or now.role != body.author:
+                return False
+            if now.kind != DECK and not _forced(rules, before, body.author, raw):
+                return False
+            current = current.add(raw)
+    except Exception:  # noqa: BLE001 - a step this public fold cannot take apart is a player's
+        return False
+    return True
 
 
 def _forced(rules: rulesapi.RulesModule, replay: Replay, role: str, action: msgspec.Raw) -> bool:
@@ -153,17 +179,21 @@ def count(classified: list[tuple[str, str, str]]) -> list[TurnCount]:
     return list(turns.values())
 
 
-def play(rid: str, events: int, seed: int) -> tuple[Any, str, str, int, list[bytes]]:
-    """Self-play of ``rid``: (rules, scenario, how, events played, the log)."""
+def play(rid: str, events: int, seed: int, forced: bool = False) -> tuple[Any, str, str, int, list[bytes]]:
+    """Self-play of ``rid``: (rules, scenario, how, events played, the log); with
+    ``forced``, pbem's automatic answers take the publicly forced steps
+    (``Rules.forced_order``, issue 21 point 5) as 'pbem receive' does."""
     rules = rulesapi.load(rid)
     demo = rules.demo
     scenario = demo.scenario if demo is not None else rules.SPEC.scenarios[0]
     with tempfile.TemporaryDirectory() as tmp:
         table = LocalTable.create(Path(tmp), rid, scenario, demo.options if demo is not None else ())
+        table.forced = forced
         policy = demo_policy(rules) if demo is not None else RandomPolicy(seed)
         result = table.play(policy, events)
         log = table.players[0].gd.read_events()
-    how = "its demo script" if demo is not None else f"random legal orders (seed {seed})"
+    how = ("its demo script" if demo is not None else f"random legal orders (seed {seed})") + (
+        ", forced steps taken by pbem" if forced else "")
     return rules, scenario, how, result.events, log
 
 
@@ -200,6 +230,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--test-games", action="store_true",
                     help="also the engine's test games of the contract suite (race, volley, ambush, skirmish)")
+    ap.add_argument("--forced", action="store_true",
+                    help="also play with pbem taking the publicly forced steps itself (issue 21 point 5), "
+                         "and print both")
     args = ap.parse_args()
     if args.test_games:
         from tests.test_contract_games import TOYS
@@ -208,8 +241,9 @@ def main() -> int:
             rulesapi.register(toy)
     ids = args.rules or [r for r in rulesapi.available() if not rulesapi.is_frozen(r)]
     for rid in ids:
-        rules, scenario, how, played, log = play(rid, args.events, args.seed)
-        print("\n".join(report(rules, scenario, how, played, emails_per_turn(rules, log))))
+        for forced in (False, True) if args.forced else (False,):
+            rules, scenario, how, played, log = play(rid, args.events, args.seed, forced)
+            print("\n".join(report(rules, scenario, how, played, emails_per_turn(rules, log))))
     return 0
 
 

@@ -588,7 +588,7 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
     """The current situation from your side, with your draft applied."""
     import msgspec
 
-    from pbem.session import dice_text, draft_replay, pending_text
+    from pbem.session import dice_text, draft_replay, offer_text, pending_text
 
     seat = _seat(game, identity, passphrase_file)
     probe, draft = draft_replay(seat)
@@ -617,12 +617,30 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
         lines += owed.lines(now())
         data["owed"] = {"role": owed.role, "since_seq": owed.seq, "since_time": owed.since,
                         "deadline": owed.deadline, "leave_left": owed.leave_left}
+    waiting = _waiting(seat)
+    if waiting:
+        data["waiting"] = waiting
+        lines += [f"waiting: {line}" for line in waiting]
+    offer = offer_text(seat.replay)
+    if offer:
+        lines.append(offer)
+        data["draw_offer"] = offer
     if outcome is not None:
         lines.append(f"game over: {outcome.summary}")
     stopped = seat.gd.stopped_reason()
     if stopped:
         lines.append(f"GAME STOPPED: {stopped} ('pbem evidence' shows it, and how both players can clear it)")
     _emit(data, as_json, "\n".join(lines))
+
+
+def _waiting(seat: Any) -> list[str]:
+    """What is under way and not yet settled (``Rules.waiting``) with my draft
+    folded (its dice included, as 'pbem show' shows them), escaped for printing."""
+    from pbem.session import draft_replay
+    from pbem.text import escaped
+
+    probe, _ = draft_replay(seat)
+    return [] if probe.state is None else [escaped(line) for line in seat.rules.waiting(probe.state, seat.role)]
 
 
 #: Kinds of happening ``pbem show`` lists as "lost this turn" (``rulesapi.Happening``).
@@ -680,8 +698,12 @@ def options(game: Path, identity: Path | None, passphrase_file: Path | None, sho
         tree = tuple(seat.rules.order_tree(probe.state, seat.role, probe.ctx(seat.role)))
     legal = [order for group in tree for order in group.leaves()]
     pending = pending_text(decision)
+    # Familiar orders that are not legal at this step, with their rule (issue 21 point 7).
+    not_now = [f"{p.message} ({p.rule})" if p.rule else p.message
+               for p in seat.rules.not_now(probe.state, seat.role)] if probe.state is not None else []
     if as_json:
-        _emit({"pending": pending, "orders": legal, "groups": [_group_data(g) for g in tree]}, True, "")
+        _emit({"pending": pending, "orders": legal, "groups": [_group_data(g) for g in tree],
+               "not_now": not_now}, True, "")
         return
     if not legal:
         click.echo(f"nothing for you to decide now; next decision: {pending}")
@@ -692,19 +714,22 @@ def options(game: Path, identity: Path | None, passphrase_file: Path | None, sho
     from pbem.rulesapi import provides_order_tree
 
     own_tree = provides_order_tree(seat.rules)
-    if not own_tree:
-        if len(legal) <= SHORT_LISTING and not groups:
-            click.echo("\n".join(legal))  # as pbem listed before order trees
-            return
-        tree = _kinds(legal)
-    if groups:
-        click.echo("\n".join(_chosen_groups(tree, groups)))
-    elif show_all or len(legal) <= SHORT_LISTING:
-        click.echo("\n".join(_group_lines(tree, expand=True)))
+    if not own_tree and len(legal) <= SHORT_LISTING and not groups:
+        lines = list(legal)  # as pbem listed before order trees
     else:
-        click.echo(f"{len(legal)} orders in {len(tree)} groups ({pending}); 'pbem options --group LABEL' "
-                   "lists a group's orders, --all every order, --flat one order a line:")
-        click.echo("\n".join(_group_lines(tree, expand=False)))
+        if not own_tree:
+            tree = _kinds(legal)
+        if groups:
+            lines = _chosen_groups(tree, groups)
+        elif show_all or len(legal) <= SHORT_LISTING:
+            lines = _group_lines(tree, expand=True)
+        else:
+            lines = [f"{len(legal)} orders in {len(tree)} groups ({pending}); 'pbem options --group LABEL' "
+                     "lists a group's orders, --all every order, --flat one order a line:",
+                     *_group_lines(tree, expand=False)]
+    if not_now and not groups:
+        lines += ["not now (each with its rule):", *(f"  {line}" for line in not_now)]
+    click.echo("\n".join(lines))
 
 
 def _kinds(legal: list[str]) -> tuple[OrderGroup, ...]:
@@ -857,7 +882,7 @@ def address(email: str | None, opponent_email: str | None, game: Path, as_json: 
 
 @cli.command()
 @click.option("--note", default="", help="A message to your opponent, sent in the event.")
-@click.option("--open-all", is_flag=True, help="Open all your commitments (for an agreed audit).")
+@click.option("--open-all", is_flag=True, help="Open all your commitments for the audit (only when the game is over: see pbem resign).")
 @click.option("--since", type=int, default=None,
               help="Do not sign anything: re-export events SINCE.. to resend a lost turn file.")
 @click.option("--eml", is_flag=True, help="Also write an email message (.eml) carrying the turn file.")
@@ -893,9 +918,17 @@ def send(note: str, open_all: bool, since: int | None, eml: bool, smtp: bool, sm
             sent = export_turn(gd, since, out)
     else:
         seat = _seat(game, identity, passphrase_file, exclusive=True)
-        if not open_all:
+        if open_all:
+            from pbem.session import require_game_over_for_open_all
+
+            require_game_over_for_open_all(seat.replay)
+        else:
             _check_draft_is_a_turn(seat, force)
+        offer = seat.replay.standing_offer()
         sent = send_turn(seat, note=note, open_all=open_all, out=out)
+        if offer is not None and offer[0] != seat.role and seat.replay.standing_offer() is None:
+            click.echo(f"your orders play on: {offer[0]}'s draw offer of event {offer[1]} is declined "
+                       "(decision 25)", err=True)
         if sent.resent:
             click.echo(f"nothing new to sign: events {sent.seqs[0]}-{sent.seqs[-1]} were signed by an earlier "
                        "'pbem send' (interrupted?); their turn file is written again", err=True)
@@ -905,6 +938,110 @@ def send(note: str, open_all: bool, since: int | None, eml: bool, smtp: bool, sm
         extra = _mail_turn(game, sent, sender=sender, recipient=recipient, write_eml=eml, smtp=smtp,
                            smtp_config=smtp_config)
     _sent_report(sent, as_json, extra)
+
+
+def _mail_options(f: Any) -> Any:
+    """--eml, --smtp, --smtp-config, --from, --to: as 'pbem send' takes them."""
+    for option in reversed((
+        click.option("--eml", is_flag=True, help="Also write an email message (.eml) carrying the turn file."),
+        click.option("--smtp", is_flag=True, help="Send the email through the SMTP server of --smtp-config."),
+        click.option("--smtp-config", type=click.Path(path_type=Path), default=None,
+                     help="SMTP settings (TOML; default $PBEM_HOME/smtp.toml)."),
+        click.option("--from", "sender", default="", help="Sender address (default: the game's --email)."),
+        click.option("--to", "recipient", default="", help="Recipient address (default: the game's "
+                     "--opponent-email)."),
+    )):
+        f = option(f)
+    return f
+
+
+def _sign_end(game: Path, identity: Path | None, passphrase_file: Path | None, end: str, *, note: str,
+              out: Path | None, mail: dict[str, Any], as_json: bool, confirm: str = "") -> None:
+    """Sign a resignation or a draw offered, accepted or declined (decision 25)
+    and deliver its turn file like 'pbem send'. ``confirm``: the question asked
+    first (refused without a terminal unless --yes)."""
+    from pbem import codec
+    from pbem.session import _require_ends, accept_draw, resign, send
+    from pbem.store import GameDir
+
+    if mail["eml"] or mail["smtp"]:
+        _check_mail_settings(GameDir(game), sender=mail["sender"], recipient=mail["recipient"], smtp=mail["smtp"],
+                             smtp_config=mail["smtp_config"])
+    seat = _seat(game, identity, passphrase_file, exclusive=True)
+    if not _already_signed(seat, end):
+        _require_ends(seat.replay, end)  # before the question: say at once why it cannot be signed
+        if confirm and not click.confirm(confirm, default=False, err=True):
+            raise click.exceptions.Exit(1)
+    if end == codec.RESIGN:
+        sent = resign(seat, note=note, out=out)
+    elif end == codec.DRAW_ACCEPT:
+        sent = accept_draw(seat, note=note, out=out)
+    else:
+        sent = send(seat, note=note, out=out, end=end)
+    if sent.resent:
+        click.echo(f"already signed: event {sent.seqs[-1]}; its turn file is written again", err=True)
+    _print_turn_to_stdout(sent, game)
+    extra: dict[str, Any] = {}
+    if mail["eml"] or mail["smtp"]:
+        extra = _mail_turn(game, sent, sender=mail["sender"], recipient=mail["recipient"], write_eml=mail["eml"],
+                           smtp=mail["smtp"], smtp_config=mail["smtp_config"])
+    outcome = seat.replay.outcome()
+    if outcome is not None:
+        click.echo(f"game over: {outcome.summary}", err=True)
+    _sent_report(sent, as_json, extra)
+
+
+def _already_signed(seat: Any, end: str) -> bool:
+    """Whether my last event already is this terminal event (a run whose delivery failed)."""
+    last = seat.replay.history[-1]
+    return last.author == seat.role and last.end == end and seat.replay.ended is not None
+
+
+@cli.command()
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--note", default="", help="A message to your opponent, sent in the event.")
+@_mail_options
+@out_option
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def resign(yes: bool, note: str, eml: bool, smtp: bool, smtp_config: Path | None, sender: str, recipient: str,
+           out: Path | None, game: Path, identity: Path | None, passphrase_file: Path | None,
+           as_json: bool) -> None:
+    """Resign the game: your opponent wins. The signed resignation opens every
+    secret of yours (so the whole game can be audited) and nothing but the
+    opponent's openings may follow it. Signed when the decision is yours."""
+    from pbem import codec
+
+    mail = {"eml": eml, "smtp": smtp, "smtp_config": smtp_config, "sender": sender, "recipient": recipient}
+    _sign_end(game, identity, passphrase_file, codec.RESIGN, note=note, out=out, mail=mail, as_json=as_json,
+              confirm="" if yes else "Resign this game? Your opponent wins and every secret of yours is opened")
+
+
+@cli.command()
+@click.argument("what", type=click.Choice(["offer", "accept", "decline"]))
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation (accept).")
+@click.option("--note", default="", help="A message to your opponent, sent in the event.")
+@_mail_options
+@out_option
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def draw(what: str, yes: bool, note: str, eml: bool, smtp: bool, smtp_config: Path | None, sender: str,
+         recipient: str, out: Path | None, game: Path, identity: Path | None, passphrase_file: Path | None,
+         as_json: bool) -> None:
+    """Offer a draw (it rides on your draft, sent with it), accept your
+    opponent's offer (the game ends drawn; your secrets are opened) or decline
+    it. An offer stands until the opponent accepts, declines or plays on."""
+    from pbem import codec
+
+    end = {"offer": codec.DRAW_OFFER, "accept": codec.DRAW_ACCEPT, "decline": codec.DRAW_DECLINE}[what]
+    mail = {"eml": eml, "smtp": smtp, "smtp_config": smtp_config, "sender": sender, "recipient": recipient}
+    _sign_end(game, identity, passphrase_file, end, note=note, out=out, mail=mail, as_json=as_json,
+              confirm="" if yes or what != "accept" else "Accept the draw? The game ends drawn and every secret "
+              "of yours is opened")
 
 
 def _check_mail_settings(gd: Any, *, sender: str, recipient: str, smtp: bool, smtp_config: Path | None) -> None:
@@ -1021,7 +1158,7 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
             raise ForeignGame(f"{where}: every turn file in it belongs to another game (game {games}; this "
                               f"game is {short_game(seat.replay.game_hex)}): nothing was stored")
         raise BadFile("no turn file of this game found in " + where)
-    result = receive_turns(seat, inputs, auto_reply=not no_auto)
+    result = receive_turns(seat, inputs, auto_reply=not no_auto, forced=True)
     lines = [f"skipped {skipped} turn file(s) of other games"] if skipped else []
     if result.appended:
         lines.append(f"received events {result.appended[0]}-{result.appended[-1]}")
@@ -1384,7 +1521,7 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
     import msgspec
 
     from pbem.report import said
-    from pbem.session import dice_text, history_json, load_public
+    from pbem.session import END_WORDS, dice_text, history_json, load_public
     from pbem.store import GameDir
     from pbem.text import escaped
 
@@ -1407,6 +1544,8 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
             shown = escaped(dice_text(r["values"], r["sides"], replay.rules, r["purposes"], r["results"],
                                       brackets=False))
             line += f"  [dice of event {r['asked_in']}: {shown}]"
+        if info.end:
+            line += f"  [{END_WORDS.get(info.end, info.end)}]"
         if item["reveals"]:
             line += f"  (opens {len(item['reveals'])})"
         if item["note"]:
@@ -1562,6 +1701,13 @@ def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, pass
     if game is not None:
         seat = _seat(game, identity, passphrase_file)
         picture = map_picture(seat.rules, seat.rules.view(seat.replay.state, seat.role), wanted)
+        waiting = _waiting(seat)
+        if waiting:  # hits still to place, half-hits pending (issue 21 point 3): under the title
+            import msgspec
+
+            picture = msgspec.structs.replace(picture, subtitle="; ".join(
+                [picture.subtitle, *(f"waiting: {line}" for line in waiting)] if picture.subtitle else
+                [f"waiting: {line}" for line in waiting]))
     else:
         if wanted:
             raise UsageProblem("map overlays show your side's view of a game: give -g GAME")
@@ -1608,7 +1754,13 @@ def report(fmt: str, out: Path | None, game: Path, identity: Path | None, passph
 
     seat = _seat(game, identity, passphrase_file)
     wanted = _overlays(overlays)
-    text = reportmod.render(reportmod.build(seat.replay, seat.role, overlays=wanted), fmt)  # type: ignore[arg-type]
+    built = reportmod.build(seat.replay, seat.role, overlays=wanted)
+    waiting = _waiting(seat)
+    if waiting:  # what my draft's dice left to settle, as 'pbem show' says it (issue 21 point 3)
+        import dataclasses
+
+        built = dataclasses.replace(built, waiting=tuple(waiting))
+    text = reportmod.render(built, fmt)  # type: ignore[arg-type]
     if out is None or str(out) == "-":
         click.echo(text, nl=False)
     else:

@@ -27,8 +27,33 @@ FORMAT_VERSION = 1
 #: 23): its genesis carries ``clock`` and every event a signed ``time``. A game
 #: without a time control stays at FORMAT_VERSION, readable by older pbem.
 CLOCK_VERSION = 2
+#: The format versions with terminal events (docs/protocol.md decision 25): an
+#: event may carry ``end`` (a resignation, a draw offered, accepted or
+#: declined). Version 3 is version 1 with them, version 4 version 2 with them;
+#: every game ``pbem new`` creates is at one of these.
+TERMINAL_VERSION = 3
+TERMINAL_CLOCK_VERSION = 4
 #: Every format version this pbem reads; the newest is the one it needs most.
-FORMAT_VERSIONS = (FORMAT_VERSION, CLOCK_VERSION)
+FORMAT_VERSIONS = (FORMAT_VERSION, CLOCK_VERSION, TERMINAL_VERSION, TERMINAL_CLOCK_VERSION)
+#: ``Body.end`` values: what an event does to the game as a whole.
+RESIGN, DRAW_OFFER, DRAW_ACCEPT, DRAW_DECLINE = "resign", "draw-offer", "draw-accept", "draw-decline"
+#: The ``end`` values after which nothing but openings may follow.
+TERMINAL = (RESIGN, DRAW_ACCEPT)
+
+
+def is_timed(version: int) -> bool:
+    """Whether events of format ``version`` carry a signed time (and its genesis a clock)."""
+    return version in (CLOCK_VERSION, TERMINAL_CLOCK_VERSION)
+
+
+def has_ends(version: int) -> bool:
+    """Whether events of format ``version`` may carry ``end`` (decision 25)."""
+    return version >= TERMINAL_VERSION
+
+
+def new_game_version(clock: bool) -> int:
+    """The format version of a game ``pbem new`` creates (with a time control or not)."""
+    return TERMINAL_CLOCK_VERSION if clock else TERMINAL_VERSION
 SIG_DOMAIN = b"pbem/v1/event\x00"
 
 #: Largest stored event accepted (bytes). An honest event is a few KiB.
@@ -134,6 +159,9 @@ class Body(_Strict, frozen=True):
     note: Note = ""
     genesis: Genesis | None = None
     time: Time = 0
+    #: What the event does to the game as a whole (format version 3 and 4,
+    #: decision 25): "" (nothing), a resignation or a draw offered, accepted or declined.
+    end: Literal["", "resign", "draw-offer", "draw-accept", "draw-decline"] = ""
 
 
 class _Head(msgspec.Struct):
@@ -254,14 +282,20 @@ def decode_body(body: bytes) -> Body:
         raise CodecError("event body is nested too deeply") from None
     if canonical(decoded) != body:
         raise CodecError("event body is not in canonical form")
-    timed = decoded.v >= CLOCK_VERSION
+    timed = is_timed(decoded.v)
     if timed != (decoded.time > 0):
         raise CodecError(f"event format version {decoded.v} " + (
-            "needs a signed time" if timed else f"has no signed time (a time needs version {CLOCK_VERSION})"))
+            "needs a signed time" if timed else
+            f"has no signed time (a time needs version {CLOCK_VERSION} or {TERMINAL_CLOCK_VERSION})"))
     if decoded.genesis is not None and timed != (decoded.genesis.clock is not None):
         raise CodecError(f"genesis of format version {decoded.v} " + (
             "needs a time control (clock)" if timed else
-            f"has no time control (a clock needs version {CLOCK_VERSION})"))
+            f"has no time control (a clock needs version {CLOCK_VERSION} or {TERMINAL_CLOCK_VERSION})"))
+    if decoded.end and not has_ends(decoded.v):
+        raise CodecError(f"event format version {decoded.v} has no resignations or draws "
+                         f"(they need version {TERMINAL_VERSION} or {TERMINAL_CLOCK_VERSION})")
+    if decoded.end and decoded.genesis is not None:
+        raise CodecError("a genesis cannot resign or offer a draw")
     return decoded
 
 

@@ -136,6 +136,8 @@ class EventInfo(msgspec.Struct, frozen=True, array_like=True):
     happenings: tuple[Happening, ...] = ()
     #: The event's signed time (seconds since 1970 UTC; 0 before format version 2).
     time: int = 0
+    #: What the event did to the game as a whole (``Body.end``, decision 25).
+    end: str = ""
 
 
 class Owed(msgspec.Struct, frozen=True, array_like=True):
@@ -194,6 +196,10 @@ class ReplayData(msgspec.Struct, frozen=True):
     #: The time control's ledger (docs/protocol.md decision 23).
     owed: Owed | None = None
     leave_used: dict[str, int] = {}
+    #: The engine's end of the game (a resignation, a draw agreed; decision 25).
+    ended: Outcome | None = None
+    #: The event holding the draw offer that stands (-1: none).
+    draw_offer: int = -1
 
 
 class _Ctx:
@@ -236,6 +242,8 @@ class _Event:
     x: bytes
     rolled: Roll | None
     game_over: bool = False
+    #: A game action (not a deck message) was applied: the author played on.
+    played: bool = False
     labels: list[str] = field(default_factory=list)
     said: list[Happening] = field(default_factory=list)
     turn: str = ""
@@ -344,6 +352,11 @@ class Replay:
     owed: Owed | None = None
     #: Seconds each role has replied later than the time control allows (its leave used).
     leave_used: dict[str, int] = field(default_factory=dict)
+    #: How the game ended by a terminal event (a resignation, a draw agreed:
+    #: decision 25); None while it goes on or when the rules ended it.
+    ended: Outcome | None = None
+    #: The event holding the draw offer that stands (-1: none).
+    draw_offer: int = -1
 
     # -- public queries -------------------------------------------------
 
@@ -378,7 +391,16 @@ class Replay:
         return self.rules.pending(self.state)
 
     def outcome(self) -> Outcome | None:
+        """How the game ended: by a terminal event (``ended``) or by the rules; None while it goes on."""
+        if self.ended is not None:
+            return self.ended
         return None if self.state is None else self.rules.outcome(self.state)
+
+    def standing_offer(self) -> tuple[str, int] | None:
+        """The draw offer that stands (its author and event), None if none does."""
+        if self.draw_offer < 0 or self.ended is not None:
+            return None
+        return self.history[self.draw_offer].author, self.draw_offer
 
     def leaf(self, label: str, key: str) -> bytes | None:
         """The value of leaf ``key`` of the Merkle set ``label`` if this replay
@@ -458,7 +480,8 @@ class Replay:
             secret_dice={k: SecretDieData(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
                          for k, d in self.secret_dice.items()},
             leaves=[(label, key, value.hex()) for (label, key), value in self.leaves.items()],
-            deck=self.ledger.data(), owed=self.owed, leave_used=dict(self.leave_used))
+            deck=self.ledger.data(), owed=self.owed, leave_used=dict(self.leave_used), ended=self.ended,
+            draw_offer=self.draw_offer)
 
     def restored(self, data: ReplayData) -> Replay:
         """A fork of this replay (its genesis opened, perspective set) advanced to
@@ -485,6 +508,8 @@ class Replay:
         r.ledger = DeckLedger.from_data(data.deck)
         r.owed = data.owed
         r.leave_used = dict(data.leave_used)
+        r.ended = data.ended
+        r.draw_offer = data.draw_offer
         return r
 
     # -- what this replay knows of the secrets ---------------------------------
@@ -686,11 +711,16 @@ class Replay:
         if game_over:
             if body.actions:
                 raise IllegalAction(f"{where}: the game is over; only openings for the audit may follow")
+            if body.end or (self.ended is not None and body.commits):
+                raise IllegalAction(f"{where}: the game is over ({shown(self.outcome_text(), 200)}); after the end "
+                                    "only openings for the audit may follow (decision 25)")
         elif seq > 0 and (decision is None or decision.role != author):
             who = "nobody" if decision is None else f"{decision.role} ({decision.kind})"
             raise IllegalAction(f"{where}: out of turn: the next decision is {who}'s")
+        if body.end:
+            self._check_end(body, where)
 
-        if self.version >= codec.CLOCK_VERSION and self.history and body.time < self.history[-1].time:
+        if codec.is_timed(self.version) and self.history and body.time < self.history[-1].time:
             raise IllegalAction(f"{where}: signed time {format_time(body.time)} is before the signed time of "
                                 f"event {self.history[-1].seq} ({format_time(self.history[-1].time)}); a game's "
                                 "signed times never go back (decision 23)")
@@ -761,10 +791,17 @@ class Replay:
         action = self._decode_action(raw, f"{where}, action {index}")
         judging[1] = action
         ctx = _Ctx(self, ev.seq, author)
+        ev.played = ev.played or not isinstance(action, deckmod.DeckAction)
         now = self.rules.pending(self.state) if self.rules.outcome(self.state) is None else None
         if isinstance(action, deckmod.DeckAction) and now is not None and now.role == author \
                 and now.kind == DECK:
-            ev.labels.append(self._apply_deck(action, author, ev.seq, f"{where}, action {index}", ctx))
+            label = self._apply_deck(action, author, ev.seq, f"{where}, action {index}", ctx)
+            if isinstance(action, deckmod.DeckKeys) and action.open:
+                # Cards shown are public from here on: the summary says which (issue 21 point 3).
+                shown_cards = [c for c in (self.card(o.round, o.index) for o in action.open) if c]
+                if len(shown_cards) == len(action.open):
+                    label += f": {', '.join(shown_cards)}"
+            ev.labels.append(label)
             return
         if now is None or now.role != author or now.kind in (DICE, DECK) \
                 or isinstance(action, deckmod.DeckAction):
@@ -791,6 +828,7 @@ class Replay:
         for c in body.commits:
             if not c.label.startswith(DECK_NAMESPACE):
                 _require_owner(self.label_owner(c.label), c.label, author, where)
+        self._end(body, ev)
         after = self.pending()
         if after is not None and after.kind == DICE:
             if after.role == author:
@@ -808,10 +846,63 @@ class Replay:
         self.head = event_hash
         info = EventInfo(seq, author, event_hash, tuple(ev.labels), len(body.commits),
                          tuple(o.label for o in body.reveals) + tuple(f"{o.label}[{o.key}]" for o in body.leaves),
-                         body.note, ev.rolled, ev.turn, tuple(ev.said), body.time)
+                         body.note, ev.rolled, ev.turn, tuple(ev.said), body.time, body.end)
         self.history.append(info)
         self._clock(seq, author, body.time, bool(body.actions) or ev.rolled is not None)
         return info
+
+    # -- the end of a game by its players (decision 25) ---------------------------
+
+    def outcome_text(self) -> str:
+        outcome = self.outcome()
+        return "" if outcome is None else outcome.summary
+
+    def _check_end(self, body: Body, where: str) -> None:
+        """What an event's ``end`` needs before anything of it is applied (it is
+        in turn: ``_begin`` checked that): a terminal event (a resignation, a
+        draw accepted) holds no action and no new commitment; a draw is
+        accepted or declined only while the opponent's offer stands; a player
+        offers a draw only while no offer stands."""
+        offer = self.standing_offer()
+        if body.end in codec.TERMINAL and (body.actions or body.commits):
+            what = "a resignation" if body.end == codec.RESIGN else "accepting a draw"
+            raise IllegalAction(f"{where}: {what} ends the game: it holds no action and no new commitment "
+                                "(decision 25)")
+        if body.end in (codec.DRAW_ACCEPT, codec.DRAW_DECLINE) and (offer is None or offer[0] == body.author):
+            raise IllegalAction(f"{where}: {'accepts' if body.end == codec.DRAW_ACCEPT else 'declines'} a draw, "
+                                "but no draw offer of the opponent stands (decision 25)")
+        if body.end == codec.DRAW_OFFER and offer is not None:
+            mine = offer[0] == body.author
+            raise IllegalAction(f"{where}: offers a draw while " + (
+                f"its own offer of event {offer[1]} stands" if mine else
+                f"{offer[0]}'s offer of event {offer[1]} stands: accept or decline it") + " (decision 25)")
+
+    def _end(self, body: Body, ev: _Event) -> None:
+        """The event's effect on the game as a whole: a resignation or an accepted
+        draw ends it (the author must have opened every commitment it made, so
+        the game can be audited in full); a draw offer stands until the
+        opponent accepts or declines it, or plays on (signs a game action)."""
+        author, seq, where = ev.author, ev.seq, ev.where
+        offer = self.standing_offer()
+        if body.end in codec.TERMINAL:
+            left = self.unopened(author)
+            if left:
+                raise IllegalAction(f"{where}: {'resigns' if body.end == codec.RESIGN else 'accepts a draw'} "
+                                    f"without opening {len(left)} of its commitments (first: '{left[0]}'); "
+                                    "a terminal event opens every commitment of its author, so that the game "
+                                    "can be audited in full (decision 25)")
+            if body.end == codec.RESIGN:
+                self.ended = Outcome(self.other(author), f"{author} resigned in event {seq}; "
+                                     f"{self.other(author)} wins")
+            else:
+                assert offer is not None  # _check_end
+                self.ended = Outcome(None, f"drawn by agreement: {offer[0]} offered a draw in event {offer[1]}, "
+                                     f"{author} accepted it in event {seq}")
+            self.draw_offer = -1
+        elif body.end == codec.DRAW_OFFER:
+            self.draw_offer = seq
+        elif offer is not None and offer[0] != author and (body.end == codec.DRAW_DECLINE or ev.played):
+            self.draw_offer = -1
 
     def _clock(self, seq: int, author: str, time: int, replied: bool) -> None:
         """The time control's ledger after event ``seq`` by ``author`` signed at

@@ -106,6 +106,8 @@ class Report:
     tiles: tuple[str, ...] = ()
     #: The game's own report templates (its ``report_templates``), if any.
     templates: str = ""
+    #: What is under way and not yet settled (``Rules.waiting``), e.g. hits to place.
+    waiting: tuple[str, ...] = ()
 
 
 def combat_rows(combat: Combat) -> tuple[tuple[str, str], ...]:
@@ -225,6 +227,7 @@ def build(replay: Any, role: str, *, with_map: bool = True, overlays: Sequence[s
         my_turn=decision is not None and decision.role == role, since=since, happenings=events,
         sections=sections, svg=svg, outcome=outcome.summary if outcome is not None else "",
         state_text=state_text, tiles=tiles, templates=rules.report_templates or "",
+        waiting=tuple(escaped(line) for line in rules.waiting(replay.state, role)),
     )
 
 

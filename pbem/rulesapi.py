@@ -263,6 +263,10 @@ class Happening(msgspec.Struct, frozen=True, omit_defaults=True):
     rule: str = ""
     kind: str = ""
     combat: Combat | None = None
+    #: The game's public identifiers of the pieces concerned (e.g. the tokens of
+    #: the blocks lost): for ``--json`` and verbose output, never in ``text``
+    #: (issue 21 point 3: no token in anything a person reads).
+    tokens: tuple[str, ...] = ()
 
 
 #: ``Step.kind`` values: what moved the state from ``before`` to ``after``.
@@ -617,6 +621,35 @@ class Rules(Generic[S, A, V]):
     def data_check_report(self) -> tuple[list[str], bool] | None:
         """``pbem rules check``: lines checking the data against the
         rulebook's counts, and whether all hold. Default: None (no check)."""
+        return None
+
+    def not_now(self, state: S, role: str, text: str = "") -> list[Problem]:
+        """Why familiar orders are not legal at this step, each with its rule
+        (issue 21 point 7). With ``text`` (an order ``parse_order`` refused):
+        the reason that order of another step has, [] if the game has none to
+        add. Without: one Problem per familiar kind of order that is not legal
+        now, its message starting with an example of the order, for ``pbem
+        options``' "not now:" lines. Default: [] (the game says nothing more)."""
+        return []
+
+    def waiting(self, state: S, role: str | None) -> list[str]:
+        """What is under way and not yet settled, in words with its rule, for
+        ``role`` (None: the public), from public facts only: e.g. hits scored
+        and not yet placed, the half-hits an elite unit or a Minefield leaves
+        pending (issue 21 point 3). ``pbem show``, the report and the map
+        print it. Default: [] (nothing said)."""
+        return []
+
+    def forced_order(self, state: S, role: str, ctx: Ctx) -> str | None:
+        """The order ``role`` must give now when the step is forced *in the
+        public view* (issue 21 point 5): the step's kind alone leaves one
+        legal order, whatever either player holds hidden (a reveal the rules
+        require, a loss the rules place), so giving it at once tells the
+        opponent nothing. None (the default) when there is a choice, or when
+        only ``role``'s hidden values make the step forced: answering at once
+        would then tell the opponent about them (PLAN "Settled"). pbem gives
+        the order by itself, in the automatic answer, only when
+        ``legal_orders`` is exactly ``[order]`` and it commits no new secret."""
         return None
 
     def label_owner(self, state: S, label: str) -> str | None:

@@ -32,6 +32,7 @@ from pbem.errors import (
     StorageProblem,
     UsageProblem,
     VerifyError,
+    VersionMismatch,
 )
 from pbem.fileio import make_dirs, read_regular, remove, write_atomic
 from pbem.game import (
@@ -115,6 +116,8 @@ def genesis_of(gd: GameDir) -> tuple[Genesis, bytes]:
     stored = gd.read_event(0)
     try:
         body = codec.decode_body(codec.unwrap(stored).body)
+    except codec.UnsupportedVersion as exc:  # a game a newer pbem created: say which version it needs
+        raise VersionMismatch(f"{gd.event_path(0)}: {exc}") from None
     except codec.CodecError as exc:
         raise BadFile(f"{gd.event_path(0)}: {exc}") from None
     if body.genesis is None:
@@ -198,7 +201,8 @@ def _my_reveal(seat_role: str, replay: Replay, data: VaultData) -> bytes:
 
 
 def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder], *, x_next: bytes,
-          note: str = "", extra_reveals: Iterable[str] = (), genesis: Genesis | None = None) -> Body:
+          note: str = "", extra_reveals: Iterable[str] = (), genesis: Genesis | None = None,
+          end: str = "") -> Body:
     # An answer to dice opens the sealed standing orders the request names (Decision.openings).
     reveal_labels = list(dict.fromkeys([lbl for o in orders for lbl in o.reveal] + list(extra_reveals)
                                        + list(replay.sealed_due(role))))
@@ -211,8 +215,7 @@ def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrde
     domain = bytes.fromhex(genesis.nonce) if genesis is not None else replay.commit_domain
     commits = [c for o in orders for c in _commitments(domain, o)]
     x_prev = b"" if genesis is not None else _my_reveal(role, replay, data)
-    version = replay.version if genesis is None else (
-        codec.CLOCK_VERSION if genesis.clock is not None else codec.FORMAT_VERSION)
+    version = replay.version if genesis is None else codec.new_game_version(genesis.clock is not None)
     return Body(
         v=version,
         game="" if genesis is not None else replay.game_hex,
@@ -226,7 +229,8 @@ def _body(replay: Replay, role: str, data: VaultData, orders: Sequence[DraftOrde
         leaves=_leaf_openings(data, orders),
         note=note,
         genesis=genesis,
-        time=signing_time(replay) if version >= codec.CLOCK_VERSION else 0,
+        time=signing_time(replay) if codec.is_timed(version) else 0,
+        end=end,  # type: ignore[arg-type]  # one of codec's END values, checked by the callers
     )
 
 
@@ -320,20 +324,23 @@ def compose_orders(rules: RulesModule, replay: Replay, role: str, data: VaultDat
             probe = _probe(replay, role, data, orders, genesis)
         decision = probe.pending()
         if decision is None or decision.role != role or decision.kind in (DICE, DECK):
-            who = "nobody: the game is over" if decision is None else f"{decision.role}'s ({decision.kind})"
-            problems.append(f"'{text}': it is not your decision now (the decision is {who}); "
-                            "send your turn")
+            problems.append(f"'{text}': {_not_your_decision(probe, role, decision)}")
             break
         try:
             choices = PrivateChoices(private_key, genesis.nonce if genesis is not None else replay.game_hex, role,
                                      0 if genesis is not None else replay.seq + 1, len(orders))
             order = rules.parse_order(probe.state, role, text, _ComposeCtx(probe.ctx(role), choices))
         except ValueError as exc:
-            problems.append(f"'{text}': {exc}")
+            # A familiar order of another step: the rules' reason, with its rule (issue 21 point 7).
+            reasons = [str(p) for p in rules.not_now(probe.state, role, text)]
+            problems.append(f"'{text}': " + ("; ".join(reasons) + f" (read as: {exc})" if reasons else str(exc)))
             continue
-        for label in [*order.secrets, *order.sets]:
-            if probe.committed(label) or any(label in o.secrets for o in orders):
-                problems.append(f"'{text}': commitment label '{label}' is already in use")
+        in_use = [label for label in [*order.secrets, *order.sets]
+                  if probe.committed(label) or any(label in o.secrets for o in orders)]
+        if in_use:
+            problems.append(f"'{text}': " + (_rules_reasons(rules, probe, role, order.action) or
+                                             f"commitment label '{in_use[0]}' is already in use"))
+            continue
         candidate = DraftOrder(text=text, action=codec.raw(order.action), secrets=_secret_map(order),
                                reveal=list(order.reveal), leaves=[(label, key) for label, key in order.open_leaves])
         try:
@@ -342,6 +349,11 @@ def compose_orders(rules: RulesModule, replay: Replay, role: str, data: VaultDat
             else:
                 simulate_draft(replay, role, _with_secrets(data, orders + [candidate]), orders + [candidate],
                                genesis)
+        except (NotFound, VerifyError) as exc:
+            # The engine refused first (an opening not in my vault, a label in use): when the
+            # rules refuse the action too, their reason names the rule (issue 21 point 7).
+            problems.append(f"'{text}': " + (_rules_reasons(rules, probe, role, order.action) or str(exc)))
+            continue
         except PbemError as exc:
             problems.append(f"'{text}': {exc}")
             continue
@@ -349,6 +361,27 @@ def compose_orders(rules: RulesModule, replay: Replay, role: str, data: VaultDat
     if problems:
         raise IllegalAction("orders rejected; nothing was added to the draft:", details=problems)
     return orders, comp
+
+
+def _not_your_decision(probe: Replay, role: str, decision: Decision | None) -> str:
+    """Why no order of ``role`` is taken now, and what to do."""
+    if decision is None:
+        outcome = probe.outcome()
+        return f"the game is over ({outcome.summary if outcome else 'no decision is left'}); nothing more is played"
+    what = f"{decision.role} decides ({decision.prompt or decision.kind})"
+    if decision.role != role:
+        return (f"it is not your decision now: {what}; wait for their turn file and receive it "
+                "('pbem receive', or 'pbem fetch')")
+    return f"it is not your decision now: {what}, which pbem answers by itself; send your turn ('pbem send')"
+
+
+def _rules_reasons(rules: RulesModule, probe: Replay, role: str, action: Any) -> str:
+    """The rules' own problems with ``action`` now ("" if they see none, or cannot judge it)."""
+    try:
+        problems = rules.check(probe.state, action, ActingAs(probe.ctx(role), role))
+    except Exception:  # noqa: BLE001 - only a better message is sought; the engine's refusal stands
+        return ""
+    return "; ".join(str(p) for p in problems)
 
 
 class Composer:
@@ -728,12 +761,19 @@ def legal_orders(seat: Seat) -> list[str]:
     return list(seat.rules.legal_orders(probe.state, seat.role, probe.ctx(seat.role)))
 
 
-def send(seat: Seat, *, note: str = "", open_all: bool = False, out: Path | None = None) -> Sent:
+def send(seat: Seat, *, note: str = "", open_all: bool = False, out: Path | None = None, end: str = "") -> Sent:
+    """Sign my draft into the next event (with ``end``: a draw offered or
+    declined, decision 25) and write its turn file. ``open_all`` opens every
+    commitment of mine; players send it only at the end of the game
+    (``require_game_over_for_open_all``, which the command line applies), tests
+    also mid-game to check what an opening reveals."""
     seat.gd.require_not_stopped()
     draft = live_draft(seat)
     _require_fresh(seat, draft)
     decision = seat.replay.pending()
     game_over = seat.replay.outcome() is not None
+    if end:
+        _require_ends(seat.replay, end)
     if not game_over and (decision is None or decision.role != seat.role):
         unanswered = _unanswered(seat.replay, seat.role)
         if unanswered and not draft.orders:
@@ -745,7 +785,73 @@ def send(seat: Seat, *, note: str = "", open_all: bool = False, out: Path | None
             return sent
         who = f"{decision.role}'s ({decision.kind})" if decision else "nobody's"
         raise IllegalAction(f"it is not your turn to send: the next decision is {who}")
-    return _send_locked(seat, draft.orders, note=note, open_all=open_all or game_over, out=out)
+    return _send_locked(seat, draft.orders, note=note, open_all=open_all or game_over, out=out, end=end)
+
+
+def require_game_over_for_open_all(replay: Replay) -> None:
+    """IllegalAction while the game goes on: ``--open-all`` is a terminal event
+    (PLAN; decision 25), since once every secret of mine is open (my deck
+    seeds, my secret dice seeds) the opponent could work out cards and dice
+    before answering for them."""
+    if replay.outcome() is None:
+        raise IllegalAction("--open-all opens every secret of yours, after which your opponent could work out "
+                            "your cards and secret dice before answering for them: it is sent only when the game "
+                            "is over (PLAN, docs/protocol.md decision 25); to end the game now, 'pbem resign' "
+                            "opens them with the resignation, or offer a draw with 'pbem draw offer'")
+
+
+def _require_ends(replay: Replay, end: str) -> None:
+    """VersionMismatch if the game's format has no terminal events; IllegalAction
+    if ``end`` cannot be signed now (the checks the replay makes, said for the player)."""
+    if not codec.has_ends(replay.version):
+        raise VersionMismatch(f"this game is played at event format version {replay.version}, fixed by its genesis, "
+                              f"which has no signed resignation or draw (they came with format version "
+                              f"{codec.TERMINAL_VERSION}, docs/protocol.md decision 25); tell your opponent in a "
+                              "note ('pbem send --note'), and when you both agree the game is over, play it out "
+                              "or stop")
+    outcome = replay.outcome()
+    if outcome is not None:
+        raise IllegalAction(f"the game is over ({outcome.summary}): nothing but 'pbem send --open-all' follows")
+    decision = replay.pending()
+    me = replay.role
+    if decision is None or decision.role != me:
+        who = f"{decision.role}'s ({decision.kind})" if decision else "nobody's"
+        raise IllegalAction(f"the next decision is {who}: a resignation or a draw is signed when the decision is "
+                            "yours, so that it never crosses your opponent's event in the mail (decision 25); "
+                            "receive their event first")
+    offer = replay.standing_offer()
+    if end in (codec.DRAW_ACCEPT, codec.DRAW_DECLINE) and (offer is None or offer[0] == me):
+        raise IllegalAction("no draw offer of your opponent stands" + (
+            f" (the offer of event {offer[1]} is yours)" if offer is not None else ""))
+    if end == codec.DRAW_OFFER and offer is not None:
+        raise IllegalAction(f"the draw offer of event {offer[1]} by {offer[0]} stands" + (
+            "" if offer[0] == me else ": accept or decline it ('pbem draw accept' or 'pbem draw decline')"))
+
+
+def resign(seat: Seat, *, note: str = "", out: Path | None = None) -> Sent:
+    """Sign a resignation (decision 25): the game ends, the opponent wins, and the
+    event opens every commitment of mine so that the game can be audited in full.
+    The draft is dropped. Accepting a draw (``accept_draw``) is the same with the
+    draw agreed."""
+    return _terminal(seat, codec.RESIGN, note=note, out=out)
+
+
+def accept_draw(seat: Seat, *, note: str = "", out: Path | None = None) -> Sent:
+    """Accept the opponent's standing draw offer (decision 25): the game ends drawn,
+    and the event opens every commitment of mine."""
+    return _terminal(seat, codec.DRAW_ACCEPT, note=note, out=out)
+
+
+def _terminal(seat: Seat, end: str, *, note: str, out: Path | None) -> Sent:
+    seat.gd.require_not_stopped()
+    last = seat.replay.history[-1]
+    if last.author == seat.role and last.end == end and seat.replay.ended is not None:
+        # Signed by an earlier run whose delivery failed: its turn file again, nothing new signed.
+        sent = _write_turn(seat.gd, seat.replay, _unanswered(seat.replay, seat.role), out)
+        sent.resent = True
+        return sent
+    _require_ends(seat.replay, end)
+    return _commit_send(seat, _compose(seat, [], note=note, open_all=True, end=end), out)
 
 
 @dataclass
@@ -757,7 +863,7 @@ class _Composed:
 
 
 def _compose(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "",
-             open_all: bool = False) -> _Composed:
+             open_all: bool = False, end: str = "") -> _Composed:
     """Sign the next event and verify it as the opponent will; writes nothing."""
     replay, role = seat.replay, seat.role
     data = _with_secrets(seat.vault, orders)
@@ -765,7 +871,7 @@ def _compose(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "",
     if open_all:
         extra = replay.unopened(role)
     x_next = new_secret()
-    body = _body(replay, role, data, orders, x_next=x_next, note=note, extra_reveals=extra)
+    body = _body(replay, role, data, orders, x_next=x_next, note=note, extra_reveals=extra, end=end)
     stored = _sign(seat.identity, body)
     check = replay.with_known(data.known_values())
     check.apply_stored(stored)
@@ -803,11 +909,11 @@ def _unanswered(replay: Replay, role: str) -> list[int]:
 
 
 def _send_locked(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "", open_all: bool = False,
-                 out: Path | None = None, auto: bool = False) -> Sent:
+                 out: Path | None = None, auto: bool = False, end: str = "") -> Sent:
     decision = seat.replay.pending()
     if decision is not None and decision.role == seat.role:
         orders, _ = with_deck(seat.replay, seat.role, seat.vault, orders)
-    return _commit_send(seat, _compose(seat, orders, note=note, open_all=open_all), out, auto)
+    return _commit_send(seat, _compose(seat, orders, note=note, open_all=open_all, end=end), out, auto)
 
 
 def _write_turn(gd: GameDir, replay: Replay, seqs: list[int], out: Path | None) -> Sent:
@@ -863,8 +969,14 @@ class Received:
     waiting_for_dice: bool = False
 
 
-def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: bool = True) -> Received:
-    """Verify incoming events and append them; all or nothing per call."""
+def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: bool = True,
+            forced: bool = False) -> Received:
+    """Verify incoming events and append them; all or nothing per call. With
+    ``auto_reply``, answer at once what needs no one (``automatic_orders``):
+    dice, deck work and, with ``forced``, the steps the rules declare forced
+    in the public view. The command line, ``pbem watch`` and pbem.table take
+    forced steps; a driver that scripts every step itself (a rules test)
+    leaves ``forced`` off and gives those orders as before."""
     seat.gd.require_not_stopped()
     incoming: list[codec.Unwrapped] = []
     for name, data in turn_files:
@@ -902,17 +1014,59 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
         snapshot.save(seat.gd, twin, seat.identity)
     result = Received(appended=sorted(appended), duplicates=sorted(set(duplicates)))
     decision = twin.pending()
-    if decision is not None and decision.role == seat.role and decision.kind in (DICE, DECK):
-        _, after = with_deck(twin, seat.role, seat.vault, [])
-        nxt = after.pending()
-        if nxt is None or nxt.role != seat.role:
+    if decision is not None and decision.role == seat.role:
+        automatic = automatic_orders(twin, seat.role, seat.vault, forced=forced)
+        if automatic is not None:
             if auto_reply:
-                result.auto_reply = _send_locked(seat, [], auto=True)
-            else:
+                result.auto_reply = _send_locked(seat, automatic, auto=True)
+            elif decision.kind in (DICE, DECK):
                 result.waiting_for_dice = True
     elif auto_reply and not appended:
         result.auto_reply = _lost_auto_reply(seat)
     return result
+
+
+#: Most forced steps pbem takes in one automatic answer (a rules module that
+#: declares every step forced would otherwise play the game alone).
+MAX_FORCED = 32
+
+
+def automatic_orders(replay: Replay, role: str, data: VaultData, *, forced: bool = True) -> list[DraftOrder] | None:
+    """What pbem answers by itself when the decision is ``role``'s and nobody
+    needs to choose (issue 21 point 5): the dice answer (the event's entropy),
+    my deck work, and every step the rules declare forced in the public view
+    (``Rules.forced_order``) whose legal orders are exactly that order and
+    which commits no new secret, for as long as the decision stays mine.
+    The orders of the answer ([] for entropy alone) when the decision then
+    passes to the opponent or the game ends; None when a person must decide.
+    Without ``forced``: the dice answer and deck work only."""
+    rules = replay.rules
+    decision = replay.pending()
+    if decision is None or decision.role != role:
+        return None
+    if decision.kind not in (DICE, DECK) and (
+            not forced or rules.forced_order(replay.state, role, replay.ctx(role)) is None):
+        return None  # the common case: a person's step, nothing folded
+    comp = Composer.start(replay, role, data, []).with_deck()
+    for _ in range(MAX_FORCED):
+        probe = comp.probe
+        now = probe.pending()
+        if now is None or now.role != role:
+            return list(comp.orders)
+        if now.kind in (DICE, DECK):
+            return None  # my own dice or deck work still waiting: a rules module's affair, not forced
+        ctx = probe.ctx(role)
+        order = rules.forced_order(probe.state, role, ctx) if forced else None
+        if order is None or list(rules.legal_orders(probe.state, role, ctx)) != [order]:
+            return None
+        try:
+            orders, held = compose_orders(rules, replay, role, data, list(comp.orders), [order], held=comp)
+        except PbemError:
+            return None  # the rules' forced order does not pass their own check: let a person see why
+        if held is None or orders[-1].secrets:
+            return None
+        comp = held.with_deck()
+    return None
 
 
 def _lost_auto_reply(seat: Seat) -> Sent | None:
@@ -1010,6 +1164,8 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
         if info.rolls is not None:
             lines.append(f"  dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
                          f"{dice_text(info.rolls.values, info.rolls.sides, replay.rules, info.rolls.purposes, info.rolls.results)}")
+        if info.end:
+            lines.append(f"  {info.author} {END_WORDS.get(info.end, info.end)}")
         if info.reveals:
             lines.append(f"  opens {len(info.reveals)} commitment(s)")
         # What the event made happen, in the rules' words (issue 21 point 2): a
@@ -1165,12 +1321,30 @@ def pending_text(decision: Decision | None) -> str:
     return f"{decision.role} ({decision.kind}{': ' + decision.prompt if decision.prompt else ''})"
 
 
+#: ``Body.end`` in words (decision 25), for the log, the email body and ``pbem show``.
+END_WORDS = {codec.RESIGN: "resigns the game", codec.DRAW_OFFER: "offers a draw",
+             codec.DRAW_ACCEPT: "accepts the draw", codec.DRAW_DECLINE: "declines the draw"}
+
+
+def offer_text(replay: Replay) -> str:
+    """The draw offer that stands, in words for ``replay``'s reader ("" if none)."""
+    offer = replay.standing_offer()
+    if offer is None:
+        return ""
+    if offer[0] == replay.role:
+        return f"your draw offer of event {offer[1]} stands until {replay.other(offer[0])} answers it"
+    return (f"{offer[0]} offers a draw (event {offer[1]}): 'pbem draw accept' ends the game drawn, "
+            "'pbem draw decline' (or playing on) declines it")
+
+
 def history_json(history: Sequence[EventInfo]) -> list[dict[str, Any]]:
     out = []
     for i in history:
         item: dict[str, Any] = {"seq": i.seq, "author": i.author, "hash": i.hash.hex(),
                                 "actions": list(i.actions), "commits": i.commits,
                                 "reveals": list(i.reveals), "note": i.note}
+        if i.end:
+            item["end"] = i.end
         if i.rolls is not None:
             item["rolls"] = {"asked_in": i.rolls.asked_seq, "by": i.rolls.asker,
                              "sides": list(i.rolls.sides), "values": list(i.rolls.values),

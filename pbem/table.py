@@ -291,6 +291,10 @@ class LocalTable:
     log: list[str] = field(default_factory=list)  # one line per turn file
     #: The id the rules are registered under ("ritd", or a frozen "ritd@3").
     rules_id: str = ""
+    #: Whether pbem takes the steps the rules declare forced in the public view
+    #: in its automatic answers, as 'pbem receive' does (issue 21 point 5); off by
+    #: default, so that the logs of scripted games stay as they were.
+    forced: bool = False
 
     @classmethod
     def create(cls, directory: Path, rules_id: str, scenario: str, options: Sequence[str] = (), *,
@@ -465,11 +469,12 @@ class LocalTable:
         while True:
             assert to.seat is not None
             with to.gd.lock(exclusive=True):
-                result = session.receive(to.seat, [(Path(sent.turn_file).name, Path(sent.turn_file).read_bytes())])
+                result = session.receive(to.seat, [(Path(sent.turn_file).name, Path(sent.turn_file).read_bytes())],
+                                         forced=self.forced)
             if result.auto_reply is None:
                 return
             sent = result.auto_reply
-            self._announce(to, sent, [], "automatic: entropy for the dice or the shared deck")
+            self._announce(to, sent, [], "automatic: entropy for the dice, the shared deck or a forced step")
             to = self.other(to)
 
     def _announce(self, player: Player, sent: session.Sent, orders: Sequence[str], what: str = "no orders") -> None:

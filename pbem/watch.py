@@ -289,7 +289,7 @@ def _receive_game(gd: GameDir, items: list[_Item], unlock: Unlock, smtp_config: 
                 if stop():
                     return
                 try:
-                    got = receive(seat, item.files, auto_reply=True)
+                    got = receive(seat, item.files, auto_reply=True, forced=True)
                 except PbemError as exc:
                     result.failures.append(Failure(item.uid, item.subject, exc))
                     done.add(id(item))
@@ -339,7 +339,7 @@ def answer_and_send(games: Sequence[GameDir], unlock: Unlock, smtp_config: Path)
         try:
             identity = unlock(gd)
             with gd.lock(exclusive=True):
-                got = receive(load_seat(gd, identity), [], auto_reply=True)
+                got = receive(load_seat(gd, identity), [], auto_reply=True, forced=True)
                 if got.auto_reply is not None:
                     lines += _answered(gd, got.auto_reply, smtp_config)
                 if smtp_config.exists():

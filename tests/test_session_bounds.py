@@ -255,8 +255,9 @@ def test_the_summary_of_a_finished_game_says_who_won(table):
 def test_an_order_out_of_turn_names_whose_decision_it_is(table):
     with pytest.raises(IllegalAction) as err:
         session.add_orders(table.blue.seat(), ["advance 1"])
-    assert "'advance 1': it is not your decision now (the decision is red's (move)); send your turn" \
-        in str(err.value)
+    # Issue 21 point 7: the advice is to wait for red's turn file (sending was never possible).
+    assert "'advance 1': it is not your decision now: red decides (move); wait for their turn file and " \
+        "receive it" in str(err.value)
 
 
 def test_a_stopped_game_receives_nothing(table):

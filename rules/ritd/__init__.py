@@ -194,8 +194,10 @@ class CurrentRitdRules(RitdRules):
 
     def happenings(self, before: State, after: State, step: Step, role: str | None) -> tuple[Happening, ...]:
         """Eliminations, losses, Routs and Withdrawals with their rules, and each
-        fire as a combat table, from ``role``'s views (rules.ritd.happenings)."""
-        return self._module("happenings").happenings(before, after, step, role)
+        fire as a combat table, from ``role``'s views (rules.ritd.happenings),
+        with the tokens of the blocks lost for --json (rules.ritd.lost_tokens)."""
+        said = self._module("happenings").happenings(before, after, step, role)
+        return self._module("lost_tokens").with_tokens(before, after, role, said)  # type: ignore[no-any-return]
 
     def label_owner(self, state: State, label: str) -> str | None:
         """Who may commit under ``label`` (rules.ritd.labels)."""
@@ -204,6 +206,15 @@ class CurrentRitdRules(RitdRules):
     def order_tree(self, state: State, role: str, ctx: Ctx) -> tuple[OrderGroup, ...]:
         # The orders of legal_orders in groups, per unit and by kind (issue 21 point 7).
         return self._module("order_tree").order_tree(state, role, ctx)  # type: ignore[no-any-return]
+
+    def forced_order(self, state: State, role: str, ctx: Ctx) -> str | None:  # issue 21 point 5
+        return self._module("forced").forced_order(self, state, role, ctx)  # type: ignore[no-any-return]
+
+    def not_now(self, state: State, role: str, text: str = "") -> list[Problem]:  # issue 21 point 7
+        return self._module("not_now").not_now(self, state, role, text)  # type: ignore[no-any-return]
+
+    def waiting(self, state: State, role: str | None) -> list[str]:  # issue 21 point 3: pending (half-)hits
+        return self._module("pending_hits").waiting(state, role)  # type: ignore[no-any-return]
 
 
 RULES = CurrentRitdRules()
