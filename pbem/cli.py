@@ -928,7 +928,7 @@ def send(note: str, open_all: bool, since: int | None, eml: bool, smtp: bool, sm
         sent = send_turn(seat, note=note, open_all=open_all, out=out)
         if offer is not None and offer[0] != seat.role and seat.replay.standing_offer() is None:
             click.echo(f"your orders play on: {offer[0]}'s draw offer of event {offer[1]} is declined "
-                       "(decision 25)", err=True)
+                       "(decision 26)", err=True)
         if sent.resent:
             click.echo(f"nothing new to sign: events {sent.seqs[0]}-{sent.seqs[-1]} were signed by an earlier "
                        "'pbem send' (interrupted?); their turn file is written again", err=True)
@@ -957,7 +957,7 @@ def _mail_options(f: Any) -> Any:
 
 def _sign_end(game: Path, identity: Path | None, passphrase_file: Path | None, end: str, *, note: str,
               out: Path | None, mail: dict[str, Any], as_json: bool, confirm: str = "") -> None:
-    """Sign a resignation or a draw offered, accepted or declined (decision 25)
+    """Sign a resignation or a draw offered, accepted or declined (decision 26)
     and deliver its turn file like 'pbem send'. ``confirm``: the question asked
     first (refused without a terminal unless --yes)."""
     from pbem import codec

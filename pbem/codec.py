@@ -27,7 +27,7 @@ FORMAT_VERSION = 1
 #: 23): its genesis carries ``clock`` and every event a signed ``time``. A game
 #: without a time control stays at FORMAT_VERSION, readable by older pbem.
 CLOCK_VERSION = 2
-#: The format versions with terminal events (docs/protocol.md decision 25): an
+#: The format versions with terminal events (docs/protocol.md decision 26): an
 #: event may carry ``end`` (a resignation, a draw offered, accepted or
 #: declined). Version 3 is version 1 with them, version 4 version 2 with them;
 #: every game ``pbem new`` creates is at one of these.
@@ -47,7 +47,7 @@ def is_timed(version: int) -> bool:
 
 
 def has_ends(version: int) -> bool:
-    """Whether events of format ``version`` may carry ``end`` (decision 25)."""
+    """Whether events of format ``version`` may carry ``end`` (decision 26)."""
     return version >= TERMINAL_VERSION
 
 
@@ -160,7 +160,7 @@ class Body(_Strict, frozen=True):
     genesis: Genesis | None = None
     time: Time = 0
     #: What the event does to the game as a whole (format version 3 and 4,
-    #: decision 25): "" (nothing), a resignation or a draw offered, accepted or declined.
+    #: decision 26): "" (nothing), a resignation or a draw offered, accepted or declined.
     end: Literal["", "resign", "draw-offer", "draw-accept", "draw-decline"] = ""
 
 

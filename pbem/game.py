@@ -136,7 +136,7 @@ class EventInfo(msgspec.Struct, frozen=True, array_like=True):
     happenings: tuple[Happening, ...] = ()
     #: The event's signed time (seconds since 1970 UTC; 0 before format version 2).
     time: int = 0
-    #: What the event did to the game as a whole (``Body.end``, decision 25).
+    #: What the event did to the game as a whole (``Body.end``, decision 26).
     end: str = ""
 
 
@@ -196,7 +196,7 @@ class ReplayData(msgspec.Struct, frozen=True):
     #: The time control's ledger (docs/protocol.md decision 23).
     owed: Owed | None = None
     leave_used: dict[str, int] = {}
-    #: The engine's end of the game (a resignation, a draw agreed; decision 25).
+    #: The engine's end of the game (a resignation, a draw agreed; decision 26).
     ended: Outcome | None = None
     #: The event holding the draw offer that stands (-1: none).
     draw_offer: int = -1
@@ -353,7 +353,7 @@ class Replay:
     #: Seconds each role has replied later than the time control allows (its leave used).
     leave_used: dict[str, int] = field(default_factory=dict)
     #: How the game ended by a terminal event (a resignation, a draw agreed:
-    #: decision 25); None while it goes on or when the rules ended it.
+    #: decision 26); None while it goes on or when the rules ended it.
     ended: Outcome | None = None
     #: The event holding the draw offer that stands (-1: none).
     draw_offer: int = -1
@@ -713,7 +713,7 @@ class Replay:
                 raise IllegalAction(f"{where}: the game is over; only openings for the audit may follow")
             if body.end or (self.ended is not None and body.commits):
                 raise IllegalAction(f"{where}: the game is over ({shown(self.outcome_text(), 200)}); after the end "
-                                    "only openings for the audit may follow (decision 25)")
+                                    "only openings for the audit may follow (decision 26)")
         elif seq > 0 and (decision is None or decision.role != author):
             who = "nobody" if decision is None else f"{decision.role} ({decision.kind})"
             raise IllegalAction(f"{where}: out of turn: the next decision is {who}'s")
@@ -851,7 +851,7 @@ class Replay:
         self._clock(seq, author, body.time, bool(body.actions) or ev.rolled is not None)
         return info
 
-    # -- the end of a game by its players (decision 25) ---------------------------
+    # -- the end of a game by its players (decision 26) ---------------------------
 
     def outcome_text(self) -> str:
         outcome = self.outcome()
@@ -867,15 +867,15 @@ class Replay:
         if body.end in codec.TERMINAL and (body.actions or body.commits):
             what = "a resignation" if body.end == codec.RESIGN else "accepting a draw"
             raise IllegalAction(f"{where}: {what} ends the game: it holds no action and no new commitment "
-                                "(decision 25)")
+                                "(decision 26)")
         if body.end in (codec.DRAW_ACCEPT, codec.DRAW_DECLINE) and (offer is None or offer[0] == body.author):
             raise IllegalAction(f"{where}: {'accepts' if body.end == codec.DRAW_ACCEPT else 'declines'} a draw, "
-                                "but no draw offer of the opponent stands (decision 25)")
+                                "but no draw offer of the opponent stands (decision 26)")
         if body.end == codec.DRAW_OFFER and offer is not None:
             mine = offer[0] == body.author
             raise IllegalAction(f"{where}: offers a draw while " + (
                 f"its own offer of event {offer[1]} stands" if mine else
-                f"{offer[0]}'s offer of event {offer[1]} stands: accept or decline it") + " (decision 25)")
+                f"{offer[0]}'s offer of event {offer[1]} stands: accept or decline it") + " (decision 26)")
 
     def _end(self, body: Body, ev: _Event) -> None:
         """The event's effect on the game as a whole: a resignation or an accepted
@@ -890,7 +890,7 @@ class Replay:
                 raise IllegalAction(f"{where}: {'resigns' if body.end == codec.RESIGN else 'accepts a draw'} "
                                     f"without opening {len(left)} of its commitments (first: '{left[0]}'); "
                                     "a terminal event opens every commitment of its author, so that the game "
-                                    "can be audited in full (decision 25)")
+                                    "can be audited in full (decision 26)")
             if body.end == codec.RESIGN:
                 self.ended = Outcome(self.other(author), f"{author} resigned in event {seq}; "
                                      f"{self.other(author)} wins")

@@ -763,7 +763,7 @@ def legal_orders(seat: Seat) -> list[str]:
 
 def send(seat: Seat, *, note: str = "", open_all: bool = False, out: Path | None = None, end: str = "") -> Sent:
     """Sign my draft into the next event (with ``end``: a draw offered or
-    declined, decision 25) and write its turn file. ``open_all`` opens every
+    declined, decision 26) and write its turn file. ``open_all`` opens every
     commitment of mine; players send it only at the end of the game
     (``require_game_over_for_open_all``, which the command line applies), tests
     also mid-game to check what an opening reveals."""
@@ -790,13 +790,13 @@ def send(seat: Seat, *, note: str = "", open_all: bool = False, out: Path | None
 
 def require_game_over_for_open_all(replay: Replay) -> None:
     """IllegalAction while the game goes on: ``--open-all`` is a terminal event
-    (PLAN; decision 25), since once every secret of mine is open (my deck
+    (PLAN; decision 26), since once every secret of mine is open (my deck
     seeds, my secret dice seeds) the opponent could work out cards and dice
     before answering for them."""
     if replay.outcome() is None:
         raise IllegalAction("--open-all opens every secret of yours, after which your opponent could work out "
                             "your cards and secret dice before answering for them: it is sent only when the game "
-                            "is over (PLAN, docs/protocol.md decision 25); to end the game now, 'pbem resign' "
+                            "is over (PLAN, docs/protocol.md decision 26); to end the game now, 'pbem resign' "
                             "opens them with the resignation, or offer a draw with 'pbem draw offer'")
 
 
@@ -806,7 +806,7 @@ def _require_ends(replay: Replay, end: str) -> None:
     if not codec.has_ends(replay.version):
         raise VersionMismatch(f"this game is played at event format version {replay.version}, fixed by its genesis, "
                               f"which has no signed resignation or draw (they came with format version "
-                              f"{codec.TERMINAL_VERSION}, docs/protocol.md decision 25); tell your opponent in a "
+                              f"{codec.TERMINAL_VERSION}, docs/protocol.md decision 26); tell your opponent in a "
                               "note ('pbem send --note'), and when you both agree the game is over, play it out "
                               "or stop")
     outcome = replay.outcome()
@@ -817,7 +817,7 @@ def _require_ends(replay: Replay, end: str) -> None:
     if decision is None or decision.role != me:
         who = f"{decision.role}'s ({decision.kind})" if decision else "nobody's"
         raise IllegalAction(f"the next decision is {who}: a resignation or a draw is signed when the decision is "
-                            "yours, so that it never crosses your opponent's event in the mail (decision 25); "
+                            "yours, so that it never crosses your opponent's event in the mail (decision 26); "
                             "receive their event first")
     offer = replay.standing_offer()
     if end in (codec.DRAW_ACCEPT, codec.DRAW_DECLINE) and (offer is None or offer[0] == me):
@@ -829,7 +829,7 @@ def _require_ends(replay: Replay, end: str) -> None:
 
 
 def resign(seat: Seat, *, note: str = "", out: Path | None = None) -> Sent:
-    """Sign a resignation (decision 25): the game ends, the opponent wins, and the
+    """Sign a resignation (decision 26): the game ends, the opponent wins, and the
     event opens every commitment of mine so that the game can be audited in full.
     The draft is dropped. Accepting a draw (``accept_draw``) is the same with the
     draw agreed."""
@@ -837,7 +837,7 @@ def resign(seat: Seat, *, note: str = "", out: Path | None = None) -> Sent:
 
 
 def accept_draw(seat: Seat, *, note: str = "", out: Path | None = None) -> Sent:
-    """Accept the opponent's standing draw offer (decision 25): the game ends drawn,
+    """Accept the opponent's standing draw offer (decision 26): the game ends drawn,
     and the event opens every commitment of mine."""
     return _terminal(seat, codec.DRAW_ACCEPT, note=note, out=out)
 
@@ -1321,7 +1321,7 @@ def pending_text(decision: Decision | None) -> str:
     return f"{decision.role} ({decision.kind}{': ' + decision.prompt if decision.prompt else ''})"
 
 
-#: ``Body.end`` in words (decision 25), for the log, the email body and ``pbem show``.
+#: ``Body.end`` in words (decision 26), for the log, the email body and ``pbem show``.
 END_WORDS = {codec.RESIGN: "resigns the game", codec.DRAW_OFFER: "offers a draw",
              codec.DRAW_ACCEPT: "accepts the draw", codec.DRAW_DECLINE: "declines the draw"}
 

@@ -74,7 +74,7 @@ def test_non_canonical_encoding_is_rejected():
 
 def test_other_format_version_is_named():
     # Version 2 (a game under a time control, issue 27 point 4) and 3, 4 (terminal events,
-    # docs/protocol.md decision 25) are read; 5 is not.
+    # docs/protocol.md decision 26) are read; 5 is not.
     with pytest.raises(codec.UnsupportedVersion, match=r"format version 5 is not supported .*versions 1, 2, 3, 4\); "
                                                        "upgrade"):
         codec.decode_body(_body_bytes(v=5))

@@ -1,4 +1,4 @@
-"""Resignation and draws: signed terminal events (docs/protocol.md decision 25,
+"""Resignation and draws: signed terminal events (docs/protocol.md decision 26,
 issue 21 point 8, PLAN "Settled": --open-all is a terminal event)."""
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def test_an_older_pbem_says_which_format_version_a_new_game_needs(table, monkeyp
     from pbem.errors import VersionMismatch
 
     rules = table.red.seat().rules
-    monkeypatch.setattr(codec, "FORMAT_VERSIONS", (1, 2))  # what pbem before decision 25 reads
+    monkeypatch.setattr(codec, "FORMAT_VERSIONS", (1, 2))  # what pbem before decision 26 reads
     with pytest.raises(VersionMismatch, match=r"format version 3 is not supported .*upgrade pbem") as exc:
         Replay(rules).apply_stored(table.red.gd.read_event(0))
     assert exc.value.exit_code == 10
@@ -246,7 +246,7 @@ def test_a_game_of_an_older_format_says_it_has_no_signed_resignation(table):
     from pbem.errors import VersionMismatch
 
     replay = table.red.seat().replay
-    replay.version = codec.FORMAT_VERSION  # a game created before decision 25
+    replay.version = codec.FORMAT_VERSION  # a game created before decision 26
     with pytest.raises(VersionMismatch, match="format version 1, fixed by its genesis, which has no signed "
                                               "resignation") as exc:
         session._require_ends(replay, codec.RESIGN)

@@ -1,6 +1,6 @@
 """Time controls (issue 27 point 4; docs/protocol.md decision 23): a genesis
 made with ``--reply-days`` records the agreed reply time and leave, the game
-is played at format version 2 (4 since terminal events, decision 25) and
+is played at format version 2 (4 since terminal events, decision 26) and
 every event carries a signed time; a genesis without it (every game before,
 examples/, tests/data/) stays at format version 1 (3 for a new game) and
 verifies exactly as before. ``pbem show`` says who owes
@@ -52,7 +52,7 @@ def test_a_timed_genesis_records_the_clock_and_every_event_a_signed_time(tmp_pat
     monkeypatch.setenv("PBEM_NOW", str(T0 + DAY))
     t.play("red", "advance 1", "pass")
     genesis = body_of(t.red, 0)
-    assert genesis.v == codec.TERMINAL_CLOCK_VERSION == 4  # version 2 with terminal events (decision 25)
+    assert genesis.v == codec.TERMINAL_CLOCK_VERSION == 4  # version 2 with terminal events (decision 26)
     assert genesis.genesis is not None and genesis.genesis.clock == Clock(reply_days=3, leave_days=2)
     times = [body_of(t.red, s).time for s in range(t.red.gd.event_count())]
     assert times[:2] == [T0, T0 + 3600] and all(x >= T0 + DAY for x in times[2:]), times
@@ -60,7 +60,7 @@ def test_a_timed_genesis_records_the_clock_and_every_event_a_signed_time(tmp_pat
 
 
 def test_a_game_without_a_time_control_has_no_times(table):
-    # Format version 3: version 1 with terminal events (decision 25), still without times.
+    # Format version 3: version 1 with terminal events (decision 26), still without times.
     table.play("red", "advance 1", "pass")
     for seq in range(table.red.gd.event_count()):
         raw = table.red.gd.read_event(seq)

@@ -1,5 +1,5 @@
 """A Rommel in the Desert game ended by a resignation mid-turn (docs/protocol.md
-decision 25, issue 21 point 8): the resigning player's event opens every secret
+decision 26, issue 21 point 8): the resigning player's event opens every secret
 it holds (hidden blocks, the secret turn option, its deck seeds), the opponent
 wins, and the opponent's audit afterwards is complete."""
 
