@@ -310,3 +310,37 @@ def test_rb_8_5_t_10_a_secret_step_loss_stays_hidden_in_every_fold(tmp_path, mon
     neither its unit nor its new CV, as the Axis replay's own view does not."""
     table = _retreat_with_pursuit_and_failed_march(tmp_path, monkeypatch)
     _no_token_and_no_leak(table)
+
+
+def _public_blocks(state):
+    """What both players see of every block: where it is, face up or not,
+    Disrupted or not (RB 7.3, 8.5, 11.11)."""
+    return {b.token: (b.hex, b.revealed, b.disrupted) for b in state.position.blocks}
+
+
+def test_t_10_t_40_after_secret_pursuit_losses_both_replays_agree_which_blocks_are_face_up(tmp_path, monkeypatch):
+    """RB 10.5, T-10, T-40: a Retreating block that survives secret Pursuit
+    losses stands up again (its new CV is secret) in EVERY replay. Version 4
+    turned it face down only in the opponent's replay, which forgets its face,
+    while its owner's replay kept it face up: the two replays then disagreed
+    on which units a later battle must reveal (RB 7.3)."""
+    from tests.ritd.test_game_march import FACE, RETREAT, standoff_table
+    from tests.test_contract_games import _fold
+
+    table = standoff_table(tmp_path, monkeypatch)
+    table.play("allied", *RETREAT)
+    FACE["die"] = 6  # Trento's two dice hit twice: the 7/7 Tk loses 2 of its 4 steps
+    table.play("axis", "pursue Sollum with Trento")
+    session.draft_replay(table.allied.seat())
+    FACE["die"] = 6  # and the Forced March succeeds: the Tk survives
+    table.play("allied", "pursuit losses auto")
+    events = table.axis.gd.read_events()
+    known = {role: dict(table.side(role).seat().vault.known_values()) for role in ("axis", "allied")}
+    public = _fold(RITD, events)
+    folds = {role: _fold(RITD, events, role, known[role]) for role in known}
+    survivors = [b for b in folds["allied"].state.position.blocks if b.unit == "7/7 Tk"]
+    assert survivors and survivors[0].cv == 2
+    for role, fold in folds.items():
+        assert _public_blocks(fold.state) == _public_blocks(public.state), role
+        assert RITD.pending(fold.state) == RITD.pending(public.state), role
+    assert not next(b for b in public.state.position.blocks if b.token == survivors[0].token).revealed
