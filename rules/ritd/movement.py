@@ -37,6 +37,7 @@ from rules.ritd.movement_types import (
     Disengagement,
     Engagement,
     ForcedMarch,
+    InterruptedMove,
     MarchOutcome,
     Move,
     MoveCheck,
@@ -156,6 +157,7 @@ def start_blitz_movement(pos: Position, turn: MovementTurn) -> MovementTurn:
         marches=(),
         marches_announced=False,
         refused=(),
+        interrupted=(),
     )
 
 
@@ -413,6 +415,8 @@ def check_move(
     obligations: list[SpeedObligation] = []
     lines_of = lines or default_lines
     passive = move.withdrawal in ("refuse", "rout")
+    # RB 11.4 step 5: the rest of a Move an Overrun interrupted is that Move, not a new one.
+    continuing = None if passive else turn.continuing(move)
     # RB 4.0, 4.5: how many Moves, and which.
     if not passive:
         if turn.withdrawal_only and move.withdrawal != "pass":
@@ -420,7 +424,7 @@ def check_move(
         if move.withdrawal == "pass" and not turn.withdrawal_only:
             probs.append(Problem("RB 5.3", "a free Withdrawal Move is made only in a Pass Turn "
                                            "(spend a Supply Card and make an ordinary Move instead)"))
-        if turn.moves_made >= turn.moves_allowed:
+        if turn.moves_made >= turn.moves_allowed and continuing is None:
             probs.append(Problem("RB 4.0", f"no Move left this phase ({turn.moves_made} of "
                                            f"{turn.moves_allowed} made)"))
         if turn.marches_announced:
@@ -452,7 +456,7 @@ def check_move(
         elif passive:
             probs.append(Problem("RB 6.3", "the Rommel Bonus cannot be used for Withdrawal Moves to "
                                            "Refuse Battle or Rout"))
-        elif turn.rommel_used:
+        elif turn.rommel_used and continuing is None:
             probs.append(Problem("RB 6.3", "only one Move per Axis Player-Turn may be the Rommel Move"))
     # Per-unit status.
     for b in blocks:
@@ -502,7 +506,14 @@ def check_move(
     # Routes, one unit after another on the changing position.
     wlines = {b.token: withdrawal_lines(m, pos, b, lines_of) for b in blocks} if move.withdrawal else {}
     cur_pos, cur_turn = pos, turn
+    overrun_at = ""
     for u, b in zip(move.units, blocks):
+        if overrun_at and u.path and u.path[-1] != overrun_at:
+            # RB 11.4: "Once all Attacking units have entered the hex, movement is interrupted".
+            probs.append(Problem("RB 11.4", f"movement is interrupted for the Rout once the Overrunning units "
+                                            f"have entered {m.name(overrun_at)}: {b.token} may join the Attack, or "
+                                            f"move after the Rout in a further order of this Move"))
+            continue
         ctx = MoveContext(withdrawal=move.withdrawal, rommel=move.rommel and not passive,
                    retreat=is_retreat(pos, b))
         here = cur_pos.block(b.token)
@@ -512,8 +523,10 @@ def check_move(
         if speeds.get(b.token) is None and need > MIN_SPEED:
             obligations.append(SpeedObligation(b.token, need))
         if not p:
-            cur_pos, cur_turn, _, _ = move_unit(cur_pos, cur_turn, here, u.path, ctx,
-                                                 regroup=move.kind == "regroup", record=not passive)
+            cur_pos, cur_turn, _, overran = move_unit(cur_pos, cur_turn, here, u.path, ctx,
+                                                       regroup=move.kind == "regroup", record=not passive)
+            if overran and not passive:
+                overrun_at = overran[0]
     # RB 5.3 condition 3: the Supply Network shrinks by at least one hex.
     if move.withdrawal and not probs:
         if network is not None:
@@ -543,6 +556,7 @@ def apply_move(m: HexMap, pos: Position, turn: MovementTurn, move: Move, *,
     wait in the battle hex for the Retreat procedure (RB 10.3, 10.4; T-35),
     made by ``complete_retreat``."""
     passive = move.withdrawal in ("refuse", "rout")
+    continuing = None if passive else turn.continuing(move)
     attacked: list[str] = []
     overruns: list[str] = []
     for u in move.units:
@@ -560,9 +574,12 @@ def apply_move(m: HexMap, pos: Position, turn: MovementTurn, move: Move, *,
     if passive:
         if move.withdrawal == "refuse":
             turn = msgspec.structs.replace(turn, refused=turn.refused + (move.origin,))
-    else:
+    elif continuing is None:
         turn = msgspec.structs.replace(turn, moves_made=turn.moves_made + 1,
                                        rommel_used=turn.rommel_used or move.rommel)
+        if overruns:  # RB 11.4 step 5: its unmoved units may complete it after the Rout
+            turn = msgspec.structs.replace(turn, interrupted=turn.interrupted + (InterruptedMove(
+                move.kind, move.origin, move.destination, move.withdrawal, move.rommel),))
         if move.kind == "regroup":
             turn = msgspec.structs.replace(
                 turn, regroups=turn.regroups + (RegroupRecord(move.origin, move.destination, move.rommel),))
