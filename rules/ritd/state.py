@@ -161,6 +161,9 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     bonus: dict[str, int] = {}
     #: The end of the game (RB 17).
     result: VictoryResult | None = None
+    #: Supplied units each side has exited off the enemy map-end so far (RB 17.1
+    #: and its sidebar "Exiting Units"; cumulative, BU-11).
+    exited: dict[str, int] = {}
     #: Every route of the latest Player-Turn whose Movement has begun (both
     #: sides: Moves, Forced Marches, Withdrawals), kept until the next
     #: Player-Turn's Movement begins; for the map's arrows (decisions M-24).

@@ -163,7 +163,7 @@ def apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> Sta
     rule = _rule_for(turn, action)
     if rule is None:
         raise ValueError(f"unchecked action {action!r}")
-    return rule.apply(state, turn, action, side, ctx)
+    return sequence.sudden_death(rule.apply(state, turn, action, side, ctx))  # RB 17.1: at once
 
 
 _HEX = re.compile(r"\b\d{4}\b")
