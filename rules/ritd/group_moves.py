@@ -199,7 +199,7 @@ def parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv
         if not pieces:
             raise OrderError("RB 5.1: name a destination after '->'")
         *via, last = pieces
-        dest, units = _split_destination(last)
+        dest, units = split_destination(last)
         legs.append(([deployment.place_name(v) for v in via], dest, units))
     moves = []
     if kind == "regroup":
@@ -229,7 +229,7 @@ def parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv
     return mv.Move(kind="group", origin=origin, units=tuple(moves), withdrawal=cast(mv.WithdrawalKind, withdrawal), rommel=rommel)
 
 
-def _split_destination(text: str) -> tuple[str, str]:
+def split_destination(text: str) -> tuple[str, str]:
     """'Mechili 21Pz/5 3Rec' -> (hex of Mechili, '21Pz/5 3Rec'): the longest
     leading words that name a place."""
     words = text.split()
@@ -411,8 +411,10 @@ def apply_end_movement(state: State, turn: Turn, action: EndMovement, side: Side
 
 def listed_movement(state: State, role: Side, turn: Turn, ctx) -> list[str]:
     """The orders listed in step "movement"."""
-    return movement_orders(state, role, turn) + forced_march_orders(state, role, turn, ctx) + \
-        ["end movement"]
+    from rules.ritd import exits
+
+    return movement_orders(state, role, turn) + exits.exit_orders(state, role, turn) + \
+        forced_march_orders(state, role, turn, ctx) + ["end movement"]
 
 
 # -- the actions in words (format_action) ---------------------------------------------------
