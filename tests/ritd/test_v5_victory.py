@@ -113,6 +113,10 @@ def test_rb_17_1_exited_units_are_counted_and_never_return(at_the_map_end):
     assert state.turn.movement.moves_made == 1
     assert not [o for o in session.legal_orders(table.axis.seat()) if o.startswith(("exit", "group"))]
     assert table.allied.seat().replay.state.exited == {"axis": 2}
+    # Said as an exit (not an elimination) to the opponent, who cannot name the blocks.
+    said = [h.text for info in table.allied.seat().replay.history for h in info.happenings]
+    assert "2 Axis blocks exit the map off the enemy map-end from Alexandria SW1" in said
+    assert not [t for t in said if "eliminated" in t]
     assert len(list(table.allied.seat().replay.state.position.blocks_of("axis"))) == 6
 
 
