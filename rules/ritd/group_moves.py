@@ -411,9 +411,10 @@ def apply_end_movement(state: State, turn: Turn, action: EndMovement, side: Side
 
 def listed_movement(state: State, role: Side, turn: Turn, ctx) -> list[str]:
     """The orders listed in step "movement"."""
-    from rules.ritd import exits
+    from rules.ritd import base_entry, exits
 
-    return movement_orders(state, role, turn) + exits.exit_orders(state, role, turn) + \
+    return movement_orders(state, role, turn) + base_entry.enter_base_orders(state, role, turn) + \
+        exits.exit_orders(state, role, turn) + \
         forced_march_orders(state, role, turn, ctx) + ["end movement"]
 
 

@@ -236,14 +236,17 @@ def _begin_buildup(state: State) -> State:
     pos, report = supply_checks.buildup_supply_check(m, state.position)
     if report.needed:
         pos, report = supply_checks.buildup_supply_check(m, state.position, _default_choices(report.needed))
+    waiting = state.waiting
     for side in SIDES:
         back = state.refitting.get(side, ())
-        if back:
-            pos = bu.arrive(m, pos, side, back).pos
+        if back:  # RB 16.52; at an engaged Base they wait off board (RB 16.4 sidebar, BU-16)
+            arrival = bu.arrive(m, pos, side, back)
+            pos, waiting = arrival.pos, bu.held_off_board(waiting, side, arrival.waiting)
     networks = {side: tuple(sorted(net)) for side, net in bu.buildup_networks(m, pos).items()}
     disrupted = {t: n for t, n in state.disrupted_in.items() if pos.has_block(t) and pos.block(t).disrupted}
     return msgspec.structs.replace(state, phase="buildup", stage="bp-dice", month=month, position=pos,
-                                   networks=networks, refitting={}, bonus=bonus, disrupted_in=disrupted,
+                                   networks=networks, refitting={}, waiting=waiting, bonus=bonus,
+                                   disrupted_in=disrupted,
                                    side=enemy_of(cast(Side, state.actor)), turn=None, reinforced=(), ledgers={},
                                    early=state.early_next, early_units=state.early_units_next, early_next={},
                                    early_units_next={}, early_done=(), early_arrived=())

@@ -128,6 +128,10 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     bp_dice: tuple[int, ...] = ()
     networks: dict[str, tuple[str, ...]] = {}
     refitting: dict[str, tuple[Block, ...]] = {}
+    #: Reinforcements (and Refitted units) that could not arrive at the engaged
+    #: friendly Base: one Group off board next to it, entering by Group Move
+    #: (RB 16.4 sidebar "Reinforcements to an Engaged Base"; rules.ritd.base_entry).
+    waiting: dict[str, tuple[Block, ...]] = {}
     #: Initiative (RB 3.3): the commitment labels of the challenge and answer cards.
     challenge: str = ""
     answer: str = ""

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from pbem.rulesapi import Problem
 from rules.ritd import (
+    base_entry,
     battle,
     exits,
     group_moves,
@@ -30,6 +31,7 @@ from rules.ritd.actions import (
     AcceptBattle,
     Blitz,
     EndMovement,
+    EnterBase,
     ExitMap,
     ForcedMarches,
     MarchLosses,
@@ -127,6 +129,7 @@ def _tables() -> tuple[tuple[tuple[tuple[str, ...], tuple[type, ...], TurnRule],
         PlayCards: TurnRule(turn_options.check_play_cards, turn_options.apply_play_cards),  # RB 3.42, 4.0
         mv.Move: TurnRule(group_moves.check_move_action, group_moves.apply_move_action),  # RB 5.0, 10.2
         ExitMap: TurnRule(exits.check_exit, exits.apply_exit),  # RB 17.1 sidebar "Exiting Units"
+        EnterBase: TurnRule(base_entry.check_enter_base, base_entry.apply_enter_base),  # RB 16.4 sidebar
         ForcedMarches: TurnRule(group_moves.check_forced_marches, group_moves.apply_forced_marches),  # RB 6.4
         EndMovement: TurnRule(group_moves.check_end_movement, group_moves.apply_end_movement),  # RB 3.44
         AcceptBattle: TurnRule(refusal.check_accept_battle, refusal.apply_accept_battle),  # RB 8.4
