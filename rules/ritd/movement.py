@@ -366,6 +366,10 @@ def move_unit(
         else:
             if claims or battle.hexside_owner(frm) == side:
                 battles[dest] = msgspec.structs.replace(battle, hexsides={**battle.hexsides, frm: side})
+            if _only_disrupted(enemy):
+                # RB 11.11, 11.4: Engaged unshielded Disrupted units Rout even where a
+                # battle is recorded (co-existing Disrupted units, RB 5.3 sidebar, MV-11).
+                overruns.append(dest)
         turn = msgspec.structs.replace(
             turn, engagements=turn.engagements + (Engagement(block.token, frm, dest),),
             attacked=turn.attacked + tuple(h for h in attacked if h not in turn.attacked))
