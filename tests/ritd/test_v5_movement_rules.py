@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rules.ritd import movement as mv
 from rules.ritd.position import Battle
-from tests.ritd.movement_support import at, block, group, position, route, step
+from tests.ritd.movement_support import MAP, at, block, group, position, regroup, route, step
 
 
 def test_rb_11_11_engaging_disrupted_units_that_co_exist_with_disrupted_enemies_routs_them() -> None:
@@ -29,3 +29,25 @@ def test_rb_11_11_engaging_disrupted_units_that_co_exist_with_disrupted_enemies_
     shielded = shielded.with_battles([Battle(hex=sidi, attacker="allied")])
     out = step(shielded, turn, group("Buq Buq", ("a", route("Buq Buq", "Sidi Barrani"))), {"a": 3})
     assert out.overruns == () and out.attacked == ()
+
+
+def test_rb_11_4_step_5_a_regroup_interrupted_by_an_overrun_is_completed_after_the_rout() -> None:
+    """RB 11.4: the units "qualified to move (as part of Group or Regrouping
+    Moves already underway), but as yet unmoved ... may then complete their
+    Movement"; a Regroup's units still go to its one destination (RB 5.2;
+    MV-19). The completion is that Move, not a new one (one Move here)."""
+    sidi = at("Sidi Barrani")
+    pos = position(block("a", "allied", "Buq Buq"), block("b", "allied", "Sollum"),
+                   block("x", "axis", "Sidi Barrani", disrupted=True))
+    turn = mv.start_movement(pos, "allied")
+    first = regroup("Buq Buq", "Sidi Barrani", ("a", route("Buq Buq", "Sidi Barrani")))
+    out = step(pos, turn, first, {"a": 3})
+    assert out.overruns == (sidi,) and out.turn.moves_made == 1
+    assert out.turn.interrupted == (mv.InterruptedMove("regroup", at("Buq Buq"), sidi),)
+    routed = out.position.replace_blocks([block("x", "axis", "Sofafi", disrupted=True)]).with_battles([])
+    rest = regroup("Buq Buq", "Sidi Barrani", ("b", route("Sollum", "Buq Buq", "Sidi Barrani")))
+    done = step(routed, out.turn, rest, {"b": 2})
+    assert done.position.block("b").hex == sidi and done.turn.moves_made == 1
+    # Another destination is another Move: none is left.
+    other = regroup("Buq Buq", "Buq Buq", ("b", route("Sollum", "Buq Buq")))
+    assert [p.rule for p in mv.check_move(MAP, routed, out.turn, other, {"b": 2}).problems] == ["RB 4.0"]
