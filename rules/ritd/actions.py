@@ -251,7 +251,31 @@ class RevealOption(_A, tag="reveal-option", frozen=True):
     """RB 3.48 Supply Revealed: the turn option is opened in this event."""
 
 
-Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ForcedMarches | EndMovement
+class ExitMap(_A, tag="exit", frozen=True):
+    """RB 17.1 and its sidebar "Exiting Units": a Group Move (RB 5.1) from
+    ``origin`` whose units each move along ``path`` (from ``origin`` to a hex
+    of the enemy map-end; just ``(origin,)`` for a unit already there) and on
+    off the board, never to return. ``rommel``: it is the Rommel Move (RB 6.3).
+    Rules: rules.ritd.exits."""
+
+    origin: str
+    units: tuple[mv.UnitMove, ...]
+    rommel: bool = False
+
+
+class EnterBase(_A, tag="enter-base", frozen=True):
+    """RB 16.4 sidebar "Reinforcements to an Engaged Base": a Group Move of
+    units waiting off board near the mover's Base into it; each unit's
+    ``path`` begins in the Base (the step onto the map is one hex of
+    movement, with no Hexside Limit). ``rommel``: the Rommel Move (RB 6.3).
+    Rules: rules.ritd.base_entry."""
+
+    units: tuple[mv.UnitMove, ...]
+    rommel: bool = False
+
+
+Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ExitMap | EnterBase | ForcedMarches
+          | EndMovement
           | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | Rout | RevealUnits | RevealOption
           | cb.BattleSelection | cb.FirePlan | cb.LossAllocation | KeepHand | Redraw | Challenge | Answer
           | OpenChallenge | EarlyArrival | Reinforce | CallMalta | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
@@ -267,6 +291,10 @@ def _hexes_named(action: object) -> list[str]:
             return [h]
         case mv.Move(origin=origin, destination=destination, units=units):
             return [origin] + ([destination] if destination else []) + [h for u in units for h in u.path]
+        case ExitMap(origin=origin, units=units):
+            return [origin] + [h for u in units for h in u.path]
+        case EnterBase(units=units):
+            return [h for u in units for h in u.path]
         case ForcedMarches(marches=marches):
             return [h for f in marches for h in f.path]
         case bu.Redeploy(path=path) | bu.ReturnForRefit(path=path):
@@ -305,7 +333,8 @@ _ACTION_NAMES = {
     "buy-supply": ("buying Supply Cards", "RB 16.5"), "build-minefield": ("building a Minefield", "RB 16.55"),
     "open-minefields": ("opening Minefields", "RB 14.2"), "reveal-all": ("turning every block face up", "RB 17.0"),
     "supply-check": ("a Supply Check", "RB 12.7"), "play-cards": ("playing Supply Cards", "RB 3.42"),
-    "move": ("a Move", "RB 3.44"), "forced-marches": ("Forced Marches", "RB 6.4"),
+    "move": ("a Move", "RB 3.44"), "exit": ("exiting the map", "RB 17.1"),
+    "enter-base": ("entering the Base from off board", "RB 16.4"), "forced-marches": ("Forced Marches", "RB 6.4"),
     "end-movement": ("the end of movement", "RB 3.44"), "accept-battle": ("accepting battle", "RB 8.4"),
     "refuse-battle": ("Refusing Battle", "RB 10.2"), "pursuit": ("Pursuit Fire", "RB 10.5"),
     "pursuit-losses": ("Pursuit losses", "RB 10.5"), "rout": ("a Rout", "RB 11.1"),

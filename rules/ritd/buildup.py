@@ -375,6 +375,17 @@ def arrive(m: HexMap, pos: Position, side: Side, blocks: Sequence[Block]) -> Arr
     return Arrival(pos=out, placed=tuple(b.token for b in placed))
 
 
+def held_off_board(waiting: Mapping[str, tuple[Block, ...]], side: Side,
+                   blocks: Sequence[Block]) -> dict[str, tuple[Block, ...]]:
+    """RB 16.4 sidebar "Reinforcements to an Engaged Base": ``blocks`` that
+    could not arrive (``Arrival.waiting``) join ``side``'s units waiting off
+    board near its Base, one Group that enters by Group Move in a later
+    Player-Turn (rules.ritd.base_entry)."""
+    if not blocks:
+        return dict(waiting)
+    return {**waiting, side: tuple(waiting.get(side, ())) + tuple(blocks)}
+
+
 def check_malta_group(scenario: Scenario, month: int, called_in: int | None) -> list[Problem]:
     """RB 18.6, 18.8 (and 18.3 from Month 11): the Axis may call the "M"
     units as optional Reinforcements in any Buildup, once."""

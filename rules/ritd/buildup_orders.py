@@ -191,9 +191,8 @@ def enter_base(state: State, side: Side, tokens: tuple[str, ...], ctx,
         if ident is None:
             obligations += (obligation(t, base),)
     arrival = bu.arrive(m, state.position, side, blocks)
-    refit = {**state.refitting, side: state.refitting.get(side, ()) + arrival.waiting} \
-        if arrival.waiting else state.refitting
-    return msgspec.structs.replace(state, position=arrival.pos, obligations=obligations, refitting=refit,
+    return msgspec.structs.replace(state, position=arrival.pos, obligations=obligations,
+                                   waiting=bu.held_off_board(state.waiting, side, arrival.waiting),
                                    versions={**state.versions, **dict.fromkeys(tokens, 0)})
 
 

@@ -141,12 +141,21 @@ def units_named(state: State, role: Side, text: str, origin: str) -> list[str]:
 
 
 def _route(state: State, turn: Turn, token: str, dest: str, *, withdrawal: str = "", rommel: bool = False,
-           via: list[str] | None = None, together: tuple[str, ...] = ()) -> tuple[str, ...]:
+           via: list[str] | None = None, together: tuple[str, ...] = (), regroup: str | None = None) -> tuple[str, ...]:
     """The unit's path: the explicit hexes given, or the shortest legal one
     (``together``: the other units of the Move, which do not stay behind)."""
     start = state.position.block(token).hex
     if via:
         return (start, *via, dest) if via[0] != start else (*via, dest)
+    if regroup is not None and movement_of(turn).continuing(mv.Move(
+            kind="regroup", origin=regroup, units=(), destination=dest, rommel=rommel,
+            withdrawal=cast(mv.WithdrawalKind, withdrawal))) is not None:
+        # RB 11.4 step 5: the rest of a Regroup an Overrun interrupted is judged as that Regroup.
+        reach = reachability.reachable(game_map(), state.position, movement_of(turn), token,
+                                       block_speed(state, state.position.block(token)), rommel=rommel,
+                                       withdrawal=cast(mv.WithdrawalKind, withdrawal), regroup=(regroup, dest))
+        if dest in reach.paths:
+            return reach.paths[dest]
     network = refusal.refusal_network(state.position, mv.Move(kind="group", origin=start, withdrawal=cast(mv.WithdrawalKind, withdrawal),
                                                        units=(mv.UnitMove(token, (start,)),)))
     reach = reachability.reachable(game_map(), state.position, movement_of(turn), token, block_speed(state, state.position.block(token)),
@@ -190,7 +199,7 @@ def parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv
         if not pieces:
             raise OrderError("RB 5.1: name a destination after '->'")
         *via, last = pieces
-        dest, units = _split_destination(last)
+        dest, units = split_destination(last)
         legs.append(([deployment.place_name(v) for v in via], dest, units))
     moves = []
     if kind == "regroup":
@@ -202,7 +211,8 @@ def parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv
              and (b.hex == origin or game_map().is_adjacent(b.hex, origin))]
         for t in tokens:
             moves.append(mv.UnitMove(t, _route(state, turn, t, dest, rommel=rommel, via=via or None,
-                                               withdrawal=cast(mv.WithdrawalKind, withdrawal), together=tuple(tokens))))
+                                               withdrawal=cast(mv.WithdrawalKind, withdrawal), together=tuple(tokens),
+                                               regroup=origin)))
         return mv.Move(kind="regroup", origin=origin, destination=dest, units=tuple(moves), rommel=rommel,
                        withdrawal=cast(mv.WithdrawalKind, withdrawal))
     chosen_by_leg = []
@@ -219,7 +229,7 @@ def parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv
     return mv.Move(kind="group", origin=origin, units=tuple(moves), withdrawal=cast(mv.WithdrawalKind, withdrawal), rommel=rommel)
 
 
-def _split_destination(text: str) -> tuple[str, str]:
+def split_destination(text: str) -> tuple[str, str]:
     """'Mechili 21Pz/5 3Rec' -> (hex of Mechili, '21Pz/5 3Rec'): the longest
     leading words that name a place."""
     words = text.split()
@@ -260,21 +270,52 @@ def group_movers(state: State, role: Side, turn: Turn) -> list[Block]:
     not moved this phase, while a Move is left and no Forced March is announced;
     by hex and unit."""
     movement = movement_of(turn)
-    if movement.moves_made >= movement.moves_allowed or movement.marches_announced:
+    if movement.marches_announced:
         return []
+    fresh = movement.moves_made < movement.moves_allowed
     return [b for b in sorted(state.position.blocks_of(role), key=lambda b: (b.hex, b.unit))
-            if not b.disrupted and not movement.has_moved(b.token)]
+            if not b.disrupted and not movement.has_moved(b.token)
+            and (fresh or _interrupted_moves_of(movement, b))]
+
+
+def _interrupted_moves_of(movement: mv.MovementTurn, b: Block) -> list[mv.InterruptedMove]:
+    """The Moves an Overrun interrupted that ``b`` was part of and may complete
+    (RB 11.4 step 5): a Group Move from its hex, a Regroup whose Command Point
+    is its hex or next to it (RB 5.2)."""
+    m = game_map()
+    return [i for i in movement.interrupted
+            if i.origin == b.hex or i.kind == "regroup" and m.is_adjacent(b.hex, i.origin)]
 
 
 def unit_move_orders(state: State, role: Side, turn: Turn, b: Block) -> list[str]:
     """The block ``b`` alone to each hex it can reach in a Group Move (RB 5.1;
-    a Withdrawal Group Move in a Withdrawal-only phase, RB 5.3): one search."""
+    a Withdrawal Group Move in a Withdrawal-only phase, RB 5.3): one search;
+    and as the rest of each Move an Overrun interrupted that it may complete
+    (RB 11.4 step 5)."""
     m, pos, movement = game_map(), state.position, movement_of(turn)
-    verb = "withdraw" if movement.withdrawal_only else "group"
-    reach = reachability.reachable(m, pos, movement, b.token, block_speed(state, b),
-                                   withdrawal="pass" if movement.withdrawal_only else "")
-    return [f"{verb} {m.name(b.hex)} -> {m.name(dest)} {b.unit or b.token}"
-            for dest in sorted(reach.paths, key=m.name) if dest != b.hex]
+    name = b.unit or b.token
+    out: list[str] = []
+    if movement.moves_made < movement.moves_allowed:
+        verb = "withdraw" if movement.withdrawal_only else "group"
+        reach = reachability.reachable(m, pos, movement, b.token, block_speed(state, b),
+                                       withdrawal="pass" if movement.withdrawal_only else "")
+        out += [f"{verb} {m.name(b.hex)} -> {m.name(dest)} {name}"
+                for dest in sorted(reach.paths, key=m.name) if dest != b.hex]
+    for i in _interrupted_moves_of(movement, b):
+        verb = {"pass": "withdraw"}.get(i.withdrawal, "group")
+        suffix = " rommel" if i.rommel else ""
+        if i.kind == "regroup":
+            reach = reachability.reachable(m, pos, movement, b.token, block_speed(state, b), rommel=i.rommel,
+                                           withdrawal=i.withdrawal, regroup=(i.origin, i.destination))
+            if i.destination in reach.paths:
+                out.append(f"{'withdraw ' if i.withdrawal else ''}regroup {m.name(i.origin)} -> "
+                           f"{m.name(i.destination)} {name}{suffix}")
+            continue
+        reach = reachability.reachable(m, pos, movement, b.token, block_speed(state, b), rommel=i.rommel,
+                                       withdrawal=i.withdrawal)
+        out += [f"{verb} {m.name(b.hex)} -> {m.name(dest)} {name}{suffix}"
+                for dest in sorted(reach.paths, key=m.name) if dest != b.hex]
+    return list(dict.fromkeys(out))
 
 
 def forced_march_orders(state: State, role: Side, turn: Turn, ctx) -> list[str]:
@@ -370,8 +411,11 @@ def apply_end_movement(state: State, turn: Turn, action: EndMovement, side: Side
 
 def listed_movement(state: State, role: Side, turn: Turn, ctx) -> list[str]:
     """The orders listed in step "movement"."""
-    return movement_orders(state, role, turn) + forced_march_orders(state, role, turn, ctx) + \
-        ["end movement"]
+    from rules.ritd import base_entry, exits
+
+    return movement_orders(state, role, turn) + base_entry.enter_base_orders(state, role, turn) + \
+        exits.exit_orders(state, role, turn) + \
+        forced_march_orders(state, role, turn, ctx) + ["end movement"]
 
 
 # -- the actions in words (format_action) ---------------------------------------------------

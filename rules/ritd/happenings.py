@@ -155,6 +155,12 @@ def _eliminations(was: View, now: View) -> list[Happening]:
     out = []
     by_cause: dict[tuple[str, str, str], list[BlockView]] = {}
     for (side, where), blocks in gone.items():
+        if _step_key(was, now) == "movement" and side == was.side:
+            # The mover's own blocks leave the map in its Movement phase only by exiting (RB 17.1 sidebar).
+            verb = "exit" if _plural(blocks) else "exits"
+            out.append(Happening(f"{group(blocks)} {verb} the map off the enemy map-end from {where}",
+                                 "RB 17.1", "exit"))
+            continue
         at = where if _step_key(was, now) not in SUPPLY_CHECKS else ""
         words, rule = _cause(was, now, at, "by")
         by_cause.setdefault((side, words, rule), []).extend(blocks)

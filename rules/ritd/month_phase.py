@@ -132,7 +132,8 @@ def apply_redraw(state: State, action: Redraw, side: Side, ctx) -> State:
 # -- RB 17.0: every block turned face up at the end ----------------------------------------------
 
 def _final_labels(state: State, side: Side) -> list[str]:
-    blocks = list(state.position.blocks_of(side)) + list(state.refitting.get(side, ()))
+    blocks = list(state.position.blocks_of(side)) + list(state.refitting.get(side, ())) \
+        + list(state.waiting.get(side, ()))  # RB 16.4 sidebar: waiting off board, in play (BU-12)
     return [hidden.identity_label(b.token, state.versions.get(b.token, 0)) for b in blocks]
 
 
@@ -146,7 +147,7 @@ def check_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> list[P
 def apply_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> State:
     if not state.turned_up:  # the other side turns its blocks up next
         return msgspec.structs.replace(state, turned_up=(side,), side=enemy_of(side))
-    off = {s: [b.unit for b in state.refitting.get(s, ())] for s in SIDES}
+    off = {s: [b.unit for b in state.refitting.get(s, ()) + state.waiting.get(s, ())] for s in SIDES}
     result = judge_victory(game_map(), state.position, scenario_of(state), all_scenarios(), off_board=off)
     return msgspec.structs.replace(state, phase="over", stage="", result=result, turned_up=(*state.turned_up, side))
 

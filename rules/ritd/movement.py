@@ -37,6 +37,7 @@ from rules.ritd.movement_types import (
     Disengagement,
     Engagement,
     ForcedMarch,
+    InterruptedMove,
     MarchOutcome,
     Move,
     MoveCheck,
@@ -58,10 +59,31 @@ from rules.ritd.movement_types import (
     WithdrawalKind,
 )
 from rules.ritd.position import Battle, Block, Position, Side, enemy_of
+from rules.ritd.withdrawals import (
+    WithdrawalRoute,
+    default_lines,
+    default_network,
+    line_away_step,
+    lines_memo,
+    network_from_lines,
+    withdrawal_lines,
+    withdrawal_route_problems,
+    withdrawal_routes,
+)
 
 #: The movement vocabulary is rules.ritd.movement_types, re-exported here;
-#: Forced Marches are rules.ritd.forced_marches, reachability rules.ritd.reachability.
+#: Forced Marches are rules.ritd.forced_marches, reachability rules.ritd.reachability,
+#: the routes of Withdrawal Moves rules.ritd.withdrawals (re-exported here).
 __all__ = [
+    "WithdrawalRoute",
+    "default_lines",
+    "default_network",
+    "line_away_step",
+    "lines_memo",
+    "network_from_lines",
+    "withdrawal_lines",
+    "withdrawal_route_problems",
+    "withdrawal_routes",
     "Disengagement",
     "Engagement",
     "FORCED_MARCH_HEXES",
@@ -135,6 +157,7 @@ def start_blitz_movement(pos: Position, turn: MovementTurn) -> MovementTurn:
         marches=(),
         marches_announced=False,
         refused=(),
+        interrupted=(),
     )
 
 
@@ -172,72 +195,6 @@ def route_text(m: HexMap, path: Sequence[str], retreat: bool, rommel: bool, forc
     if forced:
         parts.append(f"Forced March +{FORCED_MARCH_HEXES} (RB 6.4)")
     return ", ".join(parts)
-
-
-# ------------------------------------------------------------ supply adapter
-
-
-def default_lines(m: HexMap, pos: Position, block: Block) -> Sequence[SupplyRoute]:
-    """The block's Supply Lines from rules.ritd.supply, as hex routes."""
-    from rules.ritd import supply
-
-    return tuple(
-        SupplyRoute(hexes=line.hexes, source=line.source_hex, fortress=line.source == "fortress")
-        for line in supply.supply_lines(m, pos, block.side, block.hex)
-        if line.source != "oasis"  # RB 15.1: no external line to withdraw along
-    )
-
-
-def default_network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
-    """RB 12.6 for Withdrawal condition 3 (MV-06): the hexes of every current
-    Supply Line of every friendly unit."""
-    from rules.ritd import supply
-
-    return supply.lines_network(m, pos, side)
-
-
-def network_from_lines(m: HexMap, pos: Position, side: Side, lines: SupplyLines) -> frozenset[str]:
-    """RB 12.6: the union of every friendly unit's Supply Lines."""
-    out: set[str] = set()
-    for b in pos.blocks_of(side):
-        for line in lines(m, pos, b):
-            out.update(line.hexes)
-    return frozenset(out)
-
-
-def lines_memo(lines: SupplyLines) -> SupplyLines:
-    """``lines`` remembered per position and block, for many checks of one
-    position (each entry keeps its position alive, so its id is not reused)."""
-    memo: dict[tuple[int, Block], tuple[Position, Sequence[SupplyRoute]]] = {}
-
-    def remembered(m: HexMap, pos: Position, block: Block) -> Sequence[SupplyRoute]:
-        key = (id(pos), block)
-        hit = memo.get(key)
-        if hit is None:
-            hit = memo[key] = (pos, lines(m, pos, block))
-        return hit[1]
-
-    return remembered
-
-
-def withdrawal_lines(m: HexMap, pos: Position, block: Block, lines: SupplyLines) -> tuple[SupplyRoute, ...]:
-    """Supply Lines a unit may withdraw along: to its Base, or to the Fortress
-    it is assigned Fortress Supply from (RB 5.3 sidebar, 13.3)."""
-    base = m.base(block.side)
-    return tuple(line for line in lines(m, pos, block)
-                 if line.source == base and not line.fortress
-                 or line.fortress and line.source == block.fortress_supply)
-
-
-def _distance_from_source(m: HexMap, side: Side, source: str, a: str, b: str) -> tuple[int, int]:
-    """Hex distances of a and b from ``source`` for Withdrawal condition 4,
-    with the Bardia-Ft Capuzzo exception (RB 5.3 sidebar, MV-05)."""
-    da, db = m.distance(source, a), m.distance(source, b)
-    if side == "axis" and source == m.base("axis") and m.road(a, b) == "highway":
-        pair = {m.resolve("Bardia"), m.resolve("Ft Capuzzo")}
-        if {a, b} == pair:
-            db = da
-    return da, db
 
 
 # ---------------------------------------------------------------- helpers
@@ -363,80 +320,8 @@ def path_problems(
                                        f"{route_text(m, path, retreat, ctx.rommel, ctx.forced)})"))
     # RB 5.3 conditions 1, 2 and 4 (3 is about the whole Move).
     if ctx.withdrawal:
-        probs.extend(_withdrawal_route_problems(m, block, path, lines or ()))
+        probs.extend(withdrawal_route_problems(m, block, path, lines or ()))
     return probs, min_speed
-
-
-def line_away_step(m: HexMap, side: Side, line: SupplyRoute) -> tuple[str, str] | None:
-    """The first step of a Supply Line, from the unit towards its Source,
-    that moves physically away from the Source (RB 5.3 condition 4), or
-    None. The Bardia-Ft Capuzzo jog does not count for the Axis (sidebar)."""
-    for a, b in zip(line.hexes, line.hexes[1:]):
-        da, db = _distance_from_source(m, side, line.source, a, b)
-        if db > da:
-            return a, b
-    return None
-
-
-class WithdrawalRoute(msgspec.Struct, frozen=True):
-    """One Supply Line of a unit and whether it may Withdraw along it."""
-
-    line: SupplyRoute
-    problem: Problem | None = None
-
-    @property
-    def valid(self) -> bool:
-        return self.problem is None
-
-
-def withdrawal_routes(m: HexMap, pos: Position, token: str, *,
-                      lines: SupplyLines | None = None) -> tuple[WithdrawalRoute, ...]:
-    """Every Supply Line of the unit now (RB 5.3 sidebar: defined at the
-    moment of the Withdrawal), each with the reason it cannot be withdrawn
-    along: a Fortress line without Fortress Supply (sidebar), or movement
-    physically away from the Source (condition 4, MV-04)."""
-    b = pos.block(token)
-    lines_of = lines or default_lines
-    allowed = withdrawal_lines(m, pos, b, lines_of)
-    out = []
-    for line in lines_of(m, pos, b):
-        if line not in allowed:
-            out.append(WithdrawalRoute(line, Problem(
-                "RB 5.3", f"{token} is not assigned Fortress Supply from {m.name(line.source)}, so it may "
-                          "not withdraw towards it")))
-            continue
-        away = line_away_step(m, b.side, line)
-        if away is not None:
-            x, y = away
-            out.append(WithdrawalRoute(line, Problem(
-                "RB 5.3", f"condition 4: the Supply Line through {', '.join(m.name(h) for h in line.hexes[1:-1][:3])}"
-                          f"... moves physically away from {m.name(line.source)} "
-                          f"({m.name(x)} {m.distance(line.source, x)} hexes, {m.name(y)} "
-                          f"{m.distance(line.source, y)})")))
-            continue
-        out.append(WithdrawalRoute(line))
-    return tuple(out)
-
-
-def _withdrawal_route_problems(m: HexMap, block: Block, path: Sequence[str],
-                               lines: Sequence[SupplyRoute]) -> list[Problem]:
-    who = block.token
-    if not lines:
-        return [Problem("RB 5.3", f"condition 1: {who} has no Supply Line it may withdraw along, "
-                                  "so it cannot make a Withdrawal Move")]
-    along = [ln for ln in lines if len(ln.hexes) >= len(path) and tuple(ln.hexes[:len(path)]) == tuple(path)]
-    if not along:
-        return [Problem("RB 5.3", f"condition 2: {who} must move only along one of its own Supply "
-                                  f"Lines, each hex entered shortening it; {' - '.join(m.name(h) for h in path)}"
-                                  " is not such a route")]
-    for ln in along:
-        if line_away_step(m, block.side, ln) is None:
-            return []
-    x, y = line_away_step(m, block.side, along[0]) or ("", "")
-    src = along[0].source
-    return [Problem("RB 5.3", f"condition 4: every Supply Line {who} could be following here moves "
-                              f"physically away from its Source {m.name(src)} (first at {m.name(x)} "
-                              f"{m.distance(src, x)} hexes to {m.name(y)} {m.distance(src, y)})")]
 
 
 # ------------------------------------------------------------ applying
@@ -481,6 +366,10 @@ def move_unit(
         else:
             if claims or battle.hexside_owner(frm) == side:
                 battles[dest] = msgspec.structs.replace(battle, hexsides={**battle.hexsides, frm: side})
+            if _only_disrupted(enemy):
+                # RB 11.11, 11.4: Engaged unshielded Disrupted units Rout even where a
+                # battle is recorded (co-existing Disrupted units, RB 5.3 sidebar, MV-11).
+                overruns.append(dest)
         turn = msgspec.structs.replace(
             turn, engagements=turn.engagements + (Engagement(block.token, frm, dest),),
             attacked=turn.attacked + tuple(h for h in attacked if h not in turn.attacked))
@@ -530,6 +419,8 @@ def check_move(
     obligations: list[SpeedObligation] = []
     lines_of = lines or default_lines
     passive = move.withdrawal in ("refuse", "rout")
+    # RB 11.4 step 5: the rest of a Move an Overrun interrupted is that Move, not a new one.
+    continuing = None if passive else turn.continuing(move)
     # RB 4.0, 4.5: how many Moves, and which.
     if not passive:
         if turn.withdrawal_only and move.withdrawal != "pass":
@@ -537,7 +428,7 @@ def check_move(
         if move.withdrawal == "pass" and not turn.withdrawal_only:
             probs.append(Problem("RB 5.3", "a free Withdrawal Move is made only in a Pass Turn "
                                            "(spend a Supply Card and make an ordinary Move instead)"))
-        if turn.moves_made >= turn.moves_allowed:
+        if turn.moves_made >= turn.moves_allowed and continuing is None:
             probs.append(Problem("RB 4.0", f"no Move left this phase ({turn.moves_made} of "
                                            f"{turn.moves_allowed} made)"))
         if turn.marches_announced:
@@ -569,7 +460,7 @@ def check_move(
         elif passive:
             probs.append(Problem("RB 6.3", "the Rommel Bonus cannot be used for Withdrawal Moves to "
                                            "Refuse Battle or Rout"))
-        elif turn.rommel_used:
+        elif turn.rommel_used and continuing is None:
             probs.append(Problem("RB 6.3", "only one Move per Axis Player-Turn may be the Rommel Move"))
     # Per-unit status.
     for b in blocks:
@@ -619,7 +510,14 @@ def check_move(
     # Routes, one unit after another on the changing position.
     wlines = {b.token: withdrawal_lines(m, pos, b, lines_of) for b in blocks} if move.withdrawal else {}
     cur_pos, cur_turn = pos, turn
+    overrun_at = ""
     for u, b in zip(move.units, blocks):
+        if overrun_at and u.path and u.path[-1] != overrun_at:
+            # RB 11.4: "Once all Attacking units have entered the hex, movement is interrupted".
+            probs.append(Problem("RB 11.4", f"movement is interrupted for the Rout once the Overrunning units "
+                                            f"have entered {m.name(overrun_at)}: {b.token} may join the Attack, or "
+                                            f"move after the Rout in a further order of this Move"))
+            continue
         ctx = MoveContext(withdrawal=move.withdrawal, rommel=move.rommel and not passive,
                    retreat=is_retreat(pos, b))
         here = cur_pos.block(b.token)
@@ -629,8 +527,10 @@ def check_move(
         if speeds.get(b.token) is None and need > MIN_SPEED:
             obligations.append(SpeedObligation(b.token, need))
         if not p:
-            cur_pos, cur_turn, _, _ = move_unit(cur_pos, cur_turn, here, u.path, ctx,
-                                                 regroup=move.kind == "regroup", record=not passive)
+            cur_pos, cur_turn, _, overran = move_unit(cur_pos, cur_turn, here, u.path, ctx,
+                                                       regroup=move.kind == "regroup", record=not passive)
+            if overran and not passive:
+                overrun_at = overran[0]
     # RB 5.3 condition 3: the Supply Network shrinks by at least one hex.
     if move.withdrawal and not probs:
         if network is not None:
@@ -660,6 +560,7 @@ def apply_move(m: HexMap, pos: Position, turn: MovementTurn, move: Move, *,
     wait in the battle hex for the Retreat procedure (RB 10.3, 10.4; T-35),
     made by ``complete_retreat``."""
     passive = move.withdrawal in ("refuse", "rout")
+    continuing = None if passive else turn.continuing(move)
     attacked: list[str] = []
     overruns: list[str] = []
     for u in move.units:
@@ -677,9 +578,12 @@ def apply_move(m: HexMap, pos: Position, turn: MovementTurn, move: Move, *,
     if passive:
         if move.withdrawal == "refuse":
             turn = msgspec.structs.replace(turn, refused=turn.refused + (move.origin,))
-    else:
+    elif continuing is None:
         turn = msgspec.structs.replace(turn, moves_made=turn.moves_made + 1,
                                        rommel_used=turn.rommel_used or move.rommel)
+        if overruns:  # RB 11.4 step 5: its unmoved units may complete it after the Rout
+            turn = msgspec.structs.replace(turn, interrupted=turn.interrupted + (InterruptedMove(
+                move.kind, move.origin, move.destination, move.withdrawal, move.rommel),))
         if move.kind == "regroup":
             turn = msgspec.structs.replace(
                 turn, regroups=turn.regroups + (RegroupRecord(move.origin, move.destination, move.rommel),))

@@ -125,6 +125,25 @@ class RegroupRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     rommel: bool = False
 
 
+class InterruptedMove(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A Move of the Active Player that an Overrun interrupted (RB 11.4): after
+    the Rout, its units not yet moved may complete their movement, by further
+    Moves of the same kind from the same hex (to the same destination for a
+    Regroup) that count as this one (Overrun Procedure step 5, MV-19)."""
+
+    kind: MoveKind
+    origin: str
+    destination: str = ""
+    withdrawal: WithdrawalKind = ""
+    rommel: bool = False
+
+    def continued_by(self, move: Move) -> bool:
+        """Whether ``move`` completes this Move rather than starting a new one."""
+        return (move.kind, move.origin, move.withdrawal, move.rommel) == \
+            (self.kind, self.origin, self.withdrawal, self.rommel) \
+            and (move.kind == "group" or move.destination == self.destination)
+
+
 class PendingMarch(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """An announced Forced March waiting for its die (RB 6.4)."""
 
@@ -161,6 +180,12 @@ class MovementTurn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     refused: tuple[str, ...] = ()  # hexes whose Group Refused Battle this phase
     #: Disengaging units waiting in their battle hex for the Retreat procedure (T-35).
     retreating: tuple[PendingRetreat, ...] = ()
+    #: Moves an Overrun interrupted this phase, which their unmoved units may complete (RB 11.4).
+    interrupted: tuple[InterruptedMove, ...] = ()
+
+    def continuing(self, move: Move) -> InterruptedMove | None:
+        """The interrupted Move that ``move`` completes (RB 11.4 step 5), if any."""
+        return next((i for i in self.interrupted if i.continued_by(move)), None)
 
     def has_moved(self, token: str) -> bool:
         return any(u.token == token for u in self.moved)

@@ -127,7 +127,10 @@ def _movement(state: State, role: Side, turn: Turn, ctx: Any) -> tuple[OrderGrou
 
     moves = [hex_group(h, bs) for h, bs in by_hex.items()]
     # The rest of group_moves.listed_movement: Forced Marches, then the end of movement.
-    rest = group_moves.forced_march_orders(state, role, turn, ctx) + ["end movement"]
+    from rules.ritd import base_entry, exits
+
+    rest = base_entry.enter_base_orders(state, role, turn) + exits.exit_orders(state, role, turn) + \
+        group_moves.forced_march_orders(state, role, turn, ctx) + ["end movement"]
     return (*moves, *_by_kind(rest))
 
 
@@ -203,6 +206,10 @@ KINDS: tuple[tuple[str, str, str, bool], ...] = (
     ("blitz", "Blitz", "RB 3.42, 3.45, 4.4", False),
     ("no blitz", "No Blitz", "RB 3.45, 4.4", False),
     ("forced-march", "Forced Marches", "RB 6.4: one unit an order, after the Moves", False),
+    ("enter", "Enter the Base", "RB 16.4 sidebar: the units waiting off board near the engaged Base, by "
+                                "Group Move", False),
+    ("exit", "Exit the map", "RB 17.1 sidebar: a Move off the enemy map-end; exited units never return, "
+                             "three Supplied ones win at once", False),
     ("end movement", "End movement", "RB 3.44: ends the Movement phase", True),
     ("accept-battle", "Accept battle", "RB 8.4", False),
     ("refuse-battle", "Refuse battle", "RB 10.2: 'refuse-battle <hex> slowest <speed>' (the true slowest "

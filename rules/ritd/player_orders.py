@@ -11,9 +11,11 @@ from typing import Any
 
 from pbem.rulesapi import DICE, Order
 from rules.ritd import (
+    base_entry,
     battle,
     buildup_orders,
     deployment,
+    exits,
     group_moves,
     initiative,
     minefield_rules,
@@ -45,6 +47,8 @@ from rules.ritd.actions import (
     EndBuildup,
     EndDeployment,
     EndMovement,
+    EnterBase,
+    ExitMap,
     ForcedMarches,
     KeepHand,
     MarchLosses,
@@ -121,6 +125,8 @@ def _turn_orders() -> tuple[tuple[Matches, Callable[..., Order]], ...]:
         (lambda low, verb, words, turn: verb in ("group", "regroup", "withdraw", "refuse-battle", "rout"),
          group_moves.parse_move_order),
         (lambda low, verb, words, turn: verb == "forced-march", group_moves.parse_forced_march_order),
+        (lambda low, verb, words, turn: verb == "exit", exits.parse_exit_order),  # RB 17.1 sidebar
+        (lambda low, verb, words, turn: verb == "enter", base_entry.parse_enter_base_order),  # RB 16.4 sidebar
         (lambda low, verb, words, turn: low == "end movement", group_moves.parse_end_movement),
         (lambda low, verb, words, turn: verb == "accept-battle", refusal.parse_accept_battle),
         (lambda low, verb, words, turn: low == "open minefields", minefield_rules.parse_open_minefields),
@@ -257,6 +263,8 @@ def _formats() -> dict[type, Callable[[Any], str]]:
         SupplyCheck: supply_steps.format_supply_check,
         PlayCards: turn_options.format_play_cards,
         mv.Move: group_moves.format_move,
+        ExitMap: exits.format_exit,
+        EnterBase: base_entry.format_enter_base,
         ForcedMarches: group_moves.format_forced_marches,
         EndMovement: group_moves.format_end_movement,
         AcceptBattle: refusal.format_accept_battle,

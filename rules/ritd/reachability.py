@@ -98,16 +98,20 @@ def reachable(
     lines: SupplyLines | None = None,
     network: SupplyNetwork | None = None,
     together: Collection[str] = (),
+    regroup: tuple[str, str] | None = None,
 ) -> Reach:
     """Every hex the unit can reach in a Move made by itself alone, with a
     legal route to each (a route ``check_move`` accepts with this turn's
     bookkeeping). ``speed`` None means the fastest unit type (what the
     public cannot rule out). ``forced``: the hexes it could try to reach by
-    Forced March (one hex more, RB 6.4), judged on the route alone."""
+    Forced March (one hex more, RB 6.4), judged on the route alone.
+    ``regroup``: (Command Point, destination) to judge the unit as a Regroup
+    Move instead (the rest of one an Overrun interrupted, RB 11.4)."""
     b = pos.block(token)
     spd = MAX_SPEED if speed is None else speed
     limit = spd + max(ROAD_BONUS.values()) + ROMMEL_BONUS + FORCED_MARCH_HEXES
-    move_kind: MoveKind = "group"
+    move_kind: MoveKind = "group" if regroup is None else "regroup"
+    origin, destination = (b.hex, "") if regroup is None else regroup
     out: dict[str, tuple[str, ...]] = {}
     if withdrawal:
         # A unit may have hundreds of Supply Lines (one per chain of friendly
@@ -125,7 +129,8 @@ def reachable(
         cands = _candidate_paths(m, pos, turn, b, limit, withdrawal, strict=True)
     for dest, paths in sorted(cands.items()):
         for path in sorted(paths, key=len):
-            mv = Move(move_kind, b.hex, (UnitMove(token, path),), withdrawal=withdrawal, rommel=rommel)
+            mv = Move(move_kind, origin, (UnitMove(token, path),), destination=destination, withdrawal=withdrawal,
+                      rommel=rommel)
             if forced:
                 # Judged as a move with one more hex allowed (RB 6.4).
                 ctx = MoveContext(withdrawal=withdrawal, rommel=rommel, forced=True, retreat=is_retreat(pos, b))

@@ -9,7 +9,6 @@ import re
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import combat as cb
 from rules.ritd import (
     deployment,
     group_moves,
@@ -23,11 +22,9 @@ from rules.ritd import (
 )
 from rules.ritd import movement as mv
 from rules.ritd.actions import MarchLosses, OrderError, Probe, PursuitLosses, RetreatSpeed, RevealUnits
-from rules.ritd.hidden import Obligation
 from rules.ritd.position import Block, Position, Side
-from rules.ritd.state import State, game_map, roster_of, version_identity
+from rules.ritd.state import State, current_identity, game_map, roster_of
 from rules.ritd.turn import Turn
-from rules.ritd.units import UnknownUnit
 
 
 def with_retreaters(before: Position, fought: Position, retreaters: tuple[str, ...]) -> Position:
@@ -153,7 +150,7 @@ def check_march_losses(state: State, turn: Turn, action: object, side: Side, ctx
         return problems
     roster = roster_of(state)
     for t in turn.march_losses:
-        old = version_identity(state, t, ctx)
+        old = current_identity(state, t, ctx)
         if old is None:
             continue  # an obligation decides it when the identity opens (T-39)
         new = None
@@ -174,35 +171,9 @@ def apply_march_losses(state: State, turn: Turn, action: MarchLosses, ctx) -> St
     in the open (its new CV public, the commitment checked when opened); what
     this replay cannot check becomes a "march-loss" obligation. Then the
     Overrun Routs of the same dice, and movement ends as before (T-13, T-35)."""
-    pos, roster = state.position, roster_of(state)
-    eliminated, recommit = action.eliminated, action.recommit
     what = f"{step_losses.MARCH_LOSS} in event {ctx.seq} ({player_orders.format_action(action)})"
-    versions = {**state.versions, **{t: state.versions.get(t, 0) + 1 for t in recommit}}
-    obligations = list(state.obligations)
-    changed = []
-    for t in turn.march_losses:
-        b = pos.block(t)
-        old_label = hidden.identity_label(t, state.versions.get(t, 0))
-        new_label = hidden.identity_label(t, versions[t]) if t in recommit else ""
-        value = ctx.value(new_label) if new_label else None
-        if value is not None:
-            unit, cv = hidden.decode_identity(value)
-            changed.append(msgspec.structs.replace(b, unit=unit, cv=cv))
-        elif b.unit and t in recommit:  # a unit this replay knows: one step off its public CV
-            try:
-                step = roster.get(b.unit).cv_per_step
-            except UnknownUnit:
-                step = 0
-            changed.append(msgspec.structs.replace(b, cv=b.cv - step))
-        old = version_identity(state, t, ctx)
-        if old is not None and (value is not None or t in eliminated):
-            continue  # checked at once (_check_march_losses)
-        labels = (() if old is not None else (old_label,)) + ((new_label,) if new_label else ())
-        obligations.append(Obligation(token=t, seq=ctx.seq, kind="march-loss", rule="RB 6.4", what=what,
-                                      hex=b.hex, tokens=(t,), labels=labels, unit=old[0] if old else "",
-                                      cv=old[1] if old else 0, eliminated=(t,) if t in eliminated else ()))
-    pos = cb.eliminate(pos.replace_blocks(changed), eliminated)
-    state = msgspec.structs.replace(state, position=pos, versions=versions, obligations=tuple(obligations))
+    state = step_losses.apply_secret_step_losses(state, turn.march_losses, action.eliminated, action.recommit, ctx,
+                                                 kind="march-loss", rule="RB 6.4", what=what)
     overruns = turn.march_overruns
     turn = msgspec.structs.replace(turn, march_losses=(), march_overruns=())
     return sequence.start_routs(state, turn, rout_orders.overrun_routs(state, turn, overruns), "forced-march")

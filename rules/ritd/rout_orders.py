@@ -9,7 +9,6 @@ import re
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import combat as cb
 from rules.ritd import (
     deployment,
     group_moves,
@@ -23,9 +22,8 @@ from rules.ritd import (
 )
 from rules.ritd import movement as mv
 from rules.ritd.actions import OrderError, PursuitLosses, Rout
-from rules.ritd.hidden import Obligation
 from rules.ritd.position import Side, enemy_of
-from rules.ritd.state import State, all_scenarios, game_map, known_identity, roster_of
+from rules.ritd.state import State, all_scenarios, current_identity, game_map, roster_of
 from rules.ritd.turn import PendingRout, Turn, movement_of
 
 
@@ -63,7 +61,7 @@ def check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> lis
                     problems.append(Problem("RB 11.3", f"the new identity of {t} must be committed as '{label}'"))
             if problems:
                 return problems
-            old = {t: known_identity(state, t, ctx) for t in r.tokens}
+            old = {t: current_identity(state, t, ctx) for t in r.tokens}
             new: dict[str, tuple[str, int] | None] = {}
             for t in recommit:
                 value = ctx.value(hidden.identity_label(t, state.versions.get(t, 0) + 1))
@@ -107,31 +105,10 @@ def apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> Sta
     match action:
         case Rout(hex=hex_, slowest=slowest, eliminated=eliminated, recommit=recommit):
             # RB 11.3 Rout Attrition, in secret: new identity versions (T-12).
-            roster = roster_of(state)
             what = f"Rout Attrition in event {ctx.seq} ({player_orders.format_action(action)})"
-            versions = {**state.versions, **{t: state.versions.get(t, 0) + 1 for t in recommit}}
-            obligations = list(state.obligations)
-            changed = []
-            for t in r.tokens:
-                b = pos.block(t)
-                old_label = hidden.identity_label(t, state.versions.get(t, 0))
-                new_label = hidden.identity_label(t, versions[t]) if t in recommit else ""
-                value = ctx.value(new_label) if new_label else None
-                if value is not None:
-                    unit, cv = hidden.decode_identity(value)
-                    changed.append(msgspec.structs.replace(b, unit=unit, cv=cv))
-                elif b.unit and t in recommit:  # a known unit: its new CV is public
-                    changed.append(msgspec.structs.replace(b, cv=b.cv - roster.get(b.unit).cv_per_step))
-                old_known = known_identity(state, t, ctx)
-                if old_known is not None and (value is not None or t in eliminated):
-                    continue  # checked at once
-                labels = (() if b.unit else (old_label,)) + ((new_label,) if new_label else ())
-                obligations.append(Obligation(token=t, seq=ctx.seq, kind="attrition", rule="RB 11.3", what=what,
-                                              hex=hex_, tokens=(t,), labels=labels, unit=b.unit,
-                                              cv=b.cv if b.unit else 0,
-                                              eliminated=(t,) if t in eliminated else ()))
-            pos = cb.eliminate(pos.replace_blocks(changed), eliminated)
-            state = msgspec.structs.replace(state, position=pos, versions=versions, obligations=tuple(obligations))
+            state = step_losses.apply_secret_step_losses(state, r.tokens, eliminated, recommit, ctx,
+                                                         kind="attrition", rule="RB 11.3", what=what, hex_=hex_)
+            pos = state.position
             if recommit:
                 result = routs.check_slowest_speed(recommit, routs.SlowestSpeed(hex_, slowest),
                                                    group_moves.speeds_of(state, pos, recommit))

@@ -236,14 +236,17 @@ def _begin_buildup(state: State) -> State:
     pos, report = supply_checks.buildup_supply_check(m, state.position)
     if report.needed:
         pos, report = supply_checks.buildup_supply_check(m, state.position, _default_choices(report.needed))
+    waiting = state.waiting
     for side in SIDES:
         back = state.refitting.get(side, ())
-        if back:
-            pos = bu.arrive(m, pos, side, back).pos
+        if back:  # RB 16.52; at an engaged Base they wait off board (RB 16.4 sidebar, BU-16)
+            arrival = bu.arrive(m, pos, side, back)
+            pos, waiting = arrival.pos, bu.held_off_board(waiting, side, arrival.waiting)
     networks = {side: tuple(sorted(net)) for side, net in bu.buildup_networks(m, pos).items()}
     disrupted = {t: n for t, n in state.disrupted_in.items() if pos.has_block(t) and pos.block(t).disrupted}
     return msgspec.structs.replace(state, phase="buildup", stage="bp-dice", month=month, position=pos,
-                                   networks=networks, refitting={}, bonus=bonus, disrupted_in=disrupted,
+                                   networks=networks, refitting={}, waiting=waiting, bonus=bonus,
+                                   disrupted_in=disrupted,
                                    side=enemy_of(cast(Side, state.actor)), turn=None, reinforced=(), ledgers={},
                                    early=state.early_next, early_units=state.early_units_next, early_next={},
                                    early_units_next={}, early_done=(), early_arrived=())
@@ -357,8 +360,27 @@ def complete_retreat(state: State, turn: Turn) -> State:
     return start_routs(state, turn, pending_routs, "retreat-losses")
 
 
+def sudden_death(state: State) -> State:
+    """RB 17.1: "If either of these conditions occurs, the game ends
+    immediately": a Strategic Victory (the enemy Base controlled, or three
+    Supplied units exited off the enemy map-end) ends the game the moment it
+    holds, in the middle of a Player-Turn too. Run after every Player-Turn
+    action (turn_orders.apply_turn) and after the dice that move or eliminate
+    units (Forced Marches, Routs)."""
+    if state.phase != "turn":
+        return state
+    sudden = strategic_victory(game_map(), state.position, all_scenarios().victory, state.exited)
+    if sudden is None:
+        return state
+    return msgspec.structs.replace(state, phase="over", result=sudden)
+
+
 def start_routs(state: State, turn: Turn, pending_routs, resume: str) -> State:
-    """Queue Routs; they interrupt play and then ``resume`` goes on."""
+    """Queue Routs; they interrupt play and then ``resume`` goes on (unless
+    what came before won the game, RB 17.1)."""
+    state = sudden_death(state)
+    if state.phase == "over":
+        return state
     if not pending_routs:
         return _resume(state, msgspec.structs.replace(turn, step=resume))
     queue = turn.rout_queue + tuple(pending_routs)
@@ -409,7 +431,9 @@ def rout_withdraw_or_eliminate(state: State, turn: Turn) -> State:
     routers = tuple(t for t in turn.routers if state.position.has_block(t))
     pos, gone = routs.eliminate_unable(game_map(), state.position, routers)
     routers = tuple(t for t in routers if t not in gone)
-    state = msgspec.structs.replace(state, position=pos)
+    state = sudden_death(msgspec.structs.replace(state, position=pos))  # RB 17.1: a Base left to the enemy
+    if state.phase == "over":
+        return state
     turn = msgspec.structs.replace(turn, routers=routers)
     if routers:
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="rout-withdraw"))
@@ -511,10 +535,9 @@ def end_turn(state: State, turn: Turn) -> State:
         if h not in pos.fortresses and len(sides) == 1 and any(not b.disrupted for b in here):
             captures[h] = next(iter(sides))
     ledger = cb.record_captures(state.captures, captures) if state.captures is not None else None
-    state = msgspec.structs.replace(state, position=cb.apply_captures(pos, captures), captures=ledger)
-    sudden = strategic_victory(game_map(), state.position, all_scenarios().victory)
-    if sudden is not None:  # RB 17.1: the game ends at once
-        return msgspec.structs.replace(state, phase="over", result=sudden)
+    state = sudden_death(msgspec.structs.replace(state, position=cb.apply_captures(pos, captures), captures=ledger))
+    if state.phase == "over":
+        return state
     # RB 3.1, 4.5: two Passes in succession end the Month (a Pass plays no card, T-14).
     passes = state.passes + 1 if turn.cards == 0 else 0
     if passes < 2:

@@ -128,6 +128,10 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     bp_dice: tuple[int, ...] = ()
     networks: dict[str, tuple[str, ...]] = {}
     refitting: dict[str, tuple[Block, ...]] = {}
+    #: Reinforcements (and Refitted units) that could not arrive at the engaged
+    #: friendly Base: one Group off board next to it, entering by Group Move
+    #: (RB 16.4 sidebar "Reinforcements to an Engaged Base"; rules.ritd.base_entry).
+    waiting: dict[str, tuple[Block, ...]] = {}
     #: Initiative (RB 3.3): the commitment labels of the challenge and answer cards.
     challenge: str = ""
     answer: str = ""
@@ -161,6 +165,9 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     bonus: dict[str, int] = {}
     #: The end of the game (RB 17).
     result: VictoryResult | None = None
+    #: Supplied units each side has exited off the enemy map-end so far (RB 17.1
+    #: and its sidebar "Exiting Units"; cumulative, BU-11).
+    exited: dict[str, int] = {}
     #: Every route of the latest Player-Turn whose Movement has begun (both
     #: sides: Moves, Forced Marches, Withdrawals), kept until the next
     #: Player-Turn's Movement begins; for the map's arrows (decisions M-24).
@@ -269,32 +276,20 @@ def _article(word: str) -> str:
     return "an" if word[:1] in "aeiou" else "a"
 
 
-def version_identity(state: State, token: str, ctx, version: int | None = None) -> tuple[str, int] | None:
-    """(unit, CV) of ``token``'s identity ``version`` (default: the current
-    one) where this replay can read that commitment, else None. Unlike
-    ``_known_identity`` it never trusts a block's face that a secret new
-    version may have outdated (Pursuit losses, T-10)."""
-    if version is None:
-        version = state.versions.get(token, 0)
-    label = hidden.identity_label(token, version)
-    value = ctx.value(label)
-    if value is None:
-        return None
-    try:
-        return decode_identity(state, label, value)
-    except ValueError:
-        return None
-
-
-def known_identity(state: State, token: str, ctx) -> tuple[str, int] | None:
-    """The current identity of ``token`` as this replay knows it: from the
-    position (its own units, opened or revealed ones), else the committed value."""
-    b = state.position.block(token)
-    if b.unit:
-        return b.unit, b.cv
+def current_identity(state: State, token: str, ctx) -> tuple[str, int] | None:
+    """(unit, CV) of ``token``'s current identity as this replay knows it, else
+    None: the committed value of its current version where this replay can
+    read it (with any CV changed in the open since, T-34), else the block's
+    face where it shows a unit (the replay's own units, and units whose step
+    losses the public could deduce, T-12, T-39). A face a secret new version
+    outdates is never kept (Pursuit losses forget it, T-10), so the face and
+    the commitment never disagree."""
     label = hidden.identity_label(token, state.versions.get(token, 0))
     value = ctx.value(label)
-    try:
-        return decode_identity(state, label, value) if value is not None else None
-    except ValueError:
-        return None
+    if value is not None:
+        try:
+            return decode_identity(state, label, value)
+        except ValueError:
+            return None
+    b = state.position.block(token)
+    return (b.unit, b.cv) if b.unit else None

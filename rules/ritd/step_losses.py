@@ -5,11 +5,14 @@ against the identities each replay knows.
 
 from __future__ import annotations
 
+import msgspec
+
 from pbem.rulesapi import Problem
 from rules.ritd import combat as cb
-from rules.ritd import routs
+from rules.ritd import hidden, routs
+from rules.ritd.hidden import Obligation
 from rules.ritd.position import Block, Position, Side
-from rules.ritd.state import State, roster_of
+from rules.ritd.state import State, current_identity, roster_of
 from rules.ritd.units import Roster, UnknownUnit
 
 
@@ -82,3 +85,45 @@ def loss_problems(state: State, side: Side, hex_: str, refusers: tuple[str, ...]
     pos = Position(blocks=tuple(blocks))
     return routs.check_pursuit_losses(pos, refusers, hits, cb.LossAllocation(hex_, tuple(losses)),
                                       units=roster.get)
+
+
+def apply_secret_step_losses(state: State, tokens: tuple[str, ...], eliminated: tuple[str, ...],
+                             recommit: tuple[str, ...], ctx, *, kind: str, rule: str, what: str,
+                             hex_: str | None = None) -> State:
+    """One step lost in secret by each of ``tokens`` (Rout Attrition RB 11.3,
+    T-12; a failed Retreat Forced March RB 6.4 sidebar, T-39; RB 2.3): the
+    ``eliminated`` leave the map, the ``recommit`` get their new identity
+    version. A unit this replay knows loses its step in the open (its new CV
+    is deduced from its face); what this replay cannot check at once (the old
+    or the new identity unreadable) becomes an obligation of ``kind`` on the
+    labels to open, citing ``rule`` and ``what``. ``hex_``: the hex the
+    obligation names (default: each unit's). The one implementation for both
+    (issue 19)."""
+    pos, roster = state.position, roster_of(state)
+    versions = {**state.versions, **{t: state.versions.get(t, 0) + 1 for t in recommit}}
+    obligations = list(state.obligations)
+    changed = []
+    for t in tokens:
+        b = pos.block(t)
+        old_label = hidden.identity_label(t, state.versions.get(t, 0))
+        new_label = hidden.identity_label(t, versions[t]) if t in recommit else ""
+        value = ctx.value(new_label) if new_label else None
+        if value is not None:
+            unit, cv = hidden.decode_identity(value)
+            changed.append(msgspec.structs.replace(b, unit=unit, cv=cv))
+        elif b.unit and t in recommit:  # a unit this replay knows: one step off its public CV
+            try:
+                step = roster.get(b.unit).cv_per_step
+            except UnknownUnit:
+                step = 0
+            changed.append(msgspec.structs.replace(b, cv=b.cv - step))
+        old = current_identity(state, t, ctx)
+        if old is not None and (value is not None or t in eliminated):
+            continue  # checked at once
+        labels = (() if old is not None else (old_label,)) + ((new_label,) if new_label else ())
+        obligations.append(Obligation(token=t, seq=ctx.seq, kind=kind, rule=rule, what=what,
+                                      hex=b.hex if hex_ is None else hex_, tokens=(t,), labels=labels,
+                                      unit=old[0] if old else "", cv=old[1] if old else 0,
+                                      eliminated=(t,) if t in eliminated else ()))
+    pos = cb.eliminate(pos.replace_blocks(changed), eliminated)
+    return msgspec.structs.replace(state, position=pos, versions=versions, obligations=tuple(obligations))

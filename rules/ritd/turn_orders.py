@@ -12,7 +12,9 @@ from typing import NamedTuple
 
 from pbem.rulesapi import Problem
 from rules.ritd import (
+    base_entry,
     battle,
+    exits,
     group_moves,
     minefield_rules,
     refusal,
@@ -29,6 +31,8 @@ from rules.ritd.actions import (
     AcceptBattle,
     Blitz,
     EndMovement,
+    EnterBase,
+    ExitMap,
     ForcedMarches,
     MarchLosses,
     OpenMinefields,
@@ -124,6 +128,8 @@ def _tables() -> tuple[tuple[tuple[tuple[str, ...], tuple[type, ...], TurnRule],
         SupplyCheck: TurnRule(supply_steps.check_supply, supply_steps.apply_supply),  # RB 12.7
         PlayCards: TurnRule(turn_options.check_play_cards, turn_options.apply_play_cards),  # RB 3.42, 4.0
         mv.Move: TurnRule(group_moves.check_move_action, group_moves.apply_move_action),  # RB 5.0, 10.2
+        ExitMap: TurnRule(exits.check_exit, exits.apply_exit),  # RB 17.1 sidebar "Exiting Units"
+        EnterBase: TurnRule(base_entry.check_enter_base, base_entry.apply_enter_base),  # RB 16.4 sidebar
         ForcedMarches: TurnRule(group_moves.check_forced_marches, group_moves.apply_forced_marches),  # RB 6.4
         EndMovement: TurnRule(group_moves.check_end_movement, group_moves.apply_end_movement),  # RB 3.44
         AcceptBattle: TurnRule(refusal.check_accept_battle, refusal.apply_accept_battle),  # RB 8.4
@@ -163,7 +169,7 @@ def apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> Sta
     rule = _rule_for(turn, action)
     if rule is None:
         raise ValueError(f"unchecked action {action!r}")
-    return rule.apply(state, turn, action, side, ctx)
+    return sequence.sudden_death(rule.apply(state, turn, action, side, ctx))  # RB 17.1: at once
 
 
 _HEX = re.compile(r"\b\d{4}\b")

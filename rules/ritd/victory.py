@@ -105,7 +105,7 @@ def holds_tobruk(m: HexMap, pos: Position) -> Side | None:
 
 
 def strategic_victory(m: HexMap, pos: Position, rules: Victory,
-                      exited: Mapping[Side, int] | None = None) -> VictoryResult | None:
+                      exited: Mapping[str, int] | None = None) -> VictoryResult | None:
     """RB 17.1 sudden death, run after every action: a side controls (RB 1.2)
     the enemy Base, or has exited ``rules.strategic_exit_units`` (3) or more
     Supplied units off the enemy map-end (``exited``: Supplied units exited
@@ -128,7 +128,7 @@ def strategic_victory(m: HexMap, pos: Position, rules: Victory,
 
 def victory(m: HexMap, pos: Position, scenario: Scenario, scenarios: Scenarios, *,
             off_board: Mapping[Side, Sequence[str]] | None = None,
-            exited: Mapping[Side, int] | None = None) -> VictoryResult:
+            exited: Mapping[str, int] | None = None) -> VictoryResult:
     """RB 17.0-17.4: the level of victory at the end of ``scenario``, highest
     level first. ``off_board``: unit names of each side in play but not on
     the map (BU-12); ``exited``: Supplied units exited so far (RB 17.1).
