@@ -12,10 +12,10 @@ import msgspec
 
 from pbem.rulesapi import Order, Problem
 from rules.ritd import (
+    canonical,
     checked,
     deployment,
     forced_marches,
-    game,
     player_orders,
     reachability,
     refusal,
@@ -338,7 +338,8 @@ def forced_march_orders(state: State, role: Side, turn: Turn, ctx) -> list[str]:
                 candidates += [(b, tuple(reach.paths[d])) for d in sorted(dests, key=m.name) if d in reach.paths]
     out = []
     for b, path in candidates:
-        if not game.check(state, ForcedMarches(marches=(mv.ForcedMarch(token=b.token, path=path),)), ctx):
+        march = ForcedMarches(marches=(mv.ForcedMarch(token=b.token, path=path),))
+        if not (canonical.problems(state, march, role) or check_forced_marches(state, turn, march, role, ctx)):
             out.append(f"forced-march {b.unit or b.token} -> {m.name(path[-1])}")
     return out
 

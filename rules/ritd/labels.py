@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 
 from pbem.rulesapi import NOBODY
-from rules.ritd.game import State
 from rules.ritd.hidden import token_of_label
+from rules.ritd.state import State
 
 SIDES = ("axis", "allied")
 _LETTER = {"A": "axis", "L": "allied"}
