@@ -417,12 +417,31 @@ def rout_withdraw_or_eliminate(state: State, turn: Turn) -> State:
 
 
 def after_movement(state: State, turn: Turn) -> State:
-    """All Moves and Forced Marches done: the passive player decides on the
-    Attacked Groups that may Refuse Battle (RB 8.4); the others fight."""
+    """All Moves and Forced Marches done: in a Pass Turn the passer's units
+    still in a Fortress battle it attacks are Routed first (CB-12); then the
+    passive player decides on the Attacked Groups that may Refuse Battle
+    (RB 8.4); the others fight."""
+    if turn.cards == 0:
+        routed = pass_turn_routs(state, turn)
+        if routed:  # after the Routs, back here: the Fortress battles are left
+            return start_routs(state, turn, routed, "forced-march")
     refusals = mv.refusable_groups(game_map(), state.position, movement_of(turn))
     if refusals:
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse", refusals=refusals))
     return _to_reveals(state, turn)
+
+
+def pass_turn_routs(state: State, turn: Turn) -> list[PendingRout]:
+    """RB 13.2 sidebar "Fortress Combat in Pass Turns" (CB-12): no combat in a
+    Pass Turn, so the passer's units left in a Fortress battle it attacks when
+    its movement ends are Routed (RB 11.3), one Rout per Fortress; every enemy
+    unit there may Pursue (none has fired)."""
+    pos = state.position
+    forts = cb.fortress_hexes(game_map())
+    routed = set(cb.pass_turn_fortress_routs(pos, turn.active, forts))
+    return [PendingRout(hex=h, side=turn.active, tokens=tuple(b.token for b in pos.blocks_in(h, turn.active)
+                                                              if b.token in routed))
+            for h in cb.pass_turn_fortress_battles(pos, turn.active, forts)]
 
 
 def after_pursuit(state: State, turn: Turn) -> State:
