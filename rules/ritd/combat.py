@@ -49,10 +49,13 @@ from rules.ritd.fire import (
     check_fire_plan,
     dice_counts,
     dice_needed,
+    fire_complete,
     legal_targets,
     present_classes,
     score,
+    targets_left,
     unit_firepower,
+    yet_to_fire,
 )
 from rules.ritd.fortresses import (
     Capture,
@@ -91,6 +94,9 @@ from rules.ritd.losses import (
 )
 
 __all__ = [
+    "fire_complete",
+    "targets_left",
+    "yet_to_fire",
     "HALVES_PER_HIT",
     "UnitLookup",
     "lookup_of",

@@ -9,6 +9,7 @@ units is wiped out at once, which changes later targeting and firepower
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 import msgspec
 
@@ -67,7 +68,8 @@ def unit_firepower(firer: ArmsClass, target: ArmsClass, present: Iterable[ArmsCl
 class UnitFire(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One unit's fire: its announced target Class (RB 9.2), and the classes it
     fires at instead, in order, should that class be gone when its turn comes
-    (RB 9.3 last paragraph; CB-05)."""
+    (RB 9.3 last paragraph; CB-05). Only a unit that fires after another one
+    of the same order may declare fallbacks (CB-19)."""
 
     token: str
     target: ArmsClass
@@ -75,17 +77,46 @@ class UnitFire(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class FirePlan(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="fire"):
-    """Defensive or Offensive Fire of ``side`` in ``hex``: units fire in the
-    order listed, artillery first (RB 9.2)."""
+    """One fire order of ``side`` in ``hex``, in its Defensive or Offensive
+    Fire: the units listed fire in that order, each seeing the results of
+    those before it (RB 9.2). One unit is step-by-step fire: its dice are
+    rolled and their hits scored before the same player orders the next
+    unit, choosing its target knowing them. Several units are a fire plan
+    (one message for them all, targets fixed before any die is rolled, with
+    fallbacks). The side's fire goes on, order by order, until every
+    Undisrupted unit has fired or no enemy target is left (CB-08, CB-19)."""
 
     hex: str
     side: Side
     fires: tuple[UnitFire, ...]
 
 
-def check_fire_plan(pos: Position, rnd: CombatRound, plan: FirePlan, *,
+def yet_to_fire(pos: Position, rnd: CombatRound, side: Side, prior: FireResult | None) -> tuple[Block, ...]:
+    """``side``'s units that fire in this Combat Round and have not fired yet
+    in its current Defensive or Offensive Fire (RB 9.0: each unit fires once)."""
+    done = {s.token for s in prior.shots} if prior is not None else set()
+    return tuple(b for b in firing_units(pos, rnd.hex, side) if b.token not in done)
+
+
+def targets_left(pos: Position, rnd: CombatRound, side: Side, prior: FireResult | None, *,
+                 units: UnitLookup | None = None) -> frozenset[ArmsClass]:
+    """The enemy Classes ``side`` may still hit: present and Undisrupted, and
+    not wiped out by its fire so far (RB 9.3, 9.5)."""
+    wiped = set(prior.wiped_out) if prior is not None else set()
+    return frozenset(c for c in present_classes(pos, rnd.hex, enemy_of(side), units) if c not in wiped)
+
+
+def fire_complete(pos: Position, rnd: CombatRound, result: FireResult, *, units: UnitLookup | None = None) -> bool:
+    """Whether ``result.side``'s fire is over: every unit has fired, or no
+    enemy Class is left to fire at (RB 9.0, 9.3, 9.5)."""
+    return not yet_to_fire(pos, rnd, result.side, result) or not targets_left(pos, rnd, result.side, result, units=units)
+
+
+def check_fire_plan(pos: Position, rnd: CombatRound, plan: FirePlan, *, prior: FireResult | None = None,
                     units: UnitLookup | None = None) -> list[Problem]:
-    """Every problem with a fire plan (RB 9.0-9.3, 11.1)."""
+    """Every problem with a fire order (RB 9.0-9.3, 11.1), given the side's
+    fire so far (``prior``: the orders already scored in this Defensive or
+    Offensive Fire, None before the first)."""
     look = lookup_of(units)
     probs: list[Problem] = []
     if plan.hex != rnd.hex:
@@ -93,16 +124,22 @@ def check_fire_plan(pos: Position, rnd: CombatRound, plan: FirePlan, *,
         return probs
     if pos.battle(rnd.hex) is None:
         return [Problem("RB 8.0", f"there is no battle in {rnd.hex}")]
-    enemy = enemy_of(plan.side)
-    present = present_classes(pos, rnd.hex, enemy, look)
-    shooters = {b.token: b for b in firing_units(pos, rnd.hex, plan.side)}
+    if not plan.fires:
+        return [Problem("RB 9.2", "name the unit firing and its target Class: 'fire <hex>: <unit> at <class>'")]
+    present = targets_left(pos, rnd, plan.side, prior, units=look)
+    fired = {s.token for s in prior.shots} if prior is not None else set()
+    waiting = {b.token: b for b in yet_to_fire(pos, rnd, plan.side, prior)}
+    artillery_left = {t for t, b in waiting.items() if look(b.unit).arms_class == "artillery"} \
+        if all(b.unit for b in waiting.values()) else set()
     seen: set[str] = set()
-    artillery_done = False
-    for f in plan.fires:
+    for i, f in enumerate(plan.fires):
         if f.token in seen:
             probs.append(Problem("RB 9.2", f"{f.token} fires twice; each unit fires once per Combat Round"))
             continue
         seen.add(f.token)
+        if f.token in fired:
+            probs.append(Problem("RB 9.0", f"{f.token} has already fired in this Combat Round; each unit fires once"))
+            continue
         if not pos.has_block(f.token):
             probs.append(Problem("RB 9.2", f"there is no unit {f.token}"))
             continue
@@ -117,10 +154,12 @@ def check_fire_plan(pos: Position, rnd: CombatRound, plan: FirePlan, *,
             probs.append(Problem("RB 8.5", f"{f.token} is not revealed: its unit and CV must be known to fire"))
             continue
         arms = look(b.unit).arms_class
-        if arms == "artillery" and artillery_done:
-            probs.append(Problem("RB 9.2", f"{f.token} is artillery and must fire before the other classes"))
-        if arms != "artillery":
-            artillery_done = True
+        if arms == "artillery":
+            artillery_left.discard(f.token)
+        elif artillery_left:
+            probs.append(Problem("RB 9.2", f"{f.token} fires before artillery: artillery must fire first "
+                                           f"({', '.join(sorted(artillery_left))} not fired yet)"))
+            artillery_left = set()
         legal = legal_targets(arms, present)
         if f.target not in legal:
             probs.append(Problem("RB 9.3", f"{f.token} ({arms}) may not target {f.target}: "
@@ -128,10 +167,13 @@ def check_fire_plan(pos: Position, rnd: CombatRound, plan: FirePlan, *,
         order = (f.target,) + f.fallback
         if len(set(order)) != len(order):
             probs.append(Problem("RB 9.3", f"{f.token} lists a target class twice"))
-    missing = sorted(set(shooters) - seen)
-    if missing:
-        probs.append(Problem("RB 9.0", f"every Undisrupted unit fires once per Combat Round; "
-                                       f"missing: {', '.join(missing)}"))
+        if f.fallback and i == 0:
+            probs.append(Problem("RB 9.3", f"{f.token} fires first in this order, at a target legal now: "
+                                           "its fallbacks could never be used (CB-19)"))
+        gone = [c for c in f.fallback if c not in present]
+        if gone and i:
+            probs.append(Problem("RB 9.3", f"{f.token}: fallback {', '.join(gone)} is no enemy Class left "
+                                           "in the battle: it could never be used (CB-19)"))
     return probs
 
 
@@ -158,7 +200,9 @@ def dice_needed(pos: Position, rnd: CombatRound, plan: FirePlan, *,
 # ------------------------------------------------------------------ scoring
 
 class Shot(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """How one unit fired: ``target`` None means it did not fire (no target left)."""
+    """How one unit fired: ``target`` None means it did not fire (no target
+    left). ``declared``: the target and fallbacks its order announced, in
+    order; those after ``target`` were not used (CB-19)."""
 
     token: str
     target: ArmsClass | None
@@ -166,6 +210,15 @@ class Shot(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     dice: tuple[int, ...]
     hits: int
     half: bool = False
+    declared: tuple[ArmsClass, ...] = ()
+
+    @property
+    def unused(self) -> tuple[ArmsClass, ...]:
+        """The declared classes this unit did not fire at: the fallbacks after
+        its target, or all of them when it fired at none of them (CB-05)."""
+        if self.target in self.declared:
+            return self.declared[self.declared.index(self.target) + 1:]
+        return self.declared
 
 
 class FireResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -179,7 +232,7 @@ class FireResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     wiped_out: tuple[str, ...] = ()
 
     @property
-    def unfired(self) -> tuple[str, ...]:
+    def yet_to_fire(self) -> tuple[str, ...]:
         """Units that did not fire: they may still Pursue a Rout (RB 11 sidebar)."""
         return tuple(s.token for s in self.shots if s.target is None)
 
@@ -189,8 +242,10 @@ class FireResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 def score(pos: Position, rnd: CombatRound, plan: FirePlan, dice: Sequence[int], *,
-          units: UnitLookup | None = None) -> FireResult:
-    """Resolve a checked plan with ``dice`` (as many as ``dice_needed``).
+          prior: FireResult | None = None, units: UnitLookup | None = None) -> FireResult:
+    """Resolve a checked fire order with ``dice`` (as many as ``dice_needed``),
+    after the side's fire so far (``prior``): the result of the whole fire up
+    to this order, ``prior``'s shots first.
 
     Units fire in order; each takes its dice from the batch in turn. A unit
     fires at the first of its target and fallbacks that is legal when it
@@ -212,7 +267,12 @@ def score(pos: Position, rnd: CombatRound, plan: FirePlan, dice: Sequence[int], 
         absorbers.setdefault(u.arms_class, []).append(a.hits)
     totals: dict[ArmsClass, list[int]] = {c: [0, 0] for c in absorbers}
     wiped: list[ArmsClass] = []
-    shots = []
+    shots: list[Shot] = []
+    if prior is not None:
+        for c, h in prior.hits.items():
+            totals[cast(ArmsClass, c)] = [h.hits, h.half_hits]
+        wiped = [cast(ArmsClass, c) for c in prior.wiped_out]
+        shots = list(prior.shots)
     i = 0
     table = load_fire_table()
     for f, n in zip(plan.fires, counts):
@@ -222,17 +282,18 @@ def score(pos: Position, rnd: CombatRound, plan: FirePlan, dice: Sequence[int], 
         arms = look(b.unit).arms_class
         present = frozenset(c for c in absorbers if c not in wiped)
         legal = legal_targets(arms, present)
+        declared = (f.target,) + f.fallback
         if not legal:
-            shots.append(Shot(f.token, None, None, rolled, 0))
+            shots.append(Shot(f.token, None, None, rolled, 0, declared=declared))
             continue
-        target = next((c for c in (f.target,) + f.fallback if c in legal), legal[0])
+        target = next((c for c in declared if c in legal), legal[0])
         fire = unit_firepower(arms, target, present)
         hits = sum(1 for r in rolled if table.is_hit(fire, r))
         half = scores_half_hits(pos, rnd, enemy, arms)
         totals[target][1 if half else 0] += hits
         if best_use(totals[target][0], totals[target][1], absorbers[target]) >= class_capacity(absorbers[target]):
             wiped.append(target)
-        shots.append(Shot(f.token, target, fire, rolled, hits, half))
+        shots.append(Shot(f.token, target, fire, rolled, hits, half, declared=declared))
     return FireResult(rnd.hex, plan.side, tuple(shots),
                       {c: ClassHits(h, hh) for c, (h, hh) in totals.items() if h or hh},
-                      tuple(wiped))
+                      tuple(dict.fromkeys(wiped)))

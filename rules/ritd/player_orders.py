@@ -275,12 +275,13 @@ def _formats() -> dict[type, Callable[[Any], str]]:
 
 
 #: The topics of ``explain`` (``pbem explain TOPIC SUBJECT``).
-EXPLAIN_TOPICS: tuple[str, ...] = ("supply", "move", "bp")
+EXPLAIN_TOPICS: tuple[str, ...] = ("supply", "move", "bp", "fire")
 
 
 def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
     """``pbem explain supply <hex or unit>`` / ``pbem explain move <unit>`` /
-    ``pbem explain bp [axis|allied]`` (RB 16.5 sidebar)."""
+    ``pbem explain bp [axis|allied]`` (RB 16.5 sidebar) / ``pbem explain fire``
+    (RB 9.0-9.5: the fire under way and the two forms of a fire order)."""
     m, pos = game_map(), state.position
     if topic == "supply":
         try:
@@ -297,6 +298,8 @@ def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
                 for line in reachability.explain_move(m, pos, movement, token, group_moves.block_speed(state, pos.block(token)))]
     if topic in ("bp", "buildup"):
         return _divulged(state, role, args.strip().lower())
+    if topic == "fire":
+        return battle.explain_fire(state, role)
     raise ValueError(f"nothing to explain about '{topic}' (topics: {', '.join(EXPLAIN_TOPICS)})")
 
 
