@@ -203,6 +203,16 @@ def fire_lines(state: State, result: cb.FireResult, since: int = 0) -> tuple[str
     return tuple(lines)
 
 
+def fire_so_far(result: cb.FireResult) -> str:
+    """The side's fire under way, for the prompt of its next order (RB 9.2):
+    how many units fired, the hits per Class and the Classes wiped out."""
+    hits = ", ".join(f"{h.hits} on {c}" + (f" (+{h.half_hits} half)" if h.half_hits else "")
+                     for c, h in sorted(result.hits.items())) or "none"
+    wiped = f"; wiped out: {', '.join(result.wiped_out)}" if result.wiped_out else ""
+    n = len(result.shots)
+    return f" (so far {n} unit{'s' * (n != 1)} fired, hits: {hits}{wiped})"
+
+
 def resolve_fire_dice(state: State, turn: Turn, values: tuple[int, ...]) -> State:
     """RB 9.2-9.5: the dice of a fire order, in its order: scored after the
     side's fire so far; while units are still to fire and a target is left,

@@ -156,6 +156,8 @@ def _pending(state: State) -> Decision | None:
     prompt = PROMPTS[turn.step]
     if turn.battles and turn.step != "battles":
         prompt += f": {game_map().name(turn.battles[0])}"
+    if turn.fire_result is not None and turn.step in ("defensive-fire", "offensive-fire"):
+        prompt += battle.fire_so_far(turn.fire_result)  # RB 9.2: step-by-step fire under way
     if turn.step == "refuse":
         prompt += ": " + ", ".join(game_map().name(h) for h in turn.refusals)
     elif turn.refusing:

@@ -178,6 +178,7 @@ def test_rb_9_2_step_by_step_fire_through_the_engine_one_exchange_per_unit(battl
     assert answer.rolls is not None and answer.rolls.values == (6, 6)
     state = axis.replay.state
     assert axis.replay.pending().kind == "offensive-fire" and axis.replay.pending().role == "axis"
+    assert axis.replay.pending().prompt.endswith("Sollum (so far 1 unit fired, hits: 2 on armor)")
     assert state.turn.fire_result.hits == {"armor": cb.ClassHits(2)} and state.turn.fire_result.wiped_out == ()
     assert state.last_fire[-1].endswith("at armor (SF): 6 6 -> 2 hits")
     assert session.legal_orders(axis) == ["fire Sollum: Savona at armor", "fire Sollum: Trento at armor",
