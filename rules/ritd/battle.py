@@ -256,15 +256,18 @@ FIRE_FORMS = (
 )
 
 
-def explain_fire(state: State, role: Side) -> list[str]:
-    """``pbem explain fire``: the two forms of a fire order (RB 9.2), and the
-    fire under way: who fires where, the shots so far with their hits, the
-    Classes wiped out, the units still to fire and the targets each may take."""
+def explain_fire(state: State, role: Side, where: str = "") -> list[str]:
+    """``pbem explain fire <battle>``: the two forms of a fire order (RB 9.2),
+    and the fire under way in that battle ("now": wherever it is): who
+    fires, the shots so far with their hits, the Classes wiped out, the units
+    still to fire and the targets each may take. ValueError for a place that
+    is not on the map."""
     lines = list(FIRE_FORMS)
     turn = state.turn
+    asked = "" if where.strip().lower() in ("", "now") else deployment.place_name(where)
     if turn is None or turn.step not in ("defensive-fire", "defensive-dice", "offensive-fire", "offensive-dice") \
-            or not turn.battles:
-        return lines + ["No fire is under way now."]
+            or not turn.battles or asked not in ("", turn.battles[0]):
+        return lines + [f"No fire is under way{' in ' + game_map().name(asked) if asked else ''} now."]
     pos, rnd, roster = combat_position(state, turn), combat_round(state, turn), roster_of(state)
     side = rnd.defensive_side if turn.step.startswith("defensive") else rnd.offensive_side
     where = game_map().name(rnd.hex)

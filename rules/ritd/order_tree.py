@@ -177,7 +177,7 @@ def _choices(order: str) -> list[str]:
 #: RB 9.2: the two forms of a fire order, as ``pbem options`` shows them.
 FIRE_STEP_NOTE = ("RB 9.2: the unit's dice are rolled (one automatic exchange) and you see its hits before "
                   "you order the next unit, choosing its target knowing them; artillery first. Costs 2 messages "
-                  "a unit ('pbem explain fire')")
+                  "a unit ('pbem explain fire <battle>')")
 FIRE_PLAN_NOTE = ("RB 9.2, 9.3: every unit still to fire in one order, targets set before any die is rolled; "
                   "'else <class>' gives a later unit fallbacks used if its target is gone when it fires "
                   "(unused ones are recorded as unused). One message for the whole fire; one plan per "

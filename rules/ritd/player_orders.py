@@ -280,8 +280,9 @@ EXPLAIN_TOPICS: tuple[str, ...] = ("supply", "move", "bp", "fire")
 
 def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
     """``pbem explain supply <hex or unit>`` / ``pbem explain move <unit>`` /
-    ``pbem explain bp [axis|allied]`` (RB 16.5 sidebar) / ``pbem explain fire``
-    (RB 9.0-9.5: the fire under way and the two forms of a fire order)."""
+    ``pbem explain bp [axis|allied]`` (RB 16.5 sidebar) / ``pbem explain fire
+    <battle or now>`` (RB 9.0-9.5: the fire under way and the two forms of a
+    fire order)."""
     m, pos = game_map(), state.position
     if topic == "supply":
         try:
@@ -299,7 +300,7 @@ def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
     if topic in ("bp", "buildup"):
         return _divulged(state, role, args.strip().lower())
     if topic == "fire":
-        return battle.explain_fire(state, role)
+        return battle.explain_fire(state, role, args)
     raise ValueError(f"nothing to explain about '{topic}' (topics: {', '.join(EXPLAIN_TOPICS)})")
 
 

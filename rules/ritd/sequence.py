@@ -69,9 +69,9 @@ PROMPTS = {
     "battles": "choose the Active Battles (RB 8.6): 'battles <hex>, ...' or 'battles none', "
                "with 'assault <hex>, ...' for Assault Battles (RB 4.3)",
     "defensive-fire": "Defensive Fire (RB 9.1-9.3): the next unit, step by step, 'fire <hex>: <unit> at <class>', "
-                      "or a plan 'fire <hex>: <unit> at <class> [else <class>], ...' ('pbem explain fire')",
+                      "or a plan 'fire <hex>: <unit> at <class> [else <class>], ...' ('pbem explain fire <battle>')",
     "offensive-fire": "Offensive Fire (RB 9.1-9.3): the next unit, step by step, 'fire <hex>: <unit> at <class>', "
-                      "or a plan 'fire <hex>: <unit> at <class> [else <class>], ...' ('pbem explain fire')",
+                      "or a plan 'fire <hex>: <unit> at <class> [else <class>], ...' ('pbem explain fire <battle>')",
     "offensive-losses": "place the Defensive Fire hits (RB 9.5): 'losses <hex>: <unit> <hits>, ...' or "
                         "'losses <hex> auto'",
     "defensive-losses": "place the Offensive Fire hits (RB 9.5): 'losses <hex>: <unit> <hits>, ...' or "

@@ -185,7 +185,7 @@ def test_rb_9_2_step_by_step_fire_through_the_engine_one_exchange_per_unit(battl
                                           "fire Sollum: Savona at armor, Trento at armor"]
     with pytest.raises(IllegalAction, match="already fired"):
         session.add_orders(axis, ["fire Sollum: Brescia at armor"])
-    explained = RITD.explain(state, "axis", "fire", "", axis.replay.ctx("axis"))
+    explained = RITD.explain(state, "axis", "fire", "now", axis.replay.ctx("axis"))
     assert any(line.startswith("Step by step") for line in explained)
     assert any(line.startswith("Fire plan") for line in explained)
     assert "Hits so far: 2 hits on armor" in explained
@@ -210,3 +210,28 @@ def test_rb_9_2_the_step_by_step_orders_are_listed_for_the_unit_that_may_fire_ne
     for order in legal:
         action = ritd.parse_order(state, "axis", order, axis.replay.ctx("axis")).action
         assert ritd.check(state, action, axis.replay.ctx("axis")) == [], order
+
+
+def test_rb_9_2_pbem_options_and_explain_fire_show_both_forms_through_the_cli(battle):
+    """`pbem options` lists the step-by-step orders and the plan, each group
+    with its note (the message cost); `pbem explain fire <battle>` says both
+    forms and the fire under way there."""
+    from click.testing import CliRunner
+
+    from pbem.cli import cli
+
+    game = str(battle.axis.gd.path)
+    options = CliRunner().invoke(cli, ["options", "-g", game])
+    assert options.exit_code == 0, options.output
+    lines = options.output.splitlines()
+    assert lines[0].startswith("Fire one unit (step by step)") and "2 messages a unit" in lines[0]
+    assert "    fire Sollum: Brescia at armor" in lines
+    plan = next(line for line in lines if line.startswith("Fire plan (one message, with fallbacks)"))
+    assert "'else <class>'" in plan and "One message for the whole fire" in plan
+    assert "    fire Sollum: Brescia at armor, Savona at armor, Trento at armor" in lines
+    explain = CliRunner().invoke(cli, ["explain", "fire", "Sollum", "-g", game])
+    assert explain.exit_code == 0, explain.output
+    assert "Step by step (the rule, RB 9.2)" in explain.output and "Fire plan (one message)" in explain.output
+    assert "Now: Offensive Fire in Sollum by you (axis)." in explain.output
+    elsewhere = CliRunner().invoke(cli, ["explain", "fire", "Tobruk", "-g", game])
+    assert elsewhere.exit_code == 0 and elsewhere.output.rstrip().endswith("No fire is under way in Tobruk now.")
