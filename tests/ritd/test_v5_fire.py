@@ -14,6 +14,7 @@ from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
 from rules.ritd import combat as cb
 from rules.ritd import game as ritd
+from rules.ritd.state import game_map
 from tests.ritd.combat_support import HEX, battle_pos, blk, units
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_combat_properties import battles
@@ -235,3 +236,34 @@ def test_rb_9_2_pbem_options_and_explain_fire_show_both_forms_through_the_cli(ba
     assert "Now: Offensive Fire in Sollum by you (axis)." in explain.output
     elsewhere = CliRunner().invoke(cli, ["explain", "fire", "Tobruk", "-g", game])
     assert elsewhere.exit_code == 0 and elsewhere.output.rstrip().endswith("No fire is under way in Tobruk now.")
+
+
+def test_rb_10_41_probe_combat_step_by_step_the_rearguard_fires_one_unit_at_a_time(tmp_path, monkeypatch):
+    """RB 10.41 with RB 9.2: in Probe Combat the Rearguard fires first, and
+    step by step as in any Combat Round: Brescia, then Savona, each its own
+    order and dice; then the Probing 7/7 Tk fires; the Rearguard (every die
+    a miss) survives and Trento leaves (the demo position of test_game_retreat)."""
+    from tests.ritd.test_game_retreat import standoff_table
+
+    table = standoff_table(tmp_path, monkeypatch)
+    table.play("allied", "supply check", "pass", "end movement", "supply check")
+    table.play("axis", "supply check", "basic", "group Sollum -> Ft Capuzzo Trento", "end movement")
+    table.play("allied", "probe Sollum")
+    axis = table.axis.seat()
+    assert axis.replay.pending().kind == "defensive-fire" and "Probe Combat" in axis.replay.pending().prompt
+    table.play("axis", "fire Sollum: Brescia at armor")
+    axis = table.axis.seat()
+    turn = axis.replay.state.turn
+    assert turn.probing and axis.replay.pending().kind == "defensive-fire"
+    assert [s.token for s in turn.fire_result.shots] == list(turn.probe_fired)
+    assert session.legal_orders(axis) == ["fire Sollum: Savona at armor"]
+    table.play("axis", "fire Sollum: Savona at armor")
+    # The last Rearguard shot's dice: the Allied answer is not automatic, it carries the Probe's fire.
+    draft, _ = session.draft_replay(table.allied.seat())
+    assert draft.pending().kind == "offensive-fire" and draft.pending().role == "allied"
+    assert len(draft.state.turn.probe_fired) == 2
+    table.play("allied", "fire Sollum: 7/7 Tk at infantry")
+    draft, _ = session.draft_replay(table.axis.seat())  # the Axis rolls them with its next event
+    state = draft.state
+    assert not state.turn.probing and state.turn.step == "battles"
+    assert len(state.position.blocks_in(game_map().resolve("Sollum"), "axis")) == 2
