@@ -17,10 +17,10 @@ from rules.ritd import deployment, hidden, minefield_rules, retreats, sequence, 
 from rules.ritd import movement as mv
 from rules.ritd.actions import OrderError, RevealUnits
 from rules.ritd.cards import OPTION_COST
-from rules.ritd.position import SIDES, Block, Position, Side, enemy_of
+from rules.ritd.position import SIDES, Block, Position, Side
 from rules.ritd.state import State, all_scenarios, game_map, roster_of
 from rules.ritd.turn import PendingRout, Turn
-from rules.ritd.units import ArmsClass
+from rules.ritd.units import ARMS_CLASSES, ArmsClass
 
 
 def combat_position(state: State, turn: Turn) -> Position:
@@ -77,7 +77,7 @@ def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> l
             due = rnd.defensive_side if turn.step == "defensive-fire" else rnd.offensive_side
             if hex_ != rnd.hex or firer != due:
                 return [Problem("RB 9.1", f"now {due} fires in {rnd.hex} ({turn.step.split('-')[0]} fire)")]
-            return cb.check_fire_plan(pos, rnd, action)
+            return cb.check_fire_plan(pos, rnd, action, prior=turn.fire_result, units=roster_of(state).get)
         case cb.LossAllocation(hex=hex_):
             if turn.step not in ("offensive-losses", "defensive-losses") or turn.fire_result is None:
                 return [Problem("RB 9.5", "no hits are waiting to be placed")]
@@ -104,18 +104,26 @@ _CLASS_WORDS = {"armor": "armor", "armour": "armor", "infantry": "infantry", "ar
 
 
 def parse_fire(state: State, role: Side, text: str) -> cb.FirePlan:
-    """'fire Sollum: 21Pz/5 at armor, 15Pz/8 at infantry' (RB 9.2: artillery first)."""
+    """'fire Sollum: 21Pz/5 at armor' (one unit: step-by-step fire, RB 9.2) or
+    a plan 'fire Sollum: 21Pz/5 at armor, 15Pz/8 at infantry else armor'
+    (in firing order, artillery first; 'else' names the fallback classes of
+    a later unit, used if its target is gone when it fires: RB 9.3, CB-19)."""
     m = re.match(r"^fire\s+(?P<where>[^:]+):\s*(?P<fires>.+)$", text.strip(), re.IGNORECASE)
     if not m:
-        raise OrderError("RB 9.2: write 'fire <hex>: <unit> at <class>, ...'")
+        raise OrderError("RB 9.2: write 'fire <hex>: <unit> at <class>' (one unit) or "
+                         "'fire <hex>: <unit> at <class> [else <class> ...], ...' (a plan)")
     hex_ = deployment.place_name(m.group("where"))
     fires: list[cb.UnitFire] = []
     for part in re.split(r"\s*,\s*", m.group("fires").strip()):
-        name, sep, target = part.rpartition(" at ")
-        cls = _CLASS_WORDS.get(target.strip().lower())
-        if not sep or cls is None:
-            raise OrderError(f"RB 9.3: '{part}': write '<unit> at armor|infantry|antitank|artillery'")
-        fires.append(cb.UnitFire(token=deployment.own_token(state, role, name), target=cast(ArmsClass, cls)))
+        name, sep, targets = part.rpartition(" at ")
+        classes = [_CLASS_WORDS.get(t.strip().lower()) for t in re.split(r"\s+else\s+", targets.strip(),
+                                                                           flags=re.IGNORECASE)]
+        if not sep or any(c is None for c in classes):
+            raise OrderError(f"RB 9.3: '{part}': write '<unit> at armor|infantry|antitank|artillery "
+                             "[else <class> ...]'")
+        fires.append(cb.UnitFire(token=deployment.own_token(state, role, name),
+                                 target=cast(ArmsClass, classes[0]),
+                                 fallback=tuple(cast(ArmsClass, c) for c in classes[1:])))
     return cb.FirePlan(hex=hex_, side=role, fires=tuple(fires))
 
 
@@ -142,41 +150,151 @@ def parse_combat_losses(state: State, role: Side, turn: Turn, text: str) -> cb.L
 
 
 def fire_orders(state: State, role: Side, turn: Turn) -> list[str]:
-    """One fire plan per target Class: every unit at that Class where it may,
-    else at its first legal target; artillery first (RB 9.2, 9.3)."""
+    """The fire orders listed (RB 9.2, 9.3): step-by-step fire, one order per
+    unit that may fire next (artillery first) and legal target; then one fire
+    plan per target Class for all the units still to fire: each at that Class
+    where it may, else at its first legal target, the later units with the
+    other Classes left as fallbacks (CB-19). Any other legal order may be
+    written."""
     m, pos = game_map(), combat_position(state, turn)
-    hex_ = turn.battles[0]
+    rnd = combat_round(state, turn)
     roster = all_scenarios().roster
-    present = cb.present_classes(pos, hex_, enemy_of(role), roster.get)
-    shooters = sorted(cb.firing_units(pos, hex_, role),
+    prior = turn.fire_result
+    present = cb.targets_left(pos, rnd, role, prior, units=roster.get)
+    shooters = sorted(cb.yet_to_fire(pos, rnd, role, prior),
                       key=lambda b: (roster.get(b.unit).arms_class != "artillery", b.unit))
-    out = []
-    for cls in [c for c in ("armor", "infantry", "antitank", "artillery") if c in present]:
+    if not present or not shooters:
+        return []
+    where = m.name(rnd.hex)
+    artillery_first = any(roster.get(b.unit).arms_class == "artillery" for b in shooters)
+    out = [f"fire {where}: {b.unit} at {cls}" for b in shooters
+           if not artillery_first or roster.get(b.unit).arms_class == "artillery"
+           for cls in cb.legal_targets(roster.get(b.unit).arms_class, present)]
+    if len(shooters) < 2:
+        return out
+    for cls in [c for c in ARMS_CLASSES if c in present]:
         fires: list[str] = []
-        for b in shooters:
+        for i, b in enumerate(shooters):
             legal = cb.legal_targets(roster.get(b.unit).arms_class, present)
-            if not legal:
-                fires = []
-                break
-            fires.append(f"{b.unit} at {cls if cls in legal else legal[0]}")
-        order = f"fire {m.name(hex_)}: " + ", ".join(fires)
-        if fires and order not in out:
+            target = cls if cls in legal else legal[0]
+            rest = [c for c in ARMS_CLASSES if c in present and c != target] if i else []
+            fires.append(f"{b.unit} at {' else '.join([target, *rest])}")
+        order = f"fire {where}: " + ", ".join(fires)
+        if order not in out:
             out.append(order)
     return out
 
 
-def fire_lines(state: State, result: cb.FireResult) -> tuple[str, ...]:
-    """RB 9.2-9.4: each firing unit (named where this replay knows it: fire
-    happens face up, RB 8.5), its target class, fire rating, dice and hits."""
+def fire_lines(state: State, result: cb.FireResult, since: int = 0) -> tuple[str, ...]:
+    """RB 9.2-9.4: each firing unit from shot ``since`` on (named where this
+    replay knows it: fire happens face up, RB 8.5), its target class, fire
+    rating, dice and hits, and the declared fallbacks it did not use (CB-19)."""
     where = game_map().name(result.hex)
     lines = []
-    for shot in result.shots:
+    for shot in result.shots[since:]:
+        unused = f"; {' and '.join(shot.unused)} unused" if shot.unused and shot.target is not None else ""
         if shot.target is None:
+            lines.append(turn_orders.with_unit_names(state, f"{where}: {shot.token} does not fire: no target left "
+                                                            f"({' '.join(map(str, shot.dice))} unused)"))
             continue
         hits = f"{shot.hits} hit{'s' * (shot.hits != 1)}" + (" (halved: Minefield)" if shot.half else "")
         lines.append(turn_orders.with_unit_names(state, f"{where}: {shot.token} at {shot.target} ({shot.fire}): "
-                                   f"{' '.join(map(str, shot.dice))} -> {hits}"))
+                                   f"{' '.join(map(str, shot.dice))} -> {hits}{unused}"))
     return tuple(lines)
+
+
+def fire_so_far(result: cb.FireResult) -> str:
+    """The side's fire under way, for the prompt of its next order (RB 9.2):
+    how many units fired, the hits per Class and the Classes wiped out."""
+    hits = ", ".join(f"{h.hits} on {c}" + (f" (+{h.half_hits} half)" if h.half_hits else "")
+                     for c, h in sorted(result.hits.items())) or "none"
+    wiped = f"; wiped out: {', '.join(result.wiped_out)}" if result.wiped_out else ""
+    n = len(result.shots)
+    return f" (so far {n} unit{'s' * (n != 1)} fired, hits: {hits}{wiped})"
+
+
+def resolve_fire_dice(state: State, turn: Turn, values: tuple[int, ...]) -> State:
+    """RB 9.2-9.5: the dice of a fire order, in its order: scored after the
+    side's fire so far; while units are still to fire and a target is left,
+    the same player orders again (step-by-step fire); then the owner places
+    the hits, or with none the Combat Round goes on (RB 9.1)."""
+    fire = turn.fire
+    assert fire is not None  # RB 9.4: the dice of an announced fire
+    pos, rnd, roster = combat_position(state, turn), combat_round(state, turn), roster_of(state)
+    prior = turn.fire_result
+    result = cb.score(pos, rnd, fire, values, prior=prior, units=roster.get)
+    since = len(prior.shots) if prior is not None else 0
+    state = msgspec.structs.replace(state, last_rolls=tuple(values), last_fire=fire_lines(state, result))
+    new_fired = tuple(s.token for s in result.shots[since:] if s.target is not None)
+    turn = msgspec.structs.replace(turn, fire=None, fire_result=result,
+                                   probe_fired=turn.probe_fired + new_fired if turn.probing else ())
+    if not cb.fire_complete(pos, rnd, result, units=roster.get):
+        step = "defensive-fire" if turn.step == "defensive-dice" else "offensive-fire"
+        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
+    if result.hits:
+        step = "offensive-losses" if turn.step == "defensive-dice" else "defensive-losses"
+        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
+    return sequence.after_losses(state, turn)
+
+
+#: What ``pbem explain fire`` says of the two forms of a fire order (RB 9.2).
+FIRE_FORMS = (
+    "RB 9.0-9.1: each Active Battle in the order the active player chose; in each, the passive player's "
+    "Defensive Fire, its losses placed, then the active player's Offensive Fire, its losses placed "
+    "(in a Probe, RB 10.41, the Rearguard fires first). Each Undisrupted unit fires once; artillery first (RB 9.2).",
+    "Step by step (the rule, RB 9.2): 'fire <hex>: <unit> at <class>' names one unit and its target Class; its "
+    "dice are rolled at once (the opponent's pbem answers automatically) and you see the hits before you "
+    "order the next unit, choosing its target knowing them. Cost: 2 messages a unit.",
+    "Fire plan (one message): 'fire <hex>: <unit> at <class>, <unit> at <class> else <class>, ...' fires the "
+    "units in that order, targets set before any die is rolled; 'else' gives a later unit fallbacks used if "
+    "its target Class is wiped out before it fires (RB 9.3; unused ones are recorded as unused; with none "
+    "left it fires at the first legal Class, CB-05). A plan may name some of the units and the rest follow "
+    "step by step.",
+    "Hits accumulate over the whole Defensive or Offensive Fire; a Class whose hits can remove all its units "
+    "is wiped out at once and can no longer be targeted (RB 9.5); the owner places the hits when the fire "
+    "is complete (RB 9.5).",
+)
+
+
+def explain_fire(state: State, role: Side, where: str = "") -> list[str]:
+    """``pbem explain fire <battle>``: the two forms of a fire order (RB 9.2),
+    and the fire under way in that battle ("now": wherever it is): who
+    fires, the shots so far with their hits, the Classes wiped out, the units
+    still to fire and the targets each may take. ValueError for a place that
+    is not on the map."""
+    lines = list(FIRE_FORMS)
+    turn = state.turn
+    asked = "" if where.strip().lower() in ("", "now") else deployment.place_name(where)
+    if turn is None or turn.step not in ("defensive-fire", "defensive-dice", "offensive-fire", "offensive-dice") \
+            or not turn.battles or asked not in ("", turn.battles[0]):
+        return lines + [f"No fire is under way{' in ' + game_map().name(asked) if asked else ''} now."]
+    pos, rnd, roster = combat_position(state, turn), combat_round(state, turn), roster_of(state)
+    side = rnd.defensive_side if turn.step.startswith("defensive") else rnd.offensive_side
+    where = game_map().name(rnd.hex)
+    who = "you" if side == role else f"the {side} player"
+    lines.append(f"Now: {turn.step.split('-')[0].capitalize()} Fire in {where} by {who} ({side}).")
+    prior = turn.fire_result
+    if prior is not None:
+        lines += ["Fired so far: " + line.split(": ", 1)[1] for line in fire_lines(state, prior)]
+        hits = [f"{h.hits} hits" + (f" and {h.half_hits} half-hits" if h.half_hits else "") + f" on {c}"
+                for c, h in sorted(prior.hits.items())]
+        lines.append("Hits so far: " + (", ".join(hits) or "none")
+                     + (f"; wiped out: {', '.join(prior.wiped_out)}" if prior.wiped_out else ""))
+    present = cb.targets_left(pos, rnd, side, prior, units=roster.get)
+    waiting = cb.yet_to_fire(pos, rnd, side, prior)
+    artillery = [b for b in waiting if b.unit and roster.get(b.unit).arms_class == "artillery"]
+    for b in waiting:
+        if not b.unit:
+            lines.append(turn_orders.with_unit_names(state, f"To fire: {b.token} (hidden)"))
+            continue
+        arms = roster.get(b.unit).arms_class
+        legal = cb.legal_targets(arms, present)
+        first = " (artillery fires first)" if artillery and arms == "artillery" else \
+            " (after the artillery)" if artillery else ""
+        lines.append(turn_orders.with_unit_names(
+            state, f"To fire: {b.token} ({arms}, {b.cv} CV x{cb.dice_multiplier(pos, rnd, side, arms)} dice) at "
+                   f"{' or '.join(legal) or 'nothing: no target left'}{first}"))
+    return lines
 
 
 # -- RB 7.3: units in battles revealed -----------------------------------------------------
@@ -329,9 +447,8 @@ def format_battle_selection(action: cb.BattleSelection) -> str:
 def format_fire_plan(action: cb.FirePlan) -> str:
     """The action in words (format_action)."""
     m = game_map()
-    hex_ = action.hex
-    fires = action.fires
-    return f"fire {m.name(hex_)}: " + ", ".join(f"{f.token} at {f.target}" for f in fires)
+    return f"fire {m.name(action.hex)}: " + ", ".join(
+        f"{f.token} at {' else '.join((f.target, *f.fallback))}" for f in action.fires)
 
 
 def format_loss_allocation(action: cb.LossAllocation) -> str:
@@ -360,7 +477,7 @@ def parse_battles_order(state: State, role: Side, turn: Turn, words: str, low: s
 
 
 def parse_fire_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
-    """'fire <hex>: <unit> at <class>, ...' (RB 9.1-9.3)."""
+    """'fire <hex>: <unit> at <class>' or a plan 'fire <hex>: <unit> at <class> [else <class>], ...' (RB 9.1-9.3)."""
     return Order(action=parse_fire(state, role, words))
 
 

@@ -1,8 +1,12 @@
 """The Fire Table of Rommel in the Desert (RB 9.4) as validated data.
 
 The table is printed on the map, not in the rulebook. ``data/fire_table.toml``
-holds every firer-class x target-class cell with a ``confirmed`` flag: four
-facts come from RB examples, the other cells are an unverified hypothesis.
+holds every firer-class x target-class cell with a ``confirmed`` flag: true
+when the rulebook proves the value in every case play uses it (its source
+starts "RB": three cells from RB examples, three cells only ever used on
+unsupported artillery, and the RB 9.3 unsupported-artillery rule), false
+for the ten authored cells (source "authored: ..."); the file's header says
+which example proves what and why the rest is authored.
 
 Hit numbers (RB 9.4): SF hits on 6, DF on 5-6, TF on 4-6. Artillery that is
 unsupported by any other arms Class is fired on at TF by every class except
@@ -116,7 +120,8 @@ class FireTable:
     def is_confirmed(
         self, firer: ArmsClass, target: ArmsClass, *, unsupported_artillery: bool = False
     ) -> bool:
-        """True when the value ``firepower`` gives is stated by RB."""
+        """True when the rulebook proves the value ``firepower`` gives, in every
+        case play asks for it (see the data file's header)."""
         cell = self.cell(firer, target)
         if unsupported_artillery and target == "artillery" and firer in self._unsupported.firers:
             return self._unsupported.confirmed
@@ -164,6 +169,10 @@ def load_fire_table_bytes(data: bytes) -> FireTable:
             raise DataError(FILE, where, "duplicate cell")
         if not cell.source.strip():
             raise DataError(FILE, where, "source must name the basis of the value")
+        basis = "RB " if cell.confirmed else "authored"
+        if not cell.source.startswith(basis):
+            raise DataError(FILE, where, f"a {'confirmed' if cell.confirmed else 'unconfirmed'} cell's source "
+                                         f"starts with {basis.strip()!r}: the rule that proves it, or why it is authored")
         cells[key] = cell
     missing = [
         f"{f} -> {t}" for f in ARMS_CLASSES for t in ARMS_CLASSES if (f, t) not in cells

@@ -18,8 +18,10 @@ from collections.abc import Iterable, Sequence
 from pbem.rulesapi import ROLL, Combat, Die, Happening, Step
 from rules.ritd import battle, routs
 from rules.ritd import combat as cb
+from rules.ritd.firetable import DIE_FACES, load_fire_table
 from rules.ritd.position import enemy_of
 from rules.ritd.state import State, game_map, roster_of
+from rules.ritd.units import Roster
 from rules.ritd.view import BlockView, View, view
 
 SIDE_NAMES = {"axis": "Axis", "allied": "Allied"}
@@ -257,15 +259,20 @@ def _supply(was: View, now: View) -> list[Happening]:
 # -- the fire (RB 9.1-9.5) ---------------------------------------------------------------------
 
 def _fire(before: State, was: View, now: View, step: Step) -> list[Happening]:
-    """The fire the dice of ``step`` resolved, as a combat table: scored as
-    ``resolve_dice`` scores it (public: fire plan, dice and the face-up
-    units of the battle), worded with the game's own fire lines."""
+    """The fire order the dice of ``step`` resolved, as a combat table: scored
+    as ``resolve_dice`` scores it (public: the order, the side's fire so far,
+    dice and the face-up units of the battle), worded with the game's own
+    fire lines: each shot's dice and hits, and the side's hits so far when
+    the fire is made step by step (RB 9.2, CB-19)."""
     turn = before.turn
     if turn is None or turn.fire is None or any(v is None for v in step.values):
         return []
     values = tuple(v for v in step.values if v is not None)
     pos, rnd = battle.combat_position(before, turn), battle.combat_round(before, turn)
-    result = cb.score(pos, rnd, turn.fire, values, units=roster_of(before).get)
+    prior = turn.fire_result
+    result = cb.score(pos, rnd, turn.fire, values, prior=prior, units=roster_of(before).get)
+    since = len(prior.shots) if prior is not None else 0
+    shots = result.shots[since:]
     names = {b.token: b for b in was.blocks}
     where = game_map().name(result.hex)
     roster = roster_of(before)
@@ -278,35 +285,68 @@ def _fire(before: State, was: View, now: View, step: Step) -> list[Happening]:
         b = names.get(token)
         return f" ({roster.get(b.unit).arms_class})" if b is not None and b.unit else ""
 
+    def hits_words(by_class: dict[str, tuple[int, int]]) -> list[str]:
+        return [f"{h} hit{'s' * (h != 1)}" + (f" and {hh} half-hit{'s' * (hh != 1)}" if hh else "") + f" on {cls}"
+                for cls, (h, hh) in sorted(by_class.items()) if h or hh]
+
     firer, target = result.side, enemy_of(result.side)
-    lines = [without_tokens(line, names) for line in battle.fire_lines(before, result)]
     dice: list[Die] = []
-    for shot in result.shots:
+    mine: dict[str, tuple[int, int]] = {}
+    for shot in shots:
         label = name(shot.token) + (f" at {shot.target} ({shot.fire})" if shot.target else " (no target left)")
         dice += [Die(label, v, used=shot.target is not None) for v in shot.dice]
-    hits = [f"{h.hits} hit{'s' * (h.hits != 1)}" + (f" and {h.half_hits} half-hit{'s' * (h.half_hits != 1)}"
-                                                     if h.half_hits else "") + f" on {cls}"
-            for cls, h in sorted(result.hits.items()) if h.hits or h.half_hits]
+        if shot.target is not None:
+            h, hh = mine.get(shot.target, (0, 0))
+            mine[shot.target] = (h, hh + shot.hits) if shot.half else (h + shot.hits, hh)
+    hits = hits_words(mine)
     modifiers = [f"{side_name(firer)} {FIRE_STEPS[was.step]} (RB 9.1)"]
+    if len(turn.fire.fires) > 1:
+        modifiers.append(f"a fire plan of {len(turn.fire.fires)} units, targets set before rolling (RB 9.2)")
     if rnd.assault:
         modifiers.append("Assault (RB 9.1)")
-    if any(s.half for s in result.shots):
+    if any(s.half for s in shots):
         modifiers.append("Minefield: non-artillery hits on the Defender are half-hits (RB 9.52, 14.2)")
     if rnd.fortress:
         modifiers.append("Fortress hex (RB 13.2)")
     result_text = _join(hits) if hits else "no hits"
-    outcome = result_text + (f"; {_join(list(result.wiped_out))} wiped out (RB 9.5)" if result.wiped_out else "")
+    if prior is not None:
+        total = hits_words({c: (h.hits, h.half_hits) for c, h in result.hits.items()})
+        result_text += f" (so far in this fire: {_join(total) if total else 'no hits'})"
+    wiped = [c for c in result.wiped_out if prior is None or c not in prior.wiped_out]
+    outcome = result_text + (f"; {_join(wiped)} wiped out (RB 9.5)" if wiped else "")
+    unused = [f"{name(s.token)}: {' and '.join(s.unused)}" for s in shots if s.unused and s.target is not None]
+    if unused:
+        outcome += f"; fallbacks unused: {'; '.join(unused)}"
     table = Combat(
         where=where,
-        attackers=tuple(f"{name(s.token)}{arms(s.token)}" for s in result.shots),
+        attackers=tuple(f"{name(s.token)}{arms(s.token)}" for s in shots),
         defenders=tuple(f"{name(b.token)}{arms(b.token)}" for b in cb.firing_units(pos, result.hex, target)),
         modifiers=tuple(modifiers),
-        odds="; ".join(line.split(": ", 1)[1].split(": ")[0] for line in lines),
+        odds=fire_table_words(shots, roster_of(before), names),
         dice=tuple(dice),
         result=outcome,
-        losses=(f"{SIDE_PLAYERS[target]} {'places' if target == 'axis' else 'place'} the hits (RB 9.5)",) if hits else ())
+        losses=(f"{SIDE_PLAYERS[target]} {'places' if target == 'axis' else 'place'} the hits (RB 9.5)",)
+        if result.hits and cb.fire_complete(pos, rnd, result, units=roster.get) else ())
     text = f"{FIRE_STEPS[was.step]} by {SIDE_PLAYERS[firer]} in {where}: {result_text}"
     return [Happening(text, "RB 9.2-9.4", "combat", table)]
+
+
+def fire_table_words(shots: Sequence[cb.Shot], roster: Roster, names: dict[str, BlockView]) -> str:
+    """The Fire Table lines the shots used (RB 9.4): firer Class on target
+    Class, its fire and the faces that hit, once each ("armor on infantry DF
+    (hits on 5-6)"); what a ratio is in other games' tables."""
+    table = load_fire_table()
+    out: list[str] = []
+    for s in shots:
+        b = names.get(s.token)
+        if s.target is None or s.fire is None or b is None or not b.unit:
+            continue
+        low = table.hits_from(s.fire)
+        faces = f"{low}-{DIE_FACES}" if low < DIE_FACES else f"{DIE_FACES}"
+        words = f"{roster.get(b.unit).arms_class} on {s.target} {s.fire} (hits on {faces})"
+        if words not in out:
+            out.append(words)
+    return "; ".join(out)
 
 
 def _pursuit_fire(before: State, was: View, step: Step) -> list[Happening]:

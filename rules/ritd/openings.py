@@ -25,7 +25,6 @@ from rules.ritd import (
     step_losses,
 )
 from rules.ritd import buildup as bu
-from rules.ritd import combat as cb
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import SIDES, Side
 from rules.ritd.setup import (
@@ -84,17 +83,7 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
                                        bp_dice=tuple(values), ledgers=ledgers, last_rolls=tuple(values))
     turn = current_turn(state)
     if turn.step in ("defensive-dice", "offensive-dice"):
-        fire = turn.fire
-        assert fire is not None  # RB 9.4: the dice of an announced fire
-        result = cb.score(battle.combat_position(state, turn), battle.combat_round(state, turn), fire, values,
-                          units=roster_of(state).get)
-        state = msgspec.structs.replace(state, last_rolls=tuple(values), last_fire=battle.fire_lines(state, result))
-        turn = msgspec.structs.replace(turn, fire=None, fire_result=result,
-                                       probe_fired=turn.probe_fired + result.fired if turn.probing else ())
-        if result.hits:
-            step = "offensive-losses" if turn.step == "defensive-dice" else "defensive-losses"
-            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
-        return sequence.after_losses(state, turn)
+        return battle.resolve_fire_dice(state, turn, tuple(values))
     if turn.step == "rout-dice":
         hits = routs.score_pursuit(_pursuit(turn.rout_pursuit), values)
         state = msgspec.structs.replace(state, last_rolls=tuple(values))

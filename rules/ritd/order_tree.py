@@ -177,6 +177,14 @@ def _choices(order: str) -> list[str]:
 
 # -- every other step: the orders by kind -----------------------------------------------------
 
+#: RB 9.2: the two forms of a fire order, as ``pbem options`` shows them.
+FIRE_STEP_NOTE = ("RB 9.2: the unit's dice are rolled (one automatic exchange) and you see its hits before "
+                  "you order the next unit, choosing its target knowing them; artillery first. Costs 2 messages "
+                  "a unit ('pbem explain fire <battle>')")
+FIRE_PLAN_NOTE = ("RB 9.2, 9.3: every unit still to fire in one order, targets set before any die is rolled; "
+                  "'else <class>' gives a later unit fallbacks used if its target is gone when it fires "
+                  "(unused ones are recorded as unused). One message for the whole fire; one plan per "
+                  "target Class is listed, any legal plan may be written")
 #: An order's kind: (its text starts with, label, note, ends the step). The
 #: first match counts; an order matching none is its own kind (its first word).
 KINDS: tuple[tuple[str, str, str, bool], ...] = (
@@ -226,13 +234,20 @@ KINDS: tuple[tuple[str, str, str, bool], ...] = (
     ("open minefields", "Open Minefields", "RB 14.2", False),
     ("battles", "Active Battles", "RB 8.6: the mandatory ones (new, Fortress attacked, RB 13.2) "
                                   "with any of the others", False),
-    ("fire", "Fire", "RB 9.1-9.3: one plan per target Class is listed; any legal plan may be written", False),
+    ("fire", "Fire one unit (step by step)", FIRE_STEP_NOTE, False),
     ("losses", "Losses", "RB 9.5: 'auto', or 'losses <hex>: <unit> <hits>, ...'", False),
 )
 
 
+#: Examples shown with a group of that label.
+EXAMPLES = {"Fire one unit (step by step)": "fire <hex>: <unit> at <class>",
+            "Fire plan (one message, with fallbacks)": "fire <hex>: <unit> at <class>, <unit> at <class> else <class>"}
+
+
 def _kind(order: str) -> tuple[str, str, bool]:
     low = order.lower()
+    if low.startswith("fire ") and "," in low:
+        return "Fire plan (one message, with fallbacks)", FIRE_PLAN_NOTE, True
     if low.startswith("battles ") and " assault " in low:
         return "Battles with Assault Battles", "RB 4.3, 8.6: Assault Battles are some of the Active Battles", False
     for start, label, note, ends in KINDS:
@@ -250,5 +265,6 @@ def _by_kind(orders: Sequence[str]) -> tuple[OrderGroup, ...]:
         label, note, ends = _kind(order)
         groups.setdefault(label, []).append(order)
         about[label] = (note, ends)
-    return tuple(OrderGroup(label=label, orders=tuple(listed), note=about[label][0], ends_step=about[label][1])
+    return tuple(OrderGroup(label=label, orders=tuple(listed), note=about[label][0], ends_step=about[label][1],
+                            example=EXAMPLES.get(label, ""))
                  for label, listed in groups.items())

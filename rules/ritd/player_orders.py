@@ -284,13 +284,15 @@ def _formats() -> dict[type, Callable[[Any], str]]:
 
 
 #: The topics of ``explain`` (``pbem explain TOPIC SUBJECT``).
-EXPLAIN_TOPICS: tuple[str, ...] = ("supply", "move", "bp", "cards")
+EXPLAIN_TOPICS: tuple[str, ...] = ("supply", "move", "bp", "cards", "fire")
 
 
 def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
     """``pbem explain supply <hex or unit>`` / ``pbem explain move <unit>`` /
     ``pbem explain bp [axis|allied]`` (RB 16.5 sidebar) / ``pbem explain cards
-    hand|axis|allied`` (the Supply Cards held, T-41)."""
+    hand|axis|allied`` (the Supply Cards held, T-41) / ``pbem explain fire
+    <battle or now>`` (RB 9.0-9.5: the fire under way and the two forms of a
+    fire order)."""
     m, pos = game_map(), state.position
     if topic == "supply":
         try:
@@ -309,6 +311,8 @@ def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
         return _divulged(state, role, args.strip().lower())
     if topic == "cards":
         return supplycards.explain_cards(state, role, args.strip().lower(), ctx)
+    if topic == "fire":
+        return battle.explain_fire(state, role, args)
     raise ValueError(f"nothing to explain about '{topic}' (topics: {', '.join(EXPLAIN_TOPICS)})")
 
 

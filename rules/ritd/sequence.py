@@ -68,8 +68,10 @@ PROMPTS = {
     "reveal-active": "reveal your units in battles (RB 7.3): 'reveal units'",
     "battles": "choose the Active Battles (RB 8.6): 'battles <hex>, ...' or 'battles none', "
                "with 'assault <hex>, ...' for Assault Battles (RB 4.3)",
-    "defensive-fire": "Defensive Fire (RB 9.1-9.3): 'fire <hex>: <unit> at <class>, ...'",
-    "offensive-fire": "Offensive Fire (RB 9.1-9.3): 'fire <hex>: <unit> at <class>, ...'",
+    "defensive-fire": "Defensive Fire (RB 9.1-9.3): the next unit, step by step, 'fire <hex>: <unit> at <class>', "
+                      "or a plan 'fire <hex>: <unit> at <class> [else <class>], ...' ('pbem explain fire <battle>')",
+    "offensive-fire": "Offensive Fire (RB 9.1-9.3): the next unit, step by step, 'fire <hex>: <unit> at <class>', "
+                      "or a plan 'fire <hex>: <unit> at <class> [else <class>], ...' ('pbem explain fire <battle>')",
     "offensive-losses": "place the Defensive Fire hits (RB 9.5): 'losses <hex>: <unit> <hits>, ...' or "
                         "'losses <hex> auto'",
     "defensive-losses": "place the Offensive Fire hits (RB 9.5): 'losses <hex>: <unit> <hits>, ...' or "
@@ -154,6 +156,8 @@ def _pending(state: State) -> Decision | None:
     prompt = PROMPTS[turn.step]
     if turn.battles and turn.step != "battles":
         prompt += f": {game_map().name(turn.battles[0])}"
+    if turn.fire_result is not None and turn.step in ("defensive-fire", "offensive-fire"):
+        prompt += battle.fire_so_far(turn.fire_result)  # RB 9.2: step-by-step fire under way
     if turn.step == "refuse":
         prompt += ": " + ", ".join(game_map().name(h) for h in turn.refusals)
     elif turn.refusing:
@@ -441,12 +445,31 @@ def rout_withdraw_or_eliminate(state: State, turn: Turn) -> State:
 
 
 def after_movement(state: State, turn: Turn) -> State:
-    """All Moves and Forced Marches done: the passive player decides on the
-    Attacked Groups that may Refuse Battle (RB 8.4); the others fight."""
+    """All Moves and Forced Marches done: in a Pass Turn the passer's units
+    still in a Fortress battle it attacks are Routed first (CB-12); then the
+    passive player decides on the Attacked Groups that may Refuse Battle
+    (RB 8.4); the others fight."""
+    if turn.cards == 0:
+        routed = pass_turn_routs(state, turn)
+        if routed:  # after the Routs, back here: the Fortress battles are left
+            return start_routs(state, turn, routed, "forced-march")
     refusals = mv.refusable_groups(game_map(), state.position, movement_of(turn))
     if refusals:
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse", refusals=refusals))
     return _to_reveals(state, turn)
+
+
+def pass_turn_routs(state: State, turn: Turn) -> list[PendingRout]:
+    """RB 13.2 sidebar "Fortress Combat in Pass Turns" (CB-12): no combat in a
+    Pass Turn, so the passer's units left in a Fortress battle it attacks when
+    its movement ends are Routed (RB 11.3), one Rout per Fortress; every enemy
+    unit there may Pursue (none has fired)."""
+    pos = state.position
+    forts = cb.fortress_hexes(game_map())
+    routed = set(cb.pass_turn_fortress_routs(pos, turn.active, forts))
+    return [PendingRout(hex=h, side=turn.active, tokens=tuple(b.token for b in pos.blocks_in(h, turn.active)
+                                                              if b.token in routed))
+            for h in cb.pass_turn_fortress_battles(pos, turn.active, forts)]
 
 
 def after_pursuit(state: State, turn: Turn) -> State:

@@ -26,11 +26,13 @@ def battles(draw):
     present = cb.present_classes(pos, HEX, "allied" if side == "axis" else "axis", units)
     shooters = sorted(cb.firing_units(pos, HEX, side), key=lambda b: units(b.unit).arms_class != "artillery")
     fires = []
-    for b in shooters:
+    for i, b in enumerate(shooters):
         legal = cb.legal_targets(units(b.unit).arms_class, present)
         target = draw(st.sampled_from(legal))
-        others = [c for c in ("armor", "infantry", "antitank", "artillery") if c != target]
-        fires.append(cb.UnitFire(b.token, target, tuple(draw(st.lists(st.sampled_from(others), unique=True)))))
+        # CB-19: fallbacks only for a later unit of the order, and only Classes present in the battle.
+        others = [c for c in ("armor", "infantry", "antitank", "artillery") if c != target and c in present] if i else []
+        fires.append(cb.UnitFire(b.token, target, tuple(draw(st.lists(st.sampled_from(others), unique=True)))
+                                 if others else ()))
     plan = cb.FirePlan(HEX, side, tuple(fires))
     n = len(cb.dice_needed(pos, rnd, plan, units=units))
     dice = tuple(draw(st.lists(st.integers(1, 6), min_size=n, max_size=n)))

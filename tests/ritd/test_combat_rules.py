@@ -75,7 +75,13 @@ def test_rb_9_0_every_undisrupted_unit_fires_once_disrupted_ones_never() -> None
     probs = cb.check_fire_plan(pos, rnd, cb.FirePlan(HEX, "allied", (
         cb.UnitFire("A1", "infantry"), cb.UnitFire("A1", "infantry"), cb.UnitFire("A2", "infantry"))),
         units=units)
-    assert rules_of(probs) == ["RB 9.2", "RB 11.1", "RB 9.0"]
+    # Version 5 (CB-19): A3 not named is no problem: it fires in a later order of the same fire.
+    assert rules_of(probs) == ["RB 9.2", "RB 11.1"]
+    done = cb.score(pos, rnd, cb.FirePlan(HEX, "allied", (cb.UnitFire("A1", "infantry"),)), [1, 2, 3], units=units)
+    again = cb.check_fire_plan(pos, rnd, cb.FirePlan(HEX, "allied", (cb.UnitFire("A1", "infantry"),)),
+                               prior=done, units=units)
+    assert rules_of(again) == ["RB 9.0"] and "already fired" in again[0].message
+    assert not cb.fire_complete(pos, rnd, done, units=units)
 
 
 def test_rb_9_5_losses_go_to_the_target_class_only() -> None:

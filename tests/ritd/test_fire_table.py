@@ -1,4 +1,4 @@
-"""The Fire Table (RB 9.3, 9.4): confirmed cells against RB examples."""
+"""The Fire Table (RB 9.3, 9.4): confirmed cells against RB examples, authored cells marked."""
 
 from __future__ import annotations
 
@@ -83,13 +83,42 @@ def test_rb_9_3_unsupported_artillery_takes_tf_from_every_class_but_artillery() 
     assert not table.is_confirmed("artillery", "artillery", unsupported_artillery=True)
 
 
-def test_only_the_rb_cells_are_confirmed() -> None:
+def test_only_the_cells_the_rulebook_proves_are_confirmed() -> None:
+    """Issue 25: every authored cell re-checked against every fire and loss
+    example of the rulebook and the 19.0 Demo (the data file's header lists
+    them); the rulebook proves 7 of the 17 entries, 10 cells stay authored."""
     table = load_fire_table()
     confirmed = {key for key, cell in table.cells.items() if cell.confirmed}
-    assert confirmed == {("armor", "armor"), ("armor", "infantry"), ("infantry", "infantry")}
+    assert confirmed == {("armor", "armor"), ("armor", "infantry"), ("infantry", "infantry"),
+                         ("armor", "artillery"), ("infantry", "artillery"), ("antitank", "artillery")}
     assert table.unsupported_artillery.confirmed
     for key, cell in table.cells.items():
-        assert cell.source.startswith("RB " if cell.confirmed else "unverified"), key
+        assert cell.source.startswith("RB " if cell.confirmed else "authored: "), key
+    assert sum(not c.confirmed for c in table.cells.values()) == 10
+
+
+def test_rb_9_3_a_non_artillery_unit_fires_at_artillery_only_when_it_is_unsupported() -> None:
+    """RB 9.3: "Only artillery can target enemy artillery, unless no other
+    class of target unit is present"; sidebar: "All units except artillery
+    fire on unsupported enemy artillery at Triple Fire". Whatever enemy
+    classes are present, a non-artillery unit allowed to target artillery
+    fires at TF: the printed armor/infantry/anti-tank -> artillery cells are
+    never used, and TF is what the rulebook proves for them."""
+    from itertools import combinations
+
+    from rules.ritd import combat as cb
+
+    for n in range(1, len(ARMS_CLASSES) + 1):
+        for present in combinations(ARMS_CLASSES, n):
+            for firer in ("armor", "infantry", "antitank"):
+                if "artillery" in cb.legal_targets(firer, present):
+                    assert cb.unit_firepower(firer, "artillery", present) == "TF", (firer, present)
+                    assert firepower(firer, "artillery") == "TF"
+
+
+def test_a_cell_source_says_whether_the_rulebook_proves_it() -> None:
+    data = edit('source = "RB 9.4 sidebar Firepower Example', 'source = "authored: RB 9.4 sidebar Firepower Example')
+    assert "starts with 'RB'" in load_error(data)
 
 
 def test_unsupported_flag_is_only_for_artillery_targets() -> None:
@@ -167,7 +196,8 @@ def test_broken_unknown_field() -> None:
 
 def test_broken_cell_without_source() -> None:
     data = edit(
-        'source = "unverified hypothesis, public-facts 4.2 (marked the least certain cell)"',
+        'source = "authored: no rulebook or Demo example involves this pair; public-facts 4.2 matrix '
+        '(marked there the least certain cell); SF: counter-battery fire"',
         'source = " "',
     )
     assert load_error(data) == (

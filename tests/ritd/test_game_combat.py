@@ -97,9 +97,9 @@ def test_rb_9_1_defensive_fire_first_dice_from_the_plans_hits_placed_by_the_owne
     axis = battle.axis.seat()
     assert axis.replay.pending().kind == "offensive-fire"
     plan = "fire Sollum: Brescia at armor, Savona at armor, Trento at armor"
-    assert session.legal_orders(axis) == [plan]
-    with pytest.raises(IllegalAction, match="RB 9.0"):  # every Undisrupted unit fires
-        _add(battle, "axis", "fire Sollum: Brescia at armor")
+    # RB 9.2 (version 5, CB-19): one unit at a time, step by step, or the plan for them all.
+    assert session.legal_orders(axis) == [f"fire Sollum: {u} at armor" for u in ("Brescia", "Savona", "Trento")] \
+        + [plan]
     battle.play("axis", plan)
     assert battle.allied.seat().replay.pending().dice == (6,) * 8
     assert session.legal_orders(battle.allied.seat()) == ["losses Sollum auto"]

@@ -179,7 +179,7 @@ def test_rb_10_4_partial_retreat_procedure_with_probe(standoff):
     axis = standoff.axis.seat()
     assert axis.replay.pending().kind == "defensive-fire" and axis.replay.pending().role == "axis"
     assert "Probe Combat" in axis.replay.pending().prompt
-    assert session.legal_orders(axis) == ["fire Sollum: Brescia at armor, Savona at armor"]
+    assert "fire Sollum: Brescia at armor, Savona at armor" in session.legal_orders(axis)  # or one unit (RB 9.2)
     standoff.play("axis", "fire Sollum: Brescia at armor, Savona at armor")
     # Every die misses: then the Probing unit returns Offensive Fire.
     allied = standoff.allied.seat()
@@ -225,7 +225,7 @@ def test_rb_10_41_rearguard_eliminated_unfired_probers_pursue_the_disengaging_un
     standoff.play("allied", "probe Sollum")
     standoff.play("axis", "fire Sollum: Brescia at armor")
     allied = standoff.allied.seat()  # its dice (rolled with the Allies' event) all miss
-    assert session.legal_orders(allied) == ["fire Sollum: 7/4 Armd at infantry, 7/7 Tk at infantry"]
+    assert "fire Sollum: 7/4 Armd at infantry, 7/7 Tk at infantry" in session.legal_orders(allied)
     session.add_orders(allied, ["fire Sollum: 7/4 Armd at infantry, 7/7 Tk at infantry"])
     FACE["die"] = 6  # the Probing units' dice, rolled with the Axis's answer, all hit
     standoff.play("allied")

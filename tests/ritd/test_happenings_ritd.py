@@ -74,14 +74,16 @@ def test_rb_9_battle_fire_as_tables_with_losses_and_the_elimination(battle):  # 
     assert dict(fires[0]) == {
         "Where": "Sollum", "Attackers": "7/7 Tk (armor)",
         "Defenders": "Savona (infantry), Brescia (infantry), Trento (infantry)",
-        "Modifiers": "Allied Defensive Fire (RB 9.1)", "Odds": "7/7 Tk at infantry (DF)",
+        "Modifiers": "Allied Defensive Fire (RB 9.1)", "Odds": "armor on infantry DF (hits on 5-6)",
         "Dice": "; ".join(["7/7 Tk at infantry (DF) 6"] * 4), "Result": "4 hits on infantry",
         "Losses": "the Axis places the hits (RB 9.5)"}
     # RB 9.3, 9.5: once the armor is wiped out, Trento has no target left: its dice go unused.
     assert dict(fires[1]) == {
         "Where": "Sollum", "Attackers": "Brescia (infantry), Savona (infantry), Trento (infantry)",
-        "Defenders": "7/7 Tk (armor)", "Modifiers": "Axis Offensive Fire (RB 9.1)",
-        "Odds": "Brescia at armor (SF); Savona at armor (SF)",
+        "Defenders": "7/7 Tk (armor)",
+        "Modifiers": "Axis Offensive Fire (RB 9.1); a fire plan of 3 units, targets set before rolling (RB 9.2)",
+        # The Fire Table line each shot used, once (not the dice labels again).
+        "Odds": "infantry on armor SF (hits on 6)",
         "Dice": "; ".join(["Brescia at armor (SF) 6"] * 2 + ["Savona at armor (SF) 6"] * 4
                           + ["Trento (no target left) 6 (unused)"] * 2),
         "Result": "6 hits on armor; armor wiped out (RB 9.5)", "Losses": "the Allies place the hits (RB 9.5)"}

@@ -6,7 +6,6 @@ is expected to pass and its xfail mark removed."""
 from __future__ import annotations
 
 import msgspec
-import pytest
 
 from rules.ritd import game as ritd
 from rules.ritd import movement as mv
@@ -42,11 +41,6 @@ class _Ctx:
         return None
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rules bug (issue 19): RB 13.2 sidebar / decisions CB-12 (the passer's units still in a Fortress battle "
-    "it attacks when its Pass Turn's movement ends are Routed) is implemented as "
-    "combat.pass_turn_fortress_routs but never called by the sequence of play: after 'end movement' of a "
-    "Pass Turn the attackers stay in the Fortress battle, unrouted. The fix changes games: rules version 5."))
 def test_rb_13_2_cb_12_a_pass_turn_ends_with_the_fortress_attackers_routed() -> None:
     tobruk = at("Tobruk")
     pos = position(block("X1", "axis", "Tobruk", unit="Brescia", cv=2, revealed=True),
@@ -58,5 +52,6 @@ def test_rb_13_2_cb_12_a_pass_turn_ends_with_the_fortress_attackers_routed() -> 
         ritd.initial_state("1941", ()), phase="turn", side="axis", position=pos, turns=("axis",),
         turn=Turn(number=1, active="axis", step="movement", cards=0, option="pass", movement=movement))
     after = ritd.apply(state, EndMovement(), _Ctx())
-    routing = [t for r in (after.turn.rout_queue if after.turn else ()) for t in r.tokens]
-    assert "X1" in routing or not after.position.has_block("X1") or after.position.block("X1").hex != tobruk
+    # RB 13.2 sidebar: "If unable to Withdraw during a Pass Turn, the Fortress Attackers are Routed (11.3)."
+    assert after.turn is not None and after.turn.step == "rout-slowest"
+    assert [(r.hex, r.side, r.tokens) for r in after.turn.rout_queue] == [(tobruk, "axis", ("X1",))]

@@ -47,7 +47,7 @@ ACTION_TYPES = _structs(ritd.Action)
 
 def test_the_walk_reaches_the_types_of_every_rules_module() -> None:
     modules = {c.__module__ for c in {**STATE_TYPES, **ACTION_TYPES}}
-    for name in ("state", "actions", "position", "turn", "movement_types", "routs", "combat", "cards", "buildup", "mines",
+    for name in ("state", "actions", "position", "turn", "movement_types", "routs", "combat_round", "fire", "losses", "fortresses", "cards", "buildup", "mines",
                  "victory", "hidden"):
         assert f"rules.ritd.{name}" in modules, name
 

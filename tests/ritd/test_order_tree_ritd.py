@@ -205,8 +205,9 @@ def test_rb_8_6_the_battles_step_fire_and_losses_are_groups(battle):
     assert "RB 8.6" in tree[0].note
     battle.play("axis", "battles Sollum")
     tree, legal = _seat_tree(battle, "allied")
-    assert _labels(tree) == ["Fire"] and all(o.startswith("fire Sollum: ") for o in legal)
-    assert tree[0].note.startswith("RB 9.1-9.3")
+    # One Allied unit fires: step-by-step fire only (a plan needs two units, RB 9.2).
+    assert _labels(tree) == ["Fire one unit (step by step)"] and legal == ["fire Sollum: 7/7 Tk at infantry"]
+    assert tree[0].note.startswith("RB 9.2") and tree[0].example == "fire <hex>: <unit> at <class>"
 
 
 def test_rb_8_6_every_choice_of_battles_is_listed_and_checks(demo):
