@@ -156,8 +156,17 @@ class Ed25519Group:
     tag = b"pbem/v1/deck/ed25519-prime-order-subgroup"
 
     def exp(self, x: int, k: int) -> int:
+        """``x`` times ``k``. libsodium refuses (DeckError here) an ``x`` that is not
+        canonical, is of small order or lies outside the prime-order subgroup
+        (``ge25519_is_on_main_subgroup``), and a result that is the identity: the
+        checks of ``is_element`` come with every multiplication (docs/deck.md,
+        "Checks computed once")."""
         from nacl.bindings import crypto_scalarmult_ed25519_noclamp
-        point = crypto_scalarmult_ed25519_noclamp((k % self.q).to_bytes(32, "little"), x.to_bytes(32, "big"))
+        from nacl.exceptions import RuntimeError as SodiumRefused
+        try:
+            point = crypto_scalarmult_ed25519_noclamp((k % self.q).to_bytes(32, "little"), x.to_bytes(32, "big"))
+        except SodiumRefused:
+            raise DeckError("value is not a point of the prime-order subgroup") from None
         return int.from_bytes(point, "big")
 
     def is_element(self, x: int) -> bool:
@@ -332,11 +341,28 @@ def elem_hex(group: AnyGroup, x: int) -> str:
     return x.to_bytes(group.size, "big").hex()
 
 
-def parse_elem(group: AnyGroup, text: str) -> int:
+#: Elements read without their group check, to be checked before anything read
+#: with them is trusted (``parse_elem``'s ``unchecked``; pbem.logcheck).
+Unchecked = set[str]
+
+
+def parse_elem(group: AnyGroup, text: str, unchecked: Unchecked | None = None) -> int:
     """A wire element: exact width, a residue other than 1 or a point of the
-    prime-order subgroup (DeckError otherwise)."""
+    prime-order subgroup (DeckError otherwise).
+
+    With ``unchecked`` (a set) the group check is left to the caller: the text
+    is added to it and its int returned after the width check only. Whoever
+    passes the set must check every element in it (or multiply it, which
+    checks it: ``Ed25519Group.exp``) before trusting any result."""
     if len(text) != 2 * group.size:
         raise DeckError(f"group element has {len(text)} hex digits, not {2 * group.size}")
+    if unchecked is not None:
+        try:
+            x_ = int(text, 16)
+        except ValueError:
+            raise DeckError("group element is not hex") from None
+        unchecked.add(text)
+        return x_
     x = _valid(group, text)
     if x is None:
         raise DeckError("value is not a quadratic residue in (1, p-1)" if isinstance(group, Group)
@@ -434,8 +460,8 @@ def check_key(group: AnyGroup, game: bytes, rnd: DeckRound, opening: KeyOpening)
 Resolver = Callable[[str, int], int]
 
 
-def history_resolver(group: AnyGroup, history: Mapping[str, DeckRound]) -> Resolver:
-    """A resolver over completed earlier rounds, keyed by round label."""
+def history_resolver(group: AnyGroup, history: Mapping[str, DeckRound], unchecked: Unchecked | None = None) -> Resolver:
+    """A resolver over completed earlier rounds, keyed by round label (``unchecked``: see ``parse_elem``)."""
     def resolve(rnd: str, pos: int) -> int:
         done = history.get(rnd)
         if done is None or len(done.steps) != STEPS:
@@ -443,7 +469,7 @@ def history_resolver(group: AnyGroup, history: Mapping[str, DeckRound]) -> Resol
         cards = done.steps[-1].cards
         if not 0 <= pos < len(cards):
             raise DeckError(f"carried position {pos} is outside round {rnd!r}")
-        return parse_elem(group, cards[pos])
+        return parse_elem(group, cards[pos], unchecked)
     return resolve
 
 
@@ -468,11 +494,12 @@ def input_elements(group: AnyGroup, game: bytes, sources: Sequence[Source], reso
     return out
 
 
-def _elems(group: AnyGroup, step: Step) -> list[int]:
-    return [parse_elem(group, c) for c in step.cards]
+def _elems(group: AnyGroup, step: Step, unchecked: Unchecked | None = None) -> list[int]:
+    return [parse_elem(group, c, unchecked) for c in step.cards]
 
 
-def check_step(group: AnyGroup, sources: Sequence[Source], done: Sequence[Step], step: Step) -> None:
+def check_step(group: AnyGroup, sources: Sequence[Source], done: Sequence[Step], step: Step,
+               unchecked: Unchecked | None = None) -> None:
     """Everything a receiver can check at once about the next ``step`` of a round.
 
     Round label and step number, size, every element a residue of full width,
@@ -493,7 +520,7 @@ def check_step(group: AnyGroup, sources: Sequence[Source], done: Sequence[Step],
         raise DeckError("only step 1 carries the input deck", step.round, number)
     if len(step.cards) != n:
         raise DeckError(f"{len(step.cards)} cards, the round has {n}", step.round, number)
-    elems = [_parse_at(group, c, step) for c in step.cards]
+    elems = [_parse_at(group, c, step, unchecked) for c in step.cards]
     if len(set(elems)) != n:
         raise DeckError("two cards are the same element", step.round, number)
     want = 1 if number <= 2 else n
@@ -501,9 +528,9 @@ def check_step(group: AnyGroup, sources: Sequence[Source], done: Sequence[Step],
         raise DeckError(f"{len(step.commits)} key commitments, expected {want}", step.round, number)
 
 
-def _parse_at(group: AnyGroup, text: str, step: Step) -> int:
+def _parse_at(group: AnyGroup, text: str, step: Step, unchecked: Unchecked | None = None) -> int:
     try:
-        return parse_elem(group, text)
+        return parse_elem(group, text, unchecked)
     except DeckError as exc:
         raise DeckError(exc.reason, step.round, step.step) from None
 
@@ -576,7 +603,7 @@ def _labels(history: Mapping[str, DeckRound]) -> list[str]:
 
 
 def unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
-           k_first: int, k_second: int) -> str:
+           k_first: int, k_second: int, unchecked: Unchecked | None = None) -> str:
     """The card at ``pos`` of the completed round ``rnd`` under both players'
     per-card keys for it (already checked by the caller); DeckError if it
     opens to no card of the deck."""
@@ -586,7 +613,7 @@ def unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: 
     cards = done.steps[-1].cards
     if not 0 <= pos < len(cards):
         raise DeckError(f"position {pos} is outside the deck", rnd)
-    x = group.exp(parse_elem(group, cards[pos]), pow(k_first * k_second % group.q, -1, group.q))
+    x = group.exp(parse_elem(group, cards[pos], unchecked), pow(k_first * k_second % group.q, -1, group.q))
     label = decode_card(group, game, _labels(history), x)
     if label is None:
         raise DeckError(f"position {pos} does not open to a card of the deck", rnd)
@@ -627,7 +654,8 @@ def verify_open(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], 
 # --- audit ---------------------------------------------------------------------------
 
 def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openings: Sequence[KeyOpening],
-               draws: Sequence[Draw], authors: tuple[str, str] | Mapping[str, tuple[str, str]]) -> list[Dealt]:
+               draws: Sequence[Draw], authors: tuple[str, str] | Mapping[str, tuple[str, str]],
+               unchecked: Unchecked | None = None) -> list[Dealt]:
     """Replay every round with every key opened; return the full deal or raise DeckError.
 
     ``rounds`` in play order; ``openings``: all keys (any order; duplicates
@@ -638,7 +666,21 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
     permutation), every published key against its commitment, and that no
     position was dealt twice or carried twice; the error names the first bad
     step and its author.
+
+    ``unchecked`` (a set, Ed25519 only): the steps' elements are read without
+    their subgroup check (``parse_elem``). Every one of them is then either
+    multiplied (``exp`` refuses what ``is_element`` refuses) or compared equal
+    to the result of a multiplication, so a call that returns checked them
+    all; a call that raises may name another fault first than the checked
+    call would (pbem.logcheck then runs the checked one).
     """
+    return deal(audit_rounds(group, game, rounds, openings, authors, unchecked), draws)
+
+
+def audit_rounds(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openings: Sequence[KeyOpening],
+                 authors: tuple[str, str] | Mapping[str, tuple[str, str]],
+                 unchecked: Unchecked | None = None) -> list[Dealt]:
+    """``audit_deck`` without the draws: every round checked, nobody holding a card yet."""
     per_round = authors if isinstance(authors, Mapping) else None
 
     def authors_of(name: str) -> tuple[str, str]:
@@ -669,7 +711,7 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
             who = authors[FIRST if len(rnd.steps) % 2 == 0 else SECOND]
             raise DeckError(f"round has {len(rnd.steps)} steps, not {STEPS}", name, len(rnd.steps) + 1, who)
         sources = rnd.steps[0].sources
-        resolve = history_resolver(group, history)
+        resolve = history_resolver(group, history, unchecked)
         for src in sources:
             if isinstance(src, Carry) and (src.round, src.pos) in carried:
                 raise DeckError(f"position {src.pos} of {src.round!r} was carried before", name, 1,
@@ -680,7 +722,7 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
             raise DeckError(exc.reason, name, 1, authors[FIRST]) from None
         for i, step in enumerate(rnd.steps):
             try:
-                check_step(group, sources, rnd.steps[:i], step)
+                check_step(group, sources, rnd.steps[:i], step, unchecked)
             except DeckError as exc:
                 raise DeckError(exc.reason, name, i + 1, authors[i % 2]) from None
         n = len(sources)
@@ -699,7 +741,7 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
         def fail(step: int, msg: str, rname: str = name, pair: tuple[str, str] = authors) -> DeckError:
             return DeckError(msg, rname, step, pair[FIRST if step % 2 else SECOND])
 
-        x = [_elems(group, s) for s in rnd.steps]
+        x = [_elems(group, s, unchecked) for s in rnd.steps]
         # step 1: position j is input j under a (old per-card key of first stripped)
         a = key(1, 0)
         # step 2 applies b (old per-card key of second stripped) then permutes
@@ -745,10 +787,16 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
         finals[name] = labels
         by_name[name] = Dealt(round=name, labels=labels, holders=[""] * n, carried_to=[""] * n)
         result.append(by_name[name])
-    by_round = by_name
     for o in openings:
         if o.round not in history:
             raise DeckError("opening of a key of an unknown round", o.round, o.step)
+    return result
+
+
+def deal(result: list[Dealt], draws: Sequence[Draw]) -> list[Dealt]:
+    """``audit_rounds``' result with the public draw records applied in order (each
+    position dealt at most once); the same list, its holders filled in."""
+    by_round = {d.round: d for d in result}
     for d in draws:
         dealt = by_round.get(d.round)
         if dealt is None or not 0 <= d.pos < len(dealt.labels):
