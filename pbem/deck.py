@@ -46,7 +46,7 @@ from __future__ import annotations
 import functools
 import hmac
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -677,10 +677,22 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
     return deal(audit_rounds(group, game, rounds, openings, authors, unchecked), draws)
 
 
+#: The two permutations a round's audit finds: step 2's (position -> step-1
+#: position) and step 3's (position -> step-2 position).
+Perms = tuple[list[int], list[int]]
+
+
 def audit_rounds(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openings: Sequence[KeyOpening],
                  authors: tuple[str, str] | Mapping[str, tuple[str, str]],
-                 unchecked: Unchecked | None = None) -> list[Dealt]:
-    """``audit_deck`` without the draws: every round checked, nobody holding a card yet."""
+                 unchecked: Unchecked | None = None, perms: Mapping[str, Perms] | None = None,
+                 found: dict[str, Perms] | None = None, only: Container[str] | None = None) -> list[Dealt]:
+    """``audit_deck`` without the draws: every round checked, nobody holding a card yet.
+
+    Split between processes (pbem.logcheck): ``only`` names the rounds whose
+    arithmetic (the scalar multiplications) is done here, ``found`` receives
+    their permutations; ``perms`` gives the permutations of rounds whose
+    arithmetic was done elsewhere on exactly this input, and passed. With
+    ``only`` the result's labels are meaningless: only ``found`` is."""
     per_round = authors if isinstance(authors, Mapping) else None
 
     def authors_of(name: str) -> tuple[str, str]:
@@ -691,7 +703,6 @@ def audit_rounds(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], open
     history: dict[str, DeckRound] = {}
     finals: dict[str, list[str]] = {}
     carried: set[tuple[str, int]] = set()
-    q = group.q
     by_key: dict[tuple[str, int, int], KeyOpening] = {}
     for o in openings:
         old = by_key.setdefault((o.round, o.step, o.index), o)
@@ -742,37 +753,13 @@ def audit_rounds(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], open
             return DeckError(msg, rname, step, pair[FIRST if step % 2 else SECOND])
 
         x = [_elems(group, s, unchecked) for s in rnd.steps]
-        # step 1: position j is input j under a (old per-card key of first stripped)
-        a = key(1, 0)
-        # step 2 applies b (old per-card key of second stripped) then permutes
-        b = key(2, 0)
-        strip1, strip2 = [], []
-        for src in sources:
-            if isinstance(src, Carry):
-                # each player strips its own per-card key of the old round: step 3
-                # where it was first there, step 4 where it was second
-                was = authors_of(src.round)
-                s1, s2 = (3, 4) if was == authors else (4, 3)
-                strip1.append(pow(_old(group, game, by_key, history, src, s1, was), -1, q))
-                strip2.append(pow(_old(group, game, by_key, history, src, s2, was), -1, q))
-            else:
-                strip1.append(1)
-                strip2.append(1)
-        for j in range(n):
-            if group.exp(inputs[j], a * strip1[j] % q) != x[0][j]:
-                raise fail(1, f"card {j} is not the input card under the committed key")
-        where2 = {group.exp(x[0][j], b * strip2[j] % q): j for j in range(n)}
-        pi = _match(x[1], where2, lambda m: fail(2, m))
-        # step 3: removing a_k and restoring a gives a step-2 card, each once
-        ak = [key(3, k) for k in range(n)]
-        where3 = {v: j for j, v in enumerate(x[1])}
-        sigma = _match([group.exp(x[2][k], pow(ak[k], -1, q) * a % q) for k in range(n)], where3,
-                       lambda m: fail(3, m))
-        bk = [key(4, k) for k in range(n)]
-        binv = pow(b, -1, q)
-        for k in range(n):
-            if group.exp(x[2][k], binv * bk[k] % q) != x[3][k]:
-                raise fail(4, f"card {k} is not the step-3 card under the committed keys")
+        given = perms.get(name) if perms is not None else None
+        if given is not None or (only is not None and name not in only):
+            pi, sigma = given if given is not None else (list(range(n)), list(range(n)))
+        else:
+            pi, sigma = _arith(group, game, by_key, history, authors_of, authors, sources, inputs, x, key, fail)
+            if found is not None:
+                found[name] = (pi, sigma)
         labels = []
         for k in range(n):
             src = sources[pi[sigma[k]]]
@@ -791,6 +778,48 @@ def audit_rounds(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], open
         if o.round not in history:
             raise DeckError("opening of a key of an unknown round", o.round, o.step)
     return result
+
+
+def _arith(group: AnyGroup, game: bytes, by_key: Mapping[tuple[str, int, int], KeyOpening],
+           history: Mapping[str, DeckRound], authors_of: Callable[[str], tuple[str, str]], authors: tuple[str, str],
+           sources: Sequence[Source], inputs: Sequence[int], x: Sequence[Sequence[int]],
+           key: Callable[[int, int], int], fail: Callable[[int, str], DeckError]) -> Perms:
+    """The scalar multiplications of one round's audit: each step is its input under
+    the committed keys (steps 2 and 3 up to a permutation); returns (pi, sigma)."""
+    q = group.q
+    n = len(sources)
+    # step 1: position j is input j under a (old per-card key of first stripped)
+    a = key(1, 0)
+    # step 2 applies b (old per-card key of second stripped) then permutes
+    b = key(2, 0)
+    strip1, strip2 = [], []
+    for src in sources:
+        if isinstance(src, Carry):
+            # each player strips its own per-card key of the old round: step 3
+            # where it was first there, step 4 where it was second
+            was = authors_of(src.round)
+            s1, s2 = (3, 4) if was == authors else (4, 3)
+            strip1.append(pow(_old(group, game, by_key, history, src, s1, was), -1, q))
+            strip2.append(pow(_old(group, game, by_key, history, src, s2, was), -1, q))
+        else:
+            strip1.append(1)
+            strip2.append(1)
+    for j in range(n):
+        if group.exp(inputs[j], a * strip1[j] % q) != x[0][j]:
+            raise fail(1, f"card {j} is not the input card under the committed key")
+    where2 = {group.exp(x[0][j], b * strip2[j] % q): j for j in range(n)}
+    pi = _match(x[1], where2, lambda m: fail(2, m))
+    # step 3: removing a_k and restoring a gives a step-2 card, each once
+    ak = [key(3, k) for k in range(n)]
+    where3 = {v: j for j, v in enumerate(x[1])}
+    sigma = _match([group.exp(x[2][k], pow(ak[k], -1, q) * a % q) for k in range(n)], where3,
+                   lambda m: fail(3, m))
+    bk = [key(4, k) for k in range(n)]
+    binv = pow(b, -1, q)
+    for k in range(n):
+        if group.exp(x[2][k], binv * bk[k] % q) != x[3][k]:
+            raise fail(4, f"card {k} is not the step-3 card under the committed keys")
+    return pi, sigma
 
 
 def deal(result: list[Dealt], draws: Sequence[Draw]) -> list[Dealt]:
