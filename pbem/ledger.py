@@ -195,9 +195,10 @@ class DeckLedger:
                 if rnd in self.rounds or not seats.has_role(task.first):
                     raise DeckError("round label used twice or no first player", rnd, 1, author)
                 resolve = deckmod.history_resolver(g, self.history(), self.unchecked)
+                before = {s for r, sources in self.sources.items() if r != rnd for s in sources
+                          if isinstance(s, deckmod.Carry)}
                 for src in task.sources:
-                    if isinstance(src, deckmod.Carry) and any(
-                            src in s for r, s in self.sources.items() if r != rnd):
+                    if isinstance(src, deckmod.Carry) and src in before:
                         raise DeckError(f"position {src.pos} of {src.round!r} was carried before", rnd, 1, author)
                 deckmod.input_elements(g, game, task.sources, resolve)
             first = self.first.get(rnd, task.first)
