@@ -1334,7 +1334,7 @@ def verify(directory: Path | None, game: Path, as_json: bool) -> None:
     gd = GameDir(directory or game)
     gd.require()
     with gd.lock(exclusive=False):
-        replay = load_public(gd)
+        replay = load_public(gd, describe=False)
         records = evidence_records(gd, replay)
     # Only evidence that proves equivocation accuses anyone; a record that does not
     # verify (e.g. kept by an older pbem from a file of another game) is named, not held against anyone.

@@ -46,7 +46,7 @@ from __future__ import annotations
 import functools
 import hmac
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -156,8 +156,17 @@ class Ed25519Group:
     tag = b"pbem/v1/deck/ed25519-prime-order-subgroup"
 
     def exp(self, x: int, k: int) -> int:
+        """``x`` times ``k``. libsodium refuses (DeckError here) an ``x`` that is not
+        canonical, is of small order or lies outside the prime-order subgroup
+        (``ge25519_is_on_main_subgroup``), and a result that is the identity: the
+        checks of ``is_element`` come with every multiplication (docs/deck.md,
+        "Checks computed once")."""
         from nacl.bindings import crypto_scalarmult_ed25519_noclamp
-        point = crypto_scalarmult_ed25519_noclamp((k % self.q).to_bytes(32, "little"), x.to_bytes(32, "big"))
+        from nacl.exceptions import RuntimeError as SodiumRefused
+        try:
+            point = crypto_scalarmult_ed25519_noclamp((k % self.q).to_bytes(32, "little"), x.to_bytes(32, "big"))
+        except SodiumRefused:
+            raise DeckError("value is not a point of the prime-order subgroup") from None
         return int.from_bytes(point, "big")
 
     def is_element(self, x: int) -> bool:
@@ -332,11 +341,28 @@ def elem_hex(group: AnyGroup, x: int) -> str:
     return x.to_bytes(group.size, "big").hex()
 
 
-def parse_elem(group: AnyGroup, text: str) -> int:
+#: Elements read without their group check, to be checked before anything read
+#: with them is trusted (``parse_elem``'s ``unchecked``; pbem.logcheck).
+Unchecked = set[str]
+
+
+def parse_elem(group: AnyGroup, text: str, unchecked: Unchecked | None = None) -> int:
     """A wire element: exact width, a residue other than 1 or a point of the
-    prime-order subgroup (DeckError otherwise)."""
+    prime-order subgroup (DeckError otherwise).
+
+    With ``unchecked`` (a set) the group check is left to the caller: the text
+    is added to it and its int returned after the width check only. Whoever
+    passes the set must check every element in it (or multiply it, which
+    checks it: ``Ed25519Group.exp``) before trusting any result."""
     if len(text) != 2 * group.size:
         raise DeckError(f"group element has {len(text)} hex digits, not {2 * group.size}")
+    if unchecked is not None:
+        try:
+            x_ = int(text, 16)
+        except ValueError:
+            raise DeckError("group element is not hex") from None
+        unchecked.add(text)
+        return x_
     x = _valid(group, text)
     if x is None:
         raise DeckError("value is not a quadratic residue in (1, p-1)" if isinstance(group, Group)
@@ -434,8 +460,8 @@ def check_key(group: AnyGroup, game: bytes, rnd: DeckRound, opening: KeyOpening)
 Resolver = Callable[[str, int], int]
 
 
-def history_resolver(group: AnyGroup, history: Mapping[str, DeckRound]) -> Resolver:
-    """A resolver over completed earlier rounds, keyed by round label."""
+def history_resolver(group: AnyGroup, history: Mapping[str, DeckRound], unchecked: Unchecked | None = None) -> Resolver:
+    """A resolver over completed earlier rounds, keyed by round label (``unchecked``: see ``parse_elem``)."""
     def resolve(rnd: str, pos: int) -> int:
         done = history.get(rnd)
         if done is None or len(done.steps) != STEPS:
@@ -443,7 +469,7 @@ def history_resolver(group: AnyGroup, history: Mapping[str, DeckRound]) -> Resol
         cards = done.steps[-1].cards
         if not 0 <= pos < len(cards):
             raise DeckError(f"carried position {pos} is outside round {rnd!r}")
-        return parse_elem(group, cards[pos])
+        return parse_elem(group, cards[pos], unchecked)
     return resolve
 
 
@@ -468,11 +494,12 @@ def input_elements(group: AnyGroup, game: bytes, sources: Sequence[Source], reso
     return out
 
 
-def _elems(group: AnyGroup, step: Step) -> list[int]:
-    return [parse_elem(group, c) for c in step.cards]
+def _elems(group: AnyGroup, step: Step, unchecked: Unchecked | None = None) -> list[int]:
+    return [parse_elem(group, c, unchecked) for c in step.cards]
 
 
-def check_step(group: AnyGroup, sources: Sequence[Source], done: Sequence[Step], step: Step) -> None:
+def check_step(group: AnyGroup, sources: Sequence[Source], done: Sequence[Step], step: Step,
+               unchecked: Unchecked | None = None) -> None:
     """Everything a receiver can check at once about the next ``step`` of a round.
 
     Round label and step number, size, every element a residue of full width,
@@ -493,7 +520,7 @@ def check_step(group: AnyGroup, sources: Sequence[Source], done: Sequence[Step],
         raise DeckError("only step 1 carries the input deck", step.round, number)
     if len(step.cards) != n:
         raise DeckError(f"{len(step.cards)} cards, the round has {n}", step.round, number)
-    elems = [_parse_at(group, c, step) for c in step.cards]
+    elems = [_parse_at(group, c, step, unchecked) for c in step.cards]
     if len(set(elems)) != n:
         raise DeckError("two cards are the same element", step.round, number)
     want = 1 if number <= 2 else n
@@ -501,9 +528,9 @@ def check_step(group: AnyGroup, sources: Sequence[Source], done: Sequence[Step],
         raise DeckError(f"{len(step.commits)} key commitments, expected {want}", step.round, number)
 
 
-def _parse_at(group: AnyGroup, text: str, step: Step) -> int:
+def _parse_at(group: AnyGroup, text: str, step: Step, unchecked: Unchecked | None = None) -> int:
     try:
-        return parse_elem(group, text)
+        return parse_elem(group, text, unchecked)
     except DeckError as exc:
         raise DeckError(exc.reason, step.round, step.step) from None
 
@@ -576,7 +603,7 @@ def _labels(history: Mapping[str, DeckRound]) -> list[str]:
 
 
 def unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
-           k_first: int, k_second: int) -> str:
+           k_first: int, k_second: int, unchecked: Unchecked | None = None) -> str:
     """The card at ``pos`` of the completed round ``rnd`` under both players'
     per-card keys for it (already checked by the caller); DeckError if it
     opens to no card of the deck."""
@@ -586,7 +613,7 @@ def unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: 
     cards = done.steps[-1].cards
     if not 0 <= pos < len(cards):
         raise DeckError(f"position {pos} is outside the deck", rnd)
-    x = group.exp(parse_elem(group, cards[pos]), pow(k_first * k_second % group.q, -1, group.q))
+    x = group.exp(parse_elem(group, cards[pos], unchecked), pow(k_first * k_second % group.q, -1, group.q))
     label = decode_card(group, game, _labels(history), x)
     if label is None:
         raise DeckError(f"position {pos} does not open to a card of the deck", rnd)
@@ -627,7 +654,8 @@ def verify_open(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], 
 # --- audit ---------------------------------------------------------------------------
 
 def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openings: Sequence[KeyOpening],
-               draws: Sequence[Draw], authors: tuple[str, str] | Mapping[str, tuple[str, str]]) -> list[Dealt]:
+               draws: Sequence[Draw], authors: tuple[str, str] | Mapping[str, tuple[str, str]],
+               unchecked: Unchecked | None = None) -> list[Dealt]:
     """Replay every round with every key opened; return the full deal or raise DeckError.
 
     ``rounds`` in play order; ``openings``: all keys (any order; duplicates
@@ -638,7 +666,33 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
     permutation), every published key against its commitment, and that no
     position was dealt twice or carried twice; the error names the first bad
     step and its author.
+
+    ``unchecked`` (a set, Ed25519 only): the steps' elements are read without
+    their subgroup check (``parse_elem``). Every one of them is then either
+    multiplied (``exp`` refuses what ``is_element`` refuses) or compared equal
+    to the result of a multiplication, so a call that returns checked them
+    all; a call that raises may name another fault first than the checked
+    call would (pbem.logcheck then runs the checked one).
     """
+    return deal(audit_rounds(group, game, rounds, openings, authors, unchecked), draws)
+
+
+#: The two permutations a round's audit finds: step 2's (position -> step-1
+#: position) and step 3's (position -> step-2 position).
+Perms = tuple[list[int], list[int]]
+
+
+def audit_rounds(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openings: Sequence[KeyOpening],
+                 authors: tuple[str, str] | Mapping[str, tuple[str, str]],
+                 unchecked: Unchecked | None = None, perms: Mapping[str, Perms] | None = None,
+                 found: dict[str, Perms] | None = None, only: Container[str] | None = None) -> list[Dealt]:
+    """``audit_deck`` without the draws: every round checked, nobody holding a card yet.
+
+    Split between processes (pbem.logcheck): ``only`` names the rounds whose
+    arithmetic (the scalar multiplications) is done here, ``found`` receives
+    their permutations; ``perms`` gives the permutations of rounds whose
+    arithmetic was done elsewhere on exactly this input, and passed. With
+    ``only`` the result's labels are meaningless: only ``found`` is."""
     per_round = authors if isinstance(authors, Mapping) else None
 
     def authors_of(name: str) -> tuple[str, str]:
@@ -649,7 +703,6 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
     history: dict[str, DeckRound] = {}
     finals: dict[str, list[str]] = {}
     carried: set[tuple[str, int]] = set()
-    q = group.q
     by_key: dict[tuple[str, int, int], KeyOpening] = {}
     for o in openings:
         old = by_key.setdefault((o.round, o.step, o.index), o)
@@ -669,7 +722,7 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
             who = authors[FIRST if len(rnd.steps) % 2 == 0 else SECOND]
             raise DeckError(f"round has {len(rnd.steps)} steps, not {STEPS}", name, len(rnd.steps) + 1, who)
         sources = rnd.steps[0].sources
-        resolve = history_resolver(group, history)
+        resolve = history_resolver(group, history, unchecked)
         for src in sources:
             if isinstance(src, Carry) and (src.round, src.pos) in carried:
                 raise DeckError(f"position {src.pos} of {src.round!r} was carried before", name, 1,
@@ -680,7 +733,7 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
             raise DeckError(exc.reason, name, 1, authors[FIRST]) from None
         for i, step in enumerate(rnd.steps):
             try:
-                check_step(group, sources, rnd.steps[:i], step)
+                check_step(group, sources, rnd.steps[:i], step, unchecked)
             except DeckError as exc:
                 raise DeckError(exc.reason, name, i + 1, authors[i % 2]) from None
         n = len(sources)
@@ -699,38 +752,14 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
         def fail(step: int, msg: str, rname: str = name, pair: tuple[str, str] = authors) -> DeckError:
             return DeckError(msg, rname, step, pair[FIRST if step % 2 else SECOND])
 
-        x = [_elems(group, s) for s in rnd.steps]
-        # step 1: position j is input j under a (old per-card key of first stripped)
-        a = key(1, 0)
-        # step 2 applies b (old per-card key of second stripped) then permutes
-        b = key(2, 0)
-        strip1, strip2 = [], []
-        for src in sources:
-            if isinstance(src, Carry):
-                # each player strips its own per-card key of the old round: step 3
-                # where it was first there, step 4 where it was second
-                was = authors_of(src.round)
-                s1, s2 = (3, 4) if was == authors else (4, 3)
-                strip1.append(pow(_old(group, game, by_key, history, src, s1, was), -1, q))
-                strip2.append(pow(_old(group, game, by_key, history, src, s2, was), -1, q))
-            else:
-                strip1.append(1)
-                strip2.append(1)
-        for j in range(n):
-            if group.exp(inputs[j], a * strip1[j] % q) != x[0][j]:
-                raise fail(1, f"card {j} is not the input card under the committed key")
-        where2 = {group.exp(x[0][j], b * strip2[j] % q): j for j in range(n)}
-        pi = _match(x[1], where2, lambda m: fail(2, m))
-        # step 3: removing a_k and restoring a gives a step-2 card, each once
-        ak = [key(3, k) for k in range(n)]
-        where3 = {v: j for j, v in enumerate(x[1])}
-        sigma = _match([group.exp(x[2][k], pow(ak[k], -1, q) * a % q) for k in range(n)], where3,
-                       lambda m: fail(3, m))
-        bk = [key(4, k) for k in range(n)]
-        binv = pow(b, -1, q)
-        for k in range(n):
-            if group.exp(x[2][k], binv * bk[k] % q) != x[3][k]:
-                raise fail(4, f"card {k} is not the step-3 card under the committed keys")
+        x = [_elems(group, s, unchecked) for s in rnd.steps]
+        given = perms.get(name) if perms is not None else None
+        if given is not None or (only is not None and name not in only):
+            pi, sigma = given if given is not None else (list(range(n)), list(range(n)))
+        else:
+            pi, sigma = _arith(group, game, by_key, history, authors_of, authors, sources, inputs, x, key, fail)
+            if found is not None:
+                found[name] = (pi, sigma)
         labels = []
         for k in range(n):
             src = sources[pi[sigma[k]]]
@@ -745,10 +774,58 @@ def audit_deck(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openin
         finals[name] = labels
         by_name[name] = Dealt(round=name, labels=labels, holders=[""] * n, carried_to=[""] * n)
         result.append(by_name[name])
-    by_round = by_name
     for o in openings:
         if o.round not in history:
             raise DeckError("opening of a key of an unknown round", o.round, o.step)
+    return result
+
+
+def _arith(group: AnyGroup, game: bytes, by_key: Mapping[tuple[str, int, int], KeyOpening],
+           history: Mapping[str, DeckRound], authors_of: Callable[[str], tuple[str, str]], authors: tuple[str, str],
+           sources: Sequence[Source], inputs: Sequence[int], x: Sequence[Sequence[int]],
+           key: Callable[[int, int], int], fail: Callable[[int, str], DeckError]) -> Perms:
+    """The scalar multiplications of one round's audit: each step is its input under
+    the committed keys (steps 2 and 3 up to a permutation); returns (pi, sigma)."""
+    q = group.q
+    n = len(sources)
+    # step 1: position j is input j under a (old per-card key of first stripped)
+    a = key(1, 0)
+    # step 2 applies b (old per-card key of second stripped) then permutes
+    b = key(2, 0)
+    strip1, strip2 = [], []
+    for src in sources:
+        if isinstance(src, Carry):
+            # each player strips its own per-card key of the old round: step 3
+            # where it was first there, step 4 where it was second
+            was = authors_of(src.round)
+            s1, s2 = (3, 4) if was == authors else (4, 3)
+            strip1.append(pow(_old(group, game, by_key, history, src, s1, was), -1, q))
+            strip2.append(pow(_old(group, game, by_key, history, src, s2, was), -1, q))
+        else:
+            strip1.append(1)
+            strip2.append(1)
+    for j in range(n):
+        if group.exp(inputs[j], a * strip1[j] % q) != x[0][j]:
+            raise fail(1, f"card {j} is not the input card under the committed key")
+    where2 = {group.exp(x[0][j], b * strip2[j] % q): j for j in range(n)}
+    pi = _match(x[1], where2, lambda m: fail(2, m))
+    # step 3: removing a_k and restoring a gives a step-2 card, each once
+    ak = [key(3, k) for k in range(n)]
+    where3 = {v: j for j, v in enumerate(x[1])}
+    sigma = _match([group.exp(x[2][k], pow(ak[k], -1, q) * a % q) for k in range(n)], where3,
+                   lambda m: fail(3, m))
+    bk = [key(4, k) for k in range(n)]
+    binv = pow(b, -1, q)
+    for k in range(n):
+        if group.exp(x[2][k], binv * bk[k] % q) != x[3][k]:
+            raise fail(4, f"card {k} is not the step-3 card under the committed keys")
+    return pi, sigma
+
+
+def deal(result: list[Dealt], draws: Sequence[Draw]) -> list[Dealt]:
+    """``audit_rounds``' result with the public draw records applied in order (each
+    position dealt at most once); the same list, its holders filled in."""
+    by_round = {d.round: d for d in result}
     for d in draws:
         dealt = by_round.get(d.round)
         if dealt is None or not 0 <= d.pos < len(dealt.labels):

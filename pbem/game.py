@@ -51,7 +51,7 @@ from pbem.errors import (
     VersionMismatch,
 )
 from pbem.identity import parse_public, verify_signature
-from pbem.ledger import DeckData, DeckLedger
+from pbem.ledger import AuditInput, DeckData, DeckLedger
 from pbem.rulesapi import (
     ACTION,
     DICE,
@@ -357,6 +357,15 @@ class Replay:
     ended: Outcome | None = None
     #: The event holding the draw offer that stands (-1: none).
     draw_offer: int = -1
+    #: Word the events for people (``describe_action``, ``describe_roll``, ``happenings``
+    #: in the history). ``pbem verify`` and ``pbem audit`` judge legality and print no
+    #: history: they replay without (docs/protocol.md, "What verify and audit compute").
+    describe: bool = True
+    #: How an event's signature is checked: (the author's key, the unwrapped
+    #: event) -> valid. None: here and now (``verify_signature``); pbem.logcheck
+    #: gives the same answers, computed by its second process.
+    signature_check: Callable[[Ed25519PublicKey, Unwrapped], bool] | None = field(
+        default=None, repr=False, compare=False)
 
     # -- public queries -------------------------------------------------
 
@@ -564,7 +573,8 @@ class Replay:
         if key is None:
             raise VerifyError(f"event {unwrapped.seq}: author '{shown(unwrapped.author)}' is not a player "
                               f"of this game (players: {', '.join(self.keys)})")
-        if verify_signature_ and not verify_signature(key, unwrapped.sig, codec.signing_input(unwrapped.body)):
+        if verify_signature_ and not (verify_signature(key, unwrapped.sig, codec.signing_input(unwrapped.body))
+                                      if self.signature_check is None else self.signature_check(key, unwrapped)):
             raise VerifyError(f"event {unwrapped.seq}: signature is not valid for {unwrapped.author}'s "
                               "key (forged, altered, or signed by someone else)")
         body = self._decode(unwrapped)
@@ -734,7 +744,7 @@ class Replay:
         self._open(body, where, ctx)
         self._open_leaves(body, where, ctx)
         said = list(self._happenings(before, Step(OPENINGS, labels=tuple(o.label for o in body.reveals) + tuple(
-            f"{o.label}[{o.key}]" for o in body.leaves)))) if body.reveals or body.leaves else []
+            f"{o.label}[{o.key}]" for o in body.leaves)))) if (body.reveals or body.leaves) and self.describe else []
 
         rolled = None
         if self.dice_origin is not None and self.dice_origin.author != author and decision is not None \
@@ -752,14 +762,14 @@ class Replay:
             before = self.state
             self.state = self.rules.resolve_dice(self.state, values, ctx)
             rolled = Roll(origin.seq, seq, origin.author, origin.sides, values, origin.purposes,
-                          tuple(self.rules.describe_roll(before, self.state, values)))
+                          tuple(self.rules.describe_roll(before, self.state, values)) if self.describe else ())
             said += self._happenings(before, Step(ROLL, values=tuple(values)))
             self.dice_origin = None
         return _Event(seq, author, where, x, rolled, game_over, said=said, turn=turn)
 
     def _happenings(self, before: Any, step: Step) -> tuple[Happening, ...]:
         """What ``step`` (from ``before`` to the state now) made happen, for this replay's reader."""
-        if before is None or self.state is None:
+        if before is None or self.state is None or not self.describe:
             return ()
         return tuple(self.rules.happenings(before, self.state, step, self.role))
 
@@ -813,7 +823,7 @@ class Replay:
             raise IllegalAction(f"{where}, action {index} ({self._safe_format(action)}) "
                                 "is illegal:", details=[shown(str(p), PROBLEM_LIMIT) for p in problems])
         # Worded before it is applied, with what this replay knows (its own secrets).
-        label = self.rules.describe_action(self.state, action, self.role)
+        label = self.rules.describe_action(self.state, action, self.role) if self.describe else ""
         before = self.state
         self.state = self.rules.apply(self.state, action, ctx)
         ev.labels.append(label)
@@ -980,10 +990,11 @@ class Replay:
         every card in an audit. None otherwise (``DeckLedger.card``)."""
         return self.ledger.card(self, rnd, pos)
 
-    def deck_audit(self) -> list[deckmod.Dealt]:
-        """The whole-deck audit (``DeckLedger.audit``); DeckError names round, step
-        and author, ``deck_event`` turns it into the event."""
-        return self.ledger.audit(self)
+    def deck_audit(self, rounds_done: Callable[[AuditInput], list[deckmod.Dealt] | None] | None = None
+                   ) -> list[deckmod.Dealt]:
+        """The whole-deck audit (``DeckLedger.audit``; ``rounds_done``: see there);
+        DeckError names round, step and author, ``deck_event`` turns it into the event."""
+        return self.ledger.audit(self, rounds_done)
 
     def deck_event(self, exc: DeckError) -> str:
         """'event N by X: ...' for an audit DeckError (the step's event, or the round's first)."""

@@ -17,8 +17,9 @@ that the replay cache (pbem.snapshot) stores, and back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import msgspec
 
@@ -41,6 +42,14 @@ class Seats(Protocol):
     def value(self, label: str) -> bytes | None:
         """The value of commitment ``label`` if this replay knows it (opened, or its own)."""
         ...
+
+
+class AuditInput(NamedTuple):
+    """The input of ``deckmod.audit_rounds`` for a whole game (``DeckLedger.audit_input``)."""
+
+    rounds: list[deckmod.DeckRound]
+    openings: list[deckmod.KeyOpening]
+    authors: dict[str, tuple[str, str]]
 
 
 # -- the plain form of a ledger (the replay cache) -------------------------------
@@ -124,6 +133,10 @@ class DeckLedger:
     opened: dict[tuple[str, int], str] = field(default_factory=dict)
     where: dict[tuple[str, int], tuple[int, str]] = field(default_factory=dict)
     _cards: dict[tuple[str, int], str] = field(default_factory=dict, repr=False, compare=False)
+    #: None: every element is checked as it is read (``deckmod.parse_elem``). A
+    #: set: elements are read unchecked and collected here; whoever set it
+    #: checks them all before trusting this ledger (pbem.logcheck).
+    unchecked: deckmod.Unchecked | None = field(default=None, repr=False, compare=False)
 
     def fork(self) -> DeckLedger:
         """An independent copy (steps, sources and keys are immutable and shared)."""
@@ -181,17 +194,18 @@ class DeckLedger:
             if not done:
                 if rnd in self.rounds or not seats.has_role(task.first):
                     raise DeckError("round label used twice or no first player", rnd, 1, author)
-                resolve = deckmod.history_resolver(g, self.history())
+                resolve = deckmod.history_resolver(g, self.history(), self.unchecked)
+                before = {s for r, sources in self.sources.items() if r != rnd for s in sources
+                          if isinstance(s, deckmod.Carry)}
                 for src in task.sources:
-                    if isinstance(src, deckmod.Carry) and any(
-                            src in s for r, s in self.sources.items() if r != rnd):
+                    if isinstance(src, deckmod.Carry) and src in before:
                         raise DeckError(f"position {src.pos} of {src.round!r} was carried before", rnd, 1, author)
                 deckmod.input_elements(g, game, task.sources, resolve)
             first = self.first.get(rnd, task.first)
             number = len(done) + 1
             if author != (first if number % 2 else seats.other(first)):
                 raise DeckError(f"step {number} is not {author}'s", rnd, number, author)
-            deckmod.check_step(g, task.sources, done, action.step)
+            deckmod.check_step(g, task.sources, done, action.step, self.unchecked)
             if number <= 2 and not seats.committed(deckmod.seed_label(rnd, author)):
                 raise DeckError("the author's seed for the round is not committed", rnd, number, author)
             self.rounds[rnd] = done + [action.step]
@@ -264,18 +278,15 @@ class DeckLedger:
         if k1 is None or k2 is None:
             return None
         try:
-            label = deckmod.unlock(deckmod.PLAY, seats.game_id, self.history(), rnd, pos, k1, k2)
+            label = deckmod.unlock(deckmod.PLAY, seats.game_id, self.history(), rnd, pos, k1, k2, self.unchecked)
         except DeckError:
             return None
         self._cards[(rnd, pos)] = label
         return label
 
-    def audit(self, seats: Seats) -> list[deckmod.Dealt]:
-        """``audit_deck`` over every completed round with every seed opened, then
-        the game invariants: the deck and the cards outside it always make the
-        one deck of the first round (nothing lost, nothing in two places), every
-        card opened was dealt to its opener. DeckError names round, step and author;
-        ``event_of`` turns it into the event."""
+    def audit_input(self, seats: Seats) -> AuditInput:
+        """What ``audit`` hands ``deckmod.audit_rounds``: the completed rounds, every
+        key (published, and derived from the opened seeds) and each round's roles."""
         g, game = deckmod.PLAY, seats.game_id
         names = [r for r, s in self.rounds.items() if len(s) == deckmod.STEPS]
         authors = {r: (self.first[r], seats.other(self.first[r])) for r in names}
@@ -287,9 +298,26 @@ class DeckLedger:
                 if seed is None or len(seed) != 32:
                     raise DeckError("the seed of the round was never opened", r, 1 + index, role)
                 openings += deckmod.open_all(g, game, r, seed, index, n)
+        return AuditInput([deckmod.DeckRound(steps=self.rounds[r]) for r in names], openings, authors)
+
+    def audit(self, seats: Seats, rounds_done: Callable[[AuditInput], list[deckmod.Dealt] | None] | None = None
+              ) -> list[deckmod.Dealt]:
+        """``audit_deck`` over every completed round with every seed opened, then
+        the game invariants: the deck and the cards outside it always make the
+        one deck of the first round (nothing lost, nothing in two places), every
+        card opened was dealt to its opener. DeckError names round, step and author;
+        ``event_of`` turns it into the event.
+
+        ``rounds_done``: ``deckmod.audit_rounds`` of exactly this input computed
+        elsewhere (pbem.logcheck's second process), or None to compute it here."""
+        g, game = deckmod.PLAY, seats.game_id
+        given = self.audit_input(seats)
+        rounds, openings, authors = given.rounds, given.openings, given.authors
         draws = [deckmod.Draw(round=r, pos=p, to=to) for (r, p), to in self.dealt.items() if r in authors]
-        dealt = deckmod.audit_deck(g, game, [deckmod.DeckRound(steps=self.rounds[r]) for r in names],
-                                   openings, draws, authors)
+        done = rounds_done(given) if rounds_done is not None else None
+        if done is None:
+            done = deckmod.audit_rounds(g, game, rounds, openings, authors, self.unchecked)
+        dealt = deckmod.deal(done, draws)
         universe: set[str] = set()
         outside: set[str] = set()
         deck_now: set[str] = set()

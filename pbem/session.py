@@ -40,7 +40,6 @@ from pbem.game import (
     EventInfo,
     OpenEvent,
     Replay,
-    audit_openings,
     event_game,
     foreign_game_text,
 )
@@ -149,8 +148,14 @@ class Seat:
         return self.gd.vault_dir / f"{self.role}.bin"
 
 
-def load_public(gd: GameDir) -> Replay:
+def load_public(gd: GameDir, *, describe: bool = True) -> Replay:
+    """The whole log replayed from the public perspective. ``describe=False``
+    (``pbem verify``): no wording for people, checked on two cores (pbem.logcheck)."""
     rules = rules_for(gd)
+    if not describe:
+        from pbem import logcheck
+
+        return logcheck.verify(rules, gd.read_events())
     r = Replay(rules)
     for stored in gd.read_events():
         r.apply_stored(stored)
@@ -1204,23 +1209,13 @@ class Audit:
 
 
 def audit(events: list[bytes], rules: RulesModule) -> Audit:
-    """Replay with every opening in the log known from the start (DESIGN 4)."""
-    known = audit_openings(events)
-    r = Replay(rules, role=AUDIT, known=known)
-    for stored in events:
-        r.apply_stored(stored)
-    unopened: dict[str, list[str]] = {}
-    for label, author in r.commitment_authors().items():
-        if label not in known:
-            unopened.setdefault(author, []).append(label)
-    dealt: list[deckmod.Dealt] = []
-    seeds_open = not any(label.startswith("deck/") for labels in unopened.values() for label in labels)
-    if r.ledger and seeds_open:
-        try:
-            dealt = r.deck_audit()
-        except deckmod.DeckError as exc:
-            raise IllegalAction(f"the shared deck: {r.deck_event(exc)}") from None
-    return Audit(r, unopened, dealt)
+    """Replay with every opening in the log known from the start (DESIGN 4),
+    then the shared deck's audit once every seed is open (pbem.logcheck:
+    checked on two cores, the same result and first error as one)."""
+    from pbem import logcheck
+
+    checked = logcheck.audit(rules, events, AUDIT)
+    return Audit(checked.replay, checked.unopened, checked.deck)
 
 
 @dataclass

@@ -381,7 +381,10 @@ def test_a_deck_audit_failure_is_an_illegal_action_naming_the_event(table, monke
         def deck_audit(self):
             raise DeckError("the round holds one card twice", "r1", 2, "blue")
 
+    from pbem import logcheck
+
     monkeypatch.setattr(session, "Replay", FailingDeck)
+    monkeypatch.setattr(logcheck, "Replay", FailingDeck)  # the audit's replay is built there (issue 20)
     with pytest.raises(IllegalAction, match=r"the shared deck: event 7 by blue: deck round 'r1' step 2 "
                                             r"\(signed by blue\): the round holds one card twice"):
         session.audit(table.red.gd.read_events(), table.red.seat().rules)

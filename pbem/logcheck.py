@@ -1,0 +1,351 @@
+"""Checking a whole log, as ``pbem verify`` and ``pbem audit`` do, on two cores (issue 20).
+
+The reference is plain: ``Replay.apply_stored`` of every event in order, then
+(audit) the shared deck's audit (``DeckLedger.audit``). This module gives the
+same result, and on a bad log the same first error, faster:
+
+- the replay does not word events for people (``Replay.describe``): verify
+  and audit print no history;
+- a second process (``os.fork``, Linux, a single-threaded caller, a log of at
+  least ``MIN_EVENTS``) checks every event's signature ahead of the replay,
+  which waits for the answer of each event before it applies the event, so a
+  forged event never reaches the rules. On verify it also checks every point
+  of every shuffle step (``crypto_core_ed25519_is_valid_point``); on audit it
+  runs the arithmetic of the deck audit (``deckmod.audit_rounds``) on the
+  rounds it reads from the log, used only if its input is byte for byte the
+  one the replay's ledger gives;
+- the replay reads the shuffle steps' points without their subgroup check
+  (``DeckLedger.unchecked``) and checks, before it trusts anything, every
+  point neither the second process checked nor the deck audit multiplied
+  (a multiplication in libsodium refuses what the check refuses:
+  ``deckmod.Ed25519Group.exp``).
+
+Any failure of the fast path (a refused event, a deck audit fault, a point
+that is not valid, a second process that died) reruns the reference, whose
+error is the one reported: error messages, exit codes and the event named
+stay those of the plain replay, and the outcome never depends on timing.
+docs/protocol.md ("What verify and audit compute") states this.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import msgspec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from pbem import codec
+from pbem import deck as deckmod
+from pbem.codec import Unwrapped
+from pbem.errors import IllegalAction
+from pbem.game import Replay, audit_openings
+from pbem.identity import verify_signature
+from pbem.ledger import AuditInput
+from pbem.rulesapi import RulesModule
+
+#: Below this many events a second process costs more than it saves.
+MIN_EVENTS = 64
+#: The share of the deck audit's rounds whose arithmetic the second process
+#: does (from the first); the replay's process does the rest after its replay
+#: (measured on the 1941-42 campaign: its replay costs about as much as the
+#: signatures and 85% of the rounds).
+SHARE = 0.85
+#: Set to "0" to check on one core (the reference path, for comparison).
+ENV = "PBEM_SECOND_CORE"
+
+_SIG_OK, _SIG_BAD, _SIG_NONE = 1, 0, 2
+_deck_actions = msgspec.json.Decoder(deckmod.DeckAction)
+
+
+@dataclass
+class Checked:
+    """A checked log: its replay, the unopened commitments by role (audit) and the deck's audit."""
+
+    replay: Replay
+    unopened: dict[str, list[str]] = field(default_factory=dict)
+    deck: list[deckmod.Dealt] = field(default_factory=list)
+
+
+class _Fallback(Exception):
+    """The fast path cannot vouch for its result: run the reference."""
+
+
+# -- the reference ---------------------------------------------------------------
+
+
+def _plain(rules: RulesModule, events: Sequence[bytes], role: str | None, known: Mapping[str, bytes],
+           audit: bool) -> Checked:
+    r = Replay(rules, role=role, known=dict(known), describe=False)
+    for stored in events:
+        r.apply_stored(stored)
+    return _finish(r, known, audit, None)
+
+
+def _finish(r: Replay, known: Mapping[str, bytes], audit: bool,
+            rounds_done: Callable[[AuditInput], list[deckmod.Dealt] | None] | None) -> Checked:
+    """The audit's end: unopened commitments, then the deck audit once every seed is open."""
+    if not audit:
+        return Checked(r)
+    unopened: dict[str, list[str]] = {}
+    for label, author in r.commitment_authors().items():
+        if label not in known:
+            unopened.setdefault(author, []).append(label)
+    dealt: list[deckmod.Dealt] = []
+    seeds_open = not any(label.startswith("deck/") for labels in unopened.values() for label in labels)
+    if r.ledger and seeds_open:
+        try:
+            dealt = r.deck_audit() if rounds_done is None else r.deck_audit(rounds_done)
+        except deckmod.DeckError as exc:
+            if r.ledger.unchecked is not None:
+                raise _Fallback from None  # read unchecked: the checked audit names the first fault
+            raise IllegalAction(f"the shared deck: {r.deck_event(exc)}") from None
+    return Checked(r, unopened, dealt)
+
+
+# -- the public functions -------------------------------------------------------------
+
+
+def verify(rules: RulesModule, events: Sequence[bytes]) -> Replay:
+    """Every event checked in order from the public perspective (``pbem verify``)."""
+    return _check(rules, events, None, {}, audit=False).replay
+
+
+def audit(rules: RulesModule, events: Sequence[bytes], role: str) -> Checked:
+    """The replay with every opening in the log known from the start (DESIGN 4),
+    the commitments never opened, and the shared deck's audit once every seed is
+    open (``pbem audit``; ``role`` is the audit's perspective)."""
+    return _check(rules, events, role, audit_openings(events), audit=True)
+
+
+def _check(rules: RulesModule, events: Sequence[bytes], role: str | None, known: Mapping[str, bytes],
+           audit: bool) -> Checked:
+    if not _two_cores(events):
+        return _plain(rules, events, role, known, audit)
+    try:
+        return _fast(rules, events, role, known, audit)
+    except Exception:  # noqa: BLE001 - whatever went wrong, the reference decides (and names the fault)
+        return _plain(rules, events, role, known, audit)
+
+
+def _two_cores(events: Sequence[bytes]) -> bool:
+    return (os.environ.get(ENV, "1") != "0" and len(events) >= MIN_EVENTS and sys.platform.startswith("linux")
+            and hasattr(os, "fork") and threading.active_count() == 1
+            and isinstance(deckmod.PLAY, deckmod.Ed25519Group))
+
+
+# -- the fast path -------------------------------------------------------------------------
+
+
+def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: Mapping[str, bytes],
+          audit: bool) -> Checked:
+    r = Replay(rules, role=role, known=dict(known), describe=False)
+    r.apply_stored(events[0])  # the genesis, checked here: its keys are the second process's
+    keys = dict(r.keys)
+    helper = _Helper.start(events, keys, r.roles, known, r.game_id, audit)
+    try:
+        unchecked: deckmod.Unchecked = set()
+        r.ledger.unchecked = unchecked
+        position = [0]
+
+        def signature_ok(key: Ed25519PublicKey, u: Unwrapped) -> bool:
+            answer = helper.signature(position[0]) if keys.get(u.author) is key else _SIG_NONE
+            if answer == _SIG_NONE:
+                return verify_signature(key, u.sig, codec.signing_input(u.body))
+            return answer == _SIG_OK
+
+        r.signature_check = signature_ok
+        for index in range(1, len(events)):
+            position[0] = index
+            r.apply_stored(events[index])
+        result = helper.result(len(events) - 1)
+        # Points known valid: checked by the second process (verify), or multiplied
+        # by a deck audit that passed (audit; it raises otherwise, and the
+        # reference runs). The rest is checked here before anything is trusted.
+        covered: set[str] = set()
+        rounds_done = None
+        if audit:
+            def rounds_done(given: AuditInput) -> list[deckmod.Dealt] | None:
+                covered.update(c for rnd in given.rounds for step in rnd.steps for c in step.cards)
+                if result is None or result.perms is None or result.digest != _digest(given):
+                    return None
+                return deckmod.audit_rounds(deckmod.PLAY, r.game_id, given.rounds, given.openings, given.authors,
+                                            unchecked, perms=result.perms)
+        elif result is not None:
+            covered.update(p.hex() for p in result.valid)
+        checked = _finish(r, known, audit, rounds_done)
+        for text in unchecked - covered:
+            if deckmod._valid(deckmod.PLAY, text) is None:
+                raise _Fallback
+        r.ledger.unchecked = None
+        r.signature_check = None
+        return checked
+    finally:
+        helper.close()
+
+
+def _digest(given: AuditInput) -> bytes:
+    return hashlib.sha256(msgspec.msgpack.encode([given.rounds, given.openings, sorted(given.authors.items())],
+                                                 order="deterministic")).digest()
+
+
+class _Result(msgspec.Struct, frozen=True):
+    """What the second process found beyond the signatures."""
+
+    #: verify: every shuffle point it found valid (32 bytes each).
+    valid: list[bytes] = []
+    #: audit: the digest of the input it audited and the permutations of the rounds
+    #: whose arithmetic it did (None: it raised).
+    digest: bytes = b""
+    perms: dict[str, tuple[list[int], list[int]]] | None = None
+
+
+class _Helper:
+    """The second process and the pipe its answers come through."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid, self.fd = pid, fd
+        self.buf = bytearray()
+        self.eof = False
+
+    @classmethod
+    def start(cls, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey], roles: Sequence[str],
+              known: Mapping[str, bytes], game: bytes, audit: bool) -> _Helper:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the second process: never returns
+            code = 0
+            try:
+                os.close(read)
+                _work(write, events, keys, roles, known, game, audit)
+            except BaseException:  # noqa: BLE001 - the parent reads a short answer and checks alone
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(write)
+        return cls(pid, read)
+
+    def _need(self, n: int) -> bool:
+        while len(self.buf) < n and not self.eof:
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                self.eof = True
+            self.buf += chunk
+        return len(self.buf) >= n
+
+    def signature(self, position: int) -> int:
+        """The answer for the event at ``position`` (from 1), _SIG_NONE if there is none."""
+        return self.buf[position - 1] if self._need(position) else _SIG_NONE
+
+    def result(self, answers: int) -> _Result | None:
+        """What the second process sent after its ``answers`` signature answers (None: nothing usable)."""
+        while not self.eof:
+            self._need(len(self.buf) + (1 << 16))
+        data = bytes(self.buf[answers:])
+        if len(data) < 8 or int.from_bytes(data[-8:], "big") != len(data) - 8:
+            return None
+        try:
+            return msgspec.msgpack.decode(data[:-8], type=_Result)
+        except (msgspec.DecodeError, ValueError):
+            return None
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _work(fd: int, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey], roles: Sequence[str],
+          known: Mapping[str, bytes], game: bytes, audit: bool) -> None:
+    """The second process: one answer byte per event after the genesis, then the
+    ``_Result`` (msgpack) and its length (8 bytes)."""
+    bodies = []
+    for stored in events[1:]:
+        answer = _SIG_NONE
+        try:
+            u = codec.unwrap(stored)
+            key = keys.get(u.author)
+            if key is not None:
+                answer = _SIG_OK if verify_signature(key, u.sig, codec.signing_input(u.body)) else _SIG_BAD
+        except Exception:  # noqa: BLE001 - the replay refuses it itself, before its signature
+            u = None
+        _write(fd, bytes([answer]))
+        bodies.append(u if answer == _SIG_OK else None)
+    steps: list[tuple[str, deckmod.DeckAction]] = []
+    for u in bodies:
+        if u is None:
+            continue
+        try:
+            body = codec.decode_body(u.body)
+        except Exception:  # noqa: BLE001
+            continue
+        for raw in body.actions:
+            try:
+                steps.append((body.author, _deck_actions.decode(bytes(raw))))
+            except msgspec.DecodeError:
+                continue
+    if audit:
+        out = _audit_rounds(steps, roles, known, game)
+    else:
+        valid = []
+        for _, action in steps:
+            if isinstance(action, deckmod.DeckStep):
+                for text in action.step.cards:
+                    if len(text) == 2 * deckmod.PLAY.size and deckmod._valid(deckmod.PLAY, text) is not None:
+                        valid.append(bytes.fromhex(text))
+        out = _Result(valid=valid)
+    payload = msgspec.msgpack.encode(out)
+    _write(fd, payload + len(payload).to_bytes(8, "big"))
+
+
+def _audit_rounds(steps: Sequence[tuple[str, deckmod.DeckAction]], roles: Sequence[str],
+                  known: Mapping[str, bytes], game: bytes) -> _Result:
+    """``audit_rounds`` of the input a ledger that accepted these deck messages gives
+    (``DeckLedger.audit_input``), read from the messages themselves."""
+    rounds: dict[str, list[deckmod.Step]] = {}
+    first: dict[str, str] = {}
+    keys: dict[tuple[str, int, int], deckmod.KeyOpening] = {}
+    for author, action in steps:
+        if isinstance(action, deckmod.DeckStep):
+            rounds.setdefault(action.step.round, []).append(action.step)
+            first.setdefault(action.step.round, author)
+            opened: list[deckmod.KeyOpening] = list(action.deal)
+        else:
+            opened = list(action.deal) + list(action.open)
+        for k in opened:
+            keys.setdefault((k.round, k.step, k.index), k)
+    names = [r for r, s in rounds.items() if len(s) == deckmod.STEPS]
+    other = {role: next((o for o in roles if o != role), "") for role in roles}
+    authors = {r: (first[r], other.get(first[r], "")) for r in names}
+    openings = list(keys.values())
+    for r in names:
+        n = len(rounds[r][0].sources)
+        for index, role in enumerate(authors[r]):
+            seed = known.get(deckmod.seed_label(r, role))
+            if seed is None or len(seed) != 32:
+                return _Result()
+            openings += deckmod.open_all(deckmod.PLAY, game, r, seed, index, n)
+    given = AuditInput([deckmod.DeckRound(steps=rounds[r]) for r in names], openings, authors)
+    mine = set(names[:-(-len(names) * int(SHARE * 100) // 100)])
+    perms: dict[str, deckmod.Perms] = {}
+    try:
+        deckmod.audit_rounds(deckmod.PLAY, game, given.rounds, given.openings, given.authors, set(), found=perms,
+                             only=mine)
+    except (deckmod.DeckError, ValueError):
+        return _Result(digest=_digest(given))
+    return _Result(digest=_digest(given), perms=perms)

@@ -1,0 +1,248 @@
+"""Checks that issue 20 computes elsewhere or once (pbem/logcheck.py, docs/deck.md
+"Checks computed once", docs/protocol.md "What verify and audit compute").
+
+- ``pbem verify`` and ``pbem audit`` check signatures and the shuffle points
+  of a long log in a second process and read points unchecked in the replay;
+  whatever the log, they give the result and the first error of the plain,
+  one-core replay (pbem.logcheck._plain): same exception, same message, same
+  signer named.
+- The deck audit reads points without ``is_valid_point`` and relies on the
+  multiplications (libsodium's noclamp refuses a point outside the
+  prime-order subgroup): a bad point in any step of a round still fails it.
+- A bad point is still refused at receipt (``pbem receive``), naming its signer.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+from nacl.bindings import crypto_core_ed25519_add, crypto_core_ed25519_from_uniform
+
+from pbem import codec, logcheck, session
+from pbem import deck as D
+from pbem.cli import cli
+from pbem.errors import PbemError
+from pbem.identity import load_identity
+from pbem.store import GameDir
+from pbem.table import THROWAWAY_PASSPHRASE
+
+#: A point of order 8 (canonical, on the curve, not in the prime-order subgroup).
+TORSION = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
+
+
+def _mixed(seed: bytes = b"\x07" * 32) -> str:
+    """A canonical curve point with a small-order component: outside the prime-order subgroup."""
+    return crypto_core_ed25519_add(crypto_core_ed25519_from_uniform(seed), TORSION).hex()
+
+
+BAD_POINTS = {
+    "small-order component": _mixed(),
+    "order 8": TORSION.hex(),
+    "identity": (1).to_bytes(32, "little").hex(),
+    "not canonical": (2**255 - 19 + 1).to_bytes(32, "little").hex(),
+}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """A RitD Demo played to its end by the random bots (89 events: above
+    logcheck.MIN_EVENTS, so verify and audit use the second process)."""
+    out = tmp_path_factory.mktemp("perf") / "demo"
+    result = CliRunner().invoke(cli, ["selfplay", "--rules", "ritd", "--scenario", "demo", "--seed", "7",
+                                      "--out", str(out), "--max-events", "600"])
+    assert result.exit_code == 0, result.output
+    events = GameDir(out / "axis").read_events()
+    assert len(events) >= logcheck.MIN_EVENTS
+    return out, events, session.rules_for(GameDir(out / "axis"))
+
+
+def _identity(out, role):
+    gd = GameDir(out / role)
+    return load_identity(__import__("pathlib").Path(gd.read_local().identity), THROWAWAY_PASSPHRASE)
+
+
+def _deck_events(events):
+    """(position, body, action index, DeckStep) of every shuffle step in the log."""
+    found = []
+    for i, stored in enumerate(events):
+        body = codec.decode_body(codec.unwrap(stored).body)
+        for k, raw in enumerate(body.actions):
+            try:
+                action = msgspec.json.decode(bytes(raw), type=D.DeckAction)
+            except msgspec.DecodeError:
+                continue
+            if isinstance(action, D.DeckStep):
+                found.append((i, body, k, action))
+    return found
+
+
+def _with_point(out, events, position, body, index, action, card, text):
+    """The log up to event ``position``, which now carries ``text`` as card ``card``
+    of its shuffle step, signed again by its author."""
+    cards = list(action.step.cards)
+    cards[card] = text
+    step = msgspec.structs.replace(action.step, cards=cards)
+    raw = msgspec.Raw(codec.canonical(msgspec.structs.replace(action, step=step)))
+    actions = list(body.actions)
+    actions[index] = raw
+    forged = session._sign(_identity(out, body.author), msgspec.structs.replace(body, actions=actions))
+    return list(events[:position]) + [forged]
+
+
+def _outcome(fn, *args):
+    """(error type, message) or ('ok', a summary of the result)."""
+    try:
+        result = fn(*args)
+    except PbemError as exc:
+        return type(exc).__name__, str(exc)
+    if isinstance(result, logcheck.Checked):
+        return "ok", (result.replay.head, result.unopened, msgspec.to_builtins(result.deck))
+    return "ok", (result.head, result.seq, msgspec.to_builtins(result.state))
+
+
+def _both(monkeypatch, fn, *args):
+    """The outcome of the plain replay, then of the two-core path (which must be taken)."""
+    monkeypatch.setenv(logcheck.ENV, "0")
+    plain = _outcome(fn, *args)
+    monkeypatch.setenv(logcheck.ENV, "1")
+    monkeypatch.setattr(logcheck, "MIN_EVENTS", 2)
+    fast = []
+    original = logcheck._fast
+
+    def spy(*a, **k):
+        fast.append(1)
+        return original(*a, **k)
+
+    monkeypatch.setattr(logcheck, "_fast", spy)
+    two = _outcome(fn, *args)
+    assert fast, "the two-core path was not taken"
+    return plain, two
+
+
+def test_an_honest_game_verifies_and_audits_the_same_on_two_cores(demo, monkeypatch):
+    out, events, rules = demo
+    plain, two = _both(monkeypatch, logcheck.verify, rules, events)
+    assert plain == two and plain[0] == "ok"
+    plain, two = _both(monkeypatch, logcheck.audit, rules, events, "*")
+    assert plain == two and plain[0] == "ok"
+    assert plain[1][2], "the demo's deck was audited"
+
+
+def test_a_forged_signature_is_named_as_on_one_core(demo, monkeypatch):
+    out, events, rules = demo
+    for position in (1, len(events) // 2, len(events) - 1):
+        u = codec.unwrap(events[position])
+        bad = bytearray(u.sig)
+        bad[5] ^= 1
+        forged = list(events)
+        forged[position] = codec.wrap(u.body, bytes(bad))
+        for fn, args in ((logcheck.verify, (rules, forged)), (logcheck.audit, (rules, forged, "*"))):
+            plain, two = _both(monkeypatch, fn, *args)
+            assert plain == two
+            assert plain[0] == "VerifyError" and f"event {position}: signature is not valid" in plain[1]
+
+
+@pytest.mark.parametrize("what", sorted(BAD_POINTS))
+def test_a_bad_point_in_a_shuffle_step_is_refused_by_verify_and_audit_naming_its_signer(demo, monkeypatch, what):
+    """The last event is the forged one (the two-core replay then ends without
+    an error and its final point check must catch it), and the same event
+    inside the log (the replay fails later, on the next event's hash)."""
+    out, events, rules = demo
+    steps = _deck_events(events)
+    for position, body, index, action in (steps[0], steps[-1]):
+        head = _with_point(out, events, position, body, index, action, 3, BAD_POINTS[what])
+        for log in (head, head + list(events[position + 1:])):
+            for fn, args in ((logcheck.verify, (rules, log)), (logcheck.audit, (rules, log, "*"))):
+                plain, two = _both(monkeypatch, fn, *args)
+                assert plain == two
+                kind, message = plain
+                assert kind == "IllegalAction", message
+                assert f"event {position} by {body.author}" in message
+                assert "not a point of the prime-order subgroup" in message
+
+
+def test_a_bad_point_is_refused_by_receive_naming_its_signer(demo, tmp_path, monkeypatch):
+    out, events, rules = demo
+    position, body, index, action = _deck_events(events)[1]
+    forged = _with_point(out, events, position, body, index, action, 0, BAD_POINTS["small-order component"])[-1]
+    receiver = next(r for r in ("axis", "allied") if r != body.author)
+    copy = tmp_path / receiver
+    shutil.copytree(out / receiver, copy, ignore=shutil.ignore_patterns("lock", "cache"))
+    gd = GameDir(copy)
+    for seq in range(position, gd.event_count()):
+        gd.event_path(seq).unlink()
+    turn = tmp_path / "turn.pbem"
+    turn.write_bytes(b"pbem-turn v1\n---\n" + forged + b"\n")
+    monkeypatch.setenv("PBEM_PASSPHRASE", THROWAWAY_PASSPHRASE)
+    result = CliRunner().invoke(cli, ["receive", "--no-auto", "-g", str(copy), str(turn)])
+    assert result.exit_code != 0
+    assert f"event {position} by {body.author}" in result.output
+    assert "not a point of the prime-order subgroup" in result.output
+    assert gd.event_count() == position
+
+
+# -- the deck audit without separate point checks ---------------------------------------------
+
+G = D.ED25519
+GAME = bytes(range(32))
+AUTHORS = ("axis", "allied")
+LABELS = [f"card-{i:02d}" for i in range(12)]
+
+
+def _round(name="r1"):
+    sa, sb = D.hash_parts(b"a", name.encode()), D.hash_parts(b"b", name.encode())
+    sources = [D.Card(label=lb) for lb in LABELS]
+    done: list[D.Step] = []
+    for i in range(4):
+        step = D.make_step(G, GAME, name, sources, done, sa if i % 2 == 0 else sb, D.history_resolver(G, {}))
+        done.append(step)
+    keys = D.open_all(G, GAME, name, sa, D.FIRST, len(LABELS)) + D.open_all(G, GAME, name, sb, D.SECOND, len(LABELS))
+    return done, keys
+
+
+def test_libsodium_multiplication_refuses_every_point_the_subgroup_check_refuses():
+    for what, text in BAD_POINTS.items():
+        assert not G.is_element(int(text, 16)), what
+        with pytest.raises(D.DeckError, match="not a point of the prime-order subgroup"):
+            G.exp(int(text, 16), 12345)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 4])
+@pytest.mark.parametrize("what", sorted(BAD_POINTS))
+def test_the_deck_audit_without_point_checks_still_fails_on_a_bad_point_in_any_step(step, what):
+    done, keys = _round()
+    honest = D.audit_rounds(G, GAME, [D.DeckRound(steps=done)], keys, AUTHORS, set())
+    assert honest[0].labels and sorted(honest[0].labels) == sorted(LABELS)
+    cards = list(done[step - 1].cards)
+    cards[5] = BAD_POINTS[what]
+    bad = list(done)
+    bad[step - 1] = msgspec.structs.replace(done[step - 1], cards=cards)
+    unchecked: set[str] = set()
+    with pytest.raises(D.DeckError):
+        D.audit_rounds(G, GAME, [D.DeckRound(steps=bad)], keys, AUTHORS, unchecked)
+    with pytest.raises(D.DeckError, match="not a point of the prime-order subgroup") as err:
+        D.audit_rounds(G, GAME, [D.DeckRound(steps=bad)], keys, AUTHORS)
+    assert err.value.step == step and err.value.author == AUTHORS[(step - 1) % 2]
+
+
+def test_a_point_read_unchecked_is_collected_for_its_later_check():
+    unchecked: set[str] = set()
+    text = BAD_POINTS["order 8"]
+    assert D.parse_elem(G, text, unchecked) == int(text, 16) and unchecked == {text}
+    with pytest.raises(D.DeckError, match="hex digits"):
+        D.parse_elem(G, text[:-2], unchecked)
+    with pytest.raises(D.DeckError, match="not a point"):
+        D.parse_elem(G, text)
+
+
+def test_no_second_process_without_fork_or_for_a_short_log(monkeypatch):
+    assert not logcheck._two_cores([b""] * (logcheck.MIN_EVENTS - 1))
+    monkeypatch.setenv(logcheck.ENV, "0")
+    assert not logcheck._two_cores([b""] * logcheck.MIN_EVENTS)
+    monkeypatch.setenv(logcheck.ENV, "1")
+    monkeypatch.delattr(os, "fork", raising=False)
+    assert not logcheck._two_cores([b""] * logcheck.MIN_EVENTS)
