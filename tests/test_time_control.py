@@ -69,8 +69,8 @@ def test_a_game_without_a_time_control_has_no_times(table):
 
 #: Heads of the published logs, computed by pbem before time controls existed.
 HEADS = {
-    "examples/game": (40, "c488e52c050bb057431188ec08a8ebbbb01d8b4a563d7bcc374a2bb6a70200fb"),
-    "examples/complete-game": (67, "bc588db92b5fa10c89b259af69a036ee9212ba8bcb582ead52d4c480762887b5"),
+    "tests/data/ritd-v4-examples/game": (40, "c488e52c050bb057431188ec08a8ebbbb01d8b4a563d7bcc374a2bb6a70200fb"),
+    "tests/data/ritd-v4-examples/complete-game": (67, "bc588db92b5fa10c89b259af69a036ee9212ba8bcb582ead52d4c480762887b5"),
     "tests/data/ritd-v3-demo": (40, "12b22fd9eb6c31807c52dddaba5a9cdcef15f3c08c50e22f9e4f98f5ac3ff4fe"),
 }
 

@@ -1,5 +1,6 @@
 """The rules are a pure function of the log (DESIGN 6; issue 19: made faster,
-not different): replaying the published games of examples/ with every opening
+not different): replaying the version-4 games examples/ published (kept in
+tests/data/ritd-v4-examples/, replayed by the frozen rules/ritd_v4) with every opening
 known (as the audit does) gives, after every event, the same State, pending
 decision and views of each role and of the public as when the digests in
 tests/data/ritd-replay-digests.json were taken (before the speed work of
@@ -32,7 +33,7 @@ _ENC = msgspec.json.Encoder(order="deterministic")
 
 def _events(game: str) -> list[bytes]:
     by_seq: dict[int, bytes] = {}
-    for path in sorted((ROOT / "examples" / game).glob("*-outbox/*.pbem")):
+    for path in sorted((ROOT / "tests" / "data" / "ritd-v4-examples" / game).glob("*-outbox/*.pbem")):
         for stored in parse_turn(path.read_bytes(), path.name).events:
             by_seq.setdefault(codec.unwrap(stored).seq, stored)
     return [by_seq[s] for s in sorted(by_seq)]

@@ -65,11 +65,13 @@ def test_pbem_verify_of_a_version_3_game_directory(tmp_path: Path) -> None:
 
 
 @pytest.mark.random_cards  # the published logs were dealt by the real deck, not the tests' fixed one
-@pytest.mark.parametrize("game", ["game", "complete-game"])
+@pytest.mark.parametrize("game", ["examples/game", "examples/complete-game", "tests/data/ritd-v4-examples/game",
+                                  "tests/data/ritd-v4-examples/complete-game"])
 def test_the_logs_in_examples_verify(game: str) -> None:
-    """Contract point 6: the games published in examples/ replay, with the
-    rules their genesis names, to the end their transcript states."""
-    root = Path(__file__).resolve().parent.parent.parent / "examples" / game
+    """Contract point 6: the games published in examples/ (and those it
+    published under version 4) replay, with the rules their genesis names,
+    to the end their transcript states."""
+    root = Path(__file__).resolve().parent.parent.parent / game
     events = events_of(sorted(root.glob("*-outbox/*.pbem")))
     from pbem import codec
 
