@@ -526,6 +526,20 @@ def isolated_fortresses(m: HexMap, pos: Position, side: Side) -> tuple[str, ...]
     return side_supply(m, pos, side).isolated
 
 
+def reach(m: HexMap, pos: Position, side: Side, source: str) -> frozenset[str]:
+    """The hexes where one more ``side`` unit, placed alone among the units
+    already on the map, would have a Supply Line to ``source`` (RB 12.2):
+    the hexes ``_trace`` reaches when every open or terminal hex may hold
+    the end of a line. The new unit chains nothing on (it is the end of its
+    own line), so one search answers for every hex. For deployment in a
+    Supplied location (RB 18.0)."""
+    view = side_supply(m, pos, side).view
+    probe = object.__new__(_View)
+    probe.__dict__.update(view.__dict__)
+    probe.receivers = frozenset(h for h in m.playable_hexes() if view.kind(h) != HEX_BLOCKED)
+    return frozenset(h for h, _ in _trace(probe, source).dist)
+
+
 # ------------------------------------------------------------ Supply Lines
 
 
