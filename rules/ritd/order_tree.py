@@ -84,7 +84,7 @@ def _deployment(state: State, role: Side, ctx: Any) -> tuple[OrderGroup, ...]:
         else:
             now = f"{len(places)} hexes now, e.g. {', '.join(places[:AREA_NAMES])}"
         groups.append(OrderGroup(label=f"{unit.name} (CV {unit.max_cv})", example=f"deploy {unit.name} at <place>",
-                                 orders=tuple(orders), note=f"may deploy {where}: {now}"))
+                                 orders=tuple(orders), note=f"may deploy {where}: {now}; Supplied locations only (RB 18.0)"))
     return (*groups, *_by_kind(rest))
 
 

@@ -85,3 +85,6 @@ def test_rb_18_0_the_listing_offers_only_supplied_hexes_of_the_area():
     hexes = {m.resolve(p) for p in offered}
     assert hexes == deployment.supplied_hexes(state, "axis", hexes)
     assert "Jalo NE2" not in offered and "Derna" in offered
+    # 'pbem options' says so in words, unit by unit.
+    tree = RITD.order_tree(state, "axis", None)
+    assert all(g.note.endswith("Supplied locations only (RB 18.0)") for g in tree if g.label != "End deployment")
