@@ -277,3 +277,18 @@ def test_the_report_shows_a_revealed_enemy_minefield(gazala):
     assert "Allied: 1; revealed: Sidi Mufta" in text
     view = ritd.view(_state(gazala.axis), "axis")
     assert view.mines == [MineView(hex=_at("Sidi Mufta"), where="Sidi Mufta", side="allied", revealed=True)]
+
+
+def test_rb_16_55_every_unengaged_hex_of_the_network_is_offered(gazala):
+    """RB 16.55: "players may spend 15 BPs to build a hidden Minefield in any
+    hex within the friendly Supply Network (not in battle hexes)": the
+    listing offers every such hex, with or without a unit in it (version 4
+    offered only hexes under the builder's own units)."""
+    seat = gazala.allied.seat()
+    state = seat.replay.state
+    legal = ritd.legal_orders(state, "allied", seat.replay.ctx("allied"))
+    offered = {o.removeprefix("minefield ") for o in legal if o.startswith("minefield ") and " dismantle " not in o}
+    network = {game_map().name(h) for h in state.networks["allied"]}
+    assert offered == network
+    assert {"Sidi Mufta", "Acroma", "Bir Hacheim", "Alexandria"} <= offered
+    assert "Segnali Rotunda" not in offered and "Siwa" not in offered
