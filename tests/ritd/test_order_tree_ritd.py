@@ -304,4 +304,5 @@ def test_rb_16_buildup_orders_are_grouped_by_kind(demo):
     assert groups["Redeployment"].note == "RB 16.51"
     assert all(o.startswith("redeploy ") for o in groups["Redeployment"].leaf_orders())
     assert set(groups) <= {"End buildup", "Redeployment", "Rebuild", "Minefields", "Buy a Supply Card",
-                           "Call the Malta Group"}
+                           "Call the Malta Group", "Sea Redeployment", "Return for Refit"}
+    assert all(o.startswith("refit ") for o in groups["Return for Refit"].leaf_orders())
