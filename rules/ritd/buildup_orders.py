@@ -272,6 +272,39 @@ def apply_rebuild(state: State, side: Side, token: str, steps: int, bp: int, ctx
                                    ledgers={**state.ledgers, side: ledger})
 
 
+def spending_orders(state: State, role: Side, ledger: bu.Ledger) -> list[str]:
+    """The BP spending orders of the units ``role`` can name (RB 16.5):
+    one Replacement step in Base (RB 16.54), a Redeployment to each hex next
+    to the unit (RB 16.51; a longer route is written 'redeploy <unit> -> A ->
+    B'), a Sea Redeployment to each Port it may sail to (RB 16.53) and the
+    Return for Refit along the cheapest route to Base (RB 16.52), each one
+    offered only where ``bu.check_spend`` accepts it."""
+    m, pos, bctx = game_map(), state.position, buildup_ctx(state)
+    base = m.base(role)
+    ports = sorted({p.hex for p in m.places if p.is_fortress} | {base})
+    orders: list[str] = []
+    for b in pos.blocks_of(role):
+        if not b.unit:
+            continue
+        u = all_scenarios().roster.get(b.unit)
+        if b.hex == base and b.cv < u.max_cv and bu.replacement_cost(u, 1) <= ledger.available:
+            orders.append(f"rebuild {b.unit} 1")
+        for n in m.passable_neighbours(b.hex):
+            if not bu.check_spend(bctx, pos, ledger, bu.Redeploy(token=b.token, path=(b.hex, n))):
+                orders.append(f"redeploy {b.unit} -> {m.name(n)}")
+        if bu.is_port(m, b.hex):
+            orders += [f"sea {b.unit} -> {m.name(p)}" for p in ports
+                       if p != b.hex and not bu.check_spend(bctx, pos, ledger, bu.SeaRedeploy(token=b.token, to=p))]
+        if b.hex != base:
+            try:
+                path = buildup_path(state, role, b.hex, [base])
+            except OrderError:
+                continue
+            if not bu.check_spend(bctx, pos, ledger, bu.ReturnForRefit(token=b.token, path=path)):
+                orders.append(f"refit {b.unit}")
+    return orders
+
+
 def buildup_path(state: State, side: Side, start: str, points: list[str]) -> tuple[str, ...]:
     """The Redeployment route through ``points``: between them the cheapest
     route inside the Network fixed for the Buildup, roads preferred (RB 16.51)."""

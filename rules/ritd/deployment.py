@@ -1,5 +1,7 @@
-"""The scenario set-up (RB 18.0): Deploy checks, the initial Fortress
-control (RB 13.0) and naming one's own blocks in orders.
+"""The scenario set-up (RB 18.0): Deploy checks and the Deploy orders
+listed (only hexes of the deployment area that are Supplied locations, not
+held by the enemy), the initial Fortress control (RB 13.0) and naming one's
+own blocks in orders.
 """
 
 from __future__ import annotations
@@ -9,13 +11,17 @@ import re
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import hidden
+from rules.ritd import hidden, supply_checks
 from rules.ritd.actions import Deploy, EndDeployment, OrderError
 from rules.ritd.names import UnknownLocation
 from rules.ritd.position import SIDES, Position, Side
+from rules.ritd.scenarios import HexZone
 from rules.ritd.setup import (
+    check_deployment_complete,
     check_hidden_placement,
     check_public_placement,
+    group_hexes,
+    zone_hexes,
 )
 from rules.ritd.state import State, all_scenarios, game_map, identity_of, known_units, scenario_of
 from rules.ritd.units import UnknownUnit
@@ -35,6 +41,8 @@ def check_deploy(state: State, action: Deploy, side: Side, ctx) -> list[Problem]
         return problems + [Problem("RB 1.0", f"'{action.hex}' is not a land hex of the map")]
     problems += check_public_placement(m, scenario_of(state), side, state.position, action.hex,
                                        state.placed.get(side, 0))
+    if not problems:
+        problems += check_supplied_location(state, side, action.hex)
     try:
         identity = identity_of(ctx, action.token)
     except ValueError as exc:
@@ -65,6 +73,78 @@ def initial_fortress_control(state: State) -> Position:
         if holder is not None:
             control[place.hex] = holder
     return msgspec.structs.replace(pos, fortresses=control)
+
+
+def named_hexes(state: State, side: Side) -> frozenset[str]:
+    """The hexes the scenario names for a set-up ("Tobruk: all T units",
+    "up to 5 units in Tobruk", "El Agheila: ..."): placing there is the
+    scenario's own deployment, not Free Deployment (D-17)."""
+    m = game_map()
+    return frozenset().union(*(zone_hexes(m, z) for g in scenario_of(state).side(side).setup
+                               for z in g.zones if isinstance(z, HexZone)))
+
+
+def supplied_hexes(state: State, side: Side, hexes: frozenset[str] | set[str]) -> frozenset[str]:
+    """RB 18.0 "Free Deployment units may be placed in any Supplied
+    location": of ``hexes``, those where one more ``side`` unit is Supplied
+    now (supply_checks.supplied_locations, with the Fortress control of the
+    set-up, RB 13.1), plus the hexes the scenario names (D-17)."""
+    named = named_hexes(state, side)
+    rest = frozenset(hexes) - named
+    found = supply_checks.supplied_locations(game_map(), initial_fortress_control(state), side, rest) if rest else rest
+    return found | (frozenset(hexes) & named)
+
+
+def check_supplied_location(state: State, side: Side, hex_: str) -> list[Problem]:
+    """RB 18.0: a Free Deployment unit goes to a Supplied location only."""
+    if hex_ in supplied_hexes(state, side, {hex_}):
+        return []
+    return [Problem("RB 18.0", f"{game_map().name(hex_)} is not a Supplied location for a {side} unit now: "
+                               f"Free Deployment units may be placed in any Supplied location only (RB 12.2 "
+                               f"Supply Lines from the units already deployed, 13.3, 15.1)")]
+
+
+def listed_deployment(state: State, role: Side) -> list[str]:
+    """RB 18.0: every Deploy order ``role`` may give now, and 'end
+    deployment' once the set-up is complete. A hex is offered when it is in
+    the unit's set-up group, not held by the enemy, a Supplied location, and
+    not in a zone already full; once the units left are needed to fill the
+    stated minimums, only hexes of those zones."""
+    if state.side != role:
+        return []
+    m = game_map()
+    s = scenario_of(state)
+    roster = all_scenarios().roster
+    placed = known_units(state.position, role)
+    mine = list(state.position.blocks_of(role))
+    left = sum(1 for g in s.side(role).setup for u in g.select(roster, role) if u.name not in placed)
+    full: set[str] = set()
+    short: set[str] = set()
+    need = 0
+    for group in s.side(role).setup:
+        for zone in group.zones:
+            zh = zone_hexes(m, zone)
+            count = sum(1 for b in mine if b.hex in zh)
+            if zone.max_units is not None and count >= zone.max_units:
+                full |= zh
+            if count < zone.min_units:
+                short |= zh
+                need += zone.min_units - count
+    open_: dict[int, list[str]] = {}
+    for i, group in enumerate(s.side(role).setup):
+        open_[i] = [h for h in group_hexes(m, group)
+                    if state.position.control(h, role) in ("friendly", "empty") and h not in full
+                    and (need < left or h in short)]
+    supplied = supplied_hexes(state, role, {h for hexes in open_.values() for h in hexes})
+    orders = []
+    for i, group in enumerate(s.side(role).setup):
+        hexes = sorted(h for h in open_[i] if h in supplied)
+        for unit in group.select(roster, role):
+            if unit.name not in placed:
+                orders += [f"deploy {unit.name} at {m.name(h)}" for h in hexes]
+    if not check_deployment_complete(m, s, role, state.position):
+        orders.append("end deployment")
+    return orders
 
 
 DEPLOY = re.compile(r"^deploy\s+(?P<unit>.+?)\s+(?:at|in)\s+(?P<where>.+)$", re.IGNORECASE)

@@ -198,13 +198,15 @@ def parse_minefield(state: State, role: Side, text: str, ctx) -> Order:
 
 
 def minefield_orders(state: State, role: Side, ledger: bu.Ledger) -> list[str]:
-    """RB 16.55: a Minefield under each own unengaged stack in the Network fixed
-    for this Buildup (15 BP), or free by dismantling two known ones there."""
+    """RB 16.55 "a hidden Minefield in any hex within the friendly Supply
+    Network (not in battle hexes)", RB 14.0 "in unengaged hexes": every such
+    hex of the Network fixed for this Buildup (15 BP) without one already,
+    or free by dismantling two known ones in the Network (one example pair)."""
     own = mines_of(state, role)
     network = set(state.networks.get(role, ()))
     enemy = {b.hex for b in state.position.blocks_of(enemy_of(role))}
     known = [h for h in own.known if h in network]
-    sites = sorted({b.hex for b in state.position.blocks_of(role)} & network - enemy - set(own.known))
+    sites = sorted(network - enemy - set(own.known))
     m = game_map()
     orders = [f"minefield {m.name(h)}" for h in sites] if ledger.available >= bu.MINEFIELD_BP else []
     if len(known) >= bu.MINEFIELDS_DISMANTLED_FOR_FREE and sites:

@@ -42,8 +42,8 @@ from rules.ritd.actions import (
     RevealAll,
 )
 from rules.ritd.cards import Hand
-from rules.ritd.position import SIDES, Side, enemy_of
-from rules.ritd.state import State, all_scenarios, game_map, hand_of, scenario_of
+from rules.ritd.position import SIDES, Block, Side, enemy_of
+from rules.ritd.state import State, all_scenarios, game_map, hand_of, identity_of, scenario_of
 from rules.ritd.victory import victory as judge_victory
 
 
@@ -147,7 +147,13 @@ def check_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> list[P
 def apply_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> State:
     if not state.turned_up:  # the other side turns its blocks up next
         return msgspec.structs.replace(state, turned_up=(side,), side=enemy_of(side))
-    off = {s: [b.unit for b in state.refitting.get(s, ()) + state.waiting.get(s, ())] for s in SIDES}
+
+    def unit_of(b: Block) -> str:
+        """A refitting block's unit: known, or opened by ``reveal all`` (RB 16.52, 17.0)."""
+        opened = None if b.unit else identity_of(ctx, b.token, state.versions.get(b.token, 0))
+        return b.unit or (opened[0] if opened else "")
+
+    off = {s: [unit_of(b) for b in state.refitting.get(s, ()) + state.waiting.get(s, ())] for s in SIDES}
     result = judge_victory(game_map(), state.position, scenario_of(state), all_scenarios(), off_board=off)
     return msgspec.structs.replace(state, phase="over", stage="", result=result, turned_up=(*state.turned_up, side))
 
@@ -276,19 +282,8 @@ def month_orders(state: State, role: Side, ctx) -> list[str]:
         orders += [f"end buildup discard {n} dummies" for n in range(1, hand.dummy + 1)]
     if ledger.available >= bu.SUPPLY_CARD_BP:
         orders.append("buy supply 1")
-    m, pos, bctx = game_map(), state.position, buildup_orders.buildup_ctx(state)
     orders += minefield_rules.minefield_orders(state, role, ledger)
-    for b in pos.blocks_of(role):
-        if not b.unit:
-            continue
-        u = all_scenarios().roster.get(b.unit)
-        if b.hex == m.base(role) and b.cv < u.max_cv and bu.replacement_cost(u, 1) <= ledger.available:
-            orders.append(f"rebuild {b.unit} 1")
-        for n in m.passable_neighbours(b.hex):
-            action = bu.Redeploy(token=b.token, path=(b.hex, n))
-            if not bu.check_spend(bctx, pos, ledger, action):
-                orders.append(f"redeploy {b.unit} -> {m.name(n)}")
-    return orders
+    return orders + buildup_orders.spending_orders(state, role, ledger)
 
 
 # -- the actions in words (format_action) ---------------------------------------------------

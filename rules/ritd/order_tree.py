@@ -84,7 +84,7 @@ def _deployment(state: State, role: Side, ctx: Any) -> tuple[OrderGroup, ...]:
         else:
             now = f"{len(places)} hexes now, e.g. {', '.join(places[:AREA_NAMES])}"
         groups.append(OrderGroup(label=f"{unit.name} (CV {unit.max_cv})", example=f"deploy {unit.name} at <place>",
-                                 orders=tuple(orders), note=f"may deploy {where}: {now}"))
+                                 orders=tuple(orders), note=f"may deploy {where}: {now}; Supplied locations only (RB 18.0)"))
     return (*groups, *_by_kind(rest))
 
 
@@ -205,6 +205,8 @@ KINDS: tuple[tuple[str, str, str, bool], ...] = (
     ("minefield", "Minefields", "RB 16.55: 15 BP, or free by dismantling two", False),
     ("rebuild", "Rebuild", "RB 16.54: one step at the Base", False),
     ("redeploy", "Redeployment", "RB 16.51", False),
+    ("sea ", "Sea Redeployment", "RB 16.53: between controlled Ports", False),
+    ("refit", "Return for Refit", "RB 16.52: free, overland to Base, off-board until next Buildup", False),
     ("supply check", "Supply check", "RB 12.7, 13.3, 15.1", False),
     ("pass", "Turn option: pass", "RB 3.42", False),
     ("bluff", "Turn option: bluff", "RB 3.42: dummy cards only", False),

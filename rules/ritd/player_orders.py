@@ -70,15 +70,10 @@ from rules.ritd.actions import (
     SupplyCheck,
 )
 from rules.ritd.position import SIDES, Side
-from rules.ritd.setup import (
-    check_deployment_complete,
-)
 from rules.ritd.state import (
     State,
-    all_scenarios,
     current_turn,
     game_map,
-    known_units,
     scenario_of,
 )
 from rules.ritd.turn import Turn
@@ -140,41 +135,8 @@ def _turn_orders() -> tuple[tuple[Matches, Callable[..., Order]], ...]:
 
 def legal_orders(state: State, role: Side, ctx) -> list[str]:
     """Every order ``role`` may give now, in the syntax of parse_order."""
-    m = game_map()
     if state.phase == "deploy":
-        if state.side != role:
-            return []
-        s = scenario_of(state)
-        placed = known_units(state.position, role)
-        orders = []
-        from rules.ritd.setup import group_hexes, zone_hexes
-        # Zones with stated limits (e.g. "14 units in El Agheila"): no hex of a
-        # full zone, and only unfilled minimums once the units left are needed there.
-        mine = list(state.position.blocks_of(role))
-        left = sum(1 for g in s.side(role).setup for u in g.select(all_scenarios().roster, role)
-                   if u.name not in placed)
-        full: set[str] = set()
-        short: set[str] = set()
-        need = 0
-        for group in s.side(role).setup:
-            for zone in group.zones:
-                zh = zone_hexes(m, zone)
-                count = sum(1 for b in mine if b.hex in zh)
-                if zone.max_units is not None and count >= zone.max_units:
-                    full |= zh
-                if count < zone.min_units:
-                    short |= zh
-                    need += zone.min_units - count
-        for group in s.side(role).setup:
-            hexes = sorted(h for h in group_hexes(m, group)
-                           if state.position.control(h, role) in ("friendly", "empty") and h not in full
-                           and (need < left or h in short))
-            for unit in group.select(all_scenarios().roster, role):
-                if unit.name not in placed:
-                    orders += [f"deploy {unit.name} at {m.name(h)}" for h in hexes]
-        if not check_deployment_complete(m, s, role, state.position):
-            orders.append("end deployment")
-        return orders
+        return deployment.listed_deployment(state, role)  # RB 18.0
     decision = sequence.pending(state)
     if decision is None or decision.role != role or decision.kind == DICE:
         return []

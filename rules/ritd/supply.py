@@ -25,6 +25,9 @@ The model (decisions/supply.md, S-01..S-20):
 * The checks run one Dijkstra search per Source over this graph, so the
   check never enumerates paths; ``supply_lines`` enumerates the distinct
   lines of one unit (for RB 5.3 Withdrawals and ``pbem explain supply``).
+* The Supply Network (RB 12.6) is ``network``: the union of every unit's
+  current lines, the one Network that Withdrawals, Redeployments and
+  Minefields use (S-09).
 
 The Supply Checks themselves (RB 12.7, 13.3, 15.1, 16.2) are rules.ritd.supply_checks.
 """
@@ -33,7 +36,6 @@ from __future__ import annotations
 
 import functools
 import heapq
-from collections.abc import Iterator
 from typing import Literal, NamedTuple
 
 import msgspec
@@ -354,10 +356,17 @@ def _trace(view: _View, source: str) -> Trace:
                 if kinds.get(n, HEX_OPEN) == HEX_BLOCKED or (fences and not crossing_ok(h, n)):
                     continue
                 key: State = (n, True)
-                if nd < dist_get(key, far):
+                known = dist_get(key, far)
+                if nd < known:
                     dist[key] = nd
                     pred[key] = (here, None)
                     heappush(heap, (nd, n, True))
+                elif nd == known and pred[key][1] is not None:
+                    # RB 12.3, S-08: a hex the open highway reaches is on the
+                    # Supplied Highway, even where a chain link of the same
+                    # length was found first (Ghemines - Benghazi E1 - Er
+                    # Regima by trail, beside the highway through Benghazi).
+                    pred[key] = (here, None)
         for link in links[h]:  # not the highway links: the highway step above covers them (RB 12.3)
             u = link.end
             if u not in receivers or kinds.get(u, HEX_OPEN) == HEX_BLOCKED:
@@ -373,53 +382,6 @@ def _trace(view: _View, source: str) -> Trace:
                 pred[key] = (here, link)
                 heappush(heap, (nd, u, key[1]))
     return Trace(source, dist, pred)
-
-
-def _reaches(view: _View, source: str, targets: set[str]) -> set[str]:
-    """The hexes of ``targets`` that ``_trace(view, source)`` reaches: the same
-    search without distances (which hexes a search reaches does not depend on
-    the order it visits them), stopping once every target is found."""
-    kinds = view.kinds
-    if kinds.get(source, HEX_OPEN) != HEX_OPEN:
-        return set()
-    t = view.tables
-    highway, hw_nbrs, links = t.highway, t.hw_nbrs, t.chain_links
-    members, receivers, fences = view.members, view.receivers, view.fences
-    crossing_ok, link_ok = view.crossing_ok, view.link_ok
-    left = set(targets)
-    got: set[str] = set()
-    seen: set[State] = set()
-    todo: list[State] = []
-
-    def reach(state: State) -> bool:
-        seen.add(state)
-        todo.append(state)
-        h = state[0]
-        if h in left:
-            left.discard(h)
-            got.add(h)
-        return not left
-
-    if reach((source, True)):
-        return got
-    while todo:
-        h, hw = todo.pop()
-        if kinds.get(h, HEX_OPEN) != HEX_OPEN or not (hw or h in members):
-            continue  # as _trace: terminal hexes and non-members project nothing
-        if hw and h in highway:
-            for n in hw_nbrs[h]:
-                if kinds.get(n, HEX_OPEN) == HEX_BLOCKED or (fences and not crossing_ok(h, n)):
-                    continue
-                if (n, True) not in seen and reach((n, True)):
-                    return got
-        for link in links[h]:
-            u = link.end
-            if u not in receivers or kinds.get(u, HEX_OPEN) == HEX_BLOCKED or not link_ok(link):
-                continue
-            key = (u, u in highway and u in members)
-            if key not in seen and reach(key):
-                return got
-    return got
 
 
 # ----------------------------------------------------------- supply state
@@ -468,8 +430,8 @@ def supply_key(pos: Position) -> tuple:
     )
 
 
-#: A bounded memo of the whole-side computations (``side_supply``,
-#: ``lines_network``, ``network``), keyed by the map, the side and
+#: A bounded memo of the whole-side computations (``side_supply`` and
+#: ``network``), keyed by the map, the side and
 #: ``supply_key`` of the position: each result is a function of its key
 #: alone, so a hit returns what the computation would. The state machine
 #: checks and then applies one action on the same position, and most actions
@@ -562,6 +524,20 @@ def is_supplied(m: HexMap, pos: Position, token: str) -> bool:
 def isolated_fortresses(m: HexMap, pos: Position, side: Side) -> tuple[str, ...]:
     """Fortresses ``side`` controls that have no land Supply Line to its Base (RB 13.3)."""
     return side_supply(m, pos, side).isolated
+
+
+def reach(m: HexMap, pos: Position, side: Side, source: str) -> frozenset[str]:
+    """The hexes where one more ``side`` unit, placed alone among the units
+    already on the map, would have a Supply Line to ``source`` (RB 12.2):
+    the hexes ``_trace`` reaches when every open or terminal hex may hold
+    the end of a line. The new unit chains nothing on (it is the end of its
+    own line), so one search answers for every hex. For deployment in a
+    Supplied location (RB 18.0)."""
+    view = side_supply(m, pos, side).view
+    probe = object.__new__(_View)
+    probe.__dict__.update(view.__dict__)
+    probe.receivers = frozenset(h for h in m.playable_hexes() if view.kind(h) != HEX_BLOCKED)
+    return frozenset(h for h, _ in _trace(probe, source).dist)
 
 
 # ------------------------------------------------------------ Supply Lines
@@ -732,14 +708,26 @@ def supply_lines(
     return tuple(lines)
 
 
-def lines_network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
-    """Every hex of every current Supply Line of every ``side`` unit: the
-    union of ``supply_lines(m, pos, side, h)`` over the hexes of its units,
-    tracing each Source once (MV-06, Withdrawal condition 3)."""
-    return _memo(m, pos, side, "lines-network", lambda: _lines_network_now(m, pos, side))
+def network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
+    """The Supply Network (RB 12.6 "The sum of all current friendly Supply
+    Lines is termed the Supply Network. When a unit has several valid Supply
+    Lines, all of them contribute"): every hex of every current Supply Line
+    of every ``side`` unit, i.e. the union of ``supply_lines(m, pos, side,
+    h)`` over the hexes of its units, tracing each Source once. Lines to the
+    Base, to the Fortress a unit is assigned to (RB 13.3) and the Oasis hex
+    of a unit with Oasis Supply (RB 15.1). A unit with no line adds nothing,
+    not even its own hex; a stretch of open highway no unit traces along is
+    no part of it (S-09). The one Network of the rules: Withdrawal condition
+    3 (RB 5.3, MV-06), Redeployment by land and by sea (RB 16.51, 16.53),
+    Return for Refit (RB 16.52) and Minefields (RB 14.0, 16.55)."""
+    return _memo(m, pos, side, "network", lambda: _network_now(m, pos, side))
 
 
-def _lines_network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
+#: The name Withdrawal condition 3 (rules.ritd.movement) calls the network by.
+lines_network = network
+
+
+def _network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
     s = side_supply(m, pos, side)
     view, trace = s.view, s.trace
     out: set[str] = set()
@@ -757,65 +745,3 @@ def _lines_network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
         if any(b.oasis_supply == h for b in here) and view.is_friendly_oasis(h):
             out.add(h)
     return frozenset(out)
-
-
-def network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
-    """The Supply Network (RB 12.6): every hex on a current Supply Line of
-    ``side`` to its Base or to a Fortress its units are assigned to (RB 13.3),
-    plus Oases giving Oasis Supply (RB 15.1), and the Supplied Highway
-    (RB 12.3). A chain link counts only if the unit it supplies has a line
-    through it that does not loop back to that unit (RB 12.4)."""
-    return _memo(m, pos, side, "network", lambda: _network_now(m, pos, side))
-
-
-def _network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
-    s = side_supply(m, pos, side)
-    view = s.view
-    traces = [s.base]
-    assigned = {b.fortress_supply for b in pos.blocks_of(side) if b.fortress_supply}
-    for f in sorted(assigned):
-        if pos.fortresses.get(f) == side:
-            traces.append(s.trace(f))
-    out: set[str] = set()
-    for b in pos.blocks_of(side):
-        if b.oasis_supply == b.hex and view.is_friendly_oasis(b.hex):
-            out.add(b.hex)
-    for trace in traces:
-        if not trace.dist:
-            continue
-        out.add(trace.source)
-        out.update(h for (h, hw) in trace.dist if hw)
-        found = list(_all_links(view, trace))
-        # A link counts if its target has a line that avoids the unit's hex
-        # (RB 12.4); which targets do is searched once per unit hex.
-        wanted: dict[str, set[str]] = {}
-        for (u, _), (prev, _link) in found:
-            if u != trace.source and prev[0] != trace.source:
-                wanted.setdefault(u, set()).add(prev[0])
-        avoiding = {u: _reaches(_without(view, u), trace.source, targets) for u, targets in wanted.items()}
-        for (u, _), (prev, link) in found:
-            if prev[0] == trace.source or (trace.reached(prev[0]) if u == trace.source else prev[0] in avoiding[u]):
-                out.update(link.path)
-        out.update(h for (h, _) in trace.dist if h in view.receivers and pos.blocks_in(h, side))
-    return frozenset(out)
-
-
-def _all_links(view: _View, trace: Trace) -> Iterator[tuple[State, tuple[State, _Link]]]:
-    """Every chain link from a reached target to a reached unit hex."""
-    for (h, hw), _d in sorted(trace.dist.items()):
-        if view.kind(h) != HEX_OPEN or not (hw or h in view.members):
-            continue
-        for link in view.tables.links[h]:
-            u = link.end
-            if u in view.receivers and trace.reached(u) and view.kind(u) != HEX_BLOCKED and view.link_ok(link):
-                yield (u, False), ((h, hw), link)
-
-
-def _without(view: _View, hex_: str) -> _View:
-    """The view with ``hex_`` unusable for lines (to test for loops)."""
-    clone = object.__new__(_View)
-    clone.__dict__.update(view.__dict__)
-    clone.kinds = {**view.kinds, hex_: HEX_BLOCKED}
-    clone.members = view.members - {hex_}
-    clone.receivers = view.receivers - {hex_}
-    return clone

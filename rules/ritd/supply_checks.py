@@ -13,6 +13,7 @@ from typing import NamedTuple
 import msgspec
 
 from pbem.rulesapi import Problem
+from rules.ritd import supply
 from rules.ritd.hexmap import HexMap
 from rules.ritd.position import SIDES, Block, Position, Side
 from rules.ritd.supply import (
@@ -389,6 +390,52 @@ def buildup_supply_check(
         eliminated=tuple(sorted(eliminated)),
         isolated=isolated,
     )
+
+
+# ------------------------------------------------- Supplied locations (RB 18.0)
+
+#: The token of the unit ``supplied_locations`` tries in a hex: never a real one.
+PROBE = "?probe"
+
+
+def supplied_count(m: HexMap, pos: Position, side: Side) -> int:
+    """How many ``side`` units an Initial Supply Check would find Supplied:
+    those with a line to the Base plus the Fortress (RB 13.3) and Oasis
+    (RB 15.1) Supply it would assign afresh. Where the owner must choose
+    among equals, the count is the same whichever units are chosen."""
+    s = side_supply(m, pos, side)
+    blocks, asg = _assign(m, pos, side, s, None, "initial")
+    based = sum(1 for b in blocks if has_base_line(s, b))
+    return based + len(asg.fortress) + len(asg.oasis) + sum(n.count for n in asg.needed)
+
+
+def supplied_locations(m: HexMap, pos: Position, side: Side, hexes: Iterable[str]) -> frozenset[str]:
+    """RB 18.0 "Free Deployment units may be placed in any Supplied location":
+    the hexes of ``hexes`` where one more ``side`` unit would be Supplied at
+    the first Initial Supply Check without leaving another ``side`` unit
+    Unsupplied (D-17): with a line to the Base, or by Fortress or Oasis
+    Supply capacity still free for it (a unit that would take the place of
+    one already deployed adds no Supplied unit). ``pos`` carries the
+    Fortress control the set-up gives (RB 13.1)."""
+    wanted = set(hexes)
+    base = supply.reach(m, pos, side, m.base(side))
+    out = {h for h in wanted if h in base}
+    rest = wanted - out
+    if not rest:
+        return frozenset(out)
+    s = side_supply(m, pos, side)
+    fortress_reach: set[str] = set()
+    for f in s.isolated:
+        fortress_reach |= supply.reach(m, pos, side, f)
+    oases = {p.hex for p in m.places if p.is_oasis}
+    maybe = sorted(h for h in rest if h in fortress_reach or h in oases)
+    if maybe:
+        now = supplied_count(m, pos, side)
+        for h in maybe:
+            more = msgspec.structs.replace(pos, blocks=pos.blocks + (Block(PROBE, side, h),))
+            if supplied_count(m, more, side) > now:
+                out.add(h)
+    return frozenset(out)
 
 
 # ------------------------------------------------------------- explanation

@@ -154,14 +154,20 @@ def test_rb_11_1_disrupted_units_cannot_redeploy_or_refit() -> None:
 
 
 def test_rb_16_51_never_into_the_enemy_network_where_networks_overlap() -> None:
-    # Nothing blocks the coast highway between the two fronts: both Supplied
-    # Highways cover it, so neither side may Redeploy along it (BU-03).
-    pos, ctx = prepared(position(block("A", "axis", "Tobruk"), block("L", "allied", "Mersa Matruh"),
+    """RB 16.51 "(and may not enter the enemy Supply Network where Supply
+    Networks overlap)"; RB 12.6 "It is entirely possible for a hex to be in
+    the Supply Networks of both players simultaneously". The Axis unit at
+    Acroma SE1 traces to the highway at Acroma and west; the Allied unit at
+    Bir Hacheim traces along the track through Sidi Mufta to Acroma and east:
+    Acroma is on a line of each (BU-03)."""
+    pos, ctx = prepared(position(block("A", "axis", "Acroma SE1"), block("L", "allied", "Bir Hacheim"),
                                  fortresses={"Tobruk": "axis", "Bardia": "axis"}))
-    overlap = ctx.networks["axis"] & ctx.networks["allied"]
-    assert at("Bardia") in overlap
-    problems = bu.check_spend(ctx, pos, bu.open_ledger("axis", 5), bu.Redeploy("A", route("Tobruk", "Tobruk E1")))
+    assert ctx.networks["axis"] & ctx.networks["allied"] == {at("Acroma")}
+    problems = bu.check_spend(ctx, pos, bu.open_ledger("axis", 5), bu.Redeploy("A", route("Acroma SE1", "Acroma")))
     assert "enemy Supply Network where the Networks overlap" in messages(problems)
+    allied = bu.check_spend(ctx, pos, bu.open_ledger("allied", 5),
+                            bu.Redeploy("L", route("Bir Hacheim", "Sidi Mufta", "Acroma")))
+    assert "enemy Supply Network where the Networks overlap" in messages(allied)
 
 
 # -- RB 16.53 Sea Redeployment, besieged ports ------------------------------------

@@ -28,16 +28,21 @@ def _state(side):
 @pytest.fixture
 def gazala(tmp_path):
     """RB 18.7: Gazala's pre-game Buildup, 30 BP each, the Allies first; the
-    Axis deployed at El Agheila, the Allies at Alexandria. Mersa Brega, next
-    to El Agheila, is in the Allied Supply Network and unengaged."""
+    Axis deployed at Segnali Rotunda, the Allied line units at Bir Hacheim,
+    the rest at Alexandria. Bir Hacheim's Supply Line runs along the track
+    through Sidi Mufta to the highway at Acroma and on to Alexandria: Sidi
+    Mufta (two hexes from the Axis) and Acroma are in the Allied Supply
+    Network (RB 12.6) and unengaged."""
     return _gazala(tmp_path)
 
 
 def _gazala(tmp_path):
     sc = all_scenarios()
     s = sc.get("gazala")
-    axis_setup = [f"deploy {u.name} at El Agheila" for u in sc.starting_units(s, "axis")] + ["end deployment"]
-    allied_setup = [f"deploy {u.name} at Alexandria" for u in sc.starting_units(s, "allied")] + ["end deployment"]
+    roster = sc.roster
+    axis_setup = [f"deploy {u.name} at Segnali Rotunda" for u in sc.starting_units(s, "axis")] + ["end deployment"]
+    allied_setup = [f"deploy {u.name} at {'Bir Hacheim' if g.id == 'line' else 'Alexandria'}"
+                    for g in s.allied.setup for u in g.select(roster, "allied")] + ["end deployment"]
     return new_game(tmp_path, "gazala", axis_setup, allied_setup, keep_hands=False)
 
 
@@ -52,21 +57,21 @@ def _first_axis_turn(table):
 
 
 def test_rb_16_55_a_minefield_is_built_in_secret_for_15_bp(gazala):
-    gazala.play("allied", "minefield Mersa Brega", "end buildup")
+    gazala.play("allied", "minefield Sidi Mufta", "end buildup")
     allied, axis = _state(gazala.allied), _state(gazala.axis)
     # RB 16.5 sidebar: the BP spent and the count are public, the location is not.
     assert allied.ledgers["allied"].available == axis.ledgers["allied"].available == 15
     assert allied.minefields["allied"].count == axis.minefields["allied"].count == 1
-    assert allied.minefields["allied"].known == (_at("Mersa Brega"),)
+    assert allied.minefields["allied"].known == (_at("Sidi Mufta"),)
     assert axis.minefields["allied"].known == ()
     log = [i.actions for i in gazala.axis.seat().replay.history][-1]
-    assert "build a hidden Minefield (15 BP)" in log and not any("Mersa Brega" in a for a in log)
+    assert "build a hidden Minefield (15 BP)" in log and not any("Sidi Mufta" in a for a in log)
 
 
 @pytest.mark.parametrize("order, rule, message", [
     ("minefield Siwa", "RB 16.55", "outside the allied Supply Network"),
-    ("minefield El Agheila", "RB 16.55", "engaged"),
-    ("minefield Mersa Brega dismantle Gazala, Tobruk", "RB 16.55", "a free Minefield dismantles two; the allied player has 0"),
+    ("minefield Segnali Rotunda", "RB 16.55", "engaged"),
+    ("minefield Sidi Mufta dismantle Gazala, Tobruk", "RB 16.55", "a free Minefield dismantles two; the allied player has 0"),
 ])
 def test_rb_16_55_illegal_constructions_are_refused_with_the_rule(gazala, order, rule, message):
     with pytest.raises(IllegalAction) as err:
@@ -75,43 +80,43 @@ def test_rb_16_55_illegal_constructions_are_refused_with_the_rule(gazala, order,
 
 
 def test_rb_16_55_two_minefields_cost_30_bp_and_a_third_needs_savings(gazala):
-    session.add_orders(gazala.allied.seat(), ["minefield Mersa Brega", "minefield Agedabia"])
+    session.add_orders(gazala.allied.seat(), ["minefield Sidi Mufta", "minefield Acroma"])
     with pytest.raises(IllegalAction) as err:
-        session.add_orders(gazala.allied.seat(), ["minefield Gazala"])
+        session.add_orders(gazala.allied.seat(), ["minefield Tobruk"])
     assert "RB 16.5: a Minefield costs 15 BP; 0 BP left" in " ".join(err.value.details)
 
 
 def test_rb_14_2_entered_minefield_is_revealed_at_the_end_of_the_movement_phase(gazala):
-    gazala.play("allied", "minefield Mersa Brega", "end buildup")
+    gazala.play("allied", "minefield Sidi Mufta", "end buildup")
     _first_axis_turn(gazala)
     unit = next(b.unit for b in _state(gazala.axis).position.blocks_of("axis") if b.unit.startswith("15Pz"))
-    gazala.play("axis", "supply check", "basic", f"group El Agheila -> Mersa Brega {unit}", "end movement")
-    # The Allies owe the opening of Mersa Brega (and of the hexes the Axis now holds).
+    gazala.play("axis", "supply check", "basic", f"group Segnali Rotunda -> Sidi Mufta {unit}", "end movement")
+    # The Allies owe the opening of Sidi Mufta (and of the hexes the Axis now holds).
     decision = gazala.pending()
     assert decision.role == "allied" and decision.kind == "mines-passive"
     due = _state(gazala.allied).minefields["allied"].due
-    assert _at("Mersa Brega") in due
+    assert _at("Sidi Mufta") in due
     gazala.play("allied", "open minefields")
     for side in (gazala.axis, gazala.allied):
         mf = _state(side).minefields["allied"]
-        assert _at("Mersa Brega") in mf.shown and _at("Mersa Brega") in mf.known
+        assert _at("Sidi Mufta") in mf.shown and _at("Sidi Mufta") in mf.known
         assert mf.due == () and set(due) <= set(mf.opened)
-    # Only the hexes entered were opened: Agedabia (no enemy there) stays secret.
+    # Only the hexes entered were opened: Acroma (no enemy there) stays secret.
     axis_replay = gazala.axis.seat().replay
     label = mines.set_label("allied", 1)
-    assert axis_replay.leaf(label, _at("Mersa Brega")) == b"1"
-    assert axis_replay.leaf(label, _at("Agedabia")) is None
+    assert axis_replay.leaf(label, _at("Sidi Mufta")) == b"1"
+    assert axis_replay.leaf(label, _at("Acroma")) is None
 
 
 def test_rb_14_2_a_hex_with_no_minefield_is_proved_empty(gazala):
-    gazala.play("allied", "minefield Agedabia", "end buildup")
+    gazala.play("allied", "minefield Acroma", "end buildup")
     _first_axis_turn(gazala)
     unit = next(b.unit for b in _state(gazala.axis).position.blocks_of("axis") if b.unit.startswith("15Pz"))
-    gazala.play("axis", "supply check", "basic", f"group El Agheila -> Mersa Brega {unit}", "end movement")
+    gazala.play("axis", "supply check", "basic", f"group Segnali Rotunda -> Sidi Mufta {unit}", "end movement")
     gazala.play("allied", "open minefields")
     mf = _state(gazala.axis).minefields["allied"]
-    assert _at("Mersa Brega") in mf.opened and mf.shown == ()
-    assert gazala.axis.seat().replay.leaf(mines.set_label("allied", 1), _at("Mersa Brega")) == mines.NONE
+    assert _at("Sidi Mufta") in mf.opened and mf.shown == ()
+    assert gazala.axis.seat().replay.leaf(mines.set_label("allied", 1), _at("Sidi Mufta")) == mines.NONE
 
 
 def _opening_event(table, **leaf_change):
@@ -121,17 +126,17 @@ def _opening_event(table, **leaf_change):
     draft = session.DraftOrder(text="open minefields", action=codec.raw(order.action),
                                leaves=[tuple(x) for x in order.open_leaves])
     body = session._body(seat.replay, "allied", seat.vault, [draft], x_next=bytes(32))
-    leaves = [msgspec.structs.replace(x, **leaf_change) if x.key == _at("Mersa Brega") else x for x in body.leaves]
+    leaves = [msgspec.structs.replace(x, **leaf_change) if x.key == _at("Sidi Mufta") else x for x in body.leaves]
     body = msgspec.structs.replace(body, leaves=leaves)
     return session._sign(seat.identity, body), body
 
 
 def test_cheat_deny_a_minefield_in_a_hex_the_enemy_entered(gazala):
     """Issue 7 cheat: the Allies claim 'no Minefield' where they built one."""
-    gazala.play("allied", "minefield Mersa Brega", "end buildup")
+    gazala.play("allied", "minefield Sidi Mufta", "end buildup")
     _first_axis_turn(gazala)
     unit = next(b.unit for b in _state(gazala.axis).position.blocks_of("axis") if b.unit.startswith("15Pz"))
-    gazala.play("axis", "supply check", "basic", f"group El Agheila -> Mersa Brega {unit}", "end movement")
+    gazala.play("axis", "supply check", "basic", f"group Segnali Rotunda -> Sidi Mufta {unit}", "end movement")
     forged, _ = _opening_event(gazala, value=mines.NONE.hex())
     with pytest.raises(VerifyError, match="proof does not match the set's root"):
         gazala.axis.seat().replay.clone().apply_stored(forged)
@@ -142,17 +147,17 @@ def test_cheat_deny_a_minefield_in_a_hex_the_enemy_entered(gazala):
                          [session.DraftOrder(text="x", action=codec.raw(order.action))], x_next=bytes(32))
     with pytest.raises(IllegalAction, match="RB 14.2") as err:
         gazala.axis.seat().replay.clone().apply_stored(session._sign(seat.identity, body))
-    assert "Mersa Brega" in " ".join(err.value.details)
+    assert "Sidi Mufta" in " ".join(err.value.details)
 
 
 def _forged_set(gazala, mined: dict[str, int]):
-    """An Allied 'minefield Mersa Brega' order whose committed set really holds
+    """An Allied 'minefield Sidi Mufta' order whose committed set really holds
     the Minefields ``mined`` (place -> building set): a modified client."""
     from pbem.commit import encode_leaves
     seat = gazala.allied.seat()
     label = mines.set_label("allied", 1)
     leaves = mines.leaves(game_map(), {_at(place): n for place, n in mined.items()})
-    order = ritd.parse_order(seat.replay.state, "allied", "minefield Mersa Brega", seat.replay.ctx("allied"))
+    order = ritd.parse_order(seat.replay.state, "allied", "minefield Sidi Mufta", seat.replay.ctx("allied"))
     secret = session.Secret(value=encode_leaves(leaves).hex(), salt=bytes(range(32)).hex(), kind="set")
     return seat, session.DraftOrder(text="minefield", action=codec.raw(order.action), secrets={label: secret})
 
@@ -167,10 +172,10 @@ def _audit(events, known):
 
 @pytest.mark.parametrize("mined, message", [
     ({"Siwa": 1}, "Siwa is outside the allied Supply Network"),  # built where it may not be
-    ({"Mersa Brega": 1, "Agedabia": 1}, "must add exactly one Minefield, not 2"),  # one never paid for
+    ({"Sidi Mufta": 1, "Acroma": 1}, "must add exactly one Minefield, not 2"),  # one never paid for
 ])
 def test_cheat_minefields_built_illegally_are_caught_by_the_audit(gazala, mined, message):
-    """Issue 7 cheats: the set behind 'minefield Mersa Brega' holds a
+    """Issue 7 cheats: the set behind 'minefield Sidi Mufta' holds a
     Minefield outside the Supply Network, or one more than was built. The
     builder's own client refuses the order; a modified client's event passes
     the opponent (it sees only the root) and the audit, with the set opened,
@@ -204,12 +209,12 @@ def test_cheat_reveal_a_minefield_that_was_never_built_is_caught_when_opened(gaz
 
 
 def test_rb_16_55_the_audit_reads_every_construction_from_the_sets(gazala):
-    gazala.play("allied", "minefield Mersa Brega", "minefield Agedabia", "end buildup")
+    gazala.play("allied", "minefield Sidi Mufta", "minefield Acroma", "end buildup")
     _first_axis_turn(gazala)
     audit = _audit(gazala.allied.gd.read_events(), gazala.allied.seat().vault.known_values())
-    assert audit.leaf(mines.set_label("allied", 2), _at("Agedabia")) == b"2"
-    assert audit.leaf(mines.set_label("allied", 2), _at("Mersa Brega")) == b"1"
-    assert audit.state.minefields["allied"].known == tuple(sorted((_at("Agedabia"), _at("Mersa Brega"))))
+    assert audit.leaf(mines.set_label("allied", 2), _at("Acroma")) == b"2"
+    assert audit.leaf(mines.set_label("allied", 2), _at("Sidi Mufta")) == b"1"
+    assert audit.state.minefields["allied"].known == tuple(sorted((_at("Acroma"), _at("Sidi Mufta"))))
 
 
 def test_rb_14_2_whole_set_history_checks():
@@ -247,7 +252,7 @@ def test_leak_the_axis_report_and_map_are_the_same_wherever_the_hidden_minefield
     from tests.test_report import normalise
 
     outputs = []
-    for i, place in enumerate(("Mersa Brega", "Agedabia")):
+    for i, place in enumerate(("Sidi Mufta", "Acroma")):
         table = _gazala(tmp_path / f"v{i}")
         table.play("allied", f"minefield {place}", "end buildup")
         _first_axis_turn(table)
@@ -263,12 +268,27 @@ def test_leak_the_axis_report_and_map_are_the_same_wherever_the_hidden_minefield
 
 def test_the_report_shows_a_revealed_enemy_minefield(gazala):
     from pbem import report
-    gazala.play("allied", "minefield Mersa Brega", "end buildup")
+    gazala.play("allied", "minefield Sidi Mufta", "end buildup")
     _first_axis_turn(gazala)
     unit = next(b.unit for b in _state(gazala.axis).position.blocks_of("axis") if b.unit.startswith("15Pz"))
-    gazala.play("axis", "supply check", "basic", f"group El Agheila -> Mersa Brega {unit}", "end movement")
+    gazala.play("axis", "supply check", "basic", f"group Segnali Rotunda -> Sidi Mufta {unit}", "end movement")
     gazala.play("allied", "open minefields")
     text = report.render(report.build(gazala.axis.seat().replay, "axis"), "text")
-    assert "Allied: 1; revealed: Mersa Brega" in text
+    assert "Allied: 1; revealed: Sidi Mufta" in text
     view = ritd.view(_state(gazala.axis), "axis")
-    assert view.mines == [MineView(hex=_at("Mersa Brega"), where="Mersa Brega", side="allied", revealed=True)]
+    assert view.mines == [MineView(hex=_at("Sidi Mufta"), where="Sidi Mufta", side="allied", revealed=True)]
+
+
+def test_rb_16_55_every_unengaged_hex_of_the_network_is_offered(gazala):
+    """RB 16.55: "players may spend 15 BPs to build a hidden Minefield in any
+    hex within the friendly Supply Network (not in battle hexes)": the
+    listing offers every such hex, with or without a unit in it (version 4
+    offered only hexes under the builder's own units)."""
+    seat = gazala.allied.seat()
+    state = seat.replay.state
+    legal = ritd.legal_orders(state, "allied", seat.replay.ctx("allied"))
+    offered = {o.removeprefix("minefield ") for o in legal if o.startswith("minefield ") and " dismantle " not in o}
+    network = {game_map().name(h) for h in state.networks["allied"]}
+    assert offered == network
+    assert {"Sidi Mufta", "Acroma", "Bir Hacheim", "Alexandria"} <= offered
+    assert "Segnali Rotunda" not in offered and "Siwa" not in offered

@@ -82,7 +82,7 @@ def test_rb_18_each_unit_left_to_deploy_is_one_group_with_its_area(scenario):
 def test_rb_18_4_the_crusader_area_is_named_in_the_scenarios_words():
     state = RITD.initial_state("crusader", ())
     tree, _ = _tree(state, "axis", None)
-    assert tree[0].note.startswith("may deploy in Libya, Sidi Omar, Sollum (RB 18.4): 112 hexes now, e.g. ")
+    assert tree[0].note.startswith("may deploy in Libya, Sidi Omar, Sollum except Tobruk (RB 18.4): 57 hexes now, e.g. ")  # Supplied locations only (RB 18.0)
 
 
 def test_rb_18_0_end_deployment_is_its_own_group_once_every_unit_is_placed(tmp_path: Path):
@@ -116,15 +116,15 @@ def test_pbem_options_shows_a_crusader_deployment_in_a_few_lines_naming_each_uni
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert len(lines) < 80
-    assert lines[0].startswith("2464 orders in 22 groups")
+    assert lines[0].startswith("1254 orders in 22 groups")  # 57 Supplied locations (RB 18.0)
     s = all_scenarios().get("crusader")
     units = {u.name for g in s.axis.setup for u in g.select(all_scenarios().roster, "axis")}
     assert len(units) == 22
     for unit in units:
         assert sum(line.startswith(f"{unit} (CV ") for line in lines) == 1, unit
-    assert "may deploy in Libya, Sidi Omar, Sollum (RB 18.4)" in lines[1]
+    assert "may deploy in Libya, Sidi Omar, Sollum except Tobruk (RB 18.4)" in lines[1]
     one = CliRunner().invoke(cli, [*args, "--group", "Trieste"])
-    assert one.exit_code == 0 and len(one.output.splitlines()) == 113  # the group line and its 112 orders
+    assert one.exit_code == 0 and len(one.output.splitlines()) == 58  # the group line and its 57 orders
     assert all(line.strip().startswith("deploy Trieste at ") for line in one.output.splitlines()[1:])
 
 
@@ -305,4 +305,5 @@ def test_rb_16_buildup_orders_are_grouped_by_kind(demo):
     assert groups["Redeployment"].note == "RB 16.51"
     assert all(o.startswith("redeploy ") for o in groups["Redeployment"].leaf_orders())
     assert set(groups) <= {"End buildup", "Redeployment", "Rebuild", "Minefields", "Buy a Supply Card",
-                           "Call the Malta Group"}
+                           "Call the Malta Group", "Sea Redeployment", "Return for Refit"}
+    assert all(o.startswith("refit ") for o in groups["Return for Refit"].leaf_orders())

@@ -3,9 +3,10 @@ what the plain computation gives.
 
 - ``Position.replace_blocks`` derives the new position's lookups (by hex, by
   token, block index) from the old one's: they equal a fresh index.
-- The Supply Network's loop test (RB 12.4) asks ``supply._reaches`` which
-  hexes a line reaches without a unit's hex: it equals the full trace's
-  ``reached``, stopping early or not.
+
+(The Supply Network's loop-test search ``supply._reaches`` went with the
+version-4 Network in rules version 5: the Network is now the union of the
+lines, tests/ritd/test_v5_supply_network.py.)
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import pytest
 
 from pbem import codec, rulesapi
 from pbem.game import Replay, audit_openings
-from rules.ritd import supply
 from rules.ritd.position import SIDES, Position
 from rules.ritd.state import game_map
 from tests.ritd.test_replay_digests import _events
@@ -58,22 +58,3 @@ def test_replace_blocks_keeps_its_lookups_equal_to_a_fresh_index() -> None:
                     assert new.blocks_in(h, side) == fresh.blocks_in(h, side)
         assert pos.replace_blocks([]) is pos
         assert pos.replace_blocks([pos.blocks[-1]]) is pos  # nothing changed: the same position
-
-
-@pytest.mark.random_cards
-def test_reaches_equals_the_full_trace_without_each_unit_hex() -> None:
-    m = game_map()
-    checked = 0
-    for pos in _positions()[::4]:
-        for side in SIDES:
-            s = supply.side_supply(m, pos, side)
-            for u in sorted(s.view.receivers):
-                view = supply._without(s.view, u)
-                full = supply._trace(view, s.base.source)
-                everything = {h for h, _ in s.base.dist}
-                expected = {h for h in everything if full.reached(h)}
-                assert supply._reaches(view, s.base.source, everything) == expected
-                some = set(sorted(everything)[::7])
-                assert supply._reaches(view, s.base.source, some) == {h for h in some if full.reached(h)}
-                checked += 1
-    assert checked > 50

@@ -76,3 +76,30 @@ def test_rb_18_4_crusader_at_most_five_allied_units_in_tobruk(m, sc):
     assert check_deployment_complete(m, s, "allied", Position(blocks=tuple(fixed))) == []
     assert "must deploy 28 blocks" in check_deployment_complete(m, s, "allied",
                                                                 Position(blocks=tuple(fixed[:-1])))[0].message
+
+
+def test_rb_18_4_d_16_crusader_the_axis_may_not_deploy_in_tobruk(m, sc):
+    """RB 18.4: the Axis has "Free Deployment in Libya, Sidi Omar and Sollum",
+    the Allies "up to 5 units in Tobruk"; decision D-16 (issue 21 point 9):
+    the scenario starts with Tobruk held by the Allies, so "Libya" is Libya
+    less Tobruk. Rules version 5; version 4 keeps its own data (ritd@4)."""
+    s = sc.get("crusader")
+    tobruk = m.resolve("Tobruk")
+    assert tobruk not in side_hexes(m, s, "axis")
+    assert {m.resolve(p) for p in ("Acroma", "Tobruk E1", "Bardia", "Sidi Omar", "Sollum")} <= side_hexes(m, s, "axis")
+    problems = check_public_placement(m, s, "axis", Position(), tobruk, placed=0)
+    assert [p.rule for p in problems] == ["RB 18.4"] and "not in the axis deployment area" in problems[0].message
+    pz = sc.roster.get("15Pz/8")
+    hidden = check_hidden_placement(m, sc, s, "axis", tobruk, "15Pz/8", pz.max_cv, set())
+    assert hidden and "may not deploy in Tobruk" in hidden[0].message
+
+
+def test_rb_18_4_version_4_still_lets_the_axis_deploy_in_tobruk():
+    """Games of rules version 4 keep the version-4 reading (docs/protocol.md
+    decision 21): its frozen data has no exception for Tobruk."""
+    from rules.ritd_v4.hexmap import load_map as load_map_v4
+    from rules.ritd_v4.scenarios import load_scenarios as load_scenarios_v4
+    from rules.ritd_v4.setup import side_hexes as side_hexes_v4
+
+    m4 = load_map_v4()
+    assert m4.resolve("Tobruk") in side_hexes_v4(m4, load_scenarios_v4().get("crusader"), "axis")

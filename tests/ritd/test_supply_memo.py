@@ -74,7 +74,7 @@ def _answers(m, pos):
     for side in ("axis", "allied"):
         try:
             out.append((supply.supplied_tokens(m, pos, side), supply.isolated_fortresses(m, pos, side),
-                        supply.lines_network(m, pos, side)))
+                        supply.network(m, pos, side)))
         except ValueError as exc:
             out.append(str(exc))
     return out

@@ -107,7 +107,11 @@ def test_rb_16_2_buildup_check_eliminates_unsupplied_and_recovers_supplied() -> 
     assert out.battles == () and not out.block("engaged").disrupted
 
 
-def test_rb_12_6_network_holds_supplied_highway_and_chain_hexes() -> None:
+def test_rb_12_6_network_holds_the_hexes_of_every_supply_line_and_no_more() -> None:
+    """RB 12.6: "The sum of all current friendly Supply Lines is termed the
+    Supply Network." The open highway east of the Axis units (Tobruk,
+    Bardia) is on no Axis line, so it is no part of the Network (rules
+    version 5; version 4 counted the whole Supplied Highway, S-09)."""
     pos = Position(
         blocks=(Block("recon", "axis", AT("Mechili")), Block("msus", "axis", AT("Msus"))),
         fortresses=dict.fromkeys(FORTRESS_HEXES, "axis"),
@@ -117,13 +121,14 @@ def test_rb_12_6_network_holds_supplied_highway_and_chain_hexes() -> None:
     for line in supply_lines(M, pos, "axis", AT("Mechili")):
         assert set(line.hexes) <= net
     assert AT("Jalo") not in net and AT("Siwa") not in net
+    assert AT("Tobruk") not in net and AT("Bardia") not in net
     # Withdrawing the Mechili unit to Msus shrinks the Network (RB 5.3 condition 3).
     back = pos.replace_blocks([Block("recon", "axis", AT("Msus"))])
     assert network(M, back, "axis") < net
 
 
-def test_lines_network_is_the_union_of_every_units_supply_lines():
-    """supply.lines_network traces each Source once; it must equal the union
+def test_network_is_the_union_of_every_units_supply_lines():
+    """supply.network traces each Source once; it must equal the union
     of supply_lines over the hexes of the side's units (MV-06)."""
     from rules.ritd import supply
 
@@ -144,7 +149,7 @@ def test_lines_network_is_the_union_of_every_units_supply_lines():
             for h in {b.hex for b in pos.blocks_of(side)}:
                 for line in supply.supply_lines(m, pos, side, h):
                     union.update(line.hexes)
-            assert supply.lines_network(m, pos, side) == frozenset(union)
+            assert supply.network(m, pos, side) == frozenset(union)
 
 
 def _base_union_by_listing(m, pos: Position, side: str, h: str) -> set[str]:
@@ -171,7 +176,7 @@ _NO_LINE_FROM_A_REACHED_HEX = Position(
 @example(_NO_LINE_FROM_A_REACHED_HEX, "allied")
 def test_rb_12_6_the_network_of_lines_without_listing_them_is_the_union_of_every_line(pos: Position,
                                                                                       side: str) -> None:
-    """MV-06 (Withdrawal condition 3): lines_network adds, per unit, only the
+    """MV-06 (Withdrawal condition 3): network adds, per unit, only the
     first legs of its Base lines (the rest lies on other units' lines); it
     must equal the union of every listed line of every unit."""
     from rules.ritd import supply
@@ -202,4 +207,4 @@ def test_rb_12_6_the_network_of_a_dense_chain_without_listing_its_hundreds_of_li
     assert max(counts) >= 100
     fast = set().union(*(supply.base_network_part(s.view, s.trace(M.base("allied")), h) for h in hexes))
     assert fast == set().union(*(_base_union_by_listing(M, pos, "allied", h) for h in hexes))
-    assert supply.lines_network(M, pos, "allied") == fast
+    assert supply.network(M, pos, "allied") == fast
