@@ -397,7 +397,7 @@ def _name_shifts(m: HexMap, above: frozenset[str], battles: frozenset[str]) -> d
 
 def supply_network(v: View) -> frozenset[str]:
     """The viewer's Supply Network (RB 12.6: every hex of its current Supply
-    Lines, with the Supplied Highway and Oases giving supply), computed from
+    Lines, those along the Supplied Highway and to Oases included), computed from
     the view's public board only when a map asks for it: about 10 ms, too
     much to spend on every view."""
     from rules.ritd import supply

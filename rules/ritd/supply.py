@@ -723,10 +723,6 @@ def network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
     return _memo(m, pos, side, "network", lambda: _network_now(m, pos, side))
 
 
-#: The name Withdrawal condition 3 (rules.ritd.movement) calls the network by.
-lines_network = network
-
-
 def _network_now(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
     s = side_supply(m, pos, side)
     view, trace = s.view, s.trace

@@ -36,7 +36,7 @@ def default_network(m: HexMap, pos: Position, side: Side) -> frozenset[str]:
     Supply Line of every friendly unit."""
     from rules.ritd import supply
 
-    return supply.lines_network(m, pos, side)
+    return supply.network(m, pos, side)
 
 
 def network_from_lines(m: HexMap, pos: Position, side: Side, lines: SupplyLines) -> frozenset[str]:
