@@ -12,6 +12,7 @@ import msgspec
 
 from pbem.rulesapi import Order, Problem
 from rules.ritd import cards as cd
+from rules.ritd import combat as cb
 from rules.ritd import movement as mv
 from rules.ritd import sequence, supplycards
 from rules.ritd.actions import Blitz, PlayCards, RevealOption
@@ -44,8 +45,29 @@ def check_play_cards(state: State, turn: Turn, action: PlayCards, side: Side, ct
         return [Problem("RB 3.42", f"how many of the cards are real must be committed as "
                                    f"'{option_label(turn.number)}'")]
     real = cd.parse_real(ctx.value(label), count)
-    return cd.play_problems(hand_of(state, side), count, real, "RB 3.42") or supplycards.card_checks(
-        state, side, action.cards, count, real, "RB 3.42", ctx)
+    return cd.play_problems(hand_of(state, side), count, real, "RB 3.42") or fortress_bluff_problems(
+        state, side, count, real) or supplycards.card_checks(state, side, action.cards, count, real, "RB 3.42", ctx)
+
+
+def fortress_bluff_problems(state: State, side: Side, count: int, real: int | None) -> list[Problem]:
+    """T-42: no turn of dummy cards only while ``side`` is the Original
+    Attacker of a Fortress battle. It "must have combat when Engaged in a
+    Fortress" (RB 13.2 sidebar), a Combat Round needs a real card (RB 4.1)
+    and cards that are all dummies allow no Move to Withdraw by, so the turn
+    could only end illegal at its reveal (RB 3.48). The player Passes openly
+    instead: one Withdrawal Move, else its Fortress attackers are Routed
+    (RB 4.5, 13.2 sidebar "Fortress Combat in Pass Turns"). ``real`` is None
+    where this replay cannot see the cards: the reveal judges it then."""
+    if count == 0 or real != 0:
+        return []
+    m = game_map()
+    attacked = cb.pass_turn_fortress_battles(state.position, side, cb.fortress_hexes(m))
+    if not attacked:
+        return []
+    return [Problem("RB 13.2", f"your units attack the Fortress battle in {', '.join(m.name(h) for h in attacked)}: "
+                               "its Original Attacker must have combat there, which needs a real card (RB 4.1), "
+                               "so dummy cards alone cannot pay for this turn; 'pass' to Withdraw from it or be "
+                               "Routed (RB 4.5, 13.2 sidebar; T-42)")]
 
 
 def apply_play_cards(state: State, turn: Turn, action: PlayCards, side: Side, ctx) -> State:
@@ -175,8 +197,11 @@ def apply_reveal_option(state: State, turn: Turn, action: RevealOption, side: Si
 # -- the orders listed (legal_orders) --------------------------------------------------
 
 def listed_options(state: State, role: Side, turn: Turn, ctx) -> list[str]:
-    """The orders listed in step "option"."""
-    return option_orders(hand_of(state, role))
+    """The orders listed in step "option" (no bluff where T-42 refuses it)."""
+    orders = option_orders(hand_of(state, role))
+    if fortress_bluff_problems(state, role, 1, 0):
+        orders = [o for o in orders if not o.startswith("bluff")]
+    return orders
 
 
 def listed_supply_revealed(state: State, role: Side, turn: Turn, ctx) -> list[str]:
