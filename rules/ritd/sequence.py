@@ -452,7 +452,15 @@ def after_movement(state: State, turn: Turn) -> State:
     if turn.cards == 0:
         routed = pass_turn_routs(state, turn)
         if routed:  # after the Routs, back here: the Fortress battles are left
-            return start_routs(state, turn, routed, "forced-march")
+            # Routed units are Disrupted units (RB 11.3: "Disrupted units in a
+            # battle hex ... are Routed"; only they make a Rout's Withdrawal
+            # Group Move, movement): the attackers turn face-down as the Rout
+            # begins, in every replay alike (CB-12).
+            tokens = {t for r in routed for t in r.tokens}
+            pos = state.position
+            pos = pos.replace_blocks([msgspec.structs.replace(b, disrupted=True, revealed=False)
+                                      for b in pos.blocks if b.token in tokens])
+            return start_routs(msgspec.structs.replace(state, position=pos), turn, routed, "forced-march")
     refusals = mv.refusable_groups(game_map(), state.position, movement_of(turn))
     if refusals:
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse", refusals=refusals))

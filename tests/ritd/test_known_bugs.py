@@ -55,6 +55,22 @@ def test_rb_13_2_cb_12_a_pass_turn_ends_with_the_fortress_attackers_routed() -> 
     # RB 13.2 sidebar: "If unable to Withdraw during a Pass Turn, the Fortress Attackers are Routed (11.3)."
     assert after.turn is not None and after.turn.step == "rout-slowest"
     assert [(r.hex, r.side, r.tokens) for r in after.turn.rout_queue] == [(tobruk, "axis", ("X1",))]
+    # Routed units are Disrupted (RB 11.3), so their Withdrawal Group Move is
+    # a legal Rout: self-play of 1942 (seed 11) stuck at 'rout-withdraw' with
+    # no order listed when the Pass Turn's attackers stayed Undisrupted.
+    routed = after.position.block("X1")
+    assert routed.disrupted and not routed.revealed
+    from rules.ritd.state import game_map
+
+    m = game_map()
+    step = next(iter(m.passable_neighbours(tobruk)))
+    rout = mv.Move("group", tobruk, (mv.UnitMove("X1", (tobruk, step)),), withdrawal="rout")
+    problems = mv.check_move(m, after.position, movement, rout, {"X1": 1}).problems
+    assert not any("only Disrupted units Rout" in p.message for p in problems), problems
+    undisrupted = msgspec.structs.replace(after, position=after.position.replace_blocks(
+        [msgspec.structs.replace(routed, disrupted=False)]))
+    assert any("only Disrupted units Rout" in p.message  # what the Pass Turn's Rout ran into before
+               for p in mv.check_move(m, undisrupted.position, movement, rout, {"X1": 1}).problems)
 
 
 def test_t_42_no_bluff_while_attacking_a_fortress_battle() -> None:
