@@ -702,17 +702,22 @@ def _move_problems(s: State, a: Move, author: str) -> list[Problem]:
         return out + bad
     if p.id in s.stopped:
         return [Problem("§11.1.4, §11.1.5", f"{p.id} entered enemy ZOC this phase and cannot move further")]
+    flags = unable_to_move(p)
+    if flags:
+        return flags
     g = ground(s)
     if a.hex not in board():
         return [Problem("§2.1", f"{a.hex} is not a hex of the map")]
     way = destinations(s, p, g).get(a.hex)
     if way is None:
-        early = move_problems(board(), p, (p.hex, a.hex), ezoc=g.ezoc, fort_zoc=frozenset(g.fort_zoc), blocked=g.blocked,
-                              mf=mf_left(s, p))
-        flags = [q for q in early if q.rule in ("§11", "§10.3")]
-        return flags or [Problem("§11.1", f"{p.id} in {p.hex} cannot reach {a.hex} with {mf_left(s, p)} MF left "
-                                          "(Table 1 costs; enemy units block; entering enemy ZOC stops, §11.1.4)")]
+        return [Problem("§11.1", f"{p.id} in {p.hex} cannot reach {a.hex} with {mf_left(s, p)} MF left "
+                                 "(Table 1 costs; enemy units block; entering enemy ZOC stops, §11.1.4)")]
     return end_problems(s, p, way[0], g)
+
+
+def unable_to_move(p: Piece) -> list[Problem]:
+    """§11 (OOS, dismounted) and §10.3 (OOC²): what keeps ``p`` from moving at all (movement.move_problems)."""
+    return [q for q in move_problems(board(), p, (p.hex,)) if q.rule in ("§11", "§10.3")]
 
 
 def _stack_of(s: State, uids: Sequence[str], author: str) -> tuple[list[Piece], list[Problem]]:
@@ -771,13 +776,14 @@ def _haul_problems(s: State, a: Haul, author: str) -> list[Problem]:
         return [Problem("§11.1.4", f"{lorry.id} entered enemy ZOC this phase and cannot move further")]
     if depot.hex != lorry.hex:
         return [Problem("§11.3", f"{lorry.id} loads {depot.id} in its hex {depot.hex}: move it there first")]
+    flags = unable_to_move(lorry)
+    if flags:
+        return flags
     g = ground(s)
     way = destinations(s, lorry, g).get(a.hex)
     if way is None:
-        flags = move_problems(board(), lorry, (lorry.hex, lorry.hex), mf=mf_left(s, lorry))
-        flags = [q for q in flags if q.rule in ("§11", "§10.3")]
-        return flags or [Problem("§11.1.3", f"{lorry.id} cannot reach {a.hex} with {mf_left(s, lorry)} MF "
-                                            "(transport units move along roads and tracks only)")]
+        return [Problem("§11.1.3", f"{lorry.id} cannot reach {a.hex} with {mf_left(s, lorry)} MF "
+                                 "(transport units move along roads and tracks only)")]
     return carry_problems(lorry, depot, way[0]) + end_problems(s, lorry, way[0], g)
 
 
