@@ -30,8 +30,8 @@ SCRIPT: dict[tuple[int, str, str], tuple[str, ...]] = {
                               "move DE 5/1/ABN 0907", "move DE 3/ARECBN 0905"),
     (1, "axis", "attack_supply"): ("attack DE 5/1/ABN, DE 5/2/ABN, IT 132/AREGT, IT BERS/8/AIREGT on 1006",),
     (2, "allied", "movement"): ("move BR 3/ABDE 1307", "move BR KDG/ARECBN 1308"),
-    (2, "axis", "movement"): ("move DE 3/ARECBN 1107", "move DE 5/1/ABN 1106", "move DE 2/MIBN 0906",
-                              "move DE 8/MIBN 0907"),
+    (2, "axis", "movement"): ("move DE 3/ARECBN 1108", "move DE 5/1/ABN 1106", "move DE 2/MIBN 0805",
+                              "move DE 8/MIBN 0804"),
 }
 #: What ends each kind of decision when the script has nothing (more) to say.
 CLOSE = {"setup": "setup done", "movement": "end movement", "attack_supply": "end declarations",

@@ -206,11 +206,14 @@ def describe_roll(before: State, after: State, values: tuple[int | None, ...]) -
 
 
 def happenings(before: State, after: State, step: Step, role: str | None) -> tuple[Happening, ...]:
+    """What the last order or roll did (``State.news``), each line with its rule; open information."""
     out = []
     for line in after.news:
-        rule, _, text = line.partition(": ")
-        kind = "combat" if "§12" in rule or "§11.4" in rule else "elimination" if "eliminated" in text else ""
-        out.append(Happening(text=line, rule=rule.split()[0] if rule.startswith(("§", "Table", "R-")) else "", kind=kind))
+        token = line.split(" ", 1)[0].rstrip(":")
+        rule = token if token.startswith(("§", "Table", "R-")) else ""
+        text = line[len(token):].lstrip(": ") if rule else line
+        kind = "combat" if rule.startswith(("§12", "§11.4")) else "elimination" if "eliminated" in text else ""
+        out.append(Happening(text=text[:1].upper() + text[1:], rule=rule, kind=kind))
     return tuple(out)
 
 
@@ -236,8 +239,8 @@ def map_picture(view: State | None = None, overlays: Sequence[str] = ()) -> Any:
     if view is None:
         return pic
     styles = dict(pic.styles)
-    styles["axis_de"] = Style(fill="#8a8f7a", stroke="#222222", width=0.25, halo="#ffffff")
-    styles["axis_it"] = Style(fill="#9fb38a", stroke="#222222", width=0.25, halo="#ffffff")
+    styles["axis_de"] = Style(fill="#5e6454", stroke="#222222", width=0.25, halo="#ffffff")
+    styles["axis_it"] = Style(fill="#4f7a45", stroke="#222222", width=0.25, halo="#ffffff")
     styles["allied"] = Style(fill="#d8b67a", stroke="#222222", width=0.25, halo="#111111")
     counters = []
     for p in sorted(view.pieces, key=lambda q: (q.hex, q.kind == "installation", q.id)):
