@@ -107,6 +107,10 @@ class PaaRules(Rules["State", Any, "State"]):
         return self._module("present").report_sections(view)  # type: ignore[no-any-return]
 
     @property
+    def map_overlays(self) -> tuple[str, ...]:
+        return self._module("present").OVERLAYS  # type: ignore[no-any-return]
+
+    @property
     def explain_topics(self) -> tuple[str, ...]:
         return self._module("present").TOPICS  # type: ignore[no-any-return]
 

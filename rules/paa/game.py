@@ -533,8 +533,10 @@ def _game_over(s: State, *, winner: str | None = None, why: str = "") -> State:
                   axis_penalty=s.penalty.get("axis", 0), control=ctl, turn=s.turn, tobruk_holders=holders,
                   tobruk_modifier_on=s.tobruk_rule)
     why = ("§14 sudden death: the Axis controls Alexandria; " if sudden_death(ctl) else "§14.1 end of turn 20; ")
-    why += f"{res} (Table 12: on-map CF Allied {allied}, Axis {axis}; Alexandria {ctl[ALEXANDRIA]}, " \
-           f"El Agheila {ctl[EL_AGHEILA]})"
+    pen = {f: s.penalty.get(f, 0) for f in ("allied", "axis")}
+    why += f"{res} (Table 12: in-supply on-map CF Allied {allied}, Axis {axis}; option penalties (§13.5.3) " \
+           f"Allied {pen['allied']}, Axis {pen['axis']}; Alexandria {ctl[ALEXANDRIA]}, El Agheila {ctl[EL_AGHEILA]}" \
+           + ("; the Tobruk hold modifier applies (§14.1)" if s.tobruk_rule and s.turn == LAST_TURN else "") + ")"
     return replace(s, phase="over", stage="", winner=res.winner or "", result=why)
 
 
@@ -1049,11 +1051,13 @@ def _place_problems(s: State, a: Place, author: str) -> list[Problem]:
     if a.hex not in _base_hexes(as_faction(author)):
         return [Problem("§6, §5.1", f"{a.hex} is not a hex of the {author} base ({', '.join(_base_hexes(as_faction(author)))})")]
     p = piece_of(s, a.unit)
-    if p is not None and p.hex == a.hex:
+    if p is None:
+        return [Problem("§6, §13", f"{a.unit} is not on the map")]
+    if p.hex == a.hex:
         return [Problem("§6", f"{a.unit} is in {a.hex} already")]
     if any(q.hex == a.hex and q.faction != author and q.kind != "installation" for q in s.pieces):
         return [Problem("§13.1 (R-28)", f"{a.hex} holds enemy units")]
-    if p is not None and _room(s.pieces, a.hex, as_faction(author), p.kind) <= 0:
+    if _room(s.pieces, a.hex, as_faction(author), p.kind) <= 0:
         return [Problem("§4 (R-43)", f"{a.hex} has no room for {a.unit} under the stacking limits")]
     return []
 

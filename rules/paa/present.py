@@ -21,8 +21,13 @@ from rules.paa.movement import move_problems, mover_of
 from rules.paa.state import PHASE_NAMES, month
 from rules.paa.supply import network, unit_supply
 from rules.paa.units import Piece, current_cf
+from rules.paa.zoc import zoc
 
 TOPICS = ("supply", "move", "unit", "combat")
+#: Map overlays (``pbem map --overlay``): §3 zones of control of both factions.
+OVERLAYS = ("zoc",)
+POOL_WORDS = {"allied_infantry": "Allied infantry", "allied_armour": "Allied armoured", "de_infantry": "German infantry",
+              "de_armour": "German armoured", "it_infantry": "Italian infantry", "it_armour": "Italian armoured"}
 
 
 def _flags(p: Piece) -> str:
@@ -61,7 +66,7 @@ def render_text(s: State) -> str:
     if d is not None:
         lines.append(f"Waiting for: {d.role} ({d.prompt})")
     lines.append("Control (§5): " + ", ".join(f"{h} {f}" for h, f in sorted(s.control.items())))
-    lines.append("RP (§13.3): " + ", ".join(f"{k} {v}" for k, v in sorted(s.rp.items())))
+    lines.append("RP (§13.3): " + ", ".join(f"{POOL_WORDS.get(k, k)} {v}" for k, v in sorted(s.rp.items())))
     if s.malta != "none":
         lines.append(f"Malta (§9): {s.malta}")
     for f in g.ROLES:
@@ -230,24 +235,33 @@ def map_picture(view: State | None = None, overlays: Sequence[str] = ()) -> Any:
     """The authored map (mapdata.map_picture) with every counter face up:
     id, NATO type, echelon, CF-MF, flipped (hatched) when OOS, OOC² or
     dismounted (§2.3.1)."""
-    from pbem.board import Counter, Style
+    from pbem.board import Counter, Shade, Style
     from rules.paa.mapdata import map_picture as empty
 
-    if overlays:
-        raise ValueError(f"the paa map has no overlays ({', '.join(overlays)})")
+    unknown = [x for x in overlays if x not in OVERLAYS]
+    if unknown:
+        raise ValueError(f"the paa map has no overlay {', '.join(unknown)} (offered: {', '.join(OVERLAYS)})")
     pic = empty()
     if view is None:
         return pic
     styles = dict(pic.styles)
+    shades = []
+    if "zoc" in overlays:
+        # §3: the hexes each faction's regular units exert ZOC into.
+        styles["zoc_axis"] = Style(fill="#5e6454", opacity=0.25)
+        styles["zoc_allied"] = Style(fill="#b5651d", opacity=0.25)
+        for f in g.ROLES:
+            shades += [Shade(h, f"zoc_{f}") for h in sorted(zoc(g.board(), view.pieces, g.as_faction(f)))]
     styles["axis_de"] = Style(fill="#5e6454", stroke="#222222", width=0.25, halo="#ffffff")
     styles["axis_it"] = Style(fill="#4f7a45", stroke="#222222", width=0.25, halo="#ffffff")
     styles["allied"] = Style(fill="#d8b67a", stroke="#222222", width=0.25, halo="#111111")
     counters = []
-    for p in sorted(view.pieces, key=lambda q: (q.hex, q.kind == "installation", q.id)):
+    # The last counter of a hex is drawn on top: combat units over lorries over installations.
+    for p in sorted(view.pieces, key=lambda q: (q.hex, ("installation", "transport").index(q.kind) - 2 if not q.is_regular else 0, q.id)):
         u = oob.unit(p.id)
         kind = "allied" if p.faction == "allied" else "axis_it" if p.is_italian else "axis_de"
         figures = "" if p.kind == "installation" else f"{p.cf}-{p.mf}" if p.is_regular else f"1-{p.mf}"
         back = ",".join(x for x, on in (("OOS", p.oos), ("OOC²", p.ooc2), ("dism.", p.dismounted)) if on)
         counters.append(Counter(hex=p.hex, kind=kind, id=p.id.split(" ", 1)[1], type=_TYPES.get(u.type, "none"),  # type: ignore[arg-type]
                                 echelon=_echelon(p.id), figures=figures, flipped=bool(back), back=back))
-    return replace(pic, styles=styles, counters=tuple(counters), subtitle=phase_line(view))
+    return replace(pic, styles=styles, counters=tuple(counters), shades=tuple(shades), subtitle=phase_line(view))

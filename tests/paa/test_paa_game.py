@@ -311,3 +311,14 @@ def test_a_piece_is_open_information() -> None:
     s = start()
     assert RULES.view(s, "axis") == RULES.view(s, "allied") == RULES.view(s, None) == s
     assert isinstance(s.pieces[0], Piece)
+
+
+def test_the_zoc_overlay_shades_both_factions_zones_s3() -> None:
+    s = to_axis_movement()
+    pic = RULES.map_picture(s, ("zoc",))
+    assert pic is not None
+    kinds = {sh.kind for sh in pic.shades}
+    assert kinds == {"zoc_axis", "zoc_allied"}
+    assert any(sh.hex == "0906" and sh.kind == "zoc_allied" for sh in pic.shades)  # next to BR SG/2/IBDE in 1006
+    with pytest.raises(ValueError, match="overlay"):
+        RULES.map_picture(s, ("supply",))
