@@ -47,10 +47,11 @@ from rules.paa.combat import (
 )
 from rules.paa.combat import Combat as Declared
 from rules.paa.control import MARKED, after_passage
-from rules.paa.logistics import carry_problems, rail_problems
+from rules.paa.dismount import dismount_problems, remount_problems
+from rules.paa.logistics import SeaMove, carry_problems, rail_problems, sea_problems
 from rules.paa.malta import MALTA_TURN, allied_good_order_in_libya, crossing_problems, invasion_result
 from rules.paa.mapdata import PaaMap, load_map
-from rules.paa.mapview import ALEXANDRIA, EL_AGHEILA, TOBRUK
+from rules.paa.mapview import ALEXANDRIA, BARDIA, EL_AGHEILA, TOBRUK
 from rules.paa.movement import move_problems, mover_of, oos_movement_problems, path_cost, routes
 from rules.paa.overrun import captured, overrun_check
 from rules.paa.reinforcements import (
@@ -114,6 +115,24 @@ class Overrun(_A, frozen=True, tag="overrun"):
     """§11.4: the stack ``units`` overruns the adjacent ``hex``."""
     units: tuple[str, ...]
     hex: str
+
+
+class Ship(_A, frozen=True, tag="ship"):
+    """§11.2: sea transport of a regular unit or installation from its port to ``hex``."""
+    unit: str
+    hex: str
+
+
+class Dismount(_A, frozen=True, tag="dismount"):
+    """§13.6 (R-31): ``units`` dismount and free a transport unit into ``hex``."""
+    units: tuple[str, ...]
+    hex: str
+
+
+class Remount(_A, frozen=True, tag="remount"):
+    """§13.6: dismounted ``units`` remount on the adjacent transport unit ``lorry``."""
+    units: tuple[str, ...]
+    lorry: str
 
 
 class Haul(_A, frozen=True, tag="haul"):
@@ -208,16 +227,18 @@ class Reinstate(_A, frozen=True, tag="reinstate"):
     unit: str
 
 
-class Exercise(_A, frozen=True, tag="option"):
-    """§13.5: exercise optional reinforcement ``letter``."""
+class Exercise(_A, frozen=True, tag="option", omit_defaults=True):
+    """§13.5: exercise optional reinforcement ``letter`` (D names the two
+    Indian infantry brigades it withdraws, §13.5.1)."""
     letter: str
+    withdraw: tuple[str, ...] = ()
 
 
 class EndTurn(_A, frozen=True, tag="end-turn"):
     pass
 
 
-Action = (Place | SetupDone | Move | Overrun | Haul | Rail | EndMovement | Attack | Sacrifice | Scrap
+Action = (Place | SetupDone | Move | Overrun | Ship | Dismount | Remount | Haul | Rail | EndMovement | Attack | Sacrifice | Scrap
           | EndDeclarations | Resolve | Cancel | Lose | Advance | EndAdvance | EndCombat | Malta | Rebuild
           | Reinforce | Withdraw | Reinstate | Exercise | EndTurn)
 
@@ -272,6 +293,7 @@ class State(msgspec.Struct, frozen=True):
     mf_used: dict[str, int] = {}
     stopped: tuple[str, ...] = ()  # §11.1.4-§11.1.5: entered enemy (fort) ZOC
     moved_depots: tuple[str, ...] = ()  # §8.5: installations moved this turn give no AS
+    shipped: tuple[tuple[str, str, str], ...] = ()  # §11.2: (piece, from port, to port) this phase
     fights: tuple[Fight, ...] = ()
     current: int = -1  # index of the fight being resolved
     sacrificed: tuple[str, ...] = ()  # §12.3 MAS, removed at the end of the combat phase
@@ -401,7 +423,8 @@ def initial_state(scenario: str, options: tuple[str, ...]) -> State:
             pieces.append(placed)
         for i, where in enumerate(sched.installations[faction], 1):
             pieces.append(new_piece(f"{nation} DEPOT/{i}", where))
-    control = {EL_AGHEILA: "axis", TOBRUK: "allied", ALEXANDRIA: "allied"}
+    # §5, §6: the marked hexes and the ports (§11.2) whose control the rules read.
+    control = {EL_AGHEILA: "axis", TOBRUK: "allied", ALEXANDRIA: "allied", BARDIA: "allied"}
     return State(turn=1, faction="allied", phase="setup", pieces=_sorted(pieces), control=control,
                  rp={k: int(v) for k, v in sched.start_rp.items()}, c2_method=method,
                  tobruk_rule=NO_TOBRUK_OPTION not in options, penalty={"allied": 0, "axis": 0},
@@ -490,7 +513,8 @@ def _enter(s: State, phase: Phase, author: str) -> State:
         return _ask(s, author, "c2", [f"§10.2 C² of {h} (Table 7)" for h in hexes], hexes)
     if phase == "movement":
         s, _ = _supply_flags(s, enemy_of(f))  # R-24: the other faction's state as the movement phase starts
-        return replace(s, phase_start={p.id: p.hex for p in s.pieces if p.faction == f}, mf_used={}, stopped=())
+        return replace(s, phase_start={p.id: p.hex for p in s.pieces if p.faction == f}, mf_used={}, stopped=(),
+                       shipped=())
     if phase == "attack_supply":
         return replace(s, fights=(), sacrificed=(), current=-1)
     if phase == "reinforcement":
@@ -789,6 +813,43 @@ def _haul_problems(s: State, a: Haul, author: str) -> list[Problem]:
     return carry_problems(lorry, depot, way[0]) + end_problems(s, lorry, way[0], g)
 
 
+def _ship_problems(s: State, a: Ship, author: str) -> list[Problem]:
+    out = _wrong_turn(s, author, "movement")
+    p, bad = _own(s, a.unit, author, ("infantry", "armoured", "transport", "installation"))
+    if out or p is None:
+        return out + bad
+    if s.phase_start.get(p.id) != p.hex or p.id in s.mf_used or p.id in s.stopped or p.id in s.moved_depots:
+        return [Problem("§11.2", f"{p.id} did not start the movement phase in {p.hex} or made another manoeuvre")]
+    moves = [SeaMove(u, o, d) for u, o, d in s.shipped] + [SeaMove(p.id, p.hex, a.hex)]
+    allied_ok = [q.id for q in s.pieces if q.faction == "allied" and q.kind != "installation" and not q.oos]
+    # Judged as a whole (port capacities): the earlier shipments from where they began.
+    before = moved_pieces(s, {u: o for u, o, _ in s.shipped})
+    return sea_problems(board(), before, moves, control_of(s), allied_in_supply=allied_ok)
+
+
+def _dismount_problems(s: State, a: Dismount, author: str) -> list[Problem]:
+    out = _wrong_turn(s, author, "movement")
+    units, bad = _stack_of(s, a.units, author)
+    if out or bad:
+        return out + bad
+    return out + dismount_problems(board(), units, a.hex, lorries_on_oob=len(spare_lorries(s, faction_of(s))))
+
+
+def spare_lorries(s: State, faction: Faction) -> list[str]:
+    """§2.3.2, §13.6: the faction's transport units on its OOB, not waiting to return (§12.4.6)."""
+    on_map = {p.id for p in s.pieces} | {u for u, _ in s.returns} | set(s.waiting)
+    return [u.id for u in oob.units() if u.faction == faction and u.kind == "transport" and u.id not in on_map]
+
+
+def _remount_problems(s: State, a: Remount, author: str) -> list[Problem]:
+    out = _rr_check(s, author)
+    lorry, bad = _own(s, a.lorry, author, ("transport",))
+    units, bad2 = _stack_of(s, a.units, author)
+    if out or lorry is None or bad2:
+        return out + bad + bad2
+    return remount_problems(board(), units, lorry, lorry_in_supply=not lorry.oos)
+
+
 def _rail_problems(s: State, a: Rail, author: str) -> list[Problem]:
     out = _wrong_turn(s, author, "movement")
     depot, bad = _own(s, a.depot, author, ("installation",))
@@ -1027,9 +1088,18 @@ def _option_problems(s: State, a: Exercise, author: str) -> list[Problem]:
     if a.letter not in opts or opts[a.letter].faction != author:
         return [Problem("§13.5", f"{a.letter!r} is not a {author} optional reinforcement")]
     if author == "allied":
-        if a.letter == "D":
-            return [Problem("§13.5.1", "option D (withdrawing two Indian brigades) is not offered by this adjudicator yet")]
-        return allied_option_problems(a.letter, s.turn, s.options_taken)
+        base = base_hexes(board(), ALEXANDRIA)
+        indian = [p.id for p in s.pieces if p.faction == "allied" and p.nation == "IN" and p.kind == "infantry"
+                  and p.hex in base]
+        out = allied_option_problems(a.letter, s.turn, s.options_taken, indian_brigades_in_base=len(indian))
+        if a.letter == "D" and not out and (len(set(a.withdraw)) != 2 or any(u not in indian for u in a.withdraw)):
+            out.append(Problem("§13.5.1", "option D names the two Indian infantry brigades of the Alexandria base "
+                                          f"it withdraws (of {', '.join(indian)})"))
+        if a.letter != "D" and a.withdraw:
+            out.append(Problem("§13.5.1", f"option {a.letter} withdraws nothing"))
+        return out
+    if a.withdraw:
+        return [Problem("§13.5.2", f"option {a.letter} withdraws nothing")]
     return axis_option_problems(a.letter, s.turn, s.malta, [x for x in s.options_taken if x not in s.options_now],  # type: ignore[arg-type]
                                 s.options_now)
 
@@ -1088,6 +1158,12 @@ def check(s: State, a: Any, ctx: Ctx) -> list[Problem]:
         return _overrun_problems(s, a, author)
     if isinstance(a, Haul):
         return _haul_problems(s, a, author)
+    if isinstance(a, Ship):
+        return _ship_problems(s, a, author)
+    if isinstance(a, Dismount):
+        return _dismount_problems(s, a, author)
+    if isinstance(a, Remount):
+        return _remount_problems(s, a, author)
     if isinstance(a, Rail):
         return _rail_problems(s, a, author)
     if isinstance(a, EndMovement):
@@ -1168,7 +1244,7 @@ def _move_to(s: State, uid: str, path: Sequence[str]) -> State:
     p = piece_of(s, uid)
     assert p is not None
     ctl = after_passage(control_of(s), p, path)
-    control = {h: ctl[h] for h in MARKED}
+    control = {h: ctl[h] for h in (*MARKED, BARDIA)}
     return replace(s, pieces=tuple(replace(q, hex=path[-1]) if q.id == uid else q for q in s.pieces),
                    control=dict(control))
 
@@ -1224,6 +1300,24 @@ def apply(s: State, a: Any, ctx: Ctx) -> State:
                        stopped=(*s.stopped, a.lorry) if stop else s.stopped,
                        moved_depots=tuple(sorted({*s.moved_depots, a.depot})),
                        news=(f"§11.3: {a.lorry} carries {a.depot} to {a.hex} ({cost} MF)",))
+    if isinstance(a, Ship):
+        p = piece_of(s, a.unit)
+        assert p is not None
+        s = _move_to(s, a.unit, (a.hex,))
+        s = replace(s, shipped=(*s.shipped, (a.unit, p.hex, a.hex)), stopped=(*s.stopped, a.unit),
+                    mf_used={**s.mf_used, a.unit: p.mf},
+                    moved_depots=tuple(sorted({*s.moved_depots, a.unit})) if p.kind == "installation" else s.moved_depots)
+        return replace(s, news=(f"§11.2: {a.unit} shipped from {p.hex} to {a.hex}",))
+    if isinstance(a, Dismount):
+        freed = spare_lorries(s, f)[0]
+        pieces = [replace(p, dismounted=True, oos=True) if p.id in a.units else p for p in s.pieces]
+        pieces.append(new_piece(freed, a.hex))
+        return replace(s, pieces=_sorted(pieces), news=(f"§13.6: {', '.join(a.units)} dismount; {freed} enters {a.hex}",))
+    if isinstance(a, Remount):
+        s = replace(s, pieces=tuple(replace(p, dismounted=False) if p.id in a.units else p
+                                    for p in s.pieces if p.id != a.lorry))
+        s, _ = _supply_flags(s, f)  # §13.6: face up again if in supply
+        return replace(s, news=(f"§13.6: {', '.join(a.units)} remount; {a.lorry} goes back to the OOB",))
     if isinstance(a, Rail):
         s = _move_to(s, a.depot, (a.hex,))
         return replace(s, moved_depots=tuple(sorted({*s.moved_depots, a.depot})),
@@ -1293,6 +1387,9 @@ def apply(s: State, a: Any, ctx: Ctx) -> State:
         return _arrive(s, [a.unit], [f"§13.2.4: {a.unit} is reinstated"])
     if isinstance(a, Exercise):
         opt = oob.schedule().options[a.letter]
+        if a.withdraw:  # §13.5.1 option D
+            s = replace(s, pieces=tuple(p for p in s.pieces if p.id not in a.withdraw),
+                        withdrawn=(*s.withdrawn, *a.withdraw))
         s = replace(s, options_taken=(*s.options_taken, a.letter), options_now=(*s.options_now, a.letter),
                     penalty={**s.penalty, s.faction: s.penalty.get(s.faction, 0) + opt.cf})
         return _arrive(s, list(opt.units), [f"§13.5: option {a.letter} exercised (CF penalty {opt.cf}, §13.5.3)"])

@@ -7,7 +7,8 @@ Unit ids are written as the text writes them ("DE 5/1/ABN", "BR SG/2/IBDE",
 
     place UNIT HEX            setup done
     move UNIT HEX             overrun UNIT, UNIT HEX
-    haul LORRY, DEPOT HEX     rail DEPOT HEX             end movement
+    haul LORRY, DEPOT HEX     rail DEPOT HEX     ship UNIT HEX     dismount UNIT, UNIT HEX
+    end movement              remount UNIT[, UNIT] on LORRY      option D UNIT, UNIT
     attack UNIT, UNIT on HEX, HEX     mas DEPOT     scrap DEPOT     end declarations
     resolve N     cancel N    lose UNIT, UNIT | lose nothing
     advance UNIT HEX          end advance                end combat
@@ -32,7 +33,7 @@ from rules.paa.supply import base_hexes, network
 from rules.paa.units import enemy_of
 
 SYNTAX = ("place UNIT HEX | setup done | move UNIT HEX | overrun UNIT[, UNIT] HEX | haul LORRY, DEPOT HEX | "
-          "rail DEPOT HEX | end movement | attack UNIT[, UNIT] on HEX[, HEX] | mas DEPOT | scrap DEPOT | "
+          "rail DEPOT HEX | ship UNIT HEX | dismount UNIT[, UNIT] HEX | remount UNIT[, UNIT] on LORRY | end movement | attack UNIT[, UNIT] on HEX[, HEX] | mas DEPOT | scrap DEPOT | "
           "end declarations | resolve N | cancel N | lose UNIT[, UNIT] | lose nothing | advance UNIT HEX | "
           "end advance | end combat | malta invade | malta decline | rebuild UNIT | reinforce UNIT CF | "
           "withdraw UNIT | reinstate UNIT | option X | end turn")
@@ -95,6 +96,17 @@ def parse_action(text: str) -> Any:
         if verb == "overrun":
             units, where = _head_tail(rest)
             return g.Overrun(_units(units), _hex(where))
+        if verb == "ship":
+            unit, where = _head_tail(rest)
+            return g.Ship(_unit(unit), _hex(where))
+        if verb == "dismount":
+            units, where = _head_tail(rest)
+            return g.Dismount(_units(units), _hex(where))
+        if verb == "remount":
+            units, sep, lorry = rest.rpartition(" on ")
+            if not sep:
+                raise ValueError("write 'remount UNIT[, UNIT] on LORRY'")
+            return g.Remount(_units(units), _unit(lorry))
         if verb == "haul":
             pair, where = _head_tail(rest)
             lorry, _, depot = pair.partition(",")
@@ -123,10 +135,11 @@ def parse_action(text: str) -> Any:
                 raise ValueError("write 'reinforce UNIT CF' with the new CF")
             return g.Reinforce(_unit(unit), int(cf))
         if verb == "option":
-            letter = rest.strip().upper()
+            letter, _, units = rest.strip().partition(" ")
+            letter = letter.upper()
             if len(letter) != 1 or not letter.isalpha():
                 raise ValueError("write 'option X' with the option's letter (§13.5)")
-            return g.Exercise(letter)
+            return g.Exercise(letter, _units(units) if units.strip() else ())
     except ValueError as e:
         raise ValueError(f"{e} (in {words[:60]!r})") from None
     raise ValueError(f"unknown order {words[:60]!r}; orders: {SYNTAX}")
@@ -145,6 +158,12 @@ def format_action(a: Any) -> str:
         return f"overrun {', '.join(a.units)} {a.hex}"
     if isinstance(a, g.Haul):
         return f"haul {a.lorry}, {a.depot} {a.hex}"
+    if isinstance(a, g.Ship):
+        return f"ship {a.unit} {a.hex}"
+    if isinstance(a, g.Dismount):
+        return f"dismount {', '.join(a.units)} {a.hex}"
+    if isinstance(a, g.Remount):
+        return f"remount {', '.join(a.units)} on {a.lorry}"
     if isinstance(a, g.Rail):
         return f"rail {a.depot} {a.hex}"
     if isinstance(a, g.Attack):
@@ -166,7 +185,7 @@ def format_action(a: Any) -> str:
     if isinstance(a, g.Reinforce):
         return f"reinforce {a.unit} {a.cf}"
     if isinstance(a, g.Exercise):
-        return f"option {a.letter}"
+        return f"option {a.letter}" + (f" {', '.join(a.withdraw)}" if a.withdraw else "")
     words = {g.EndMovement: "end movement", g.EndDeclarations: "end declarations", g.EndAdvance: "end advance",
              g.EndCombat: "end combat", g.EndTurn: "end turn"}
     return words[type(a)]
@@ -278,6 +297,8 @@ def _movement_tree(s: State, role: str) -> tuple[OrderGroup, ...]:
         groups.append(_group(f"Move {p.id} ({g.mf_left(s, p)} MF left, at {p.hex})", _later(moves, p),
                              example=f"move {p.id} <hex>"))
     groups.append(_group("Overruns (§11.4)", lambda: _overruns(s, role), example="overrun <unit>[, <unit>] <hex>"))
+    groups.append(_group("Sea transport (§11.2)", lambda: _ships(s, role), example="ship <unit> <port>"))
+    groups.append(_group("Dismount (§13.6)", lambda: _dismounts(s, role), example="dismount <unit>, <unit> <hex>"))
     groups.append(_group("Supply transport (§11.3, §11.3.1)", lambda: _hauls(s, role),
                          example="haul <lorry>, <depot> <hex>"))
     groups.append(_group("End movement (§4 stacking is checked)", lambda: _ok(s, role, ["end movement"]), ends=True))
@@ -297,6 +318,26 @@ def _overruns(s: State, role: str) -> list[str]:
         for n in g.board().neighbours(h):
             if n in enemy:
                 out.append(format_action(g.Overrun(tuple(sorted(units)), n)))
+    return _ok(s, role, out)
+
+
+def _ships(s: State, role: str) -> list[str]:
+    """§11.2: every piece standing in a port since the phase began, to each other port."""
+    ports = sorted(g.board().ports)
+    out = [f"ship {p.id} {to}" for p in s.pieces if p.faction == role and p.hex in ports
+           and p.kind in ("infantry", "armoured", "installation") for to in ports if to != p.hex]
+    return _ok(s, role, out)
+
+
+def _dismounts(s: State, role: str) -> list[str]:
+    """§13.6: each stack of one hex (R-38 allows adjacent hexes too; type those) onto each neighbour."""
+    stacks: dict[str, list[str]] = {}
+    for p in s.pieces:
+        if p.faction == role and p.is_regular and not p.dismounted:
+            stacks.setdefault(p.hex, []).append(p.id)
+    cf = {p.id: p.cf for p in s.pieces}
+    out = [format_action(g.Dismount(tuple(sorted(units)), n)) for h, units in sorted(stacks.items())
+           if sum(cf[u] for u in units) >= 10 for n in g.board().neighbours(h)]
     return _ok(s, role, out)
 
 
@@ -391,6 +432,21 @@ def _rr_tree(s: State, role: str) -> tuple[OrderGroup, ...]:
                    _group("Withdraw (§13.2.3)", withdraw),
                    _group("Reinstate (§13.2.4)", lambda: _ok(s, role, [f"reinstate {u}" for u in pool]))]
     letters = [o.letter for o in oob.schedule().options.values() if o.faction == role and not o.automatic]
-    groups.append(_group("Optional reinforcements (§13.5)", lambda: _ok(s, role, [f"option {x}" for x in letters])))
+
+    def options() -> list[str]:
+        out = [f"option {x}" for x in letters if x != "D"]
+        if "D" in letters:  # §13.5.1: D names the two Indian brigades it withdraws
+            base = g._base_hexes("allied")
+            indian = sorted(p.id for p in s.pieces if p.nation == "IN" and p.kind == "infantry" and p.hex in base)
+            out += [f"option D {a}, {b}" for i, a in enumerate(indian) for b in indian[i + 1:]]
+        return _ok(s, role, out)
+
+    def remounts() -> list[str]:
+        lorries = [p for p in s.pieces if p.faction == f and p.kind == "transport"]
+        return _ok(s, role, [f"remount {p.id} on {lo.id}" for p in s.pieces if p.faction == f and p.dismounted
+                             for lo in lorries if lo.hex in g.board().neighbours(p.hex)])
+
+    groups.append(_group("Remount (§13.6)", remounts))
+    groups.append(_group("Optional reinforcements (§13.5)", options))
     groups.append(_group("End the turn (§4, §13.2.3 checked)", lambda: _ok(s, role, ["end turn"]), ends=True))
     return tuple(groups)

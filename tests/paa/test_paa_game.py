@@ -91,7 +91,7 @@ def test_s6_set_up_keeps_stacking_and_allies_decide_first_r30() -> None:
     d = RULES.pending(s)
     assert d is not None and d.role == "allied" and d.kind == "setup"
     assert g.piece_of(s, "DE 5/1/ABN") is not None and g.piece_of(s, "DE 5/1/ABN").hex in g._base_hexes("axis")  # type: ignore[union-attr]
-    assert s.control == {"0702": "axis", "1925": "allied", "1351": "allied"}
+    assert s.control == {"0702": "axis", "1925": "allied", "1351": "allied", "1730": "allied"}
     assert "§6" in refused(s, "place BR 7/ABDE 0702", "allied")[0]
 
 
@@ -254,7 +254,8 @@ def test_d33_figure_6_destination_costs_6_by_the_cheapest_way() -> None:
 def _every_kind() -> list[Any]:
     return [g.Place("DE 5/1/ABN", "0601"), g.SetupDone(), g.Move("BR 7/ABDE", "1250"),
             g.Overrun(("IT 132/AREGT", "IT BERS/8/AIREGT"), "1006"), g.Haul("BR LORRY/1", "BR DEPOT/1", "2119"),
-            g.Rail("BR DEPOT/3", "1353"), g.EndMovement(), g.Attack(("DE 5/1/ABN", "DE 5/2/ABN"), ("1509", "1608")),
+            g.Rail("BR DEPOT/3", "1353"), g.Ship("AU 24/IBDE", "1351"), g.Dismount(("DE 5/1/ABN", "DE 5/2/ABN"), "0805"),
+            g.Remount(("DE 5/1/ABN",), "DE LORRY/2"), g.Exercise("D", ("IN 5/IBDE", "IN 11/IBDE")), g.EndMovement(), g.Attack(("DE 5/1/ABN", "DE 5/2/ABN"), ("1509", "1608")),
             g.Sacrifice("DE DEPOT/1"), g.Scrap("DE DEPOT/2"), g.EndDeclarations(), g.Resolve(2), g.Cancel(1),
             g.Lose(("AU 20/IBDE", "BR SG/2/IBDE")), g.Lose(()), g.Advance("DE 5/1/ABN", "1006"), g.EndAdvance(),
             g.EndCombat(), g.Malta(1), g.Malta(0), g.Rebuild("BR SG/2/IBDE"), g.Reinforce("BR 7/ABDE", 4),
@@ -322,3 +323,67 @@ def test_the_zoc_overlay_shades_both_factions_zones_s3() -> None:
     assert any(sh.hex == "0906" and sh.kind == "zoc_allied" for sh in pic.shades)  # next to BR SG/2/IBDE in 1006
     with pytest.raises(ValueError, match="overlay"):
         RULES.map_picture(s, ("supply",))
+
+
+def _allied_movement_with(moves: dict[str, str]) -> g.State:
+    """The Allied turn-1 movement phase with some units standing elsewhere since it began."""
+    s = do(do(start(), "setup done"), "setup done")
+    for uid, h in moves.items():
+        s = put(s, uid, h)
+    return roll(s, 4)  # Table 7: hexes ending 4, 6, 0 out of C²
+
+
+def test_sea_transport_between_friendly_ports_s11_2() -> None:
+    s = _allied_movement_with({"BR 22GDS/IBDE": "1925", "IN 3/MIBDE": "1925"})
+    s = do(s, "ship AU 24/IBDE 1351")
+    assert g.piece_of(s, "AU 24/IBDE").hex == "1351"  # type: ignore[union-attr]
+    assert any("§11.1.4" in m or "§11.1" in m for m in refused(s, "move AU 24/IBDE 1350", "allied"))
+    s = do(s, "ship BR 22GDS/IBDE 1351")
+    assert any("§11.2" in m and "at most 2" in m for m in refused(s, "ship IN 3/MIBDE 1351", "allied"))
+    assert any("§11.2" in m for m in refused(s, "ship BR 7/ABDE 1925", "allied"))  # 1250 is no port
+    s = do(s, "move BR KDG/ARECBN 1206")
+    assert any("§11.2" in m for m in refused(s, "ship BR KDG/ARECBN 1925", "allied"))
+
+
+def test_dismount_frees_a_lorry_and_remount_returns_it_s13_6() -> None:
+    from rules.paa.dismount import on_line
+
+    s = to_axis_movement()
+    b = load_map()
+    hexes = [h for h in ("0805", "0804", "0806", "0704", "0705") if on_line(b, h)]
+    h = hexes[0]
+    lorry_hex = next(n for n in b.neighbours(h) if on_line(b, n))
+    s = replace(s, pieces=tuple(replace(p, hex=h, cf=5) if p.id in ("DE 5/1/ABN", "DE 5/2/ABN") else p for p in s.pieces))
+    assert any("§13.6" in m and "OOB" in m for m in refused(s, f"dismount DE 5/1/ABN, DE 5/2/ABN {lorry_hex}", "axis"))
+    s = replace(s, pieces=tuple(p for p in s.pieces if p.id != "DE LORRY/3"))  # back on the OOB
+    assert any("§13.6" in m for m in refused(s, f"dismount DE 5/1/ABN {lorry_hex}", "axis"))  # 5 CF < 10
+    s = do(s, f"dismount DE 5/1/ABN, DE 5/2/ABN {lorry_hex}")
+    p = g.piece_of(s, "DE 5/1/ABN")
+    assert p is not None and p.dismounted and p.oos
+    freed = [q for q in s.pieces if q.kind == "transport" and q.hex == lorry_hex]
+    assert freed
+    assert any("§11" in m for m in refused(s, "move DE 5/1/ABN 0906", "axis"))
+    s = do(s, "end movement")
+    s = do(s, "end declarations")
+    s = do(s, f"remount DE 5/1/ABN, DE 5/2/ABN on {freed[0].id}")
+    p = g.piece_of(s, "DE 5/1/ABN")
+    assert p is not None and not p.dismounted and g.piece_of(s, freed[0].id) is None
+
+
+def test_option_d_names_two_indian_brigades_of_the_base_s13_5_1() -> None:
+    s = to_axis_movement()
+    base = g._base_hexes("allied")
+    s = replace(s, turn=14, faction="allied", phase="reinforcement", stage="")
+    s = put(put(s, "IN 11/IBDE", base[0]), "IN 3/MIBDE", base[1])
+    indian = sorted(p.id for p in s.pieces if p.nation == "IN" and p.kind == "infantry" and p.hex in base)
+    assert len(indian) >= 2, indian
+    assert any("§13.5.1" in m for m in refused(s, "option D", "allied"))
+    s = do(s, f"option D {indian[0]}, {indian[1]}")
+    assert set(indian[:2]) <= set(s.withdrawn) and "D" in s.options_taken
+    assert s.penalty["allied"] == oob_cf("D")
+
+
+def oob_cf(letter: str) -> int:
+    from rules.paa import oob
+
+    return oob.schedule().options[letter].cf
