@@ -13,7 +13,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from pbem.rulesapi import Happening, Step
+from pbem.rulesapi import Combat, Die, Happening, Step
 from rules.paa import game as g
 from rules.paa import oob
 from rules.paa.game import State
@@ -210,9 +210,36 @@ def describe_roll(before: State, after: State, values: tuple[int | None, ...]) -
     return after.news
 
 
+def _combat_table(before: State, after: State, step: Step) -> Happening | None:
+    """A CRT or counter-attack roll as a combat table (§12.4), read from the open states."""
+    if step.kind != "roll" or before.roll not in ("crt", "counter") or before.current < 0:
+        return None
+    i = before.current
+    fight = after.fights[i] if i < len(after.fights) else before.fights[i]
+    value = step.values[0] if step.values else None
+    if before.roll == "crt":
+        return Happening(
+            text=f"Combat {i + 1} on {', '.join(fight.hexes)}: ΔCF {fight.delta}, die {value}: "
+                 f"the defender loses up to {fight.loss} CF", rule="§12.4.3", kind="combat",
+            combat=Combat(where=", ".join(fight.hexes),
+                          attackers=tuple(f"{u} ({st})" for u, st in zip(fight.attackers, fight.supply, strict=False)),
+                          defenders=fight.defenders, modifiers=("§12.3 combat supply: GS ×½, AS ×1, MAS ×2",),
+                          odds=f"ΔCF {fight.delta} (column {fight.column})", dice=(Die("CRT (Table 9)", value),),
+                          result=f"defender loses up to {fight.loss} CF", losses=fight.lost))
+    return Happening(
+        text=f"Counter-attack from {', '.join(fight.hexes)}: column {fight.counter_column}, die {value}: "
+             f"the attacker loses up to {fight.counter_loss} CF", rule="§12.4.4", kind="combat",
+        combat=Combat(where=", ".join(fight.hexes), attackers=tuple(u for u in fight.defenders if u not in fight.lost),
+                      defenders=fight.attackers, modifiers=("§12.4.4 counter-attack: German CF ×4, others ×2, no terrain",),
+                      odds=f"column {fight.counter_column}", dice=(Die("CRT (Table 9)", value),),
+                      result=f"attacker loses up to {fight.counter_loss} CF", losses=fight.counter_lost))
+
+
 def happenings(before: State, after: State, step: Step, role: str | None) -> tuple[Happening, ...]:
-    """What the last order or roll did (``State.news``), each line with its rule; open information."""
-    out = []
+    """What the last order or roll did (``State.news``), each line with its rule; a CRT or
+    counter-attack roll also as a combat table. Open information: the same for every reader."""
+    table = _combat_table(before, after, step)
+    out = [table] if table is not None else []
     for line in after.news:
         token = line.split(" ", 1)[0].rstrip(":")
         rule = token if token.startswith(("§", "Table", "R-")) else ""

@@ -387,3 +387,20 @@ def oob_cf(letter: str) -> int:
     from rules.paa import oob
 
     return oob.schedule().options[letter].cf
+
+
+def test_a_crt_roll_is_told_as_a_combat_table_s12_4() -> None:
+    from pbem.rulesapi import Step
+
+    s = to_axis_movement()
+    for u, h in (("IT 132/AREGT", "0906"), ("IT BERS/8/AIREGT", "0906"), ("DE 5/2/ABN", "0906"), ("DE 5/1/ABN", "0907")):
+        s = do(s, f"move {u} {h}")
+    s = do(do(s, "end movement"), "attack DE 5/1/ABN, DE 5/2/ABN, IT 132/AREGT, IT BERS/8/AIREGT on 1006")
+    before = do(do(s, "end declarations"), "resolve 1")
+    after = roll(before, 4)
+    said = RULES.happenings(before, after, Step("roll", values=(4,)), None)
+    table = next(h for h in said if h.combat is not None)
+    assert table.rule == "§12.4.3" and table.combat is not None
+    assert table.combat.odds == "ΔCF 9 (column 9)" and table.combat.dice[0].value == 4
+    assert table.combat.losses == ("BR SG/2/IBDE",) and "8 CF" in table.combat.result
+    assert RULES.describe_roll(before, after, (4,))[0].startswith("§12.4.3 attack on 1006: ΔCF 9, die 4")
