@@ -321,6 +321,8 @@ POOL_OF: dict[str, Pool] = {
     "it_infantry": ("IT", "infantry"), "it_armour": ("IT", "armoured"),
 }
 NAME_OF_POOL = {v: k for k, v in POOL_OF.items()}
+POOL_WORDS = {"allied_infantry": "Allied infantry", "allied_armour": "Allied armoured", "de_infantry": "German infantry",
+              "de_armour": "German armoured", "it_infantry": "Italian infantry", "it_armour": "Italian armoured"}
 
 
 @functools.lru_cache(maxsize=256)
@@ -571,8 +573,8 @@ def _enter_rr(s: State) -> State:
     sched = oob.schedule().turn(s.turn)
     income = {POOL_OF[k]: v for k, v in sched.rp.items() if POOL_OF[k][0] in (("CW",) if f == "allied" else ("DE", "IT"))}
     rp = pools_back(receive(pools_of(s), income))
-    news = [f"§13.3.1: {s.faction} RP income " + ", ".join(f"{k} +{v}" for k, v in sorted(sched.rp.items())
-                                                            if v and POOL_OF[k] in income)]
+    news = [f"§13.3.1: {s.faction} RP income " + (", ".join(f"{POOL_WORDS[k]} +{v}" for k, v in sorted(sched.rp.items())
+                                                             if v and POOL_OF[k] in income) or "none")]
     due = [w for w in s.waiting if oob.unit(w).faction == f] + list(sched.reinforcements.get(s.faction, ()))
     due += [uid for uid, t in s.returns if t <= s.turn and oob.unit(uid).faction == f]
     returns = tuple((u, t) for u, t in s.returns if not (t <= s.turn and oob.unit(u).faction == f))
@@ -1411,7 +1413,7 @@ def _end_rr(s: State, author: str) -> State:
                 return replace(s, stage="pick", news=(*s.news, f"§13.2.3 (R-39): the Axis picks {count - len(chosen)} "
                                                                f"more Allied {cat} units to withdraw"))
     kept, lost = end_of_phase(pools_of(s))
-    news = [f"§13.3.1: {NAME_OF_POOL[k]} loses {v} RP above 10" for k, v in lost.items()]
+    news = [f"§13.3.1: {POOL_WORDS[NAME_OF_POOL[k]]} loses {v} RP above 10" for k, v in lost.items()]
     s = replace(s, rp=pools_back(kept), stage="", news=(*s.news, *news, f"§13: the {s.faction} turn ends"))
     return _end_player_turn(s, author)
 

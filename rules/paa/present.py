@@ -26,8 +26,7 @@ from rules.paa.zoc import zoc
 TOPICS = ("supply", "move", "unit", "combat")
 #: Map overlays (``pbem map --overlay``): §3 zones of control of both factions.
 OVERLAYS = ("zoc",)
-POOL_WORDS = {"allied_infantry": "Allied infantry", "allied_armour": "Allied armoured", "de_infantry": "German infantry",
-              "de_armour": "German armoured", "it_infantry": "Italian infantry", "it_armour": "Italian armoured"}
+POOL_WORDS = g.POOL_WORDS
 
 
 def _flags(p: Piece) -> str:
@@ -244,6 +243,8 @@ def happenings(before: State, after: State, step: Step, role: str | None) -> tup
         token = line.split(" ", 1)[0].rstrip(":")
         rule = token if token.startswith(("§", "Table", "R-")) else ""
         text = line[len(token):].lstrip(": ") if rule else line
+        if table is not None and rule == table.rule:
+            continue  # said by the table
         kind = "combat" if rule.startswith(("§12", "§11.4")) else "elimination" if "eliminated" in text else ""
         out.append(Happening(text=text[:1].upper() + text[1:], rule=rule, kind=kind))
     return tuple(out)
