@@ -812,7 +812,21 @@ def _haul_problems(s: State, a: Haul, author: str) -> list[Problem]:
     if way is None:
         return [Problem("§11.1.3", f"{lorry.id} cannot reach {a.hex} with {mf_left(s, lorry)} MF "
                                  "(transport units move along roads and tracks only)")]
-    return carry_problems(lorry, depot, way[0]) + end_problems(s, lorry, way[0], g)
+    return carry_problems(lorry, depot, way[0]) + end_problems(s, lorry, way[0], g) \
+        + _depot_cuts_off(s, {lorry.id: a.hex, depot.id: a.hex}, depot.id)
+
+
+def _depot_cuts_off(s: State, changes: Mapping[str, str], depot: str) -> list[Problem]:
+    """§8.4.1: moving an Allied supply installation is a voluntary act that may
+    not put Allied regular or transport units OOS."""
+    if faction_of(s) != "allied":
+        return []
+    ctl = control_of(s)
+    moved = moved_pieces(s, changes)
+    before = supplies(s.pieces, "allied", ctl, moved=s.moved_depots)
+    after = supplies(moved, "allied", ctl, moved=s.moved_depots)
+    cut = [u for u in newly_oos(before, after, "allied", moved) if u not in changes]
+    return [Problem("§8.4.1", f"moving {depot} would put {', '.join(cut)} out of supply")] if cut else []
 
 
 def _ship_problems(s: State, a: Ship, author: str) -> list[Problem]:
@@ -859,7 +873,7 @@ def _rail_problems(s: State, a: Rail, author: str) -> list[Problem]:
         return out + bad
     if a.hex == depot.hex:
         return [Problem("§11.3.1", f"{depot.id} is in {a.hex} already")]
-    return rail_problems(board(), s.pieces, depot, a.hex)
+    return rail_problems(board(), s.pieces, depot, a.hex) or _depot_cuts_off(s, {depot.id: a.hex}, depot.id)
 
 
 def _end_movement_problems(s: State, author: str) -> list[Problem]:

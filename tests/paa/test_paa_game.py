@@ -404,3 +404,12 @@ def test_a_crt_roll_is_told_as_a_combat_table_s12_4() -> None:
     assert table.combat.odds == "ΔCF 9 (column 9)" and table.combat.dice[0].value == 4
     assert table.combat.losses == ("BR SG/2/IBDE",) and "8 CF" in table.combat.result
     assert RULES.describe_roll(before, after, (4,))[0].startswith("§12.4.3 attack on 1006: ΔCF 9, die 4")
+
+
+def test_moving_an_allied_installation_may_not_cut_allied_units_off_s8_4_1() -> None:
+    s = to_allied_movement(1)
+    # BR DEPOT/1 at Benghazi (1906) links the units of western Cyrenaica to the network: carried to
+    # Derna (2418) it leaves BR SG/2/IBDE (1006) and others beyond 20 MF of any linked installation.
+    problems = refused(s, "haul BR LORRY/1, BR DEPOT/1 2418", "allied")
+    assert problems and problems[0].startswith("§8.4.1") and "BR SG/2/IBDE" in problems[0]
+    assert "haul BR LORRY/1, BR DEPOT/1 2418" not in o._hauls(s, "allied")
