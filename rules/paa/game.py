@@ -658,8 +658,9 @@ class Ground(msgspec.Struct, frozen=True):
     depots: frozenset[str]  # hexes with enemy installations alone (§11.1.6)
 
 
-def ground(s: State) -> Ground:
-    f = faction_of(s)
+def ground(s: State, faction: Faction | None = None) -> Ground:
+    """The ground a move of ``faction`` (default: the phasing one) is judged on."""
+    f = faction or faction_of(s)
     enemy = enemy_of(f)
     b = board()
     units = {p.hex for p in s.pieces if p.faction == enemy and p.kind != "installation"}

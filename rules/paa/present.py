@@ -167,7 +167,7 @@ def _explain_move(s: State, p: Piece, where: str) -> list[str]:
     except ValueError as e:
         return [str(e)]
     problems = g.check(s, g.Move(p.id, where), _Who(p.faction))
-    ground = g.ground(s)
+    ground = g.ground(s, p.faction)
     reach = g.destinations(s, p, ground)
     out = [f"{p.id} in {p.hex}: {g.mf_left(s, p)} MF left; reaches {len(reach)} hexes this phase (§11.1)."]
     if where in reach:
