@@ -75,6 +75,8 @@ class PaaMap:
     """The checked map. Build it with ``load_map()`` (cached)."""
 
     grid: Grid = GRID
+    #: Never changed once built: the movement rules may remember its step costs (movement.step_options).
+    immutable = True
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
         try:
