@@ -205,7 +205,7 @@ KINDS: tuple[tuple[str, str, str, bool], ...] = (
     ("minefield", "Minefields", "RB 16.55: 15 BP, or free by dismantling two", False),
     ("rebuild", "Rebuild", "RB 16.54: one step at the Base", False),
     ("redeploy", "Redeployment", "RB 16.51", False),
-    ("sea ", "Sea Redeployment", "RB 16.53: between controlled Ports", False),
+    ("sea", "Sea Redeployment", "RB 16.53: between controlled Ports", False),
     ("refit", "Return for Refit", "RB 16.52: free, overland to Base, off-board until next Buildup", False),
     ("supply check", "Supply check", "RB 12.7, 13.3, 15.1", False),
     ("pass", "Turn option: pass", "RB 3.42", False),
