@@ -193,8 +193,8 @@ def format_action(a: Any) -> str:
 
 # --- what may be ordered now -----------------------------------------------------------------
 
-class _Author:
-    """A Ctx naming only who acts (check reads nothing else)."""
+class Author:
+    """A Ctx naming only who acts (check reads nothing else; PAA has no secret)."""
 
     def __init__(self, role: str) -> None:
         self.role = self.author = role
@@ -217,7 +217,7 @@ class _Author:
 
 
 def _ok(s: State, role: str, texts: Sequence[str]) -> list[str]:
-    ctx = _Author(role)
+    ctx = Author(role)
     return [t for t in texts if not g.check(s, parse_action(t), ctx)]
 
 

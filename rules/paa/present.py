@@ -18,6 +18,7 @@ from rules.paa import game as g
 from rules.paa import oob
 from rules.paa.game import State
 from rules.paa.movement import move_problems, mover_of
+from rules.paa.orders import Author
 from rules.paa.state import PHASE_NAMES, month
 from rules.paa.supply import network, unit_supply
 from rules.paa.units import Piece, current_cf
@@ -166,7 +167,7 @@ def _explain_move(s: State, p: Piece, where: str) -> list[str]:
         mover_of(p)
     except ValueError as e:
         return [str(e)]
-    problems = g.check(s, g.Move(p.id, where), _Who(p.faction))
+    problems = g.check(s, g.Move(p.id, where), Author(p.faction))
     ground = g.ground(s, p.faction)
     reach = g.destinations(s, p, ground)
     out = [f"{p.id} in {p.hex}: {g.mf_left(s, p)} MF left; reaches {len(reach)} hexes this phase (§11.1)."]
@@ -182,25 +183,6 @@ def _explain_move(s: State, p: Piece, where: str) -> list[str]:
     return out
 
 
-class _Who:
-    def __init__(self, role: str) -> None:
-        self.role = self.author = role
-        self.seq = 0
-
-    def value(self, label: str) -> bytes | None:
-        return None
-
-    def committed(self, label: str) -> bool:
-        return False
-
-    def opened(self, label: str) -> bool:
-        return False
-
-    def leaf(self, label: str, key: str) -> bytes | None:
-        return None
-
-    def card(self, rnd: str, pos: int) -> str | None:
-        return None
 
 
 # --- words for rolls and happenings ----------------------------------------------------------
