@@ -109,6 +109,8 @@ def group_problems(pos: Position, owner: Side, groups: Mapping[str, tuple[ClassH
                     rule: str) -> list[Problem]:
     probs: list[Problem] = []
     placed: dict[str, list[Loss]] = {}
+    unusable_hits: dict[str, list[Problem]] = {}  # per group: hits placed where they cannot be used
+    refused: set[str] = set()  # groups already refused as a whole
     seen: set[str] = set()
     for loss in losses:
         if loss.token in seen:
@@ -127,11 +129,17 @@ def group_problems(pos: Position, owner: Side, groups: Mapping[str, tuple[ClassH
             probs.append(Problem(rule, f"{loss.token} cannot take these hits (not an eligible {owner} unit)"))
             continue
         placed.setdefault(g, []).append(loss)
+        if b.unit:  # known here: revealed in battle (RB 8.5), or the owner's own replay
+            waste = unusable(loss, absorber_of(b, look(b.unit)))
+            if waste:
+                unusable_hits.setdefault(g, []).append(
+                    Problem("RB 9.5", f"{loss.token} ({b.unit} at CV {b.cv}): {waste}"))
     for g, ls in placed.items():
         scored = groups[g][0]
         h = sum(x.hits for x in ls)
         hh = sum(x.half_hits for x in ls)
         if h > scored.hits or hh > scored.half_hits:
+            refused.add(g)
             probs.append(Problem(rule, f"{g}: {h} hits and {hh} half-hits placed, but only {scored.hits} hits "
                                        f"and {scored.half_hits} half-hits were scored"))
     for g, (scored, blocks) in groups.items():
@@ -150,9 +158,12 @@ def group_problems(pos: Position, owner: Side, groups: Mapping[str, tuple[ClassH
                 text = f"removes {used} CV but the hits can remove {best}"
             else:  # an optional-rule I-tank: hits and CV differ (CB-16)
                 text = f"applies {used} hits but {best} can be applied"
+            refused.add(g)
             probs.append(Problem("RB 9.5", f"{g}: this placement {text}; hits may be wasted only if there is "
                                            "no alternative"))
-    return probs
+    # Issue 27 point 6: a placement otherwise right that puts on a unit hits it
+    # cannot use is a second form of the one leaving them unplaced.
+    return probs + [p for g, ps in unusable_hits.items() if g not in refused for p in ps]
 
 
 def _used_steps(loss: Loss | None, a: _Absorber) -> int:
@@ -162,6 +173,29 @@ def _used_steps(loss: Loss | None, a: _Absorber) -> int:
         return 0
     halves = HALVES_PER_HIT * loss.hits + loss.half_hits
     return min(a.steps, halves // (HALVES_PER_HIT * a.hits_per_step))
+
+
+def unusable(loss: Loss, a: _Absorber) -> str:
+    """Why ``loss`` puts on the unit hits it cannot use, or "" (RB 9.5, 9.52;
+    issue 27 point 6): hits beyond its remaining steps, or a part of a step
+    (one hit on an elite step that takes two, an odd half-hit) would be
+    wasted, and a placement carrying them is a second form of the one
+    without them. The one check for ``losses`` and the Pursuit losses."""
+    halves = HALVES_PER_HIT * loss.hits + loss.half_hits
+    per_step = HALVES_PER_HIT * a.hits_per_step
+    if halves % per_step == 0 and halves // per_step <= a.steps:
+        return ""
+    usable = _used_steps(loss, a) * per_step
+    step = "one hit" if a.hits_per_step == 1 else f"{a.hits_per_step} hits"
+    return (f"{_halves_text(halves)} placed but it can use only {_halves_text(usable)} ({a.steps} step"
+            f"{'s' if a.steps != 1 else ''} left, {step} a step); hits a unit cannot use are not placed, "
+            "they stay unplaced and are wasted")
+
+
+def _halves_text(halves: int) -> str:
+    hits, half = divmod(halves, HALVES_PER_HIT)
+    text = f"{hits} hit{'s' if hits != 1 else ''}" if hits or not half else ""
+    return text + (" and " if text and half else "") + ("a half-hit" if half else "") if text or half else "no hits"
 
 
 def used_cv(loss: Loss | None, a: _Absorber) -> int:

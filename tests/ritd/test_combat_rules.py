@@ -136,10 +136,14 @@ def test_rb_10_5_hidden_speeds_become_obligations() -> None:
 
 def test_rb_10_5_pursuit_hits_on_elite_retreaters_follow_9_5() -> None:
     pos = battle_pos(blk("G1", "axis", "Ger Arm 4"), blk("G2", "axis", "Ger Inf 4"), blk("P1", "allied", "Br Arm 4"))
-    alloc = cb.LossAllocation(HEX, (cb.Loss("G1", 1), cb.Loss("G2", 2)))
+    alloc = cb.LossAllocation(HEX, (cb.Loss("G2", 2),))
     assert rt.check_pursuit_losses(pos, ("G1", "G2"), 3, alloc, units=units) == []
     bad = cb.LossAllocation(HEX, (cb.Loss("G1", 1), cb.Loss("G2", 1)))
     assert rules_of(rt.check_pursuit_losses(pos, ("G1", "G2"), 3, bad, units=units)) == ["RB 9.5"]
+    # The third hit cannot remove an elite step (RB 2.3): it stays unplaced;
+    # placed on G1 it is a second form of the same placement (issue 27 point 6).
+    wasted = cb.LossAllocation(HEX, (cb.Loss("G1", 1), cb.Loss("G2", 2)))
+    assert rules_of(rt.check_pursuit_losses(pos, ("G1", "G2"), 3, wasted, units=units)) == ["RB 9.5"]
     out = rt.apply_pursuit_losses(pos, ("G1", "G2"), 3, alloc, units=units)
     assert (cv(out.position, "G1"), cv(out.position, "G2"), out.wasted_halves) == (4, 2, 2)
 
