@@ -52,7 +52,7 @@ from rules.paa.logistics import SeaMove, carry_problems, rail_problems, sea_prob
 from rules.paa.malta import MALTA_TURN, allied_good_order_in_libya, crossing_problems, invasion_result
 from rules.paa.mapdata import PaaMap, load_map
 from rules.paa.mapview import ALEXANDRIA, BARDIA, EL_AGHEILA, TOBRUK
-from rules.paa.movement import move_problems, mover_of, oos_movement_problems, path_cost, routes
+from rules.paa.movement import fort_advance_problems, move_problems, mover_of, oos_movement_problems, path_cost, routes
 from rules.paa.overrun import captured, overrun_check
 from rules.paa.reinforcements import (
     allied_option_problems,
@@ -71,7 +71,7 @@ from rules.paa.tables import OVERRUN_MF
 from rules.paa.units import Faction, Piece, enemy_of, kind_of
 from rules.paa.victory import LAST_TURN, NO_TOBRUK_OPTION, sudden_death, victory
 from rules.paa.withdrawals import allies_lose_by_withdrawal, withdrawal_pool
-from rules.paa.zoc import enemy_fort_zoc, enemy_zoc, zoc_sources
+from rules.paa.zoc import enemy_fort_zoc, enemy_zoc, occupied_forts, zoc_sources
 
 ROLES: tuple[str, str] = ("allied", "axis")
 CAMPAIGN = "campaign"
@@ -292,6 +292,7 @@ class State(msgspec.Struct, frozen=True):
     phase_start: dict[str, str] = {}  # unit -> hex at the start of the movement phase (§11.4)
     mf_used: dict[str, int] = {}
     stopped: tuple[str, ...] = ()  # §11.1.4-§11.1.5: entered enemy (fort) ZOC
+    fort_bound: dict[str, str] = {}  # §11.1.5: unit -> fort whose ZOC it advanced into, not yet attacked
     moved_depots: tuple[str, ...] = ()  # §8.5: installations moved this turn give no AS
     shipped: tuple[tuple[str, str, str], ...] = ()  # §11.2: (piece, from port, to port) this phase
     fights: tuple[Fight, ...] = ()
@@ -525,6 +526,7 @@ def _enter(s: State, phase: Phase, author: str) -> State:
 
 
 def _next_phase(s: State, author: str) -> State:
+    s = _fort_bonds_kept(s)
     phases = TABLE_4[faction_of(s)]
     i = phases.index(s.phase)  # type: ignore[arg-type]
     if i + 1 < len(phases):
@@ -703,11 +705,36 @@ def moved_pieces(s: State, changes: Mapping[str, str]) -> tuple[Piece, ...]:
     return tuple(replace(p, hex=changes[p.id]) if p.id in changes else p for p in s.pieces)
 
 
+def bound_fort(s: State, p: Piece) -> str | None:
+    """§11.1.5: the enemy-occupied fort ``p`` advanced next to and has not attacked yet (None: none)."""
+    fort = s.fort_bound.get(p.id)
+    if fort is None or fort not in occupied_forts(board(), s.pieces, enemy_of(p.faction)):
+        return None
+    return fort
+
+
+def fort_leaving_problems(s: State, p: Piece, path: Sequence[str]) -> list[Problem]:
+    """§11.1.5 (movement.fort_advance_problems) for ``p`` following ``path``."""
+    fort = bound_fort(s, p)
+    return fort_advance_problems(p, path, fort, board().fort_zoc.get(fort, frozenset()) if fort else frozenset())
+
+
+def _fort_bonds_kept(s: State) -> State:
+    """§11.1.5: a bond ends once its unit is gone, out of the fort's ZOC
+    (a retreat) or the fort is no longer enemy-occupied (R-49)."""
+    keep = {u: fort for u, fort in s.fort_bound.items()
+            if (p := piece_of(s, u)) is not None and bound_fort(s, p) == fort
+            and p.hex in board().fort_zoc.get(fort, frozenset())}
+    return s if keep == s.fort_bound else replace(s, fort_bound=keep)
+
+
 def end_problems(s: State, p: Piece, path: Sequence[str], g: Ground, net: Network | None = None) -> list[Problem]:
     """The checks of a move that depend on where it ends: staying in supply
     (§11.1.1; R-41: judged at the end of each move order), not cutting other
-    Allied units off (§8.4.1), the Malta crossing ban (§9)."""
+    Allied units off (§8.4.1), the Malta crossing ban (§9), leaving a fort's
+    ZOC entered by advance (§11.1.5)."""
     out = crossing_problems(board(), s.turn, s.malta, p, path)  # type: ignore[arg-type]
+    out += fort_leaving_problems(s, p, path)
     if not _must_stay_in_supply(p) and p.faction != "allied":
         return out
     moved = moved_pieces(s, {p.id: path[-1]})
@@ -792,6 +819,9 @@ def _overrun_problems(s: State, a: Overrun, author: str) -> list[Problem]:
     if a.hex not in board():
         return [Problem("§2.1", f"{a.hex} is not a hex of the map")]
     problems, _ = overrun_plan(s, a, author)
+    for u in a.units:
+        if not problems and (p := piece_of(s, u)) is not None:
+            problems += fort_leaving_problems(s, p, (p.hex, a.hex))
     return problems
 
 
@@ -841,7 +871,8 @@ def _ship_problems(s: State, a: Ship, author: str) -> list[Problem]:
     allied_ok = [q.id for q in s.pieces if q.faction == "allied" and q.kind != "installation" and not q.oos]
     # Judged as a whole (port capacities): the earlier shipments from where they began.
     before = moved_pieces(s, {u: o for u, o, _ in s.shipped})
-    return sea_problems(board(), before, moves, control_of(s), allied_in_supply=allied_ok)
+    return fort_leaving_problems(s, p, (p.hex, a.hex)) or \
+        sea_problems(board(), before, moves, control_of(s), allied_in_supply=allied_ok)
 
 
 def _dismount_problems(s: State, a: Dismount, author: str) -> list[Problem]:
@@ -1346,7 +1377,9 @@ def apply(s: State, a: Any, ctx: Ctx) -> State:
         here = [p.hex for u in a.units if (p := piece_of(s, u)) is not None]
         forced = any(forts.get(h) in a.hexes for h in here)
         fight = Fight(a.units, a.hexes, forced=forced)
-        return replace(s, fights=(*s.fights, fight),
+        # §11.1.5: attacking the fort (forced, never cancelled: §12.1.1) ends the bond.
+        bound = {u: fort for u, fort in s.fort_bound.items() if not (u in a.units and fort in a.hexes)}
+        return replace(s, fights=(*s.fights, fight), fort_bound=bound,
                        news=(f"§12.2: combat {len(s.fights) + 1}: {', '.join(a.units)} attack {', '.join(a.hexes)}",))
     if isinstance(a, Sacrifice):
         return replace(s, sacrificed=(*s.sacrificed, a.depot), news=(f"§12.3: {a.depot} is sacrificed for MAS",))
@@ -1370,7 +1403,11 @@ def apply(s: State, a: Any, ctx: Ctx) -> State:
         s = _move_to(s, a.unit, (p.hex, a.hex))
         fights = list(s.fights)
         fights[s.current] = replace(fight, advanced=(*fight.advanced, a.unit))
-        return replace(s, fights=tuple(fights), news=(f"§12.4.7: {a.unit} advances into {a.hex}",))
+        fort = enemy_fort_zoc(board(), s.pieces, f).get(a.hex)
+        bound = {**s.fort_bound, a.unit: fort} if fort else s.fort_bound
+        then = f"; it must attack the fort {fort} before leaving its ZOC (§11.1.5)" if fort else ""
+        return replace(s, fights=tuple(fights), fort_bound=bound,
+                       news=(f"§12.4.7: {a.unit} advances into {a.hex}{then}",))
     if isinstance(a, EndAdvance):
         return _fight_done(s)
     if isinstance(a, EndCombat):

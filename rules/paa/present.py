@@ -133,7 +133,12 @@ def explain(s: State, role: str, topic: str, subject: str) -> list[str]:
             else "off the map (on the OOB)"
         return [f"{uid} is {place}."]
     if topic == "unit":
-        return [piece_line(p), f"in {p.hex} ({g.board().terrain(p.hex)}), MF left {g.mf_left(s, p)}"]
+        out = [piece_line(p), f"in {p.hex} ({g.board().terrain(p.hex)}), MF left {g.mf_left(s, p)}"]
+        fort = g.bound_fort(s, p)
+        if fort:
+            out.append(f"It advanced into the ZOC of the enemy-occupied fort {fort} and must attack it at least once "
+                       "before leaving that ZOC (§11.1.5).")
+        return out
     if topic == "supply":
         return _explain_supply(s, p)
     return _explain_move(s, p, where)

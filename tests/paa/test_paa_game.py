@@ -413,3 +413,26 @@ def test_moving_an_allied_installation_may_not_cut_allied_units_off_s8_4_1() -> 
     problems = refused(s, "haul BR LORRY/1, BR DEPOT/1 2418", "allied")
     assert problems and problems[0].startswith("§8.4.1") and "BR SG/2/IBDE" in problems[0]
     assert "haul BR LORRY/1, BR DEPOT/1 2418" not in o._hauls(s, "allied")
+
+
+def test_a_unit_that_advanced_into_fort_zoc_must_attack_the_fort_before_leaving_s11_1_5() -> None:
+    # §11.1.5: the advance after combat (§12.4.7) into 1924, in Tobruk's (1925) fort ZOC, binds the unit.
+    s = _axis_attack(crt_die=1, counter_die=1)
+    s = replace(put(s, "DE 5/1/ABN", "1923"), fights=(replace(s.fights[0], hexes=("1924",)),))
+    s = do(s, "advance DE 5/1/ABN 1924")
+    assert s.fort_bound == {"DE 5/1/ABN": "1925"} and "§11.1.5" in s.news[0]
+    # In its next movement phase it may not leave the ZOC; a unit that did not advance there may (§11.1.5).
+    m = to_axis_movement()
+    m = replace(put(put(m, "DE 5/1/ABN", "1924"), "DE 5/2/ABN", "1924"), fort_bound=s.fort_bound)
+    assert any("§11.1.5" in p and "1925" in p for p in refused(m, "move DE 5/1/ABN 1923", "axis"))
+    assert not refused(m, "move DE 5/2/ABN 1923", "axis")
+    listed = o.legal_orders(m, "axis")
+    assert "move DE 5/2/ABN 1923" in listed and not [x for x in listed if x.startswith("move DE 5/1/ABN ")]
+    assert any("§11.1.5" in line for line in RULES.explain(m, "axis", "unit", "DE 5/1/ABN", Ctx("axis")))
+    # The bond ends when the fort is no longer enemy-occupied.
+    empty = replace(m, pieces=tuple(p for p in m.pieces if p.id != "AU 24/IBDE"))
+    assert not refused(empty, "move DE 5/1/ABN 1923", "axis")
+    # Attacking the fort (forced, §12.1.1) ends the bond.
+    m = do(m, "end movement")
+    m = do(m, "attack DE 5/1/ABN, DE 5/2/ABN on 1925")
+    assert m.fort_bound == {}
