@@ -53,6 +53,15 @@ from rules.paa.malta import MALTA_TURN, allied_good_order_in_libya, crossing_pro
 from rules.paa.mapdata import PaaMap, load_map
 from rules.paa.mapview import ALEXANDRIA, BARDIA, EL_AGHEILA, TOBRUK
 from rules.paa.movement import fort_advance_problems, move_problems, mover_of, oos_movement_problems, path_cost, routes
+from rules.paa.optional import (
+    OPTIONS,
+    RELIABILITY_OPTION,
+    icf_after,
+    is_supporting,
+    italian_infantry,
+    may_attack,
+    overrun_cost,
+)
 from rules.paa.overrun import captured, overrun_check
 from rules.paa.reinforcements import (
     allied_option_problems,
@@ -77,7 +86,7 @@ ROLES: tuple[str, str] = ("allied", "axis")
 CAMPAIGN = "campaign"
 SPEC = Spec(
     id="paa", version="1", title="Panzerarmee Afrika (revised text, CC BY-SA 4.0)", roles=ROLES,
-    scenarios=(CAMPAIGN,), options=(NO_TOBRUK_OPTION,), option_groups=(C2_OPTION,),
+    scenarios=(CAMPAIGN,), options=(NO_TOBRUK_OPTION, RELIABILITY_OPTION), option_groups=(C2_OPTION,),
     data_package="rules.paa.data", data_files=("map.toml", "units.toml", "oob.toml"),
 )
 
@@ -292,6 +301,8 @@ class State(msgspec.Struct, frozen=True):
     phase_start: dict[str, str] = {}  # unit -> hex at the start of the movement phase (§11.4)
     mf_used: dict[str, int] = {}
     stopped: tuple[str, ...] = ()  # §11.1.4-§11.1.5: entered enemy (fort) ZOC
+    optional: tuple[str, ...] = ()  # §15: the optional rules in play (off unless named at the start)
+    icf: int = 0  # §15.2: Italian infantry CF eliminated so far (never decreases)
     fort_bound: dict[str, str] = {}  # §11.1.5: unit -> fort whose ZOC it advanced into, not yet attacked
     moved_depots: tuple[str, ...] = ()  # §8.5: installations moved this turn give no AS
     shipped: tuple[tuple[str, str, str], ...] = ()  # §11.2: (piece, from port, to port) this phase
@@ -328,15 +339,15 @@ POOL_WORDS = {"allied_infantry": "Allied infantry", "allied_armour": "Allied arm
 
 @functools.lru_cache(maxsize=256)
 def _supply_memo(pieces: tuple[Piece, ...], faction: Faction, control: tuple[tuple[str, Faction], ...],
-                 moved: tuple[str, ...]) -> dict[str, Any]:
-    return supply_states(board(), pieces, faction, dict(control), moved=moved)
+                 moved: tuple[str, ...], icf: int | None) -> dict[str, Any]:
+    return supply_states(board(), pieces, faction, dict(control), moved=moved, icf=icf)
 
 
 def supplies(pieces: Sequence[Piece], faction: Faction, control: Mapping[str, Faction],
-             moved: Sequence[str] = ()) -> dict[str, Any]:
+             moved: Sequence[str] = (), icf: int | None = None) -> dict[str, Any]:
     """``supply.supply_states`` (§8), remembered for the last positions asked
     (a listing asks the same question for every candidate order)."""
-    return dict(_supply_memo(tuple(pieces), faction, tuple(sorted(control.items())), tuple(moved)))
+    return dict(_supply_memo(tuple(pieces), faction, tuple(sorted(control.items())), tuple(moved), icf))
 
 
 def faction_of(s: State) -> Faction:
@@ -431,6 +442,7 @@ def initial_state(scenario: str, options: tuple[str, ...]) -> State:
     return State(turn=1, faction="allied", phase="setup", pieces=_sorted(pieces), control=control,
                  rp={k: int(v) for k, v in sched.start_rp.items()}, c2_method=method,
                  tobruk_rule=NO_TOBRUK_OPTION not in options, penalty={"allied": 0, "axis": 0},
+                 optional=tuple(o for o in OPTIONS if o in options),
                  news=("§6: the Allies set up first (R-30): base units may be placed in any base hex",))
 
 
@@ -484,7 +496,7 @@ def _ask(s: State, author: str, what: str, purposes: Sequence[str], hexes: Seque
 def _supply_flags(s: State, faction: Faction) -> tuple[State, tuple[str, ...]]:
     """§8.4, §8.5: flip the faction's regular and transport units OOS or face
     up by the supply rules; returns the ids in supply."""
-    states = supplies(s.pieces, faction, control_of(s))
+    states = supplies(s.pieces, faction, control_of(s), icf=icf_of(s))
     pieces = []
     for p in s.pieces:
         if p.id in states:
@@ -550,7 +562,7 @@ def _game_over(s: State, *, winner: str | None = None, why: str = "") -> State:
     if winner is not None:
         return replace(s, phase="over", stage="", winner=winner, result=why)
     ctl = control_of(s)
-    ok = {f: supplies(s.pieces, f, ctl) for f in ("allied", "axis")}
+    ok = {f: supplies(s.pieces, f, ctl, icf=icf_of(s)) for f in ("allied", "axis")}
     supplied = [u for states in ok.values() for u, st in states.items() if st.state != "OOS"]
     from rules.paa.victory import cf_on_map
 
@@ -667,7 +679,7 @@ def ground(s: State, faction: Faction | None = None) -> Ground:
     b = board()
     units = {p.hex for p in s.pieces if p.faction == enemy and p.kind != "installation"}
     depots = {p.hex for p in s.pieces if p.faction == enemy and p.kind == "installation"} - units
-    return Ground(enemy_zoc(b, s.pieces, f), enemy_fort_zoc(b, s.pieces, f), frozenset(units), frozenset(depots))
+    return Ground(enemy_zoc(b, s.pieces, f, icf=icf_of(s)), enemy_fort_zoc(b, s.pieces, f), frozenset(units), frozenset(depots))
 
 
 def mf_left(s: State, p: Piece) -> int:
@@ -696,13 +708,48 @@ def _cuts_off(s: State, p: Piece, moved: Sequence[Piece], g: Ground) -> list[str
     if any(q.hex == p.hex and q.id != p.id and q.faction == p.faction and q.kind != "installation" for q in s.pieces):
         return []
     ctl = control_of(s)
-    before = supplies(s.pieces, "allied", ctl, moved=s.moved_depots)
-    after = supplies(moved, "allied", ctl, moved=s.moved_depots)
+    before = supplies(s.pieces, "allied", ctl, moved=s.moved_depots, icf=icf_of(s))
+    after = supplies(moved, "allied", ctl, moved=s.moved_depots, icf=icf_of(s))
     return [u for u in newly_oos(before, after, "allied", moved) if u != p.id]
 
 
 def moved_pieces(s: State, changes: Mapping[str, str]) -> tuple[Piece, ...]:
     return tuple(replace(p, hex=changes[p.id]) if p.id in changes else p for p in s.pieces)
+
+
+def icf_of(s: State) -> int | None:
+    """§15.2: the ICF when the reliability option is in play, else None (no effect)."""
+    return s.icf if RELIABILITY_OPTION in s.optional else None
+
+
+def _has_su(s: State, hex_id: str) -> bool:
+    """§15.2: a supporting unit (German regular or Italian armoured) stands in ``hex_id``."""
+    return any(q.hex == hex_id and is_supporting(q) for q in s.pieces)
+
+
+def unreliable_attackers(s: State, units: Sequence[str], hexes: Sequence[str], *, without: str = "") -> list[Problem]:
+    """§15.2: at ICF >= 10 Italian infantry attacks only in AS or MAS (§12.3)
+    or stacked with a supporting unit. ``without``: an installation about to
+    be eliminated (§12.3 scrap). A forced fort attack (§12.1.1) is exempt (R-50)."""
+    icf = icf_of(s)
+    if icf is None or icf < 10:
+        return []
+    forts = fort_zoc_of_phasing(s)
+    pieces = tuple(q for q in s.pieces if q.id != without)
+    net: Network | None = None
+    out = []
+    for u in units:
+        p = piece_of(s, u)
+        if p is None or not italian_infantry(p) or forts.get(p.hex) in hexes:
+            continue
+        if net is None:
+            net = network(board(), pieces, p.faction, control_of(s), icf=icf_of(s))
+        attack_supplied = bool(unit_supply(board(), pieces, p, net, moved=s.moved_depots, icf=icf_of(s)).attack)
+        if not may_attack(p, icf, attack_supplied=attack_supplied, stacked_with_su=_has_su(s, p.hex)):
+            out.append(Problem("§15.2", f"ICF is {icf}: {p.id} (Italian infantry) may attack only in AS or MAS "
+                                        "(an unmoved installation within 8 MF, §12.3) or stacked with a German "
+                                        "regular or Italian armoured unit"))
+    return out
 
 
 def bound_fort(s: State, p: Piece) -> str | None:
@@ -741,9 +788,9 @@ def end_problems(s: State, p: Piece, path: Sequence[str], g: Ground, net: Networ
     if _must_stay_in_supply(p):
         if net is None or p.hex in g.ezoc or path[-1] in g.ezoc:
             # §8.2: the network changes only where a friendly unit leaves or enters enemy ZOC (R-18).
-            net = network(board(), moved, p.faction, control_of(s))
+            net = network(board(), moved, p.faction, control_of(s), icf=icf_of(s))
         here = next(q for q in moved if q.id == p.id)
-        ok = unit_supply(board(), moved, here, net, moved=s.moved_depots).state != "OOS"
+        ok = unit_supply(board(), moved, here, net, moved=s.moved_depots, icf=icf_of(s)).state != "OOS"
         out += oos_movement_problems(p, started_in_supply=not p.oos, supplied_after_steps=[ok])
     cut = _cuts_off(s, p, moved, g)
     if cut:
@@ -800,16 +847,23 @@ def overrun_plan(s: State, a: Overrun, author: str) -> tuple[list[Problem], Any]
     starts = {s.phase_start.get(p.id) for p in stack}
     together = len(starts) == 1 and all(p.hex == from_hex for p in stack)
     # §11.4: every unit of the stack that started together with it takes part.
-    net = network(b, s.pieces, f, control_of(s))
+    net = network(b, s.pieces, f, control_of(s), icf=icf_of(s))
     attackers = []
     for p in stack:
-        st = unit_supply(b, s.pieces, p, net, moved=s.moved_depots).state
+        st = unit_supply(b, s.pieces, p, net, moved=s.moved_depots, icf=icf_of(s)).state
         attackers.append(Attacker(p, "AS" if st == "AS" else "GS" if st == "GS" else "OOS"))
     defenders = [p for p in s.pieces if p.hex == a.hex and p.faction == enemy_of(f)]
-    sources = zoc_sources(b, s.pieces, enemy_of(f)).get(from_hex, frozenset())
+    sources = zoc_sources(b, s.pieces, enemy_of(f), icf=icf_of(s)).get(from_hex, frozenset())
     check = overrun_check(b, attackers, from_hex, a.hex, defenders, started_together=together,
-                          ezoc_sources=sources, mf_left={p.id: mf_left(s, p) for p in stack})
+                          ezoc_sources=sources, mf_left={p.id: mf_left(s, p) for p in stack},
+                          overrun_mf=_overrun_mf(s, defenders))
     return list(check.problems), check
+
+
+def _overrun_mf(s: State, defenders: Sequence[Piece]) -> int:
+    """§11.4: +10 MF; §15.2 (R-37): +5 against Italian infantry alone at ICF >= 25."""
+    icf = icf_of(s)
+    return OVERRUN_MF if icf is None else overrun_cost(defenders, icf)
 
 
 def _overrun_problems(s: State, a: Overrun, author: str) -> list[Problem]:
@@ -854,8 +908,8 @@ def _depot_cuts_off(s: State, changes: Mapping[str, str], depot: str) -> list[Pr
         return []
     ctl = control_of(s)
     moved = moved_pieces(s, changes)
-    before = supplies(s.pieces, "allied", ctl, moved=s.moved_depots)
-    after = supplies(moved, "allied", ctl, moved=s.moved_depots)
+    before = supplies(s.pieces, "allied", ctl, moved=s.moved_depots, icf=icf_of(s))
+    after = supplies(moved, "allied", ctl, moved=s.moved_depots, icf=icf_of(s))
     cut = [u for u in newly_oos(before, after, "allied", moved) if u not in changes]
     return [Problem("§8.4.1", f"moving {depot} would put {', '.join(cut)} out of supply")] if cut else []
 
@@ -905,7 +959,7 @@ def _rail_problems(s: State, a: Rail, author: str) -> list[Problem]:
         return out + bad
     if a.hex == depot.hex:
         return [Problem("§11.3.1", f"{depot.id} is in {a.hex} already")]
-    return rail_problems(board(), s.pieces, depot, a.hex) or _depot_cuts_off(s, {depot.id: a.hex}, depot.id)
+    return rail_problems(board(), s.pieces, depot, a.hex, icf=icf_of(s)) or _depot_cuts_off(s, {depot.id: a.hex}, depot.id)
 
 
 def _end_movement_problems(s: State, author: str) -> list[Problem]:
@@ -930,7 +984,8 @@ def _attack_problems(s: State, a: Attack, author: str) -> list[Problem]:
     if len(set(a.hexes)) != len(a.hexes) or len(set(a.units)) != len(a.units):
         return [Problem("§12.2", "a unit or hex is named twice")]
     return [q for q in declaration_problems(board(), s.pieces, faction_of(s), s.turn, [*_declared(s), Declared(a.units, a.hexes)],
-                                            fort_zoc=fort_zoc_of_phasing(s)) if q.rule != "§12.1.1"]
+                                            fort_zoc=fort_zoc_of_phasing(s)) if q.rule != "§12.1.1"] \
+        or unreliable_attackers(s, a.units, a.hexes)
 
 
 def _depot_problems(s: State, depot: str, author: str) -> list[Problem]:
@@ -943,9 +998,9 @@ def _depot_problems(s: State, depot: str, author: str) -> list[Problem]:
     leaves = False
     if p.faction == "allied":
         ctl = control_of(s)
-        before = supplies(s.pieces, "allied", ctl)
+        before = supplies(s.pieces, "allied", ctl, icf=icf_of(s))
         rest = tuple(q for q in s.pieces if q.id != p.id)
-        leaves = bool(newly_oos(before, supplies(rest, "allied", ctl), "allied", rest))
+        leaves = bool(newly_oos(before, supplies(rest, "allied", ctl, icf=icf_of(s)), "allied", rest))
     return mas_problems(faction_of(s), s.turn, p, leaves_allied_oos=leaves)
 
 
@@ -1218,8 +1273,12 @@ def check(s: State, a: Any, ctx: Ctx) -> list[Problem]:
         return _end_movement_problems(s, author)
     if isinstance(a, Attack):
         return _attack_problems(s, a, author)
-    if isinstance(a, (Sacrifice, Scrap)):
+    if isinstance(a, Sacrifice):
         return _depot_problems(s, a.depot, author)
+    if isinstance(a, Scrap):
+        return _depot_problems(s, a.depot, author) or [
+            replace(q, message=f"{q.message}; eliminating {a.depot} would take that away from combat {i}")
+            for i, f in enumerate(s.fights, 1) for q in unreliable_attackers(s, f.attackers, f.hexes, without=a.depot)]
     if isinstance(a, EndDeclarations):
         return _end_declarations_problems(s, author)
     if isinstance(a, (Resolve, Cancel)):
@@ -1284,6 +1343,11 @@ def _eliminate(s: State, uids: Iterable[str], news: list[str], why: str) -> Stat
             if back is not None:
                 returns.append((p.id, back))
     news.append(f"{why}: eliminated {', '.join(sorted(gone))}")
+    if RELIABILITY_OPTION in s.optional:
+        icf = icf_after(s.icf, [p for p in s.pieces if p.id in gone])
+        if icf != s.icf:
+            news.append(f"§15.2: ICF {s.icf} → {icf}")
+            s = replace(s, icf=icf)
     return replace(s, pieces=tuple(p for p in s.pieces if p.id not in gone), cadre=tuple(sorted(cadre)),
                    returns=tuple(returns), stopped=tuple(u for u in s.stopped if u not in gone))
 
@@ -1326,7 +1390,7 @@ def apply(s: State, a: Any, ctx: Ctx) -> State:
         from_hex = stack[0].hex if stack[0] else a.hex
         defenders = [p for p in s.pieces if p.hex == a.hex and p.faction == enemy_of(f) and p.kind != "installation"]
         s = _eliminate(s, [p.id for p in defenders], news, f"§11.4 overrun of {a.hex} (ΔCF {chk.delta})")
-        cost = (path_cost(board(), (from_hex, a.hex), mover="regular") or 0) + OVERRUN_MF
+        cost = (path_cost(board(), (from_hex, a.hex), mover="regular") or 0) + _overrun_mf(s, defenders)
         for u in a.units:
             s = _move_to(s, u, (from_hex, a.hex))
         s = replace(s, mf_used={**s.mf_used, **{u: s.mf_used.get(u, 0) + cost for u in a.units}},
@@ -1500,14 +1564,14 @@ def _capture_results(s: State, hex_id: str, dice: Sequence[int], news: list[str]
 def _supply_for_combat(s: State, author: str) -> State:
     """§12.3: every attacker's combat supply (GS at the start of the turn, AS, MAS)."""
     f = faction_of(s)
-    net = network(board(), s.pieces, f, control_of(s))
+    net = network(board(), s.pieces, f, control_of(s), icf=icf_of(s))
     fights = []
     for fight in s.fights:
         supply = []
         for u in fight.attackers:
             p = piece_of(s, u)
             assert p is not None
-            us = unit_supply(board(), s.pieces, p, net, moved=s.moved_depots)
+            us = unit_supply(board(), s.pieces, p, net, moved=s.moved_depots, icf=icf_of(s))
             supply.append(combat_supply(u in s.start_supply, us.attack, s.sacrificed))
         fights.append(replace(fight, supply=tuple(supply)))
     words = [f"combat {i}: " + ", ".join(f"{u} {st}" for u, st in zip(x.attackers, x.supply, strict=True))
@@ -1611,7 +1675,7 @@ def resolve_dice(s: State, values: tuple[int | None, ...], ctx: Ctx) -> State:
                           + (f"out of C² in {', '.join(sorted(out))}" if out else "every Allied hex in C²"),))
         return _enter(s, "movement", author)
     if what == "malta":
-        ok = {u for u, st in supplies(s.pieces, "allied", control_of(s)).items() if st.state != "OOS"}
+        ok = {u for u, st in supplies(s.pieces, "allied", control_of(s), icf=icf_of(s)).items() if st.state != "OOS"}
         res = invasion_result(dice[0], allied_in_libya=allied_good_order_in_libya(board(), s.pieces, ok))
         s = replace(s, malta=res, stage="", news=(f"§9 Table 6: die {dice[0]}: the invasion of Malta is a {res}",))
         return _enter(s, "movement", author)

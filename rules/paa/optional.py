@@ -14,7 +14,10 @@ from pbem.rulesapi import Problem
 from rules.paa.tables import OVERRUN_MF, OVERRUN_MF_ICF25
 from rules.paa.units import Faction, Piece
 
-OPTIONS = ("reaction", "reliability", "surrender")
+RELIABILITY_OPTION = "reliability"
+#: The §15 options the game plays (``pbem new --option reliability``); reaction
+#: movement (§15.1) and surrender (§15.3) are not wired into the game yet.
+OPTIONS = (RELIABILITY_OPTION,)
 
 #: §15.1: the rolls on which a reaction move succeeds.
 REACTION_SUCCESS: dict[Faction, frozenset[int]] = {"axis": frozenset({2, 3, 4, 5, 6}), "allied": frozenset({3, 4, 5, 6})}

@@ -279,7 +279,7 @@ def _setup_tree(s: State, role: str) -> tuple[OrderGroup, ...]:
 def _movement_tree(s: State, role: str) -> tuple[OrderGroup, ...]:
     f = g.faction_of(s)
     ground = g.ground(s)
-    net = network(g.board(), s.pieces, f, g.control_of(s))
+    net = network(g.board(), s.pieces, f, g.control_of(s), icf=g.icf_of(s))
     groups: list[OrderGroup] = []
 
     def moves(p: g.Piece) -> list[str]:
@@ -355,7 +355,7 @@ def _hauls(s: State, role: str) -> list[str]:
     if f == "allied":
         for depot in s.pieces:
             if depot.faction == f and depot.kind == "installation" and not depot.ooc2:
-                for h in sorted(rail_destinations(g.board(), s.pieces, depot.hex) - {depot.hex}):
+                for h in sorted(rail_destinations(g.board(), s.pieces, depot.hex, icf=g.icf_of(s)) - {depot.hex}):
                     out.append(format_action(g.Rail(depot.id, h)))
     return _ok(s, role, out)
 

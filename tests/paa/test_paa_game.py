@@ -69,13 +69,13 @@ def roll(s: g.State, *values: int) -> g.State:
     return RULES.resolve_dice(s, values, Ctx(d.role))
 
 
-def to_allied_movement(c2_die: int = 3) -> g.State:
-    s = do(do(start(), "setup done"), "setup done")
+def to_allied_movement(c2_die: int = 3, options: tuple[str, ...] = ()) -> g.State:
+    s = do(do(start(options), "setup done"), "setup done")
     return roll(s, c2_die)
 
 
-def to_axis_movement(c2_die: int = 3) -> g.State:
-    s = to_allied_movement(c2_die)
+def to_axis_movement(c2_die: int = 3, options: tuple[str, ...] = ()) -> g.State:
+    s = to_allied_movement(c2_die, options)
     for text in ("end movement", "end declarations", "end turn"):
         s = do(s, text)
     return s
@@ -436,3 +436,42 @@ def test_a_unit_that_advanced_into_fort_zoc_must_attack_the_fort_before_leaving_
     m = do(m, "end movement")
     m = do(m, "attack DE 5/1/ABN, DE 5/2/ABN on 1925")
     assert m.fort_bound == {}
+
+
+def test_italian_infantry_reliability_is_an_option_counting_icf_s15_2() -> None:
+    assert start().optional == () and "reliability" in RULES.SPEC.options
+    for options, icf in (((), 0), (("reliability",), 1)):
+        s = to_axis_movement(options=options)
+        s = g._eliminate(s, ["IT 20/IREGT", "IT 132/AREGT"], [], "test")  # only infantry CF counts (§15.2)
+        assert s.icf == icf and (g.icf_of(s) is None) == (not options)
+    assert "§15.2): ICF 1" in RULES.render_text(s)
+
+
+def test_at_icf_10_italian_infantry_attacks_only_in_as_or_with_a_supporting_unit_s15_2() -> None:
+    s = to_axis_movement(options=("reliability",))
+    s = do(do(s, "move IT 20/IREGT 0906"), "end movement")
+    no_as = replace(s, pieces=tuple(p for p in s.pieces if p.kind != "installation" or p.faction != "axis"), icf=10)
+    assert any("§15.2" in m for m in refused(no_as, "attack IT 20/IREGT on 1006", "axis"))
+    assert not refused(replace(no_as, icf=9), "attack IT 20/IREGT on 1006", "axis")
+    assert not refused(replace(no_as, optional=()), "attack IT 20/IREGT on 1006", "axis")
+    assert not refused(put(no_as, "DE 8/MIBN", "0906"), "attack IT 20/IREGT, DE 8/MIBN on 1006", "axis")
+    # In AS it may attack; then no installation may be scrapped that takes the last AS source away (§12.3).
+    s = do(replace(s, icf=10), "attack IT 20/IREGT on 1006")
+    it = g.piece_of(s, "IT 20/IREGT")
+    assert it is not None
+    sources = g.unit_supply(g.board(), s.pieces, it, g.network(g.board(), s.pieces, "axis", g.control_of(s))).attack
+    assert sources
+    for depot in sources[:-1]:
+        s = do(s, f"scrap {depot}")
+    assert any("§15.2" in m for m in refused(s, f"scrap {sources[-1]}", "axis"))
+
+
+def test_at_icf_20_lone_italian_infantry_exerts_no_zoc_and_at_25_overruns_cost_5_s15_2() -> None:
+    s = put(to_axis_movement(options=("reliability",)), "IT 20/IREGT", "0906")
+    assert "1006" in g.ground(replace(s, icf=19), "allied").ezoc
+    assert "1006" not in g.ground(replace(s, icf=20), "allied").ezoc
+    assert "1006" in g.ground(put(replace(s, icf=20), "DE 8/MIBN", "0906"), "allied").ezoc
+    assert "1006" in g.ground(replace(s, icf=20, optional=()), "allied").ezoc
+    it = [g.piece_of(s, "IT 20/IREGT")]
+    assert g._overrun_mf(replace(s, icf=25), it) == 5 and g._overrun_mf(replace(s, icf=24), it) == 10  # type: ignore[arg-type]
+    assert g._overrun_mf(replace(s, icf=25, optional=()), it) == 10  # type: ignore[arg-type]
