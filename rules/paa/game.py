@@ -56,11 +56,14 @@ from rules.paa.movement import fort_advance_problems, move_problems, mover_of, o
 from rules.paa.optional import (
     OPTIONS,
     RELIABILITY_OPTION,
+    SURRENDER_OPTION,
     icf_after,
     is_supporting,
     italian_infantry,
+    liable_to_surrender,
     may_attack,
     overrun_cost,
+    surrenders,
 )
 from rules.paa.overrun import captured, overrun_check
 from rules.paa.reinforcements import (
@@ -86,7 +89,7 @@ ROLES: tuple[str, str] = ("allied", "axis")
 CAMPAIGN = "campaign"
 SPEC = Spec(
     id="paa", version="1", title="Panzerarmee Afrika (revised text, CC BY-SA 4.0)", roles=ROLES,
-    scenarios=(CAMPAIGN,), options=(NO_TOBRUK_OPTION, RELIABILITY_OPTION), option_groups=(C2_OPTION,),
+    scenarios=(CAMPAIGN,), options=(NO_TOBRUK_OPTION, *OPTIONS), option_groups=(C2_OPTION,),
     data_package="rules.paa.data", data_files=("map.toml", "units.toml", "oob.toml"),
 )
 
@@ -273,6 +276,8 @@ class Fight(msgspec.Struct, frozen=True):
     counter_loss: int = 0
     counter_lost: tuple[str, ...] = ()  # attackers eliminated
     advanced: tuple[str, ...] = ()
+    liable: tuple[str, ...] = ()  # §15.3: Italian infantry defenders that rolled for surrender
+    surrendered: tuple[str, ...] = ()
 
 
 class State(msgspec.Struct, frozen=True):
@@ -442,7 +447,7 @@ def initial_state(scenario: str, options: tuple[str, ...]) -> State:
     return State(turn=1, faction="allied", phase="setup", pieces=_sorted(pieces), control=control,
                  rp={k: int(v) for k, v in sched.start_rp.items()}, c2_method=method,
                  tobruk_rule=NO_TOBRUK_OPTION not in options, penalty={"allied": 0, "axis": 0},
-                 optional=tuple(o for o in OPTIONS if o in options),
+                 optional=tuple(o for o in OPTIONS if o in options or (o == RELIABILITY_OPTION and SURRENDER_OPTION in options)),
                  news=("§6: the Allies set up first (R-30): base units may be placed in any base hex",))
 
 
@@ -1586,10 +1591,37 @@ def _no_combats(s: State, author: str) -> State:
     return _next_phase(replace(s, news=(*s.news, f"§12: no combats; the {s.faction} combat phase ends")), author)
 
 
+def liable_defenders(s: State, fight: Fight) -> list[str]:
+    """§15.2-§15.3 (option ``surrender``): the attacked Italian infantry units that must roll for surrender."""
+    icf = icf_of(s)
+    if SURRENDER_OPTION not in s.optional or icf is None:
+        return []
+    b = board()
+    out = []
+    for p in s.pieces:
+        if p.hex in fight.hexes and p.faction == enemy_of(faction_of(s)) and p.kind != "installation":
+            near = set(b.neighbours(p.hex))
+            if liable_to_surrender(p, icf, stacked_with_su=_has_su(s, p.hex),
+                                   adjacent_su=any(q.hex in near and q.faction == p.faction and is_supporting(q)
+                                                   for q in s.pieces)):
+                out.append(p.id)
+    return out
+
+
 def _start_fight(s: State, i: int, author: str) -> State:
-    fight = s.fights[i]
     f = faction_of(s)
     s, _ = _supply_flags(s, enemy_of(f))  # §12.4.1: defenders' supply when the combat is resolved
+    liable = liable_defenders(s, s.fights[i])
+    if liable:
+        s = replace(s, current=i)
+        s = _set_fight(s, replace(s.fights[i], status="resolving", liable=tuple(liable)))
+        return _ask(s, author, "surrender", [f"§15.3 surrender of {u} (ICF {s.icf}; 1-3 surrenders)" for u in liable])
+    return _fight_odds_roll(s, i, author)
+
+
+def _fight_odds_roll(s: State, i: int, author: str) -> State:
+    """§12.4.2-§12.4.3: the odds of combat ``i`` and its CRT die (or the counter-attack of an ineffective attack)."""
+    fight = s.fights[i]
     delta, attackers, defenders = fight_odds(s, fight)
     fight = replace(fight, status="resolving", defenders=tuple(p.id for p in defenders), delta=str(delta))
     fights = list(s.fights)
@@ -1598,7 +1630,7 @@ def _start_fight(s: State, i: int, author: str) -> State:
     where = ", ".join(fight.hexes)
     if is_ineffective(attackers, delta):
         news = [f"§12.1.1: combat {i + 1} on {where} is an ineffective attack (ΔCF {delta})"]
-        return _ask(replace(s, news=tuple(news)), author, "counter", [f"§12.4.4 counter-attack by {where}"])
+        return _ask(replace(s, news=(*s.news, *news)), author, "counter", [f"§12.4.4 counter-attack by {where}"])
     col = attack_column(delta)
     s = replace(s, fights=tuple(replace(x, column=col) if j == i else x for j, x in enumerate(s.fights)))
     return _ask(s, author, "crt", [f"§12.4.3 attack on {where}, ΔCF {delta} (column {col})"])
@@ -1690,6 +1722,16 @@ def resolve_dice(s: State, values: tuple[int | None, ...], ctx: Ctx) -> State:
         return _loss_step(s, s.faction, s.overrun, loss, "counter-losses", author)
     fight = s.fights[s.current]
     where = ", ".join(fight.hexes)
+    if what == "surrender":
+        gone = [u for u, d in zip(fight.liable, dice, strict=True) if surrenders(d)]
+        news.append(f"§15.3 surrender dice {' '.join(map(str, dice))}: "
+                    + (f"{', '.join(gone)} surrender{'s' if len(gone) == 1 else ''}" if gone else "none surrenders"))
+        s = _eliminate(s, gone, news, "§15.3 surrender (to the Axis Cadre)")
+        s = replace(_set_fight(s, replace(fight, surrendered=tuple(gone))), news=tuple(news))
+        if not fight_odds(s, fight)[2]:
+            # §15.3: every attacked unit surrendered: no CRT, no counter-attack; the attackers may advance (R-51).
+            return _after_counter(s)
+        return _fight_odds_roll(s, s.current, s.faction)  # the attacker's resolve goes on: the defender answers (R-45)
     if what == "crt":
         loss = crt(fight.column, dice[0])
         s = _set_fight(s, replace(fight, die=dice[0], loss=loss))

@@ -99,6 +99,8 @@ def fight_line(i: int, fight: g.Fight) -> str:
     supply = f" ({', '.join(fight.supply)})" if fight.supply else ""
     out = f"{i} [{fight.status}{', fort, must attack (§12.1.1)' if fight.forced else ''}]: " \
           f"{', '.join(fight.attackers)}{supply} on {', '.join(fight.hexes)}"
+    if fight.liable:
+        out += f"; §15.3 surrender rolled by {', '.join(fight.liable)}: " + (', '.join(fight.surrendered) or "none") + " surrendered"
     if fight.delta:
         out += f"; ΔCF {fight.delta}"
     if fight.die:

@@ -5,6 +5,7 @@ Malta, sudden death, and the orders' text round trip."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import msgspec
@@ -475,3 +476,44 @@ def test_at_icf_20_lone_italian_infantry_exerts_no_zoc_and_at_25_overruns_cost_5
     it = [g.piece_of(s, "IT 20/IREGT")]
     assert g._overrun_mf(replace(s, icf=25), it) == 5 and g._overrun_mf(replace(s, icf=24), it) == 10  # type: ignore[arg-type]
     assert g._overrun_mf(replace(s, icf=25, optional=()), it) == 10  # type: ignore[arg-type]
+
+
+@functools.cache
+def _allied_turn_2(options: tuple[str, ...]) -> g.State:
+    s = to_axis_movement(options=options)
+    for text in ("end movement", "end declarations", "end turn"):
+        s = do(s, text)
+    # BR DEPOT/4 next to the front gives the attackers AS (§12.3), so ΔCF is positive.
+    return put(put(put(roll(s, 3), "IT 20/IREGT", "0906"), "BR 3/ABDE", "1006"), "BR DEPOT/4", "1107")
+
+
+def _allied_attack_on_italians(options: tuple[str, ...], icf: int, *, with_su: str = "") -> g.State:
+    """Turn 2, the Allies attack IT 20/IREGT alone in 0906 from 1006 (declared and resolving)."""
+    s = _allied_turn_2(options)
+    if with_su:
+        s = put(s, "DE 8/MIBN", with_su)
+    s = do(do(replace(s, icf=icf), "end movement"), "attack BR SG/2/IBDE, BR 3/ABDE on 0906")
+    return do(do(s, "end declarations"), "resolve 1")
+
+
+def test_liable_italian_infantry_rolls_for_surrender_s15_3() -> None:
+    # Off unless named: reliability alone asks no surrender die; 'surrender' brings reliability (R-51).
+    assert "§15.3" not in RULES.pending(_allied_attack_on_italians(("reliability",), 20)).purposes[0]  # type: ignore[union-attr]
+    assert start(("surrender",)).optional == ("reliability", "surrender")
+    s = _allied_attack_on_italians(("surrender",), 20)
+    d = RULES.pending(s)
+    assert d is not None and d.kind == DICE and d.role == "axis" and d.purposes == (
+        "§15.3 surrender of IT 20/IREGT (ICF 20; 1-3 surrenders)",)
+    # 1-3: it surrenders to the Axis Cadre (ICF grows, R-51); no CRT, no counter-attack; the attacker may advance.
+    gone = roll(s, 3)
+    assert "IT 20/IREGT" in gone.cadre and gone.icf == 21 and gone.stage == "advance"
+    assert gone.fights[0].surrendered == ("IT 20/IREGT",) and gone.fights[0].die == 0
+    assert "advance BR 3/ABDE 0906" in o.legal_orders(gone, "allied")
+    # 4-6: it stays and is attacked as normal (§12.4), the defender answering the CRT die (R-45).
+    kept = roll(s, 4)
+    d = RULES.pending(kept)
+    assert d is not None and d.role == "axis" and "§12.4.3" in d.purposes[0] and g.piece_of(kept, "IT 20/IREGT")
+    # A supporting unit stacked with it (ICF 20+) or adjacent to it (below 25) spares it the roll (§15.2).
+    for icf, su, asked in ((20, "0906", False), (20, "0805", False), (25, "0805", True), (19, "", False)):
+        s = _allied_attack_on_italians(("surrender",), icf, with_su=su)
+        assert ("§15.3" in RULES.pending(s).purposes[0]) == asked, (icf, su)  # type: ignore[union-attr]
