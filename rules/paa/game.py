@@ -55,6 +55,7 @@ from rules.paa.mapview import ALEXANDRIA, BARDIA, EL_AGHEILA, TOBRUK
 from rules.paa.movement import fort_advance_problems, move_problems, mover_of, oos_movement_problems, path_cost, routes
 from rules.paa.optional import (
     OPTIONS,
+    REACTION_OPTION,
     RELIABILITY_OPTION,
     SURRENDER_OPTION,
     icf_after,
@@ -63,6 +64,9 @@ from rules.paa.optional import (
     liable_to_surrender,
     may_attack,
     overrun_cost,
+    reaction_mf,
+    reaction_problems,
+    reaction_succeeds,
     surrenders,
 )
 from rules.paa.overrun import captured, overrun_check
@@ -209,6 +213,16 @@ class EndAdvance(_A, frozen=True, tag="end-advance"):
     pass
 
 
+class React(_A, frozen=True, tag="react"):
+    """§15.1 (option ``reaction``): the defender tries to move ``unit`` into the attacked ``hex``."""
+    unit: str
+    hex: str
+
+
+class EndReaction(_A, frozen=True, tag="end-reaction"):
+    """§15.1: the defender tries no more reaction moves for this combat."""
+
+
 class EndCombat(_A, frozen=True, tag="end-combat"):
     pass
 
@@ -251,7 +265,7 @@ class EndTurn(_A, frozen=True, tag="end-turn"):
 
 
 Action = (Place | SetupDone | Move | Overrun | Ship | Dismount | Remount | Haul | Rail | EndMovement | Attack | Sacrifice | Scrap
-          | EndDeclarations | Resolve | Cancel | Lose | Advance | EndAdvance | EndCombat | Malta | Rebuild
+          | EndDeclarations | Resolve | Cancel | Lose | Advance | EndAdvance | React | EndReaction | EndCombat | Malta | Rebuild
           | Reinforce | Withdraw | Reinstate | Exercise | EndTurn)
 
 
@@ -276,6 +290,7 @@ class Fight(msgspec.Struct, frozen=True):
     counter_loss: int = 0
     counter_lost: tuple[str, ...] = ()  # attackers eliminated
     advanced: tuple[str, ...] = ()
+    tried: tuple[str, ...] = ()  # §15.1: units that tried a reaction move into this combat
     liable: tuple[str, ...] = ()  # §15.3: Italian infantry defenders that rolled for surrender
     surrendered: tuple[str, ...] = ()
 
@@ -308,6 +323,7 @@ class State(msgspec.Struct, frozen=True):
     stopped: tuple[str, ...] = ()  # §11.1.4-§11.1.5: entered enemy (fort) ZOC
     optional: tuple[str, ...] = ()  # §15: the optional rules in play (off unless named at the start)
     icf: int = 0  # §15.2: Italian infantry CF eliminated so far (never decreases)
+    reacted: tuple[str, ...] = ()  # §15.1: units that made their one reaction move this combat phase
     fort_bound: dict[str, str] = {}  # §11.1.5: unit -> fort whose ZOC it advanced into, not yet attacked
     moved_depots: tuple[str, ...] = ()  # §8.5: installations moved this turn give no AS
     shipped: tuple[tuple[str, str, str], ...] = ()  # §11.2: (piece, from port, to port) this phase
@@ -471,6 +487,9 @@ def pending(s: State) -> Decision | None:
         return Decision(role="axis", kind="malta", prompt=f"{where}: §9 invade Malta or not")
     if s.stage == "advance":
         return Decision(role=s.faction, kind="advance", prompt=f"{where}: §12.4.7 advance after combat")
+    if s.stage == "reaction":
+        return Decision(role=enemy_of(faction_of(s)), kind="reaction",
+                        prompt=f"{where}: §15.1 reaction moves into combat {s.current + 1}")
     names = {"movement": "§11 movement", "attack_supply": "§12.2-§12.3 combat declarations",
              "resolution": "§12.4 combat resolution", "reinforcement": "§13 replacements & reinforcements"}
     return Decision(role=s.faction, kind=s.phase, prompt=f"{where}: {names.get(s.phase, s.phase)}")
@@ -554,7 +573,7 @@ def _next_phase(s: State, author: str) -> State:
 def _end_player_turn(s: State, author: str) -> State:
     holders = (*s.tobruk_holders, s.control[TOBRUK])
     s = replace(s, tobruk_holders=holders, arrived=(), withdraw_due=(), withdrawn_now=(), reinstate_due=(),
-                reinstated_now=(), options_now=(), mf_used={}, stopped=(), phase_start={}, fights=())
+                reinstated_now=(), options_now=(), mf_used={}, stopped=(), phase_start={}, fights=(), reacted=())
     if s.faction == "allied":
         s = replace(s, pieces=end_of_allied_turn(s.pieces), faction="axis")  # §10.3
         return _enter(s, "supply", author)
@@ -1294,6 +1313,11 @@ def check(s: State, a: Any, ctx: Ctx) -> list[Problem]:
         return _advance_problems(s, a, author)
     if isinstance(a, EndAdvance):
         return _wrong_turn(s, author, "resolution", "advance")
+    if isinstance(a, React):
+        return _react_problems(s, a, author)
+    if isinstance(a, EndReaction):
+        ok = s.stage == "reaction" and not s.roll and author == enemy_of(faction_of(s))
+        return [] if ok else [Problem("§15.1", "no reaction moves are being made now")]
     if isinstance(a, EndCombat):
         out = _wrong_turn(s, author, "resolution")
         left = [str(i) for i, f in enumerate(s.fights, 1) if f.status == "declared" and f.forced]
@@ -1479,6 +1503,14 @@ def apply(s: State, a: Any, ctx: Ctx) -> State:
                        news=(f"§12.4.7: {a.unit} advances into {a.hex}{then}",))
     if isinstance(a, EndAdvance):
         return _fight_done(s)
+    if isinstance(a, React):
+        fight = s.fights[s.current]
+        s = _set_fight(s, replace(fight, tried=(*fight.tried, a.unit)))
+        return _ask(s, author, "reaction",
+                    [f"§15.1 reaction move of {a.unit} into {a.hex} ({'3-6' if f == 'axis' else '2-6'} succeeds)"],
+                    (a.unit, a.hex))
+    if isinstance(a, EndReaction):
+        return _after_reaction(s, s.current, enemy_of(as_faction(author)))
     if isinstance(a, EndCombat):
         s = _eliminate(s, [d for d in s.sacrificed if piece_of(s, d) is not None], news, "§12.3 MAS installations")
         s = replace(s, sacrificed=(), news=(*news, f"§12: the {s.faction} combat phase ends"))
@@ -1608,9 +1640,64 @@ def liable_defenders(s: State, fight: Fight) -> list[str]:
     return out
 
 
+def reaction_way(s: State, p: Piece, fight: Fight) -> dict[str, int]:
+    """§15.1: the attacked hexes of ``fight`` ``p`` could reach within its reaction MF, with their cost."""
+    limit = reaction_mf(p)
+    if limit == 0:
+        return {}
+    g = ground(s, p.faction)
+    try:
+        mover = mover_of(p)
+    except ValueError:
+        return {}
+    reach = routes(board(), p.hex, mover=mover, mf=limit, ezoc=g.ezoc, fort_zoc=frozenset(g.fort_zoc) | g.depots,
+                   blocked=g.blocked - set(fight.hexes))
+    return {h: reach[h][1] for h in fight.hexes if h in reach}
+
+
+def _react_problems(s: State, a: React, author: str) -> list[Problem]:
+    if s.stage != "reaction" or s.roll or author != enemy_of(faction_of(s)):
+        return [Problem("§15.1", "no reaction move may be tried now")]
+    p, bad = _own(s, a.unit, author, ("infantry", "armoured"))
+    if p is None:
+        return bad
+    fight = s.fights[s.current]
+    if a.hex not in fight.hexes:
+        return [Problem("§15.1", f"{a.hex} is not attacked in combat {s.current + 1} ({', '.join(fight.hexes)})")]
+    if p.id in fight.tried:
+        return [Problem("§15.1", f"{p.id} already tried to reach this combat")]
+    attacked = {h for x in s.fights if x.status != "cancelled" for h in x.hexes}
+    stack = [replace(q, hex=a.hex) if q.id == p.id else q for q in s.pieces]
+    return reaction_problems(p, in_ezoc=p.hex in ground(s, p.faction).ezoc, attacked=p.hex in attacked,
+                             reacted=p.id in s.reacted, cost=reaction_way(s, p, fight).get(a.hex),
+                             stacking_ok=not [q for q in stacking_problems(stack) if a.hex in q.message])
+
+
+def reactors(s: State, fight: Fight) -> list[str]:
+    """§15.1: every ``react UNIT HEX`` the defender may try now."""
+    out = []
+    for p in s.pieces:
+        if p.faction == enemy_of(faction_of(s)) and p.is_regular:
+            for h in reaction_way(s, p, fight):
+                if not _react_problems(replace(s, stage="reaction"), React(p.id, h), p.faction):
+                    out.append(f"react {p.id} {h}")
+    return out
+
+
 def _start_fight(s: State, i: int, author: str) -> State:
     f = faction_of(s)
     s, _ = _supply_flags(s, enemy_of(f))  # §12.4.1: defenders' supply when the combat is resolved
+    if REACTION_OPTION in s.optional:
+        s = replace(s, current=i)
+        s = _set_fight(s, replace(s.fights[i], status="resolving"))
+        if reactors(s, s.fights[i]):
+            return replace(s, stage="reaction")
+    return _after_reaction(s, i, author)
+
+
+def _after_reaction(s: State, i: int, author: str) -> State:
+    """§15.3 surrender (after any §15.1 reaction), then the odds (§12.4.2)."""
+    s = replace(s, stage="")
     liable = liable_defenders(s, s.fights[i])
     if liable:
         s = replace(s, current=i)
@@ -1722,6 +1809,19 @@ def resolve_dice(s: State, values: tuple[int | None, ...], ctx: Ctx) -> State:
         return _loss_step(s, s.faction, s.overrun, loss, "counter-losses", author)
     fight = s.fights[s.current]
     where = ", ".join(fight.hexes)
+    if what == "reaction":
+        uid, hex_id = hexes
+        p = piece_of(s, uid)
+        assert p is not None
+        joined = reaction_succeeds(p.faction, dice[0])
+        if joined:
+            s = _move_to(s, uid, (p.hex, hex_id))
+            s = replace(s, reacted=(*s.reacted, uid))
+        then = f"joins the defenders in {hex_id}" if joined else f"fails to reach {hex_id}"
+        s = replace(s, news=(f"§15.1: die {dice[0]}: {uid} {then}",))
+        if reactors(s, s.fights[s.current]):
+            return replace(s, stage="reaction")
+        return _after_reaction(s, s.current, s.faction)
     if what == "surrender":
         gone = [u for u, d in zip(fight.liable, dice, strict=True) if surrenders(d)]
         news.append(f"§15.3 surrender dice {' '.join(map(str, dice))}: "

@@ -17,9 +17,9 @@ from rules.paa.units import Faction, Piece
 RELIABILITY_OPTION = "reliability"
 #: §15.3 surrender; it needs the ICF of §15.2, so it brings reliability with it (R-51).
 SURRENDER_OPTION = "surrender"
-#: The §15 options the game plays (``pbem new --option reliability``); reaction
-#: movement (§15.1) is not wired into the game yet.
-OPTIONS = (RELIABILITY_OPTION, SURRENDER_OPTION)
+REACTION_OPTION = "reaction"
+#: The §15 options the game plays (``pbem new --option reliability`` ...).
+OPTIONS = (REACTION_OPTION, RELIABILITY_OPTION, SURRENDER_OPTION)
 
 #: §15.1: the rolls on which a reaction move succeeds.
 REACTION_SUCCESS: dict[Faction, frozenset[int]] = {"axis": frozenset({2, 3, 4, 5, 6}), "allied": frozenset({3, 4, 5, 6})}

@@ -259,6 +259,7 @@ def _every_kind() -> list[Any]:
             g.Remount(("DE 5/1/ABN",), "DE LORRY/2"), g.Exercise("D", ("IN 5/IBDE", "IN 11/IBDE")), g.EndMovement(), g.Attack(("DE 5/1/ABN", "DE 5/2/ABN"), ("1509", "1608")),
             g.Sacrifice("DE DEPOT/1"), g.Scrap("DE DEPOT/2"), g.EndDeclarations(), g.Resolve(2), g.Cancel(1),
             g.Lose(("AU 20/IBDE", "BR SG/2/IBDE")), g.Lose(()), g.Advance("DE 5/1/ABN", "1006"), g.EndAdvance(),
+            g.React("IT 132/AREGT", "0906"), g.EndReaction(),
             g.EndCombat(), g.Malta(1), g.Malta(0), g.Rebuild("BR SG/2/IBDE"), g.Reinforce("BR 7/ABDE", 4),
             g.Withdraw("AU 20/IBDE"), g.Reinstate("AU 20/IBDE"), g.Exercise("A"), g.EndTurn()]
 
@@ -487,11 +488,14 @@ def _allied_turn_2(options: tuple[str, ...]) -> g.State:
     return put(put(put(roll(s, 3), "IT 20/IREGT", "0906"), "BR 3/ABDE", "1006"), "BR DEPOT/4", "1107")
 
 
-def _allied_attack_on_italians(options: tuple[str, ...], icf: int, *, with_su: str = "") -> g.State:
+def _allied_attack_on_italians(options: tuple[str, ...], icf: int, *, with_su: str = "",
+                               extra: tuple[tuple[str, str], ...] = ()) -> g.State:
     """Turn 2, the Allies attack IT 20/IREGT alone in 0906 from 1006 (declared and resolving)."""
     s = _allied_turn_2(options)
     if with_su:
         s = put(s, "DE 8/MIBN", with_su)
+    for uid, where in extra:
+        s = put(s, uid, where)
     s = do(do(replace(s, icf=icf), "end movement"), "attack BR SG/2/IBDE, BR 3/ABDE on 0906")
     return do(do(s, "end declarations"), "resolve 1")
 
@@ -517,3 +521,33 @@ def test_liable_italian_infantry_rolls_for_surrender_s15_3() -> None:
     for icf, su, asked in ((20, "0906", False), (20, "0805", False), (25, "0805", True), (19, "", False)):
         s = _allied_attack_on_italians(("surrender",), icf, with_su=su)
         assert ("§15.3" in RULES.pending(s).purposes[0]) == asked, (icf, su)  # type: ignore[union-attr]
+
+
+def test_reaction_movement_joins_the_attacked_hex_on_a_roll_s15_1() -> None:
+    near = (("DE 5/1/ABN", "0804"), ("IT 19/IREGT", "0805"))
+    s = _allied_attack_on_italians(("reaction", "surrender"), 20, extra=near)
+    d = RULES.pending(s)
+    assert d is not None and d.kind == "reaction" and d.role == "axis"
+    listed = o.legal_orders(s, "axis")
+    assert "react DE 5/1/ABN 0906" in listed and "end reaction" in listed
+    assert not [x for x in listed if "IT 19/IREGT" in x]  # §15.1: Italian infantry may not react
+    assert any("Italian infantry may not" in m for m in refused(s, "react IT 19/IREGT 0906", "axis"))
+    assert any("§15.1" in m for m in refused(s, "react DE 5/1/ABN 0906", "allied"))
+    tried = do(s, "react DE 5/1/ABN 0906")
+    d = RULES.pending(tried)
+    assert d is not None and d.kind == DICE and d.role == "allied" and "§15.1" in d.purposes[0] and "2-6" in d.purposes[0]
+    # A failed roll: it stays and may not try again for this combat.
+    failed = roll(tried, 1)
+    assert g.piece_of(failed, "DE 5/1/ABN").hex == "0804" and "DE 5/1/ABN" not in failed.reacted  # type: ignore[union-attr]
+    if failed.stage == "reaction":
+        assert any("already tried" in m for m in refused(failed, "react DE 5/1/ABN 0906", "axis"))
+    # A success: it joins the defenders; as a supporting unit it spares IT 20/IREGT the surrender roll (§15.3).
+    joined = roll(tried, 2)
+    assert g.piece_of(joined, "DE 5/1/ABN").hex == "0906" and joined.reacted == ("DE 5/1/ABN",)  # type: ignore[union-attr]
+    if joined.stage == "reaction":
+        joined = do(joined, "end reaction")
+    d = RULES.pending(joined)
+    assert d is not None and d.kind == DICE and "§12.4.3" in d.purposes[0]
+    assert "DE 5/1/ABN" in joined.fights[0].defenders
+    # Without the option no reaction is offered.
+    assert RULES.pending(_allied_attack_on_italians(("surrender",), 20, extra=near)).kind == DICE  # type: ignore[union-attr]
