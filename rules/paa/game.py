@@ -52,7 +52,23 @@ from rules.paa.logistics import SeaMove, carry_problems, rail_problems, sea_prob
 from rules.paa.malta import MALTA_TURN, allied_good_order_in_libya, crossing_problems, invasion_result
 from rules.paa.mapdata import PaaMap, load_map
 from rules.paa.mapview import ALEXANDRIA, BARDIA, EL_AGHEILA, TOBRUK
-from rules.paa.movement import move_problems, mover_of, oos_movement_problems, path_cost, routes
+from rules.paa.movement import fort_advance_problems, move_problems, mover_of, oos_movement_problems, path_cost, routes
+from rules.paa.optional import (
+    OPTIONS,
+    REACTION_OPTION,
+    RELIABILITY_OPTION,
+    SURRENDER_OPTION,
+    icf_after,
+    is_supporting,
+    italian_infantry,
+    liable_to_surrender,
+    may_attack,
+    overrun_cost,
+    reaction_mf,
+    reaction_problems,
+    reaction_succeeds,
+    surrenders,
+)
 from rules.paa.overrun import captured, overrun_check
 from rules.paa.reinforcements import (
     allied_option_problems,
@@ -71,13 +87,13 @@ from rules.paa.tables import OVERRUN_MF
 from rules.paa.units import Faction, Piece, enemy_of, kind_of
 from rules.paa.victory import LAST_TURN, NO_TOBRUK_OPTION, sudden_death, victory
 from rules.paa.withdrawals import allies_lose_by_withdrawal, withdrawal_pool
-from rules.paa.zoc import enemy_fort_zoc, enemy_zoc, zoc_sources
+from rules.paa.zoc import enemy_fort_zoc, enemy_zoc, occupied_forts, zoc_sources
 
 ROLES: tuple[str, str] = ("allied", "axis")
 CAMPAIGN = "campaign"
 SPEC = Spec(
     id="paa", version="1", title="Panzerarmee Afrika (revised text, CC BY-SA 4.0)", roles=ROLES,
-    scenarios=(CAMPAIGN,), options=(NO_TOBRUK_OPTION,), option_groups=(C2_OPTION,),
+    scenarios=(CAMPAIGN,), options=(NO_TOBRUK_OPTION, *OPTIONS), option_groups=(C2_OPTION,),
     data_package="rules.paa.data", data_files=("map.toml", "units.toml", "oob.toml"),
 )
 
@@ -197,6 +213,16 @@ class EndAdvance(_A, frozen=True, tag="end-advance"):
     pass
 
 
+class React(_A, frozen=True, tag="react"):
+    """§15.1 (option ``reaction``): the defender tries to move ``unit`` into the attacked ``hex``."""
+    unit: str
+    hex: str
+
+
+class EndReaction(_A, frozen=True, tag="end-reaction"):
+    """§15.1: the defender tries no more reaction moves for this combat."""
+
+
 class EndCombat(_A, frozen=True, tag="end-combat"):
     pass
 
@@ -239,7 +265,7 @@ class EndTurn(_A, frozen=True, tag="end-turn"):
 
 
 Action = (Place | SetupDone | Move | Overrun | Ship | Dismount | Remount | Haul | Rail | EndMovement | Attack | Sacrifice | Scrap
-          | EndDeclarations | Resolve | Cancel | Lose | Advance | EndAdvance | EndCombat | Malta | Rebuild
+          | EndDeclarations | Resolve | Cancel | Lose | Advance | EndAdvance | React | EndReaction | EndCombat | Malta | Rebuild
           | Reinforce | Withdraw | Reinstate | Exercise | EndTurn)
 
 
@@ -264,6 +290,9 @@ class Fight(msgspec.Struct, frozen=True):
     counter_loss: int = 0
     counter_lost: tuple[str, ...] = ()  # attackers eliminated
     advanced: tuple[str, ...] = ()
+    tried: tuple[str, ...] = ()  # §15.1: units that tried a reaction move into this combat
+    liable: tuple[str, ...] = ()  # §15.3: Italian infantry defenders that rolled for surrender
+    surrendered: tuple[str, ...] = ()
 
 
 class State(msgspec.Struct, frozen=True):
@@ -292,6 +321,10 @@ class State(msgspec.Struct, frozen=True):
     phase_start: dict[str, str] = {}  # unit -> hex at the start of the movement phase (§11.4)
     mf_used: dict[str, int] = {}
     stopped: tuple[str, ...] = ()  # §11.1.4-§11.1.5: entered enemy (fort) ZOC
+    optional: tuple[str, ...] = ()  # §15: the optional rules in play (off unless named at the start)
+    icf: int = 0  # §15.2: Italian infantry CF eliminated so far (never decreases)
+    reacted: tuple[str, ...] = ()  # §15.1: units that made their one reaction move this combat phase
+    fort_bound: dict[str, str] = {}  # §11.1.5: unit -> fort whose ZOC it advanced into, not yet attacked
     moved_depots: tuple[str, ...] = ()  # §8.5: installations moved this turn give no AS
     shipped: tuple[tuple[str, str, str], ...] = ()  # §11.2: (piece, from port, to port) this phase
     fights: tuple[Fight, ...] = ()
@@ -327,15 +360,15 @@ POOL_WORDS = {"allied_infantry": "Allied infantry", "allied_armour": "Allied arm
 
 @functools.lru_cache(maxsize=256)
 def _supply_memo(pieces: tuple[Piece, ...], faction: Faction, control: tuple[tuple[str, Faction], ...],
-                 moved: tuple[str, ...]) -> dict[str, Any]:
-    return supply_states(board(), pieces, faction, dict(control), moved=moved)
+                 moved: tuple[str, ...], icf: int | None) -> dict[str, Any]:
+    return supply_states(board(), pieces, faction, dict(control), moved=moved, icf=icf)
 
 
 def supplies(pieces: Sequence[Piece], faction: Faction, control: Mapping[str, Faction],
-             moved: Sequence[str] = ()) -> dict[str, Any]:
+             moved: Sequence[str] = (), icf: int | None = None) -> dict[str, Any]:
     """``supply.supply_states`` (§8), remembered for the last positions asked
     (a listing asks the same question for every candidate order)."""
-    return dict(_supply_memo(tuple(pieces), faction, tuple(sorted(control.items())), tuple(moved)))
+    return dict(_supply_memo(tuple(pieces), faction, tuple(sorted(control.items())), tuple(moved), icf))
 
 
 def faction_of(s: State) -> Faction:
@@ -430,6 +463,7 @@ def initial_state(scenario: str, options: tuple[str, ...]) -> State:
     return State(turn=1, faction="allied", phase="setup", pieces=_sorted(pieces), control=control,
                  rp={k: int(v) for k, v in sched.start_rp.items()}, c2_method=method,
                  tobruk_rule=NO_TOBRUK_OPTION not in options, penalty={"allied": 0, "axis": 0},
+                 optional=tuple(o for o in OPTIONS if o in options or (o == RELIABILITY_OPTION and SURRENDER_OPTION in options)),
                  news=("§6: the Allies set up first (R-30): base units may be placed in any base hex",))
 
 
@@ -453,6 +487,9 @@ def pending(s: State) -> Decision | None:
         return Decision(role="axis", kind="malta", prompt=f"{where}: §9 invade Malta or not")
     if s.stage == "advance":
         return Decision(role=s.faction, kind="advance", prompt=f"{where}: §12.4.7 advance after combat")
+    if s.stage == "reaction":
+        return Decision(role=enemy_of(faction_of(s)), kind="reaction",
+                        prompt=f"{where}: §15.1 reaction moves into combat {s.current + 1}")
     names = {"movement": "§11 movement", "attack_supply": "§12.2-§12.3 combat declarations",
              "resolution": "§12.4 combat resolution", "reinforcement": "§13 replacements & reinforcements"}
     return Decision(role=s.faction, kind=s.phase, prompt=f"{where}: {names.get(s.phase, s.phase)}")
@@ -483,7 +520,7 @@ def _ask(s: State, author: str, what: str, purposes: Sequence[str], hexes: Seque
 def _supply_flags(s: State, faction: Faction) -> tuple[State, tuple[str, ...]]:
     """§8.4, §8.5: flip the faction's regular and transport units OOS or face
     up by the supply rules; returns the ids in supply."""
-    states = supplies(s.pieces, faction, control_of(s))
+    states = supplies(s.pieces, faction, control_of(s), icf=icf_of(s))
     pieces = []
     for p in s.pieces:
         if p.id in states:
@@ -525,6 +562,7 @@ def _enter(s: State, phase: Phase, author: str) -> State:
 
 
 def _next_phase(s: State, author: str) -> State:
+    s = _fort_bonds_kept(s)
     phases = TABLE_4[faction_of(s)]
     i = phases.index(s.phase)  # type: ignore[arg-type]
     if i + 1 < len(phases):
@@ -535,7 +573,7 @@ def _next_phase(s: State, author: str) -> State:
 def _end_player_turn(s: State, author: str) -> State:
     holders = (*s.tobruk_holders, s.control[TOBRUK])
     s = replace(s, tobruk_holders=holders, arrived=(), withdraw_due=(), withdrawn_now=(), reinstate_due=(),
-                reinstated_now=(), options_now=(), mf_used={}, stopped=(), phase_start={}, fights=())
+                reinstated_now=(), options_now=(), mf_used={}, stopped=(), phase_start={}, fights=(), reacted=())
     if s.faction == "allied":
         s = replace(s, pieces=end_of_allied_turn(s.pieces), faction="axis")  # §10.3
         return _enter(s, "supply", author)
@@ -548,7 +586,7 @@ def _game_over(s: State, *, winner: str | None = None, why: str = "") -> State:
     if winner is not None:
         return replace(s, phase="over", stage="", winner=winner, result=why)
     ctl = control_of(s)
-    ok = {f: supplies(s.pieces, f, ctl) for f in ("allied", "axis")}
+    ok = {f: supplies(s.pieces, f, ctl, icf=icf_of(s)) for f in ("allied", "axis")}
     supplied = [u for states in ok.values() for u, st in states.items() if st.state != "OOS"]
     from rules.paa.victory import cf_on_map
 
@@ -665,7 +703,7 @@ def ground(s: State, faction: Faction | None = None) -> Ground:
     b = board()
     units = {p.hex for p in s.pieces if p.faction == enemy and p.kind != "installation"}
     depots = {p.hex for p in s.pieces if p.faction == enemy and p.kind == "installation"} - units
-    return Ground(enemy_zoc(b, s.pieces, f), enemy_fort_zoc(b, s.pieces, f), frozenset(units), frozenset(depots))
+    return Ground(enemy_zoc(b, s.pieces, f, icf=icf_of(s)), enemy_fort_zoc(b, s.pieces, f), frozenset(units), frozenset(depots))
 
 
 def mf_left(s: State, p: Piece) -> int:
@@ -694,8 +732,8 @@ def _cuts_off(s: State, p: Piece, moved: Sequence[Piece], g: Ground) -> list[str
     if any(q.hex == p.hex and q.id != p.id and q.faction == p.faction and q.kind != "installation" for q in s.pieces):
         return []
     ctl = control_of(s)
-    before = supplies(s.pieces, "allied", ctl, moved=s.moved_depots)
-    after = supplies(moved, "allied", ctl, moved=s.moved_depots)
+    before = supplies(s.pieces, "allied", ctl, moved=s.moved_depots, icf=icf_of(s))
+    after = supplies(moved, "allied", ctl, moved=s.moved_depots, icf=icf_of(s))
     return [u for u in newly_oos(before, after, "allied", moved) if u != p.id]
 
 
@@ -703,20 +741,80 @@ def moved_pieces(s: State, changes: Mapping[str, str]) -> tuple[Piece, ...]:
     return tuple(replace(p, hex=changes[p.id]) if p.id in changes else p for p in s.pieces)
 
 
+def icf_of(s: State) -> int | None:
+    """§15.2: the ICF when the reliability option is in play, else None (no effect)."""
+    return s.icf if RELIABILITY_OPTION in s.optional else None
+
+
+def _has_su(s: State, hex_id: str) -> bool:
+    """§15.2: a supporting unit (German regular or Italian armoured) stands in ``hex_id``."""
+    return any(q.hex == hex_id and is_supporting(q) for q in s.pieces)
+
+
+def unreliable_attackers(s: State, units: Sequence[str], hexes: Sequence[str], *, without: str = "") -> list[Problem]:
+    """§15.2: at ICF >= 10 Italian infantry attacks only in AS or MAS (§12.3)
+    or stacked with a supporting unit. ``without``: an installation about to
+    be eliminated (§12.3 scrap). A forced fort attack (§12.1.1) is exempt (R-50)."""
+    icf = icf_of(s)
+    if icf is None or icf < 10:
+        return []
+    forts = fort_zoc_of_phasing(s)
+    pieces = tuple(q for q in s.pieces if q.id != without)
+    net: Network | None = None
+    out = []
+    for u in units:
+        p = piece_of(s, u)
+        if p is None or not italian_infantry(p) or forts.get(p.hex) in hexes:
+            continue
+        if net is None:
+            net = network(board(), pieces, p.faction, control_of(s), icf=icf_of(s))
+        attack_supplied = bool(unit_supply(board(), pieces, p, net, moved=s.moved_depots, icf=icf_of(s)).attack)
+        if not may_attack(p, icf, attack_supplied=attack_supplied, stacked_with_su=_has_su(s, p.hex)):
+            out.append(Problem("§15.2", f"ICF is {icf}: {p.id} (Italian infantry) may attack only in AS or MAS "
+                                        "(an unmoved installation within 8 MF, §12.3) or stacked with a German "
+                                        "regular or Italian armoured unit"))
+    return out
+
+
+def bound_fort(s: State, p: Piece) -> str | None:
+    """§11.1.5: the enemy-occupied fort ``p`` advanced next to and has not attacked yet (None: none)."""
+    fort = s.fort_bound.get(p.id)
+    if fort is None or fort not in occupied_forts(board(), s.pieces, enemy_of(p.faction)):
+        return None
+    return fort
+
+
+def fort_leaving_problems(s: State, p: Piece, path: Sequence[str]) -> list[Problem]:
+    """§11.1.5 (movement.fort_advance_problems) for ``p`` following ``path``."""
+    fort = bound_fort(s, p)
+    return fort_advance_problems(p, path, fort, board().fort_zoc.get(fort, frozenset()) if fort else frozenset())
+
+
+def _fort_bonds_kept(s: State) -> State:
+    """§11.1.5: a bond ends once its unit is gone, out of the fort's ZOC
+    (a retreat) or the fort is no longer enemy-occupied (R-49)."""
+    keep = {u: fort for u, fort in s.fort_bound.items()
+            if (p := piece_of(s, u)) is not None and bound_fort(s, p) == fort
+            and p.hex in board().fort_zoc.get(fort, frozenset())}
+    return s if keep == s.fort_bound else replace(s, fort_bound=keep)
+
+
 def end_problems(s: State, p: Piece, path: Sequence[str], g: Ground, net: Network | None = None) -> list[Problem]:
     """The checks of a move that depend on where it ends: staying in supply
     (§11.1.1; R-41: judged at the end of each move order), not cutting other
-    Allied units off (§8.4.1), the Malta crossing ban (§9)."""
+    Allied units off (§8.4.1), the Malta crossing ban (§9), leaving a fort's
+    ZOC entered by advance (§11.1.5)."""
     out = crossing_problems(board(), s.turn, s.malta, p, path)  # type: ignore[arg-type]
+    out += fort_leaving_problems(s, p, path)
     if not _must_stay_in_supply(p) and p.faction != "allied":
         return out
     moved = moved_pieces(s, {p.id: path[-1]})
     if _must_stay_in_supply(p):
         if net is None or p.hex in g.ezoc or path[-1] in g.ezoc:
             # §8.2: the network changes only where a friendly unit leaves or enters enemy ZOC (R-18).
-            net = network(board(), moved, p.faction, control_of(s))
+            net = network(board(), moved, p.faction, control_of(s), icf=icf_of(s))
         here = next(q for q in moved if q.id == p.id)
-        ok = unit_supply(board(), moved, here, net, moved=s.moved_depots).state != "OOS"
+        ok = unit_supply(board(), moved, here, net, moved=s.moved_depots, icf=icf_of(s)).state != "OOS"
         out += oos_movement_problems(p, started_in_supply=not p.oos, supplied_after_steps=[ok])
     cut = _cuts_off(s, p, moved, g)
     if cut:
@@ -773,16 +871,23 @@ def overrun_plan(s: State, a: Overrun, author: str) -> tuple[list[Problem], Any]
     starts = {s.phase_start.get(p.id) for p in stack}
     together = len(starts) == 1 and all(p.hex == from_hex for p in stack)
     # §11.4: every unit of the stack that started together with it takes part.
-    net = network(b, s.pieces, f, control_of(s))
+    net = network(b, s.pieces, f, control_of(s), icf=icf_of(s))
     attackers = []
     for p in stack:
-        st = unit_supply(b, s.pieces, p, net, moved=s.moved_depots).state
+        st = unit_supply(b, s.pieces, p, net, moved=s.moved_depots, icf=icf_of(s)).state
         attackers.append(Attacker(p, "AS" if st == "AS" else "GS" if st == "GS" else "OOS"))
     defenders = [p for p in s.pieces if p.hex == a.hex and p.faction == enemy_of(f)]
-    sources = zoc_sources(b, s.pieces, enemy_of(f)).get(from_hex, frozenset())
+    sources = zoc_sources(b, s.pieces, enemy_of(f), icf=icf_of(s)).get(from_hex, frozenset())
     check = overrun_check(b, attackers, from_hex, a.hex, defenders, started_together=together,
-                          ezoc_sources=sources, mf_left={p.id: mf_left(s, p) for p in stack})
+                          ezoc_sources=sources, mf_left={p.id: mf_left(s, p) for p in stack},
+                          overrun_mf=_overrun_mf(s, defenders))
     return list(check.problems), check
+
+
+def _overrun_mf(s: State, defenders: Sequence[Piece]) -> int:
+    """§11.4: +10 MF; §15.2 (R-37): +5 against Italian infantry alone at ICF >= 25."""
+    icf = icf_of(s)
+    return OVERRUN_MF if icf is None else overrun_cost(defenders, icf)
 
 
 def _overrun_problems(s: State, a: Overrun, author: str) -> list[Problem]:
@@ -792,6 +897,9 @@ def _overrun_problems(s: State, a: Overrun, author: str) -> list[Problem]:
     if a.hex not in board():
         return [Problem("§2.1", f"{a.hex} is not a hex of the map")]
     problems, _ = overrun_plan(s, a, author)
+    for u in a.units:
+        if not problems and (p := piece_of(s, u)) is not None:
+            problems += fort_leaving_problems(s, p, (p.hex, a.hex))
     return problems
 
 
@@ -824,8 +932,8 @@ def _depot_cuts_off(s: State, changes: Mapping[str, str], depot: str) -> list[Pr
         return []
     ctl = control_of(s)
     moved = moved_pieces(s, changes)
-    before = supplies(s.pieces, "allied", ctl, moved=s.moved_depots)
-    after = supplies(moved, "allied", ctl, moved=s.moved_depots)
+    before = supplies(s.pieces, "allied", ctl, moved=s.moved_depots, icf=icf_of(s))
+    after = supplies(moved, "allied", ctl, moved=s.moved_depots, icf=icf_of(s))
     cut = [u for u in newly_oos(before, after, "allied", moved) if u not in changes]
     return [Problem("§8.4.1", f"moving {depot} would put {', '.join(cut)} out of supply")] if cut else []
 
@@ -841,7 +949,8 @@ def _ship_problems(s: State, a: Ship, author: str) -> list[Problem]:
     allied_ok = [q.id for q in s.pieces if q.faction == "allied" and q.kind != "installation" and not q.oos]
     # Judged as a whole (port capacities): the earlier shipments from where they began.
     before = moved_pieces(s, {u: o for u, o, _ in s.shipped})
-    return sea_problems(board(), before, moves, control_of(s), allied_in_supply=allied_ok)
+    return fort_leaving_problems(s, p, (p.hex, a.hex)) or \
+        sea_problems(board(), before, moves, control_of(s), allied_in_supply=allied_ok)
 
 
 def _dismount_problems(s: State, a: Dismount, author: str) -> list[Problem]:
@@ -874,7 +983,7 @@ def _rail_problems(s: State, a: Rail, author: str) -> list[Problem]:
         return out + bad
     if a.hex == depot.hex:
         return [Problem("§11.3.1", f"{depot.id} is in {a.hex} already")]
-    return rail_problems(board(), s.pieces, depot, a.hex) or _depot_cuts_off(s, {depot.id: a.hex}, depot.id)
+    return rail_problems(board(), s.pieces, depot, a.hex, icf=icf_of(s)) or _depot_cuts_off(s, {depot.id: a.hex}, depot.id)
 
 
 def _end_movement_problems(s: State, author: str) -> list[Problem]:
@@ -899,7 +1008,8 @@ def _attack_problems(s: State, a: Attack, author: str) -> list[Problem]:
     if len(set(a.hexes)) != len(a.hexes) or len(set(a.units)) != len(a.units):
         return [Problem("§12.2", "a unit or hex is named twice")]
     return [q for q in declaration_problems(board(), s.pieces, faction_of(s), s.turn, [*_declared(s), Declared(a.units, a.hexes)],
-                                            fort_zoc=fort_zoc_of_phasing(s)) if q.rule != "§12.1.1"]
+                                            fort_zoc=fort_zoc_of_phasing(s)) if q.rule != "§12.1.1"] \
+        or unreliable_attackers(s, a.units, a.hexes)
 
 
 def _depot_problems(s: State, depot: str, author: str) -> list[Problem]:
@@ -912,9 +1022,9 @@ def _depot_problems(s: State, depot: str, author: str) -> list[Problem]:
     leaves = False
     if p.faction == "allied":
         ctl = control_of(s)
-        before = supplies(s.pieces, "allied", ctl)
+        before = supplies(s.pieces, "allied", ctl, icf=icf_of(s))
         rest = tuple(q for q in s.pieces if q.id != p.id)
-        leaves = bool(newly_oos(before, supplies(rest, "allied", ctl), "allied", rest))
+        leaves = bool(newly_oos(before, supplies(rest, "allied", ctl, icf=icf_of(s)), "allied", rest))
     return mas_problems(faction_of(s), s.turn, p, leaves_allied_oos=leaves)
 
 
@@ -1187,8 +1297,12 @@ def check(s: State, a: Any, ctx: Ctx) -> list[Problem]:
         return _end_movement_problems(s, author)
     if isinstance(a, Attack):
         return _attack_problems(s, a, author)
-    if isinstance(a, (Sacrifice, Scrap)):
+    if isinstance(a, Sacrifice):
         return _depot_problems(s, a.depot, author)
+    if isinstance(a, Scrap):
+        return _depot_problems(s, a.depot, author) or [
+            replace(q, message=f"{q.message}; eliminating {a.depot} would take that away from combat {i}")
+            for i, f in enumerate(s.fights, 1) for q in unreliable_attackers(s, f.attackers, f.hexes, without=a.depot)]
     if isinstance(a, EndDeclarations):
         return _end_declarations_problems(s, author)
     if isinstance(a, (Resolve, Cancel)):
@@ -1199,6 +1313,11 @@ def check(s: State, a: Any, ctx: Ctx) -> list[Problem]:
         return _advance_problems(s, a, author)
     if isinstance(a, EndAdvance):
         return _wrong_turn(s, author, "resolution", "advance")
+    if isinstance(a, React):
+        return _react_problems(s, a, author)
+    if isinstance(a, EndReaction):
+        ok = s.stage == "reaction" and not s.roll and author == enemy_of(faction_of(s))
+        return [] if ok else [Problem("§15.1", "no reaction moves are being made now")]
     if isinstance(a, EndCombat):
         out = _wrong_turn(s, author, "resolution")
         left = [str(i) for i, f in enumerate(s.fights, 1) if f.status == "declared" and f.forced]
@@ -1253,6 +1372,11 @@ def _eliminate(s: State, uids: Iterable[str], news: list[str], why: str) -> Stat
             if back is not None:
                 returns.append((p.id, back))
     news.append(f"{why}: eliminated {', '.join(sorted(gone))}")
+    if RELIABILITY_OPTION in s.optional:
+        icf = icf_after(s.icf, [p for p in s.pieces if p.id in gone])
+        if icf != s.icf:
+            news.append(f"§15.2: ICF {s.icf} → {icf}")
+            s = replace(s, icf=icf)
     return replace(s, pieces=tuple(p for p in s.pieces if p.id not in gone), cadre=tuple(sorted(cadre)),
                    returns=tuple(returns), stopped=tuple(u for u in s.stopped if u not in gone))
 
@@ -1295,7 +1419,7 @@ def apply(s: State, a: Any, ctx: Ctx) -> State:
         from_hex = stack[0].hex if stack[0] else a.hex
         defenders = [p for p in s.pieces if p.hex == a.hex and p.faction == enemy_of(f) and p.kind != "installation"]
         s = _eliminate(s, [p.id for p in defenders], news, f"§11.4 overrun of {a.hex} (ΔCF {chk.delta})")
-        cost = (path_cost(board(), (from_hex, a.hex), mover="regular") or 0) + OVERRUN_MF
+        cost = (path_cost(board(), (from_hex, a.hex), mover="regular") or 0) + _overrun_mf(s, defenders)
         for u in a.units:
             s = _move_to(s, u, (from_hex, a.hex))
         s = replace(s, mf_used={**s.mf_used, **{u: s.mf_used.get(u, 0) + cost for u in a.units}},
@@ -1346,7 +1470,9 @@ def apply(s: State, a: Any, ctx: Ctx) -> State:
         here = [p.hex for u in a.units if (p := piece_of(s, u)) is not None]
         forced = any(forts.get(h) in a.hexes for h in here)
         fight = Fight(a.units, a.hexes, forced=forced)
-        return replace(s, fights=(*s.fights, fight),
+        # §11.1.5: attacking the fort (forced, never cancelled: §12.1.1) ends the bond.
+        bound = {u: fort for u, fort in s.fort_bound.items() if not (u in a.units and fort in a.hexes)}
+        return replace(s, fights=(*s.fights, fight), fort_bound=bound,
                        news=(f"§12.2: combat {len(s.fights) + 1}: {', '.join(a.units)} attack {', '.join(a.hexes)}",))
     if isinstance(a, Sacrifice):
         return replace(s, sacrificed=(*s.sacrificed, a.depot), news=(f"§12.3: {a.depot} is sacrificed for MAS",))
@@ -1370,9 +1496,21 @@ def apply(s: State, a: Any, ctx: Ctx) -> State:
         s = _move_to(s, a.unit, (p.hex, a.hex))
         fights = list(s.fights)
         fights[s.current] = replace(fight, advanced=(*fight.advanced, a.unit))
-        return replace(s, fights=tuple(fights), news=(f"§12.4.7: {a.unit} advances into {a.hex}",))
+        fort = enemy_fort_zoc(board(), s.pieces, f).get(a.hex)
+        bound = {**s.fort_bound, a.unit: fort} if fort else s.fort_bound
+        then = f"; it must attack the fort {fort} before leaving its ZOC (§11.1.5)" if fort else ""
+        return replace(s, fights=tuple(fights), fort_bound=bound,
+                       news=(f"§12.4.7: {a.unit} advances into {a.hex}{then}",))
     if isinstance(a, EndAdvance):
         return _fight_done(s)
+    if isinstance(a, React):
+        fight = s.fights[s.current]
+        s = _set_fight(s, replace(fight, tried=(*fight.tried, a.unit)))
+        return _ask(s, author, "reaction",
+                    [f"§15.1 reaction move of {a.unit} into {a.hex} ({'3-6' if f == 'axis' else '2-6'} succeeds)"],
+                    (a.unit, a.hex))
+    if isinstance(a, EndReaction):
+        return _after_reaction(s, s.current, enemy_of(as_faction(author)))
     if isinstance(a, EndCombat):
         s = _eliminate(s, [d for d in s.sacrificed if piece_of(s, d) is not None], news, "§12.3 MAS installations")
         s = replace(s, sacrificed=(), news=(*news, f"§12: the {s.faction} combat phase ends"))
@@ -1463,14 +1601,14 @@ def _capture_results(s: State, hex_id: str, dice: Sequence[int], news: list[str]
 def _supply_for_combat(s: State, author: str) -> State:
     """§12.3: every attacker's combat supply (GS at the start of the turn, AS, MAS)."""
     f = faction_of(s)
-    net = network(board(), s.pieces, f, control_of(s))
+    net = network(board(), s.pieces, f, control_of(s), icf=icf_of(s))
     fights = []
     for fight in s.fights:
         supply = []
         for u in fight.attackers:
             p = piece_of(s, u)
             assert p is not None
-            us = unit_supply(board(), s.pieces, p, net, moved=s.moved_depots)
+            us = unit_supply(board(), s.pieces, p, net, moved=s.moved_depots, icf=icf_of(s))
             supply.append(combat_supply(u in s.start_supply, us.attack, s.sacrificed))
         fights.append(replace(fight, supply=tuple(supply)))
     words = [f"combat {i}: " + ", ".join(f"{u} {st}" for u, st in zip(x.attackers, x.supply, strict=True))
@@ -1485,10 +1623,92 @@ def _no_combats(s: State, author: str) -> State:
     return _next_phase(replace(s, news=(*s.news, f"§12: no combats; the {s.faction} combat phase ends")), author)
 
 
+def liable_defenders(s: State, fight: Fight) -> list[str]:
+    """§15.2-§15.3 (option ``surrender``): the attacked Italian infantry units that must roll for surrender."""
+    icf = icf_of(s)
+    if SURRENDER_OPTION not in s.optional or icf is None:
+        return []
+    b = board()
+    out = []
+    for p in s.pieces:
+        if p.hex in fight.hexes and p.faction == enemy_of(faction_of(s)) and p.kind != "installation":
+            near = set(b.neighbours(p.hex))
+            if liable_to_surrender(p, icf, stacked_with_su=_has_su(s, p.hex),
+                                   adjacent_su=any(q.hex in near and q.faction == p.faction and is_supporting(q)
+                                                   for q in s.pieces)):
+                out.append(p.id)
+    return out
+
+
+def reaction_way(s: State, p: Piece, fight: Fight) -> dict[str, int]:
+    """§15.1: the attacked hexes of ``fight`` ``p`` could reach within its reaction MF, with their cost."""
+    limit = reaction_mf(p)
+    if limit == 0:
+        return {}
+    g = ground(s, p.faction)
+    try:
+        mover = mover_of(p)
+    except ValueError:
+        return {}
+    reach = routes(board(), p.hex, mover=mover, mf=limit, ezoc=g.ezoc, fort_zoc=frozenset(g.fort_zoc) | g.depots,
+                   blocked=g.blocked - set(fight.hexes))
+    return {h: reach[h][1] for h in fight.hexes if h in reach}
+
+
+def _react_problems(s: State, a: React, author: str) -> list[Problem]:
+    if s.stage != "reaction" or s.roll or author != enemy_of(faction_of(s)):
+        return [Problem("§15.1", "no reaction move may be tried now")]
+    p, bad = _own(s, a.unit, author, ("infantry", "armoured"))
+    if p is None:
+        return bad
+    fight = s.fights[s.current]
+    if a.hex not in fight.hexes:
+        return [Problem("§15.1", f"{a.hex} is not attacked in combat {s.current + 1} ({', '.join(fight.hexes)})")]
+    if p.id in fight.tried:
+        return [Problem("§15.1", f"{p.id} already tried to reach this combat")]
+    attacked = {h for x in s.fights if x.status != "cancelled" for h in x.hexes}
+    stack = [replace(q, hex=a.hex) if q.id == p.id else q for q in s.pieces]
+    return reaction_problems(p, in_ezoc=p.hex in ground(s, p.faction).ezoc, attacked=p.hex in attacked,
+                             reacted=p.id in s.reacted, cost=reaction_way(s, p, fight).get(a.hex),
+                             stacking_ok=not [q for q in stacking_problems(stack) if a.hex in q.message])
+
+
+def reactors(s: State, fight: Fight) -> list[str]:
+    """§15.1: every ``react UNIT HEX`` the defender may try now."""
+    out = []
+    for p in s.pieces:
+        if p.faction == enemy_of(faction_of(s)) and p.is_regular:
+            for h in reaction_way(s, p, fight):
+                if not _react_problems(replace(s, stage="reaction"), React(p.id, h), p.faction):
+                    out.append(f"react {p.id} {h}")
+    return out
+
+
 def _start_fight(s: State, i: int, author: str) -> State:
-    fight = s.fights[i]
     f = faction_of(s)
     s, _ = _supply_flags(s, enemy_of(f))  # §12.4.1: defenders' supply when the combat is resolved
+    if REACTION_OPTION in s.optional:
+        s = replace(s, current=i)
+        s = _set_fight(s, replace(s.fights[i], status="resolving"))
+        if reactors(s, s.fights[i]):
+            return replace(s, stage="reaction")
+    return _after_reaction(s, i, author)
+
+
+def _after_reaction(s: State, i: int, author: str) -> State:
+    """§15.3 surrender (after any §15.1 reaction), then the odds (§12.4.2)."""
+    s = replace(s, stage="")
+    liable = liable_defenders(s, s.fights[i])
+    if liable:
+        s = replace(s, current=i)
+        s = _set_fight(s, replace(s.fights[i], status="resolving", liable=tuple(liable)))
+        return _ask(s, author, "surrender", [f"§15.3 surrender of {u} (ICF {s.icf}; 1-3 surrenders)" for u in liable])
+    return _fight_odds_roll(s, i, author)
+
+
+def _fight_odds_roll(s: State, i: int, author: str) -> State:
+    """§12.4.2-§12.4.3: the odds of combat ``i`` and its CRT die (or the counter-attack of an ineffective attack)."""
+    fight = s.fights[i]
     delta, attackers, defenders = fight_odds(s, fight)
     fight = replace(fight, status="resolving", defenders=tuple(p.id for p in defenders), delta=str(delta))
     fights = list(s.fights)
@@ -1497,7 +1717,7 @@ def _start_fight(s: State, i: int, author: str) -> State:
     where = ", ".join(fight.hexes)
     if is_ineffective(attackers, delta):
         news = [f"§12.1.1: combat {i + 1} on {where} is an ineffective attack (ΔCF {delta})"]
-        return _ask(replace(s, news=tuple(news)), author, "counter", [f"§12.4.4 counter-attack by {where}"])
+        return _ask(replace(s, news=(*s.news, *news)), author, "counter", [f"§12.4.4 counter-attack by {where}"])
     col = attack_column(delta)
     s = replace(s, fights=tuple(replace(x, column=col) if j == i else x for j, x in enumerate(s.fights)))
     return _ask(s, author, "crt", [f"§12.4.3 attack on {where}, ΔCF {delta} (column {col})"])
@@ -1574,7 +1794,7 @@ def resolve_dice(s: State, values: tuple[int | None, ...], ctx: Ctx) -> State:
                           + (f"out of C² in {', '.join(sorted(out))}" if out else "every Allied hex in C²"),))
         return _enter(s, "movement", author)
     if what == "malta":
-        ok = {u for u, st in supplies(s.pieces, "allied", control_of(s)).items() if st.state != "OOS"}
+        ok = {u for u, st in supplies(s.pieces, "allied", control_of(s), icf=icf_of(s)).items() if st.state != "OOS"}
         res = invasion_result(dice[0], allied_in_libya=allied_good_order_in_libya(board(), s.pieces, ok))
         s = replace(s, malta=res, stage="", news=(f"§9 Table 6: die {dice[0]}: the invasion of Malta is a {res}",))
         return _enter(s, "movement", author)
@@ -1589,6 +1809,29 @@ def resolve_dice(s: State, values: tuple[int | None, ...], ctx: Ctx) -> State:
         return _loss_step(s, s.faction, s.overrun, loss, "counter-losses", author)
     fight = s.fights[s.current]
     where = ", ".join(fight.hexes)
+    if what == "reaction":
+        uid, hex_id = hexes
+        p = piece_of(s, uid)
+        assert p is not None
+        joined = reaction_succeeds(p.faction, dice[0])
+        if joined:
+            s = _move_to(s, uid, (p.hex, hex_id))
+            s = replace(s, reacted=(*s.reacted, uid))
+        then = f"joins the defenders in {hex_id}" if joined else f"fails to reach {hex_id}"
+        s = replace(s, news=(f"§15.1: die {dice[0]}: {uid} {then}",))
+        if reactors(s, s.fights[s.current]):
+            return replace(s, stage="reaction")
+        return _after_reaction(s, s.current, s.faction)
+    if what == "surrender":
+        gone = [u for u, d in zip(fight.liable, dice, strict=True) if surrenders(d)]
+        news.append(f"§15.3 surrender dice {' '.join(map(str, dice))}: "
+                    + (f"{', '.join(gone)} surrender{'s' if len(gone) == 1 else ''}" if gone else "none surrenders"))
+        s = _eliminate(s, gone, news, "§15.3 surrender (to the Axis Cadre)")
+        s = replace(_set_fight(s, replace(fight, surrendered=tuple(gone))), news=tuple(news))
+        if not fight_odds(s, fight)[2]:
+            # §15.3: every attacked unit surrendered: no CRT, no counter-attack; the attackers may advance (R-51).
+            return _after_counter(s)
+        return _fight_odds_roll(s, s.current, s.faction)  # the attacker's resolve goes on: the defender answers (R-45)
     if what == "crt":
         loss = crt(fight.column, dice[0])
         s = _set_fight(s, replace(fight, die=dice[0], loss=loss))

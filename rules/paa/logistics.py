@@ -106,21 +106,22 @@ def rail_hexes(board: MapView) -> frozenset[str]:
     return frozenset(h for h in board.hexes() for n in board.neighbours(h) if board.side(h, n).rail)
 
 
-def usable_rail(board: MapView, pieces: Iterable[Piece]) -> frozenset[str]:
+def usable_rail(board: MapView, pieces: Iterable[Piece], *, icf: int | None = None) -> frozenset[str]:
     """§11.3.1: the rail hexes usable this phase: none in Axis ZOC, and only
     east of the eastern-most rail hex in Axis ZOC. Allied units do not negate it."""
     rail = rail_hexes(board)
-    blocked = rail & zoc(board, tuple(pieces), "axis")
+    blocked = rail & zoc(board, tuple(pieces), "axis", icf=icf)
     if not blocked:
         return rail
     east_edge = max(int(h[2:]) for h in blocked)
     return frozenset(h for h in rail if int(h[2:]) > east_edge)
 
 
-def rail_destinations(board: MapView, pieces: Iterable[Piece], start: str) -> frozenset[str]:
+def rail_destinations(board: MapView, pieces: Iterable[Piece], start: str, *,
+                      icf: int | None = None) -> frozenset[str]:
     """§11.3.1: where an Allied supply installation in rail hex ``start`` can
     go by rail, any distance, at no MF cost (empty if ``start`` is not usable)."""
-    usable = usable_rail(board, pieces)
+    usable = usable_rail(board, pieces, icf=icf)
     if start not in usable:
         return frozenset()
     seen = {start}
@@ -134,13 +135,14 @@ def rail_destinations(board: MapView, pieces: Iterable[Piece], start: str) -> fr
     return frozenset(seen)
 
 
-def rail_problems(board: MapView, pieces: Sequence[Piece], installation: Piece, destination: str) -> list[Problem]:
+def rail_problems(board: MapView, pieces: Sequence[Piece], installation: Piece, destination: str, *,
+                  icf: int | None = None) -> list[Problem]:
     """§11.3.1: Allied supply installations only, along usable rail."""
     if installation.faction != "allied" or installation.kind != "installation":
         return [Problem("§11.3.1", "only Allied supply installations move by rail")]
     if installation.ooc2:
         return [Problem("§10.3", f"{installation.id} is out of C² and cannot be transported")]
-    if destination not in rail_destinations(board, pieces, installation.hex):
+    if destination not in rail_destinations(board, pieces, installation.hex, icf=icf):
         return [Problem("§11.3.1", f"{installation.id} cannot go by rail from {installation.hex} to {destination} (not through or west of Axis ZOC)")]
     return []
 

@@ -253,3 +253,19 @@ def routes(
         if s[0] != start and (s[0] not in best or c < best[s[0]][0]):
             best[s[0]] = (c, s)
     return {h: (tuple(x for x, _ in r.path_to(s)), c) for h, (c, s) in best.items()}
+
+
+def fort_advance_problems(piece: Piece, path: Sequence[str], fort: str | None,
+                          fort_zoc: Collection[str]) -> list[Problem]:
+    """§11.1.5: a unit that entered the ZOC of an enemy-occupied fort by an
+    advance after combat (§12.4.7) must attack the fort at least once before
+    leaving that ZOC. ``fort``: the fort ``piece`` is held by (None: none);
+    ``fort_zoc``: the fort's ZOC hexes. ``path``: the hexes the piece would
+    pass through and end in (a land move, an overrun or a sea move)."""
+    if fort is None:
+        return []
+    outside = [h for h in path if h != piece.hex and h not in fort_zoc]
+    if not outside:
+        return []
+    return [Problem("§11.1.5", f"{piece.id} advanced into the ZOC of the enemy-occupied fort {fort} (§12.4.7) "
+                               f"and must attack it at least once before leaving that ZOC (not into {outside[0]})")]

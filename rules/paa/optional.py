@@ -14,7 +14,12 @@ from pbem.rulesapi import Problem
 from rules.paa.tables import OVERRUN_MF, OVERRUN_MF_ICF25
 from rules.paa.units import Faction, Piece
 
-OPTIONS = ("reaction", "reliability", "surrender")
+RELIABILITY_OPTION = "reliability"
+#: §15.3 surrender; it needs the ICF of §15.2, so it brings reliability with it (R-51).
+SURRENDER_OPTION = "surrender"
+REACTION_OPTION = "reaction"
+#: The §15 options the game plays (``pbem new --option reliability`` ...).
+OPTIONS = (REACTION_OPTION, RELIABILITY_OPTION, SURRENDER_OPTION)
 
 #: §15.1: the rolls on which a reaction move succeeds.
 REACTION_SUCCESS: dict[Faction, frozenset[int]] = {"axis": frozenset({2, 3, 4, 5, 6}), "allied": frozenset({3, 4, 5, 6})}

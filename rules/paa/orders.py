@@ -35,7 +35,7 @@ from rules.paa.units import enemy_of
 SYNTAX = ("place UNIT HEX | setup done | move UNIT HEX | overrun UNIT[, UNIT] HEX | haul LORRY, DEPOT HEX | "
           "rail DEPOT HEX | ship UNIT HEX | dismount UNIT[, UNIT] HEX | remount UNIT[, UNIT] on LORRY | end movement | attack UNIT[, UNIT] on HEX[, HEX] | mas DEPOT | scrap DEPOT | "
           "end declarations | resolve N | cancel N | lose UNIT[, UNIT] | lose nothing | advance UNIT HEX | "
-          "end advance | end combat | malta invade | malta decline | rebuild UNIT | reinforce UNIT CF | "
+          "end advance | react UNIT HEX | end reaction | end combat | malta invade | malta decline | rebuild UNIT | reinforce UNIT CF | "
           "withdraw UNIT | reinstate UNIT | option X | end turn")
 
 
@@ -81,7 +81,7 @@ def parse_action(text: str) -> Any:
     low = words.lower()
     fixed: dict[str, Any] = {
         "setup done": g.SetupDone(), "end movement": g.EndMovement(), "end declarations": g.EndDeclarations(),
-        "end advance": g.EndAdvance(), "end combat": g.EndCombat(), "end turn": g.EndTurn(),
+        "end advance": g.EndAdvance(), "end reaction": g.EndReaction(), "end combat": g.EndCombat(), "end turn": g.EndTurn(),
         "malta invade": g.Malta(1), "malta decline": g.Malta(0), "lose nothing": g.Lose(()),
     }
     if low in fixed:
@@ -89,9 +89,9 @@ def parse_action(text: str) -> Any:
     verb, _, rest = words.partition(" ")
     verb = verb.lower()
     try:
-        if verb in ("place", "move", "advance"):
+        if verb in ("place", "move", "advance", "react"):
             unit, where = _head_tail(rest)
-            cls = {"place": g.Place, "move": g.Move, "advance": g.Advance}[verb]
+            cls = {"place": g.Place, "move": g.Move, "advance": g.Advance, "react": g.React}[verb]
             return cls(_unit(unit), _hex(where))
         if verb == "overrun":
             units, where = _head_tail(rest)
@@ -152,7 +152,7 @@ def parse_order(s: State, role: str, text: str, ctx: Any) -> Order:
 def format_action(a: Any) -> str:
     if isinstance(a, g.SetupDone):
         return "setup done"
-    if isinstance(a, (g.Place, g.Move, g.Advance)):
+    if isinstance(a, (g.Place, g.Move, g.Advance, g.React)):
         return f"{type(a).__name__.lower()} {a.unit} {a.hex}"
     if isinstance(a, g.Overrun):
         return f"overrun {', '.join(a.units)} {a.hex}"
@@ -186,7 +186,7 @@ def format_action(a: Any) -> str:
         return f"reinforce {a.unit} {a.cf}"
     if isinstance(a, g.Exercise):
         return f"option {a.letter}" + (f" {', '.join(a.withdraw)}" if a.withdraw else "")
-    words = {g.EndMovement: "end movement", g.EndDeclarations: "end declarations", g.EndAdvance: "end advance",
+    words = {g.EndMovement: "end movement", g.EndDeclarations: "end declarations", g.EndAdvance: "end advance", g.EndReaction: "end reaction",
              g.EndCombat: "end combat", g.EndTurn: "end turn"}
     return words[type(a)]
 
@@ -244,6 +244,10 @@ def order_tree(s: State, role: str, ctx: Ctx | None = None) -> tuple[OrderGroup,
         return (_group("Malta (§9, Table 6)", ["malta invade", "malta decline"], ends=True),)
     if s.stage == "advance":
         return _advance_tree(s, role)
+    if s.stage == "reaction":
+        return (_group(f"Reaction moves into combat {s.current + 1} (§15.1)",
+                       lambda: g.reactors(s, s.fights[s.current]), example="react <unit> <hex>"),
+                _group("No more reaction moves", ["end reaction"], ends=True))
     if s.stage == "pick":
         return _pick_tree(s, role)
     if s.phase == "movement":
@@ -279,7 +283,7 @@ def _setup_tree(s: State, role: str) -> tuple[OrderGroup, ...]:
 def _movement_tree(s: State, role: str) -> tuple[OrderGroup, ...]:
     f = g.faction_of(s)
     ground = g.ground(s)
-    net = network(g.board(), s.pieces, f, g.control_of(s))
+    net = network(g.board(), s.pieces, f, g.control_of(s), icf=g.icf_of(s))
     groups: list[OrderGroup] = []
 
     def moves(p: g.Piece) -> list[str]:
@@ -355,7 +359,7 @@ def _hauls(s: State, role: str) -> list[str]:
     if f == "allied":
         for depot in s.pieces:
             if depot.faction == f and depot.kind == "installation" and not depot.ooc2:
-                for h in sorted(rail_destinations(g.board(), s.pieces, depot.hex) - {depot.hex}):
+                for h in sorted(rail_destinations(g.board(), s.pieces, depot.hex, icf=g.icf_of(s)) - {depot.hex}):
                     out.append(format_action(g.Rail(depot.id, h)))
     return _ok(s, role, out)
 

@@ -69,6 +69,12 @@ def render_text(s: State) -> str:
     lines.append("RP (§13.3): " + ", ".join(f"{POOL_WORDS.get(k, k)} {v}" for k, v in sorted(s.rp.items())))
     if s.malta != "none":
         lines.append(f"Malta (§9): {s.malta}")
+    icf = g.icf_of(s)
+    if icf is not None:
+        lines.append(f"Italian infantry reliability (§15.2): ICF {icf}"
+                     + ("; at 10+ it attacks only in AS/MAS or with a German or Italian armoured unit" if icf >= 10 else "")
+                     + ("; at 20+ alone it exerts no ZOC" if icf >= 20 else "")
+                     + ("; at 25+ overrunning it costs +5 MF" if icf >= 25 else ""))
     for f in g.ROLES:
         lines.append(f"{f.capitalize()} counters on the map:")
         by_hex: dict[str, list[Piece]] = {}
@@ -93,6 +99,8 @@ def fight_line(i: int, fight: g.Fight) -> str:
     supply = f" ({', '.join(fight.supply)})" if fight.supply else ""
     out = f"{i} [{fight.status}{', fort, must attack (§12.1.1)' if fight.forced else ''}]: " \
           f"{', '.join(fight.attackers)}{supply} on {', '.join(fight.hexes)}"
+    if fight.liable:
+        out += f"; §15.3 surrender rolled by {', '.join(fight.liable)}: " + (', '.join(fight.surrendered) or "none") + " surrendered"
     if fight.delta:
         out += f"; ΔCF {fight.delta}"
     if fight.die:
@@ -133,7 +141,12 @@ def explain(s: State, role: str, topic: str, subject: str) -> list[str]:
             else "off the map (on the OOB)"
         return [f"{uid} is {place}."]
     if topic == "unit":
-        return [piece_line(p), f"in {p.hex} ({g.board().terrain(p.hex)}), MF left {g.mf_left(s, p)}"]
+        out = [piece_line(p), f"in {p.hex} ({g.board().terrain(p.hex)}), MF left {g.mf_left(s, p)}"]
+        fort = g.bound_fort(s, p)
+        if fort:
+            out.append(f"It advanced into the ZOC of the enemy-occupied fort {fort} and must attack it at least once "
+                       "before leaving that ZOC (§11.1.5).")
+        return out
     if topic == "supply":
         return _explain_supply(s, p)
     return _explain_move(s, p, where)
@@ -141,13 +154,13 @@ def explain(s: State, role: str, topic: str, subject: str) -> list[str]:
 
 def _explain_supply(s: State, p: Piece) -> list[str]:
     if p.kind == "installation":
-        net = network(g.board(), s.pieces, p.faction, g.control_of(s))
+        net = network(g.board(), s.pieces, p.faction, g.control_of(s), icf=g.icf_of(s))
         linked = p.id in net.linked
         return [f"{p.id} is a supply installation; it is {'linked to' if linked else 'cut off from'} a supply terminal "
                 f"(§8.2-§8.3: segments of at most 20 MF, not through enemy units or unoccupied enemy ZOC).",
                 f"Terminals of the {p.faction} faction: {', '.join(sorted(net.terminals)) or 'none'}."]
-    net = network(g.board(), s.pieces, p.faction, g.control_of(s))
-    us = unit_supply(g.board(), s.pieces, p, net, moved=s.moved_depots)
+    net = network(g.board(), s.pieces, p.faction, g.control_of(s), icf=g.icf_of(s))
+    us = unit_supply(g.board(), s.pieces, p, net, moved=s.moved_depots, icf=g.icf_of(s))
     out = [f"{p.id} in {p.hex}: {us.state} now (§8.4-§8.5); counter shows {'OOS' if p.oos else 'in supply'}"
            f" (set in the supply phase, §8.4)."]
     if p.dismounted:
@@ -261,7 +274,7 @@ def map_picture(view: State | None = None, overlays: Sequence[str] = ()) -> Any:
         styles["zoc_axis"] = Style(fill="#5e6454", opacity=0.25)
         styles["zoc_allied"] = Style(fill="#b5651d", opacity=0.25)
         for f in g.ROLES:
-            shades += [Shade(h, f"zoc_{f}") for h in sorted(zoc(g.board(), view.pieces, g.as_faction(f)))]
+            shades += [Shade(h, f"zoc_{f}") for h in sorted(zoc(g.board(), view.pieces, g.as_faction(f), icf=g.icf_of(view)))]
     styles["axis_de"] = Style(fill="#5e6454", stroke="#222222", width=0.25, halo="#ffffff")
     styles["axis_it"] = Style(fill="#4f7a45", stroke="#222222", width=0.25, halo="#ffffff")
     styles["allied"] = Style(fill="#d8b67a", stroke="#222222", width=0.25, halo="#111111")

@@ -75,14 +75,14 @@ def terminal_installations(board: MapView, faction: Faction, control: Mapping[st
     return out
 
 
-def closed_hexes(board: MapView, pieces: Sequence[Piece], faction: Faction) -> frozenset[str]:
+def closed_hexes(board: MapView, pieces: Sequence[Piece], faction: Faction, *, icf: int | None = None) -> frozenset[str]:
     """§8.2: hexes a supply segment of ``faction`` may not enter: those with
     enemy regular or transport units (OOS or OOC² alike), and enemy ZOC hexes
-    without a friendly regular or transport unit (R-18)."""
+    without a friendly regular or transport unit (R-18). ``icf``: §15.2 (zoc.exerts_zoc)."""
     enemy = enemy_of(faction)
     enemy_units = {p.hex for p in pieces if p.faction == enemy and p.kind != "installation"}
     friendly_units = {p.hex for p in pieces if p.faction == faction and p.kind != "installation"}
-    return frozenset(enemy_units | (zoc(board, pieces, enemy) - friendly_units))
+    return frozenset(enemy_units | (zoc(board, pieces, enemy, icf=icf) - friendly_units))
 
 
 def _costs(board: MapView, start: str, closed: frozenset[str]) -> dict[str, int]:
@@ -99,10 +99,11 @@ class Network(msgspec.Struct, frozen=True):
     cut_off: tuple[str, ...]
 
 
-def network(board: MapView, pieces: Sequence[Piece], faction: Faction, control: Mapping[str, Faction]) -> Network:
+def network(board: MapView, pieces: Sequence[Piece], faction: Faction, control: Mapping[str, Faction], *,
+            icf: int | None = None) -> Network:
     """§8.2-§8.3: which installations reach a terminal through segments of
     at most 20 MF each."""
-    closed = closed_hexes(board, pieces, faction)
+    closed = closed_hexes(board, pieces, faction, icf=icf)
     terms = terminals(board, faction, control)
     nodes: dict[str, frozenset[str]] = {p.id: frozenset({p.hex}) for p in pieces
                                         if p.faction == faction and p.kind == "installation"}
@@ -140,13 +141,14 @@ def unit_supply(
     net: Network,
     *,
     moved: Collection[str] = (),
+    icf: int | None = None,
 ) -> UnitSupply:
     """§8.4-§8.5: the supply state of one regular or transport unit. A
     dismounted unit is always OOS (§13.6). An Allied unit in Bardia (1730)
     traces to Bardia itself, installation and terminal (§8.3.2)."""
     if piece.dismounted:
         return UnitSupply("OOS", (), ())
-    closed = closed_hexes(board, pieces, piece.faction)
+    closed = closed_hexes(board, pieces, piece.faction, icf=icf)
     costs = _costs(board, piece.hex, closed)
     general: list[str] = []
     attack: list[str] = []
@@ -171,10 +173,11 @@ def supply_states(
     control: Mapping[str, Faction],
     *,
     moved: Collection[str] = (),
+    icf: int | None = None,
 ) -> dict[str, UnitSupply]:
     """§8: the supply of every regular and transport unit of ``faction`` on the map."""
-    net = network(board, pieces, faction, control)
-    return {p.id: unit_supply(board, pieces, p, net, moved=moved)
+    net = network(board, pieces, faction, control, icf=icf)
+    return {p.id: unit_supply(board, pieces, p, net, moved=moved, icf=icf)
             for p in pieces if p.faction == faction and p.kind != "installation"}
 
 

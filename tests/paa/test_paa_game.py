@@ -5,6 +5,7 @@ Malta, sudden death, and the orders' text round trip."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import msgspec
@@ -69,13 +70,13 @@ def roll(s: g.State, *values: int) -> g.State:
     return RULES.resolve_dice(s, values, Ctx(d.role))
 
 
-def to_allied_movement(c2_die: int = 3) -> g.State:
-    s = do(do(start(), "setup done"), "setup done")
+def to_allied_movement(c2_die: int = 3, options: tuple[str, ...] = ()) -> g.State:
+    s = do(do(start(options), "setup done"), "setup done")
     return roll(s, c2_die)
 
 
-def to_axis_movement(c2_die: int = 3) -> g.State:
-    s = to_allied_movement(c2_die)
+def to_axis_movement(c2_die: int = 3, options: tuple[str, ...] = ()) -> g.State:
+    s = to_allied_movement(c2_die, options)
     for text in ("end movement", "end declarations", "end turn"):
         s = do(s, text)
     return s
@@ -258,6 +259,7 @@ def _every_kind() -> list[Any]:
             g.Remount(("DE 5/1/ABN",), "DE LORRY/2"), g.Exercise("D", ("IN 5/IBDE", "IN 11/IBDE")), g.EndMovement(), g.Attack(("DE 5/1/ABN", "DE 5/2/ABN"), ("1509", "1608")),
             g.Sacrifice("DE DEPOT/1"), g.Scrap("DE DEPOT/2"), g.EndDeclarations(), g.Resolve(2), g.Cancel(1),
             g.Lose(("AU 20/IBDE", "BR SG/2/IBDE")), g.Lose(()), g.Advance("DE 5/1/ABN", "1006"), g.EndAdvance(),
+            g.React("IT 132/AREGT", "0906"), g.EndReaction(),
             g.EndCombat(), g.Malta(1), g.Malta(0), g.Rebuild("BR SG/2/IBDE"), g.Reinforce("BR 7/ABDE", 4),
             g.Withdraw("AU 20/IBDE"), g.Reinstate("AU 20/IBDE"), g.Exercise("A"), g.EndTurn()]
 
@@ -413,3 +415,139 @@ def test_moving_an_allied_installation_may_not_cut_allied_units_off_s8_4_1() -> 
     problems = refused(s, "haul BR LORRY/1, BR DEPOT/1 2418", "allied")
     assert problems and problems[0].startswith("§8.4.1") and "BR SG/2/IBDE" in problems[0]
     assert "haul BR LORRY/1, BR DEPOT/1 2418" not in o._hauls(s, "allied")
+
+
+def test_a_unit_that_advanced_into_fort_zoc_must_attack_the_fort_before_leaving_s11_1_5() -> None:
+    # §11.1.5: the advance after combat (§12.4.7) into 1924, in Tobruk's (1925) fort ZOC, binds the unit.
+    s = _axis_attack(crt_die=1, counter_die=1)
+    s = replace(put(s, "DE 5/1/ABN", "1923"), fights=(replace(s.fights[0], hexes=("1924",)),))
+    s = do(s, "advance DE 5/1/ABN 1924")
+    assert s.fort_bound == {"DE 5/1/ABN": "1925"} and "§11.1.5" in s.news[0]
+    # In its next movement phase it may not leave the ZOC; a unit that did not advance there may (§11.1.5).
+    m = to_axis_movement()
+    m = replace(put(put(m, "DE 5/1/ABN", "1924"), "DE 5/2/ABN", "1924"), fort_bound=s.fort_bound)
+    assert any("§11.1.5" in p and "1925" in p for p in refused(m, "move DE 5/1/ABN 1923", "axis"))
+    assert not refused(m, "move DE 5/2/ABN 1923", "axis")
+    listed = o.legal_orders(m, "axis")
+    assert "move DE 5/2/ABN 1923" in listed and not [x for x in listed if x.startswith("move DE 5/1/ABN ")]
+    assert any("§11.1.5" in line for line in RULES.explain(m, "axis", "unit", "DE 5/1/ABN", Ctx("axis")))
+    # The bond ends when the fort is no longer enemy-occupied.
+    empty = replace(m, pieces=tuple(p for p in m.pieces if p.id != "AU 24/IBDE"))
+    assert not refused(empty, "move DE 5/1/ABN 1923", "axis")
+    # Attacking the fort (forced, §12.1.1) ends the bond.
+    m = do(m, "end movement")
+    m = do(m, "attack DE 5/1/ABN, DE 5/2/ABN on 1925")
+    assert m.fort_bound == {}
+
+
+def test_italian_infantry_reliability_is_an_option_counting_icf_s15_2() -> None:
+    assert start().optional == () and "reliability" in RULES.SPEC.options
+    for options, icf in (((), 0), (("reliability",), 1)):
+        s = to_axis_movement(options=options)
+        s = g._eliminate(s, ["IT 20/IREGT", "IT 132/AREGT"], [], "test")  # only infantry CF counts (§15.2)
+        assert s.icf == icf and (g.icf_of(s) is None) == (not options)
+    assert "§15.2): ICF 1" in RULES.render_text(s)
+
+
+def test_at_icf_10_italian_infantry_attacks_only_in_as_or_with_a_supporting_unit_s15_2() -> None:
+    s = to_axis_movement(options=("reliability",))
+    s = do(do(s, "move IT 20/IREGT 0906"), "end movement")
+    no_as = replace(s, pieces=tuple(p for p in s.pieces if p.kind != "installation" or p.faction != "axis"), icf=10)
+    assert any("§15.2" in m for m in refused(no_as, "attack IT 20/IREGT on 1006", "axis"))
+    assert not refused(replace(no_as, icf=9), "attack IT 20/IREGT on 1006", "axis")
+    assert not refused(replace(no_as, optional=()), "attack IT 20/IREGT on 1006", "axis")
+    assert not refused(put(no_as, "DE 8/MIBN", "0906"), "attack IT 20/IREGT, DE 8/MIBN on 1006", "axis")
+    # In AS it may attack; then no installation may be scrapped that takes the last AS source away (§12.3).
+    s = do(replace(s, icf=10), "attack IT 20/IREGT on 1006")
+    it = g.piece_of(s, "IT 20/IREGT")
+    assert it is not None
+    sources = g.unit_supply(g.board(), s.pieces, it, g.network(g.board(), s.pieces, "axis", g.control_of(s))).attack
+    assert sources
+    for depot in sources[:-1]:
+        s = do(s, f"scrap {depot}")
+    assert any("§15.2" in m for m in refused(s, f"scrap {sources[-1]}", "axis"))
+
+
+def test_at_icf_20_lone_italian_infantry_exerts_no_zoc_and_at_25_overruns_cost_5_s15_2() -> None:
+    s = put(to_axis_movement(options=("reliability",)), "IT 20/IREGT", "0906")
+    assert "1006" in g.ground(replace(s, icf=19), "allied").ezoc
+    assert "1006" not in g.ground(replace(s, icf=20), "allied").ezoc
+    assert "1006" in g.ground(put(replace(s, icf=20), "DE 8/MIBN", "0906"), "allied").ezoc
+    assert "1006" in g.ground(replace(s, icf=20, optional=()), "allied").ezoc
+    it = [g.piece_of(s, "IT 20/IREGT")]
+    assert g._overrun_mf(replace(s, icf=25), it) == 5 and g._overrun_mf(replace(s, icf=24), it) == 10  # type: ignore[arg-type]
+    assert g._overrun_mf(replace(s, icf=25, optional=()), it) == 10  # type: ignore[arg-type]
+
+
+@functools.cache
+def _allied_turn_2(options: tuple[str, ...]) -> g.State:
+    s = to_axis_movement(options=options)
+    for text in ("end movement", "end declarations", "end turn"):
+        s = do(s, text)
+    # BR DEPOT/4 next to the front gives the attackers AS (§12.3), so ΔCF is positive.
+    return put(put(put(roll(s, 3), "IT 20/IREGT", "0906"), "BR 3/ABDE", "1006"), "BR DEPOT/4", "1107")
+
+
+def _allied_attack_on_italians(options: tuple[str, ...], icf: int, *, with_su: str = "",
+                               extra: tuple[tuple[str, str], ...] = ()) -> g.State:
+    """Turn 2, the Allies attack IT 20/IREGT alone in 0906 from 1006 (declared and resolving)."""
+    s = _allied_turn_2(options)
+    if with_su:
+        s = put(s, "DE 8/MIBN", with_su)
+    for uid, where in extra:
+        s = put(s, uid, where)
+    s = do(do(replace(s, icf=icf), "end movement"), "attack BR SG/2/IBDE, BR 3/ABDE on 0906")
+    return do(do(s, "end declarations"), "resolve 1")
+
+
+def test_liable_italian_infantry_rolls_for_surrender_s15_3() -> None:
+    # Off unless named: reliability alone asks no surrender die; 'surrender' brings reliability (R-51).
+    assert "§15.3" not in RULES.pending(_allied_attack_on_italians(("reliability",), 20)).purposes[0]  # type: ignore[union-attr]
+    assert start(("surrender",)).optional == ("reliability", "surrender")
+    s = _allied_attack_on_italians(("surrender",), 20)
+    d = RULES.pending(s)
+    assert d is not None and d.kind == DICE and d.role == "axis" and d.purposes == (
+        "§15.3 surrender of IT 20/IREGT (ICF 20; 1-3 surrenders)",)
+    # 1-3: it surrenders to the Axis Cadre (ICF grows, R-51); no CRT, no counter-attack; the attacker may advance.
+    gone = roll(s, 3)
+    assert "IT 20/IREGT" in gone.cadre and gone.icf == 21 and gone.stage == "advance"
+    assert gone.fights[0].surrendered == ("IT 20/IREGT",) and gone.fights[0].die == 0
+    assert "advance BR 3/ABDE 0906" in o.legal_orders(gone, "allied")
+    # 4-6: it stays and is attacked as normal (§12.4), the defender answering the CRT die (R-45).
+    kept = roll(s, 4)
+    d = RULES.pending(kept)
+    assert d is not None and d.role == "axis" and "§12.4.3" in d.purposes[0] and g.piece_of(kept, "IT 20/IREGT")
+    # A supporting unit stacked with it (ICF 20+) or adjacent to it (below 25) spares it the roll (§15.2).
+    for icf, su, asked in ((20, "0906", False), (20, "0805", False), (25, "0805", True), (19, "", False)):
+        s = _allied_attack_on_italians(("surrender",), icf, with_su=su)
+        assert ("§15.3" in RULES.pending(s).purposes[0]) == asked, (icf, su)  # type: ignore[union-attr]
+
+
+def test_reaction_movement_joins_the_attacked_hex_on_a_roll_s15_1() -> None:
+    near = (("DE 5/1/ABN", "0804"), ("IT 19/IREGT", "0805"))
+    s = _allied_attack_on_italians(("reaction", "surrender"), 20, extra=near)
+    d = RULES.pending(s)
+    assert d is not None and d.kind == "reaction" and d.role == "axis"
+    listed = o.legal_orders(s, "axis")
+    assert "react DE 5/1/ABN 0906" in listed and "end reaction" in listed
+    assert not [x for x in listed if "IT 19/IREGT" in x]  # §15.1: Italian infantry may not react
+    assert any("Italian infantry may not" in m for m in refused(s, "react IT 19/IREGT 0906", "axis"))
+    assert any("§15.1" in m for m in refused(s, "react DE 5/1/ABN 0906", "allied"))
+    tried = do(s, "react DE 5/1/ABN 0906")
+    d = RULES.pending(tried)
+    assert d is not None and d.kind == DICE and d.role == "allied" and "§15.1" in d.purposes[0] and "2-6" in d.purposes[0]
+    # A failed roll: it stays and may not try again for this combat.
+    failed = roll(tried, 1)
+    assert g.piece_of(failed, "DE 5/1/ABN").hex == "0804" and "DE 5/1/ABN" not in failed.reacted  # type: ignore[union-attr]
+    if failed.stage == "reaction":
+        assert any("already tried" in m for m in refused(failed, "react DE 5/1/ABN 0906", "axis"))
+    # A success: it joins the defenders; as a supporting unit it spares IT 20/IREGT the surrender roll (§15.3).
+    joined = roll(tried, 2)
+    assert g.piece_of(joined, "DE 5/1/ABN").hex == "0906" and joined.reacted == ("DE 5/1/ABN",)  # type: ignore[union-attr]
+    if joined.stage == "reaction":
+        joined = do(joined, "end reaction")
+    d = RULES.pending(joined)
+    assert d is not None and d.kind == DICE and "§12.4.3" in d.purposes[0]
+    assert "DE 5/1/ABN" in joined.fights[0].defenders
+    # Without the option no reaction is offered.
+    assert RULES.pending(_allied_attack_on_italians(("surrender",), 20, extra=near)).kind == DICE  # type: ignore[union-attr]
