@@ -1076,20 +1076,56 @@ def automatic_orders(replay: Replay, role: str, data: VaultData, *, forced: bool
 
 def _lost_auto_reply(seat: Seat) -> Sent | None:
     """The turn file of my automatic answer if the receive that signed it was killed before
-    writing it (my last event is entropy or deck work only, answers the opponent's and has
-    no turn file)."""
+    writing it: my last event answers the opponent's, has no turn file, and is either
+    entropy or deck work only, or exactly the forced orders ``automatic_orders`` composes
+    from the log before it (``_is_forced_answer``); never a person's own composed event."""
     history = seat.replay.history
     last = history[-1]
-    # automatic: entropy only, or the shared deck's messages (their seed commitments too)
-    deck_only = bool(last.actions) and all(a.startswith("deck: ") for a in last.actions)
-    if last.author != seat.role or len(history) < 2 or history[-2].author == seat.role or \
-            (last.actions and not deck_only) or (last.commits and not deck_only) or last.reveals or last.note:
+    if last.author != seat.role or len(history) < 2 or history[-2].author == seat.role or last.note:
         return None
     if (seat.gd.outbox_dir / _outbox_name(seat.replay, last.seq)).exists():
+        return None
+    # automatic: entropy only, or the shared deck's messages (their seed commitments too)
+    deck_only = bool(last.actions) and all(a.startswith("deck: ") for a in last.actions)
+    if ((last.actions and not deck_only) or (last.commits and not deck_only) or last.reveals) and \
+            not _is_forced_answer(seat, last.seq):
         return None
     sent = _write_turn(seat.gd, seat.replay, [last.seq], None)
     sent.auto = True
     return sent
+
+
+def _is_forced_answer(seat: Seat, seq: int) -> bool:
+    """Whether my stored event ``seq`` is the automatic answer carrying forced orders
+    (``Rules.forced_order``, issue 21 point 5) that ``automatic_orders`` composes from
+    the log before it: the same actions, openings and leaves, no end (the caller refuses
+    a note), and no commitment but my deck seeds (a new round's seed, committed by the
+    deck step that first needs it: recomputed with the seed now in my vault, that step
+    commits nothing). Recomputed from the replay of events 0..seq-1, never read from the
+    event's text: a person's event whose step was not forced is never taken for one."""
+    before = Replay(seat.rules, role=seat.role, known=seat.vault.known_values())
+    for n in range(seq):
+        before.apply_stored(seat.gd.read_event(n))
+    try:
+        orders = automatic_orders(before, seat.role, seat.vault, forced=True)
+        if not orders:
+            return False  # a person's step (None), or entropy alone ([]), which the caller judges
+        rebuilt = _body(before, seat.role, _with_secrets(seat.vault, orders), orders, x_next=bytes(32))
+    except PbemError:
+        return False  # pbem could not compose it now (a secret missing from the vault): not recognised
+    stored = codec.decode_body(codec.unwrap(seat.gd.read_event(seq)).body)
+    return ([bytes(a) for a in stored.actions] == [bytes(a) for a in rebuilt.actions]
+            and stored.reveals == rebuilt.reveals and stored.leaves == rebuilt.leaves
+            and not stored.end
+            and _not_seeds(stored.commits, seat.role) == _not_seeds(rebuilt.commits, seat.role))
+
+
+def _not_seeds(commits: Sequence[Commitment], role: str) -> list[Commitment]:
+    """``commits`` without ``role``'s deck seed commitments (``deck.seed_label``)."""
+    def is_seed(label: str) -> bool:
+        parts = label.split("/")
+        return len(parts) == 4 and label == deckmod.seed_label(parts[1], role)
+    return [c for c in commits if not is_seed(c.label)]
 
 
 def require_this_game(replay: Replay, name: str, unwrapped: codec.Unwrapped) -> None:

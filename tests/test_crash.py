@@ -478,3 +478,60 @@ def test_receive_killed_before_writing_its_automatic_answer_writes_it_when_retri
     assert session.receive(table.blue.seat(), [("red", red_turn)]).auto_reply is None
     session.receive(table.red.seat(), [("blue", Path(result.auto_reply.turn_file).read_bytes())])
     assert table.red.gd.read_events() == table.blue.gd.read_events()
+
+
+def test_receive_again_writes_a_forced_answer_only_when_its_event_is_that_answer(table, monkeypatch):
+    """An event is a lost automatic answer only if it is exactly what pbem composes from the
+    log before it (issue 21 point 5, decision 17). Blue's move and act are declared forced
+    ('advance 1', 'pass'), but blue received red's file with --no-auto and signed
+    'advance 2', 'pass' itself (the rules' check allows it): killed before that event's
+    turn file, receiving red's file again writes nothing; the same kill in the automatic
+    answer itself is written again by the same receive."""
+    from tests.test_faults import _blue_forced
+
+    _blue_forced(monkeypatch, act=True)
+    seat = table.red.seat()
+    session.add_orders(seat, ["advance 1", "pass"])
+    red_turn = Path(session.send(seat).turn_file).read_bytes()
+    saved = shutil.copytree(table.blue.gd.path, table.tmp / "saved-blue")
+
+    def killed(*_args):
+        raise Killed
+
+    assert session.receive(table.blue.seat(), [("red", red_turn)], auto_reply=False, forced=True).auto_reply is None
+    blue = table.blue.seat()
+    session.add_orders(blue, ["advance 2", "pass"])
+    with monkeypatch.context() as m:
+        m.setattr(session, "_write_turn", killed)
+        with pytest.raises(Killed):
+            session.send(blue)
+    assert table.blue.gd.event_count() == 4
+    again = session.receive(table.blue.seat(), [("red", red_turn)], forced=True)
+    assert again.auto_reply is None and not list(table.blue.gd.outbox_dir.glob("*-000003.pbem"))
+    # The automatic answer, killed at the same place, is written again.
+    shutil.rmtree(table.blue.gd.path)
+    shutil.copytree(saved, table.blue.gd.path)
+    with monkeypatch.context() as m:
+        m.setattr(session, "_write_turn", killed)
+        with pytest.raises(Killed):
+            session.receive(table.blue.seat(), [("red", red_turn)], forced=True)
+    stored = table.blue.gd.read_event(3)
+    assert session.load_public(table.blue.gd).history[3].actions == ("advance 1", "pass")
+    assert session.receive(table.blue.seat(), [("red", red_turn)], auto_reply=False, forced=True).auto_reply is None
+    answer = session.receive(table.blue.seat(), [("red", red_turn)], forced=True).auto_reply
+    assert answer is not None and answer.auto and answer.seqs == [3]
+    assert parse_turn(Path(answer.turn_file).read_bytes()).events == [stored]
+
+
+def test_a_forced_answer_may_add_only_my_own_deck_seed_commitments():
+    """A new round's deck seed is committed by the deck step of an automatic answer that
+    first needs it; recomputed with that seed already in the vault, the step commits
+    nothing, so those commitments, and only they, are set aside when comparing."""
+    from pbem.codec import Commitment
+    from pbem.deck import seed_label
+
+    digest = "00" * 32
+    mine, theirs = seed_label("r1", "blue"), seed_label("r1", "red")
+    other = [Commitment(label=label, digest=digest) for label in
+             (theirs, f"{mine}/x", f"x/{mine}", "deck/r1/blue", "blue.speed")]
+    assert session._not_seeds([Commitment(label=mine, digest=digest), *other], "blue") == other

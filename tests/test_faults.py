@@ -249,3 +249,121 @@ def test_a_full_disk_at_every_write_point_of_every_command_is_exit_12_and_the_re
     trials = [(i, name, n) for i, (name, n) in enumerate(_trials(bases))]
     failures = faultkit.in_workers(trial, trials)
     assert not failures, f"{len(failures)} of {len(trials)} full disks failed:\n" + "\n".join(failures)
+
+
+# -- a lost automatic answer carrying forced orders (issue 21 point 5, decision 17) --------
+
+def _blue_forced(monkeypatch, *, act: bool) -> None:
+    """Blue's steps declared forced (``Rules.forced_order``) as a rules module would: its
+    move ('advance 1') and, with ``act``, its act ('pass'), each then its only legal order."""
+    real_legal = type(race.RULES).legal_orders
+
+    def forced_order(self, state, role, ctx):
+        if role != "blue" or state.turn != "blue":
+            return None
+        return {"move": "advance 1", "act": "pass" if act else None}.get(state.phase)
+
+    def legal_orders(self, state, role, ctx):
+        order = forced_order(self, state, role, ctx)
+        return [order] if order else real_legal(self, state, role, ctx)
+
+    monkeypatch.setattr(type(race.RULES), "forced_order", forced_order, raising=False)
+    monkeypatch.setattr(type(race.RULES), "legal_orders", legal_orders)
+
+
+def _red_moved(root: Path) -> None:
+    """Red's 'advance 1', 'pass' is in blue's inbox; the decision passes to blue."""
+    t = new_table(root)
+    seat = t.red.seat()
+    session.add_orders(seat, ["advance 1", "pass"])
+    (root / "inbox").mkdir()
+    (root / "inbox" / "turn.pbem").write_bytes(Path(session.send(seat).turn_file).read_bytes())
+
+
+def _points(root: Path, tmp: Path, argv: list[str]) -> list[str]:
+    """The write points of a clean run of ``pbem ARGV`` on a copy of ``root``."""
+    clean = faultkit.copy(root, tmp / "root")
+    log = tmp / "points.log"
+    code = faultkit.run([a.format(root=clean) for a in argv], plan=FaultPlan(log=str(log)), output=tmp / "out")
+    assert code == 0, (tmp / "out").read_text()
+    return log.read_text().replace(f"{clean}/", "").splitlines()
+
+
+def _turn_missing_window(points: list[str], role: str, seq: int) -> range:
+    """Kill points (1-based) after event ``seq`` is stored and up to the rename of its turn
+    file: killed there, the event is signed and stored but the opponent has no file of it."""
+    linked = next(i for i, p in enumerate(points, 1) if p.startswith(f"link {role}/events/{seq:06d}.json"))
+    renamed = next(i for i, p in enumerate(points, 1)
+                   if p.startswith(f"rename {role}/outbox/") and p.endswith(f"-{seq:06d}.pbem"))
+    return range(linked + 1, renamed + 1)
+
+
+def _outbox_turn(gd: GameDir, seq: int) -> list[Path]:
+    return list(gd.outbox_dir.glob(f"*-{seq:06d}.pbem")) if gd.outbox_dir.exists() else []
+
+
+def test_receive_killed_after_storing_a_forced_automatic_answer_writes_it_when_run_again(
+        tmp_path, monkeypatch, no_fsync):
+    """Blue's automatic answer is red's turn passed on to blue's forced 'advance 1', 'pass'
+    (Rules.forced_order): killed after that event is stored and before its turn file,
+    'pbem receive' of the same file again writes the stored event's own signed bytes as
+    a turn file (so 'pbem watch' mails it), never a second signature; then play goes on."""
+    _blue_forced(monkeypatch, act=True)
+    base = tmp_path / "base"
+    base.mkdir()
+    _red_moved(base)
+    argv = ["receive", "-g", "{root}/blue", "{root}/inbox/turn.pbem"]
+    points = _points(base, tmp_path / "clean", argv)
+    clean = GameDir(tmp_path / "clean" / "root" / "blue")
+    assert session.load_public(clean).history[3].actions == ("advance 1", "pass")  # the forced answer
+    window = _turn_missing_window(points, "blue", 3)
+    assert len(window) >= 3, points
+    for n in window:
+        root = faultkit.copy(base, tmp_path / f"kill-{n:03d}")
+        what = f"receive killed at point {n}/{len(points)} ({points[n - 1]})"
+        blue = GameDir(root / "blue")
+        assert faultkit.run([a.format(root=root) for a in argv], plan=FaultPlan("kill", n)) == -9, what
+        assert blue.event_count() == 4 and not _outbox_turn(blue, 3), f"{what}: not the state this test is about"
+        stored = blue.read_event(3)
+        code, out = faultkit.cli_run("receive", "-g", blue.path, root / "inbox" / "turn.pbem")
+        assert code == 0, f"{what}: the retry exits {code}: {out}"
+        (turn,) = _outbox_turn(blue, 3)
+        assert session.parse_turn(turn.read_bytes()).events == [stored], what
+        assert "automatically" in out and str(turn) in out, f"{what}: {out}"
+        assert blue.read_event(3) == stored
+        faultkit.settle(root, play_on=1)
+
+
+def test_receive_again_never_writes_a_persons_own_event_killed_before_its_turn_file(
+        tmp_path, monkeypatch, no_fsync):
+    """Blue's move is forced but its act ('attack' or 'pass') is a choice, so nothing is
+    answered automatically: blue gives 'advance 1', 'pass' itself, the very texts a forced
+    answer could hold. 'pbem send' killed after storing that event and before its turn
+    file: 'pbem receive' of red's file again writes nothing (the event is a person's,
+    recomputed from the log, not read from its text); 'pbem send' again writes it."""
+    _blue_forced(monkeypatch, act=False)
+    base = tmp_path / "base"
+    base.mkdir()
+    _red_moved(base)
+    code, out = faultkit.cli_run("receive", "-g", base / "blue", base / "inbox" / "turn.pbem")
+    assert code == 0 and "automatically" not in out, out
+    code, out = faultkit.cli_run("do", "-g", base / "blue", "advance 1", "pass")
+    assert code == 0, out
+    argv = ["send", "-g", "{root}/blue"]
+    points = _points(base, tmp_path / "clean", argv)
+    window = _turn_missing_window(points, "blue", 3)
+    assert len(window) >= 3, points
+    for n in window:
+        root = faultkit.copy(base, tmp_path / f"kill-{n:03d}")
+        what = f"send killed at point {n}/{len(points)} ({points[n - 1]})"
+        blue = GameDir(root / "blue")
+        assert faultkit.run([a.format(root=root) for a in argv], plan=FaultPlan("kill", n)) == -9, what
+        assert blue.event_count() == 4 and not _outbox_turn(blue, 3), f"{what}: not the state this test is about"
+        stored = blue.read_event(3)
+        code, out = faultkit.cli_run("receive", "-g", blue.path, root / "inbox" / "turn.pbem")
+        assert code == 0 and not _outbox_turn(blue, 3), f"{what}: receive wrote a person's event: {out}"
+        code, out = faultkit.cli_run("send", "-g", blue.path)
+        assert code == 0 and "nothing new to sign" in out, f"{what}: {out}"
+        (turn,) = _outbox_turn(blue, 3)
+        assert session.parse_turn(turn.read_bytes()).events == [stored], what
+        faultkit.settle(root, play_on=1)

@@ -15,7 +15,7 @@ from rules.ritd import cards as cd
 from rules.ritd import combat as cb
 from rules.ritd import movement as mv
 from rules.ritd import sequence, supplycards
-from rules.ritd.actions import Blitz, PlayCards, RevealOption
+from rules.ritd.actions import Blitz, OrderError, PlayCards, RevealOption
 from rules.ritd.cards import OPTION_COST, Hand
 from rules.ritd.position import Side
 from rules.ritd.state import State, game_map, hand_of, scenario_of
@@ -98,6 +98,12 @@ def parse_play_cards(state: State, role: Side, turn: Turn, low: str, ctx) -> Ord
     real = OPTION_COST.get(cards.group("option") or "", 0)
     count = real + int(cards.group("dummies") or cards.group("bluff") or 0)
     label = option_label(turn.number)
+    short = cd.play_problems(hand_of(state, role), count, real, "RB 3.42") if cards.group("option") == "blitz" else []
+    if short:  # 'blitz' here is the Blitz Turn option, not the later Blitz decision: say both
+        raise OrderError(f"RB 4.4: a Blitz Turn is played with {real} real cards face down, which your hand "
+                         f"cannot pay ({'; '.join(map(str, short))}); the Blitz itself, 'blitz' or 'no blitz', "
+                         f"is ordered after the first Combat phase of a Player-Turn played with {real} or more "
+                         "cards (RB 3.45, 4.4)")
     refs = supplycards.pick_cards(state, role, real, count - real, ctx, "RB 3.42", named)
     return Order(action=PlayCards(count=count, label=label, cards=refs), secrets={label: str(real).encode()})
 

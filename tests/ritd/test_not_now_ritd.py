@@ -69,3 +69,23 @@ def test_options_ends_with_not_now_lines_each_with_its_rule(refusing, tmp_path, 
     assert "refuse-battle Sollum" in head
     assert "  supply check: at the start (Initial) and the end (Final) of your Player-Turn (RB 12.7)" in tail
     assert "RB 12.7" in tail and "RB 16.0" in tail and "refuse-battle" not in tail
+
+
+@pytest.mark.parametrize(("text", "short"), [
+    ("blitz", "RB 3.42: 3 real cards played, but the hand holds 2 real cards"),
+    ("blitz + 1 dummy", "RB 3.42: 4 cards played, but the hand holds 3"),
+])
+def test_blitz_at_the_option_step_says_the_blitz_turn_rule_and_when_blitz_is_ordered(tmp_path, text, short):
+    """At the turn option (RB 3.42) 'blitz' plays 3 real cards for a Blitz Turn (RB 4.4);
+    the Blitz phases themselves are ordered after the first Combat phase of a turn with
+    3 or more cards (RB 3.45). A hand that cannot pay hears both, not only a card count."""
+    demo = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
+    demo.play("axis", "supply check", "pass", "end movement", "supply check")
+    demo.play("allied", "supply check")  # the Allied hand holds 2 real cards and 1 dummy
+    message = _refusal(demo.allied, text)
+    assert f"RB 4.4: a Blitz Turn is played with 3 real cards face down, which your hand cannot pay ({short})" \
+        in message, message
+    assert "the Blitz itself, 'blitz' or 'no blitz', is ordered after the first Combat phase of a Player-Turn " \
+           "played with 3 or more cards (RB 3.45, 4.4)" in message, message
+    # The hand pays for what it holds: the option step goes on.
+    session.add_orders(demo.allied.seat(), ["offensive"])
