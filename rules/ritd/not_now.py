@@ -44,8 +44,11 @@ FAMILIAR: tuple[tuple[str, tuple[str, ...], frozenset[str], str, str], ...] = (
      "when all Movement is complete, for your units in battles"),
     ("open minefields", ("open minefields",), frozenset({"mines-passive", "mines-active"}), "RB 14.2",
      "after Movement, when enemy units entered your Minefield hexes"),
-    ("blitz | no blitz", ("blitz", "no blitz"), frozenset({"blitz"}), "RB 3.45",
-     "after the Final Supply Check of a turn whose option allows a Blitz"),
+    ("blitz", ("blitz",), frozenset({"blitz", "option"}), "RB 3.45, 4.4",
+     "as the turn option after your Initial Supply Check (3 real cards face down), then again after the "
+     "first Combat phase of that Player-Turn, before its Final Supply Check, to play the Blitz phases"),
+    ("no blitz", ("no blitz",), frozenset({"blitz"}), "RB 3.45, 4.4",
+     "after the first Combat phase of a Player-Turn played with 3 or more cards, before its Final Supply Check"),
     ("reveal option", ("reveal option",), frozenset({"supply-revealed"}), "RB 3.48",
      "at Supply Revealed, the end of your Player-Turn"),
     ("rebuild <unit> | early arrival | reinforce | redeploy ... | buy supply | end buildup",

@@ -38,7 +38,8 @@ def _refusal(side, text: str) -> str:
     ("challenge", "RB 3.3", "Initiative"),
     ("end buildup", "RB 16.0", "Buildup"),
     ("rebuild 21Pz", "RB 16.0", "Buildup"),
-    ("no blitz", "RB 3.45", "Final Supply Check"),
+    ("no blitz", "RB 3.45, 4.4", "after the first Combat phase"),
+    ("blitz", "RB 3.45, 4.4", "before its Final Supply Check"),
     ("forced march Sollum", "RB 5.0, 6.4", "Movement phase"),
     ("early arrival", "RB 16.0", "Buildup"),
 ])
