@@ -624,7 +624,11 @@ def _enter_rr(s: State) -> State:
                 and m_arrival(s.malta, scheduled) == s.turn:  # type: ignore[arg-type]
             due += list(opt.units)
     on_map = {p.id for p in s.pieces}
-    depots = [u.id for u in oob.units() if u.faction == f and u.kind == "installation" and u.id not in on_map]
+    # §13.2.1: the next installation of the OOB, one not already on the map,
+    # waiting for room, coming back (§11.1.6) or due this turn: a
+    # waiting DEPOT/8 was once also "the next one" and arrived twice.
+    taken = on_map | set(due) | {u for u, _ in s.returns}
+    depots = [u.id for u in oob.units() if u.faction == f and u.kind == "installation" and u.id not in taken]
     if installation_arrives(f, s.turn, s.malta, len(depots)):  # type: ignore[arg-type]
         due.append(depots[0])
     s = replace(s, rp=rp, returns=returns)
@@ -648,7 +652,9 @@ def _arrive(s: State, uids: Sequence[str], news: list[str]) -> State:
         return replace(s, waiting=tuple(uids), news=(*s.news, *news))
     pieces = list(s.pieces)
     came, wait = [], []
-    for uid in uids:
+    for uid in dict.fromkeys(uids):  # each counter once (§2.3: one counter per unit)
+        if any(p.id == uid for p in pieces):
+            continue
         placed = _place_in_base(pieces, uid, f, hexes)
         if placed is None:
             wait.append(uid)

@@ -551,3 +551,21 @@ def test_reaction_movement_joins_the_attacked_hex_on_a_roll_s15_1() -> None:
     assert "DE 5/1/ABN" in joined.fights[0].defenders
     # Without the option no reaction is offered.
     assert RULES.pending(_allied_attack_on_italians(("surrender",), 20, extra=near)).kind == DICE  # type: ignore[union-attr]
+
+
+def test_an_installation_waiting_for_room_arrives_once_s13_2_1_r43() -> None:
+    """§13.2.1: one supply installation a turn while the OOB holds one; R-43:
+    an arrival with no room waits on the OOB. The installation waiting must
+    not also be "the next one" of the OOB: self-play (seed 23) once put
+    BR DEPOT/8 on the map twice, and the game then had no legal order."""
+    from rules.paa import oob
+
+    s = to_allied_movement()
+    on_map = {p.id for p in s.pieces}
+    depots = [u.id for u in oob.units() if u.faction == "allied" and u.kind == "installation" and u.id not in on_map]
+    assert len(depots) >= 2
+    waiting = replace(s, waiting=(depots[0],))
+    after = g._enter_rr(waiting)  # the R&R phase's arrivals (§13), the one place they are made
+    ids = [p.id for p in after.pieces]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    assert depots[0] in ids and depots[1] in ids  # the waiting one, then the next of the OOB
