@@ -20,7 +20,7 @@ from pbem.rulesapi import Order, Problem
 from rules.ritd import movement as mv
 from rules.ritd.actions import EnterBase, OrderError
 from rules.ritd.hexmap import HexMap
-from rules.ritd.movement_types import MAX_SPEED, MIN_SPEED
+from rules.ritd.movement_types import MAX_SPEED
 from rules.ritd.position import Battle, Block, Position, Side
 from rules.ritd.state import State, game_map
 from rules.ritd.turn import Turn, movement_of
@@ -75,19 +75,11 @@ def entry_problems(m: HexMap, pos: Position, turn: mv.MovementTurn, action: Ente
                                            f"on to {m.name(u.path[-1])}"))
             continue
         # RB 6.1-6.3: one hex onto the map, then the route on it.
-        extra = mv.allowance(m, u.path, 0, rommel=action.rommel)
-        needed = len(u.path)
-        speed = speeds.get(u.token)
-        if speed is not None and needed > speed + extra:
-            probs.append(Problem("RB 6.1", f"{b.token} cannot enter {m.name(base)} and move {needed - 1} hexes "
-                                           f"on to {m.name(u.path[-1])}: speed {speed}, "
-                                           f"{mv.route_text(m, u.path, False, action.rommel, False)} allows "
-                                           f"{speed + extra}"))
-        elif speed is None and needed - extra > MAX_SPEED:
-            probs.append(Problem("RB 6.1", f"{b.token} cannot enter {m.name(base)} and move {needed - 1} hexes: "
-                                           "no unit is fast enough"))
-        elif speed is None and needed - extra > MIN_SPEED:
-            obligations.append(mv.SpeedObligation(u.token, needed - extra))
+        into = f"{b.token} cannot enter {m.name(base)} and move {len(u.path) - 1} hexes"
+        problem, obligation = mv.off_map_distance(m, u.path, u.token, speeds.get(u.token), rommel=action.rommel,
+                                                  too_far=f"{into} on to {m.name(u.path[-1])}", too_far_for_any=into)
+        probs += [problem] if problem else []
+        obligations += [obligation] if obligation else []
     return mv.MoveCheck(tuple(dict.fromkeys(probs)), tuple(obligations))
 
 

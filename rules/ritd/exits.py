@@ -21,7 +21,7 @@ from rules.ritd import combat as cb
 from rules.ritd import movement as mv
 from rules.ritd.actions import ExitMap, OrderError
 from rules.ritd.hexmap import HexMap
-from rules.ritd.movement_types import MAX_SPEED, MIN_SPEED
+from rules.ritd.movement_types import MAX_SPEED
 from rules.ritd.position import Position, Side
 from rules.ritd.state import State, game_map
 from rules.ritd.turn import Turn, movement_of
@@ -87,19 +87,11 @@ def exit_problems(m: HexMap, pos: Position, turn: mv.MovementTurn, action: ExitM
                                            "move on off the map"))
         # RB 6.1-6.3: the route on the map and one hex more.
         route = u.path if len(u.path) >= 2 else (b.hex,)
-        extra = mv.allowance(m, route, 0, rommel=action.rommel)
-        needed = len(route)
-        speed = speeds.get(u.token)
-        if speed is not None and needed > speed + extra:
-            probs.append(Problem("RB 6.1", f"{b.token} cannot move {needed - 1} hexes to {m.name(last)} and "
-                                           f"off the map: speed {speed}, "
-                                           f"{mv.route_text(m, route, False, action.rommel, False)} allows "
-                                           f"{speed + extra}"))
-        elif speed is None and needed - extra > MAX_SPEED:
-            probs.append(Problem("RB 6.1", f"{b.token} cannot move {needed - 1} hexes to {m.name(last)} and "
-                                           f"off the map: no unit is fast enough"))
-        elif speed is None and needed - extra > MIN_SPEED:
-            obligations.append(mv.SpeedObligation(u.token, needed - extra))
+        far = f"{b.token} cannot move {len(route) - 1} hexes to {m.name(last)} and off the map"
+        problem, obligation = mv.off_map_distance(m, route, u.token, speeds.get(u.token), rommel=action.rommel,
+                                                  too_far=far, too_far_for_any=far)
+        probs += [problem] if problem else []
+        obligations += [obligation] if obligation else []
     return mv.MoveCheck(tuple(dict.fromkeys(probs)), tuple(obligations))
 
 

@@ -197,6 +197,28 @@ def route_text(m: HexMap, path: Sequence[str], retreat: bool, rommel: bool, forc
     return ", ".join(parts)
 
 
+def off_map_distance(m: HexMap, route: Sequence[str], token: str, speed: int | None, *, rommel: bool,
+                     too_far: str, too_far_for_any: str) -> tuple[Problem | None, SpeedObligation | None]:
+    """RB 6.1-6.3 for a Move with one hex off the map: ``route`` on the map
+    and the step onto or off it, each one hex of movement (RB 16.4 sidebar
+    Base entry, RB 17.1 sidebar exits). A known ``speed`` too slow is a
+    problem worded ``too_far`` + the allowance; a hidden unit (speed None)
+    that no unit type could move so far is ``too_far_for_any``; one that only
+    the faster types could is a speed obligation, checked when it opens."""
+    extra = allowance(m, route, 0, rommel=rommel)
+    needed = len(route)
+    if speed is not None:
+        if needed > speed + extra:
+            return Problem("RB 6.1", f"{too_far}: speed {speed}, {route_text(m, route, False, rommel, False)} "
+                                     f"allows {speed + extra}"), None
+        return None, None
+    if needed - extra > MAX_SPEED:
+        return Problem("RB 6.1", f"{too_far_for_any}: no unit is fast enough"), None
+    if needed - extra > MIN_SPEED:
+        return None, SpeedObligation(token, needed - extra)
+    return None, None
+
+
 # ---------------------------------------------------------------- helpers
 
 
