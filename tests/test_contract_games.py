@@ -69,7 +69,7 @@ TOYS += (hilltop.RULES,)
 _register_toys()
 GAMES = sorted(set(rulesapi.available()) | {t.SPEC.id for t in TOYS})
 #: Events each game plays here (a RitD event can cost a second of rules work).
-EVENTS = {"race": 40, "ritd": 14, "ritd@3": 14, "ritd@4": 14, "skirmish": 3, "paa": 9}  # skirmish: stops with north to move
+EVENTS = {"race": 40, "ritd": 14, "ritd@3": 14, "ritd@4": 14, "ritd@5": 14, "skirmish": 3, "paa": 9}  # skirmish: stops with north to move
 SAMPLE = 40
 
 

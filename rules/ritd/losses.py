@@ -163,7 +163,39 @@ def group_problems(pos: Position, owner: Side, groups: Mapping[str, tuple[ClassH
                                            "no alternative"))
     # Issue 27 point 6: a placement otherwise right that puts on a unit hits it
     # cannot use is a second form of the one leaving them unplaced.
-    return probs + [p for g, ps in unusable_hits.items() if g not in refused for p in ps]
+    probs += [p for g, ps in unusable_hits.items() if g not in refused for p in ps]
+    for g, ls in placed.items():
+        if g not in refused and g not in unusable_hits:
+            probs += split_problems(ls, groups[g][0].hits)
+    return probs
+
+
+def split_problems(losses: Sequence[Loss], full_hits: int) -> list[Problem]:
+    """The one form of a placement where full hits and half-hits both landed
+    (RB 9.52; rules version 6, issue 27 point 6): two half-hits count as one
+    hit, so a unit taking one hit or two half-hits ends the same, and the
+    placement would have two signed forms. The form: the full hits go first,
+    in the order the units are listed; a unit takes half-hits only for what
+    no full hit is left for."""
+    left = full_hits
+    probs: list[Problem] = []
+    for loss in losses:
+        halves = HALVES_PER_HIT * loss.hits + loss.half_hits
+        hits = min(left, halves // HALVES_PER_HIT)
+        left -= hits
+        if hits != loss.hits:
+            want = Loss(loss.token, hits, halves - HALVES_PER_HIT * hits)
+            probs.append(Problem("RB 9.52", f"{loss.token}: {_halves_text(halves)} placed as {_split_text(loss)}; "
+                                            f"the one valid form is {_split_text(want)}: two half-hits count as "
+                                            "one hit, so full hits are placed first, in the order the units "
+                                            "are listed, and half-hits only where no full hit is left"))
+    return probs
+
+
+def _split_text(loss: Loss) -> str:
+    parts = [f"{loss.hits} hit{'s' if loss.hits != 1 else ''}"] if loss.hits else []
+    parts += [f"{loss.half_hits} half-hit{'s' if loss.half_hits != 1 else ''}"] if loss.half_hits else []
+    return " and ".join(parts) or "nothing"
 
 
 def _used_steps(loss: Loss | None, a: _Absorber) -> int:

@@ -54,8 +54,9 @@ OPTIONS = {I_TANKS: "Allied I-Tanks (RB 17.0 optional rule): the four I-tanks of
 #: another version (exit code 10). 2: the Month (cards, Buildup, victory). 3: the shared
 #: deck, the active player's Retreats and Probes, Retreat Forced March step losses.
 #: 4: no Forced March by a unit that Overran (RB 11.4, MV-08); no hex in the Withdrawal
-#: network for a unit without a Supply Line (MV-06).
-SPEC = Spec(id="ritd", version="5", title="Rommel in the Desert", roles=SIDES,
+#: network for a unit without a Supply Line (MV-06). 5: decisions/versions.md. 6: one form of a
+#: loss placement where full hits and half-hits both land (RB 9.52, issue 27 point 6).
+SPEC = Spec(id="ritd", version="6", title="Rommel in the Desert", roles=SIDES,
             scenarios=all_scenarios().ids, options=tuple(OPTIONS), data_package="rules.ritd.data",
             data_files=DATA_FILES)
 

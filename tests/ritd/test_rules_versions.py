@@ -44,7 +44,7 @@ def events_of(turn_files: list[Path]) -> list[bytes]:
 def test_a_version_3_log_verifies_with_the_frozen_version_3() -> None:
     events = v3_events()
     assert len(events) >= 30
-    with pytest.raises(VersionMismatch, match="needs rules ritd version 3; this pbem has version 5"):
+    with pytest.raises(VersionMismatch, match="needs rules ritd version 3; this pbem has version 6"):
         Replay(rulesapi.load("ritd")).apply_stored(events[0])
     rules = rulesapi.load_version("ritd", "3")
     assert rules.SPEC.version == "3" and rules is not rulesapi.load("ritd")
@@ -85,14 +85,14 @@ def test_the_logs_in_examples_verify(game: str) -> None:
 
 
 def test_an_unknown_old_version_is_refused_naming_the_versions_kept() -> None:
-    with pytest.raises(VersionMismatch, match="version 2; this pbem has version 5 and the frozen versions 3, 4"):
+    with pytest.raises(VersionMismatch, match="version 2; this pbem has version 6 and the frozen versions 3, 4, 5"):
         rulesapi.load_version("ritd", "2")
 
 
-@pytest.mark.parametrize("version", ["3", "4"])
+@pytest.mark.parametrize("version", ["3", "4", "5"])
 def test_a_frozen_version_game_plays_on_to_the_end_of_its_script_and_both_logs_verify(
         tmp_path: Path, version: str) -> None:
-    """Two players whose game says version 3 (or 4) play the Demo script
+    """Two players whose game says version 3 (4, 5) play the Demo script
     through the real engine (turn files, automatic answers, the shared deck),
     with the frozen rules picked from their genesis; then both logs verify."""
     table = LocalTable.create(tmp_path, f"ritd@{version}", "demo")

@@ -177,9 +177,54 @@ def test_rb_9_5_issue_27_6_every_default_placement_is_the_one_valid_form(names) 
     tokens = tuple(b.token for b in blocks)
     for hits, half in itertools.product(range(12), range(4)):
         placed = cb.greedy_placement(cb.ClassHits(hits, half), blocks, units)
+        # Version 6: full hits before half-hits, in the order listed (RB 9.52).
+        assert losses.split_problems(placed, hits) == [], (names, hits, half, placed)
         for loss in placed:
             b = pos.block(loss.token)
             assert losses.unusable(loss, cb.absorber_of(b, units(b.unit))) == "", (names, hits, half, loss)
         if not half:
             alloc = rt.default_pursuit_allocation(pos, tokens, hits, HEX, units=units)
             assert rt.check_pursuit_losses(pos, tokens, hits, alloc, units=units) == [], (names, hits)
+
+
+# ------------------------------------------------------------------ full hits before half-hits (version 6)
+
+
+def test_rb_9_52_issue_27_6_one_hit_or_two_half_hits_on_a_unit_has_one_form() -> None:
+    """RB 9.52: two half-hits count as one hit. With 1 hit and 2 half-hits
+    scored and one step to take (Br Arm 1: CV 1), the unit ends the same
+    whether it takes the hit or the two half-hits; rules version 6 keeps one
+    signed form: the full hit first (issue 27 point 6)."""
+    pos = battle_pos(blk("B1", "axis", "Br Arm 1", 1), blk("P1", "allied", "Br Arm 4"))
+    fire = _fire(1, 2)
+    assert cb.check_allocation(pos, fire, cb.LossAllocation(HEX, (cb.Loss("B1", 1),)), units=units) == []
+    probs = cb.check_allocation(pos, fire, cb.LossAllocation(HEX, (cb.Loss("B1", 0, 2),)), units=units)
+    assert _rules(probs) == ["RB 9.52"]
+    assert "B1: 1 hit placed as 2 half-hits; the one valid form is 1 hit" in probs[0].message
+
+
+def test_rb_9_52_issue_27_6_full_hits_go_to_the_units_in_the_order_listed() -> None:
+    """Two one-step units, 1 hit and 2 half-hits scored: both are used; the
+    unit listed first takes the full hit, so the swapped split is refused,
+    and a unit that takes a hit and two half-hits (CV 2) has one form too."""
+    pos = battle_pos(blk("B1", "axis", "Br Arm 1", 1), blk("B2", "axis", "Br Arm 1", 1), blk("P1", "allied", "Br Arm 4"))
+    fire = _fire(1, 2)
+    ok = cb.LossAllocation(HEX, (cb.Loss("B2", 1), cb.Loss("B1", 0, 2)))
+    assert cb.check_allocation(pos, fire, ok, units=units) == []
+    swapped = cb.LossAllocation(HEX, (cb.Loss("B2", 0, 2), cb.Loss("B1", 1)))
+    assert _rules(cb.check_allocation(pos, fire, swapped, units=units)) == ["RB 9.52", "RB 9.52"]
+    pos = battle_pos(blk("B1", "axis", "Br Arm 4", 2), blk("P1", "allied", "Br Arm 4"))
+    assert cb.check_allocation(pos, fire, cb.LossAllocation(HEX, (cb.Loss("B1", 1, 2),)), units=units) == []
+    assert _rules(cb.check_allocation(pos, _fire(2, 2), cb.LossAllocation(HEX, (cb.Loss("B1", 1, 2),)),
+                                      units=units)) == ["RB 9.52"]
+
+
+def test_rb_9_52_issue_27_6_the_frozen_version_5_still_accepts_both_forms() -> None:
+    """A game started under version 5 may hold the other form: the frozen
+    package keeps accepting it (docs/protocol.md decision 21)."""
+    from rules.ritd_v5 import combat as cb5
+
+    pos = battle_pos(blk("B1", "axis", "Br Arm 1", 1), blk("P1", "allied", "Br Arm 4"))
+    fire5 = cb5.FireResult(hex=HEX, side="allied", shots=(), hits={"armor": cb5.ClassHits(1, 2)})
+    alloc = cb5.LossAllocation(HEX, (cb5.Loss("B1", 0, 2),))
+    assert cb5.check_allocation(pos, fire5, alloc, units=units) == []

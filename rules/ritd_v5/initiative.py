@@ -1,0 +1,117 @@
+"""The Initiative (RB 3.3): after each Buildup the Allied player may challenge
+with one card face down, the Axis player may answer with one, both turned up
+(the deck shows them, T-15): check and apply of the challenge, the answer and
+the turning up.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import msgspec
+
+from pbem.rulesapi import Problem
+from rules.ritd_v5 import cards as cd
+from rules.ritd_v5 import sequence, supplycards
+from rules.ritd_v5.actions import Answer, Challenge, OpenChallenge
+from rules.ritd_v5.position import Side
+from rules.ritd_v5.state import State, hand_of
+
+
+def challenge_label(state: State, side: Side) -> str:
+    """The commitment label of ``side``'s card this Month (how many are real)."""
+    return f"month{state.month}.initiative.{side}"
+
+
+def one_card_problems(state: State, side: Side, label: str, ctx, *, opened: bool) -> list[Problem]:
+    if label != challenge_label(state, side) or not ctx.committed(label):
+        return [Problem("RB 3.3", f"the card must be committed as '{challenge_label(state, side)}'")]
+    if opened and not ctx.opened(label):
+        return [Problem("RB 3.3", "the Axis answer is opened in the same event (the Allied card is already fixed)")]
+    return cd.play_problems(hand_of(state, side), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3")
+
+
+def _not_initiative(state: State) -> list[Problem]:
+    return [Problem("RB 3.3", "the Initiative is settled after the Buildup, before the first Player-Turn")]
+
+
+def check_challenge(state: State, action: Challenge, side: Side, ctx) -> list[Problem]:
+    if state.phase != "initiative":
+        return _not_initiative(state)
+    label, card = action.label, action.card
+    if state.stage != "challenge":
+        return [Problem("RB 3.3", "the Allied challenge comes first")]
+    if not label:
+        return [] if not card else [Problem("RB 3.3", "no challenge plays no card")]
+    return one_card_problems(state, side, label, ctx, opened=False) + supplycards.card_checks(
+        state, side, (card,), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3", ctx)
+
+
+def apply_challenge(state: State, action: Challenge, side: Side, ctx) -> State:
+    label, card = action.label, action.card
+    if not label:
+        return sequence.begin_month(state, "axis")
+    real = cd.parse_real(ctx.value(label), 1)
+    return msgspec.structs.replace(state, hands={**state.hands, side: cd.spend(hand_of(state, side), 1, real)},
+                                   deck=cd.take(state.deck, side, (card,), to_played=True),
+                                   challenge=label, stage="answer", side="axis")
+
+
+def check_answer(state: State, action: Answer, side: Side, ctx) -> list[Problem]:
+    if state.phase != "initiative":
+        return _not_initiative(state)
+    label, card = action.label, action.card
+    if state.stage != "answer":
+        return [Problem("RB 3.3", "the Axis answers an Allied challenge")]
+    if not label:
+        return [] if not card else [Problem("RB 3.3", "declining plays no card")]
+    return one_card_problems(state, side, label, ctx, opened=True) + supplycards.card_checks(
+        state, side, (card,), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3", ctx)
+
+
+def apply_answer(state: State, action: Answer, side: Side, ctx) -> State:
+    label, card = action.label, action.card
+    if label:
+        real = cd.parse_real(ctx.value(label), 1)
+        deck = cd.take(state.deck, side, (card,), to_played=True)
+        state = msgspec.structs.replace(state, hands={**state.hands, side: cd.spend(hand_of(state, side), 1, real)},
+                                        answer=label,
+                                        deck=cd.queue_show(deck, side, (card,), "initiative", label))
+    return msgspec.structs.replace(state, stage="open-challenge", side="allied")
+
+
+def check_open_challenge(state: State, action: OpenChallenge, side: Side, ctx) -> list[Problem]:
+    if state.phase != "initiative":
+        return _not_initiative(state)
+    if state.stage != "open-challenge":
+        return [Problem("RB 3.3", "no challenge card is waiting to be turned up")]
+    if not ctx.opened(state.challenge):
+        return [Problem("RB 3.3", f"open the challenge card '{state.challenge}' in this event")]
+    return []
+
+
+def apply_open_challenge(state: State, action: OpenChallenge, side: Side, ctx) -> State:
+    state = msgspec.structs.replace(state, deck=cd.queue_show(
+        state.deck, side, state.deck.played.get(side, ()), "initiative", state.challenge))
+    allied = ctx.value(state.challenge) == b"1"
+    axis = (ctx.value(state.answer) == b"1") if state.answer else None
+    return sequence.begin_month(state, cast(Side, cd.initiative(allied, axis)))
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_challenge(action: Challenge) -> str:
+    """The action in words (format_action)."""
+    label = action.label
+    return "challenge (one card face down)" if label else "no challenge"
+
+
+def format_answer(action: Answer) -> str:
+    """The action in words (format_action)."""
+    label = action.label
+    return "answer (one card)" if label else "decline"
+
+
+def format_open_challenge(action: OpenChallenge) -> str:
+    """The action in words (format_action)."""
+    return "open challenge"

@@ -1,0 +1,160 @@
+"""The Supply Checks of the Player-Turn (RB 12.7): the Initial Supply Check
+(with recovery from Disruption, RB 11.2) and the Final Supply Check (with its
+Routs, RB 12.7, 11 sidebar; CB-11, T-13): check, apply, parsing and the
+orders listed, with the Fortress and Oasis choices (RB 13.3, 15.1).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import msgspec
+
+from pbem.rulesapi import Order, Problem
+from rules.ritd_v5 import canonical, checked, deployment, group_moves, routs, sequence, supply_checks
+from rules.ritd_v5 import supply as sp
+from rules.ritd_v5.actions import OrderError, SupplyCheck
+from rules.ritd_v5.position import Position, Side
+from rules.ritd_v5.state import State, game_map
+from rules.ritd_v5.turn import PendingRout, Turn
+
+
+def recoverable(state: State, side: Side) -> tuple[str, ...]:
+    """RB 11.2: Disrupted units that have spent a complete enemy Player-Turn Disrupted."""
+    now = len(state.turns)
+    out = []
+    for b in state.position.blocks_of(side):
+        since = state.disrupted_in.get(b.token)
+        if b.disrupted and since is not None and any(
+                state.turns[t - 1] != side for t in range(since + 1, now)):
+            out.append(b.token)
+    return tuple(out)
+
+
+def supply_check(state: State, step: str, action: SupplyCheck, side: Side) -> tuple[Position, sp.SupplyReport]:
+    """The Initial or Final Supply Check (RB 12.7) of ``side`` with the
+    Fortress and Oasis choices of ``action``, kept for ``apply`` (rules.ritd_v5.checked)."""
+    def compute() -> tuple[Position, sp.SupplyReport]:
+        m, pos = game_map(), state.position
+        choices = sp.SupplyChoices(fortress=dict(action.fortress), oasis=dict(action.oasis))
+        if step == "initial-supply":
+            return supply_checks.initial_supply_check(m, pos, side, choices, recoverable=recoverable(state, side))
+        return supply_checks.final_supply_check(m, pos, side, choices)
+
+    return checked.once("supply", (state.position, action, step, side, state.turns, state.disrupted_in), compute)
+
+
+def check_supply(state: State, turn: Turn, action: SupplyCheck, side: Side, ctx) -> list[Problem]:
+    """RB 12.7: at the start and the end of the Player-Turn, with every choice the check needs."""
+    step = turn.step
+    if step not in ("initial-supply", "final-supply"):
+        return [Problem("RB 12.7", "Supply Checks come at the start and the end of the Player-Turn")]
+    _, report = supply_check(state, step, action, side)
+    problems = list(report.problems)
+    problems += [Problem(n.rule, f"{n.message}: one of {', '.join(n.candidates)}") for n in report.needed]
+    return problems
+
+
+def apply_supply(state: State, turn: Turn, action: SupplyCheck, side: Side, ctx) -> State:
+    if turn.step == "initial-supply":
+        pos, _ = supply_check(state, turn.step, action, side)
+        state = group_moves.note_disruptions(state, pos, turn.number)
+        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="option"))
+    pos, report = supply_check(state, turn.step, action, side)
+    # RB 12.7, 11 sidebar (CB-11, T-13): engaged units newly Disrupted
+    # for lack of a Supply Line and unshielded are eliminated; the
+    # Disrupted units they shielded Rout (T-12).
+    final = routs.final_supply_routs(pos, report.rout)
+    state = group_moves.note_disruptions(state, final.position, turn.number)
+    turn = msgspec.structs.replace(turn, supply_eliminated=turn.supply_eliminated + final.eliminated)
+    where = {pos.block(t).hex for t in final.eliminated}
+    pending_routs = [PendingRout(hex=h, side=owner, tokens=tokens) for h, owner, tokens in final.rout
+                     if owner == side and h in where]
+    return sequence.start_routs(state, turn, pending_routs, "supply-revealed")
+
+
+def parse_supply(state: State, role: Side, rest: str) -> SupplyCheck:
+    """'supply check [fortress Tobruk: A, B] [oasis Siwa: C]'."""
+    fortress: dict[str, tuple[str, ...]] = {}
+    oasis: dict[str, str] = {}
+    for kind, place, units in re.findall(r"(fortress|oasis)\s+([^:]+):\s*([^;]+)", rest, re.IGNORECASE):
+        hex_ = deployment.place_name(place)
+        tokens = tuple(deployment.own_token(state, role, u) for u in re.split(r"\s*,\s*", units.strip()) if u)
+        if kind.lower() == "fortress":
+            fortress[hex_] = tokens
+        elif len(tokens) == 1:
+            oasis[hex_] = tokens[0]
+        else:
+            raise OrderError("RB 15.1: one unit takes Oasis Supply")
+    return SupplyCheck(fortress=fortress, oasis=oasis)
+
+
+def supply_orders(state: State, role: Side, turn: Turn) -> list[str]:
+    """'supply check', with the Fortress and Oasis choices the check needs
+    (RB 13.3, 15.1): every choice for each, the others at their first."""
+    m = game_map()
+    check = supply_checks.initial_supply_check if turn.step == "initial-supply" else supply_checks.final_supply_check
+    kwargs = {"recoverable": recoverable(state, role)} if turn.step == "initial-supply" else {}
+    _, report = check(m, state.position, role, sp.SupplyChoices(), **kwargs)
+    if not report.needed:
+        return ["supply check"]
+    options = [list(itertools.islice(itertools.combinations(sorted(n.candidates), n.count), 12))
+               for n in report.needed]
+    orders = []
+    for i, choices in enumerate(options):
+        for pick in choices:
+            parts = []
+            for j, n in enumerate(report.needed):
+                chosen = pick if j == i else options[j][0]
+                names = ", ".join(group_moves.unit_name(state, t) for t in chosen)
+                parts.append(f"{n.kind} {m.name(n.hex)}: {names}")
+            order = one_valid_form(state, role, parts)
+            if order not in orders:
+                orders.append(order)
+    return orders
+
+
+def one_valid_form(state: State, role: Side, parts: list[str]) -> str:
+    """The order of these choices in its one valid form (issue 27 point 6,
+    rules/ritd/decisions/canonical.md): a choice that changes nothing once the
+    others are made (a Fortress tie-break an Oasis pick settles) is left out,
+    so that every listed order passes check. Choices this replay cannot read
+    back stay as they are, for check to judge."""
+    def valid(order: str) -> bool | None:
+        try:
+            action = parse_supply(state, role, order[len("supply check"):])
+        except OrderError:
+            return None
+        return not canonical.problems(state, action, role)
+
+    whole = "supply check " + "; ".join(parts)
+    if valid(whole) is not False:
+        return whole
+    for size in range(len(parts) - 1, -1, -1):
+        for subset in itertools.combinations(parts, size):
+            order = "supply check " + "; ".join(subset) if subset else "supply check"
+            if valid(order):
+                return order
+    return whole
+
+
+# -- the orders listed (legal_orders) --------------------------------------------------
+
+def listed_supply(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in steps "initial-supply", "final-supply"."""
+    return supply_orders(state, role, turn)
+
+
+# -- the actions in words (format_action) ---------------------------------------------------
+
+def format_supply_check(action: SupplyCheck) -> str:
+    """The action in words (format_action)."""
+    return "supply check"
+
+
+# -- orders read (parse_order) ---------------------------------------------------------------
+
+def parse_supply_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
+    """'supply check [fortress <place>: <units>] [oasis <place>: <unit>]' (RB 12.7, 13.3, 15.1)."""
+    return Order(action=parse_supply(state, role, words[len("supply check"):]))
