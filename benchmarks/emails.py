@@ -42,9 +42,12 @@ The counts, all from the same log:
 
 With --forced each game is also played with pbem taking the steps the rules
 declare forced in the public view in its automatic answers ('pbem receive'
-does; issue 21 point 5), and both reports are printed.
+does; issue 21 point 5), and both reports are printed. With --standing also
+with both players' standing orders set (every one the game offers, 'pbem
+standing'): the routine choices they settle (RitD: losses placed as 'auto',
+Pursuit with all) ride in the automatic answers and count as automatic.
 
-Run from a checkout:  python benchmarks/emails.py [--rules ritd] [--events 60] [--test-games] [--forced]
+Run from a checkout:  python benchmarks/emails.py [--rules ritd] [--events 60] [--test-games] [--forced] [--standing]
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ def classify(rules: rulesapi.RulesModule, events: list[bytes]) -> list[tuple[str
         elif decision.role == author and (decision.kind == DECK or (decision.kind == DICE and not actions)):
             kind = AUTOMATIC  # noqa: SIM114 - the same kind for a different reason
         elif decision.role == author and decision.kind in (DICE, DECK) and _answer_with_forced(rules, replay, stored):
-            kind = AUTOMATIC  # pbem's automatic answer took the forced steps after the dice (issue 21 point 5)
+            kind = AUTOMATIC  # pbem's automatic answer took the forced (or standing) steps after the dice (issue 21)
         elif decision.role == author and len(actions) == 1 and _forced(rules, replay, author, actions[0]):
             kind = FORCED
         else:
@@ -109,12 +112,28 @@ def _answer_with_forced(rules: rulesapi.RulesModule, replay: Replay, stored: byt
             now = before.pending()
             if now is None or now.role != body.author:
                 return False
-            if now.kind != DECK and not _forced(rules, before, body.author, raw):
+            if now.kind != DECK and not _forced(rules, before, body.author, raw) and \
+                    not _standing(rules, before, body.author, raw):
                 return False
             current = current.add(raw)
     except Exception:  # noqa: BLE001 - a step this public fold cannot take apart is a player's
         return False
     return True
+
+
+def _standing(rules: rulesapi.RulesModule, replay: Replay, role: str, action: msgspec.Raw) -> bool:
+    """Whether ``action`` is the order a standing order of the game gives at
+    ``role``'s step (``Rules.standing_order`` with every name the game offers):
+    what pbem's automatic answer gives for a player who set them."""
+    try:
+        names = frozenset(rules.standing_orders())
+        order = rules.standing_order(replay.state, role, replay.ctx(role), names) if names else None
+        if order is None:
+            return False
+        given = rules.parse_order(replay.state, role, order, _Compose(replay.ctx(role))).action
+        return bool(msgspec.json.decode(action, type=rules.action_type) == given)
+    except Exception:  # noqa: BLE001 - a step this public fold cannot judge is a player's
+        return False
 
 
 def _forced(rules: rulesapi.RulesModule, replay: Replay, role: str, action: msgspec.Raw) -> bool:
@@ -179,21 +198,25 @@ def count(classified: list[tuple[str, str, str]]) -> list[TurnCount]:
     return list(turns.values())
 
 
-def play(rid: str, events: int, seed: int, forced: bool = False) -> tuple[Any, str, str, int, list[bytes]]:
+def play(rid: str, events: int, seed: int, forced: bool = False, standing: bool = False,
+         scenario: str = "") -> tuple[Any, str, str, int, list[bytes]]:
     """Self-play of ``rid``: (rules, scenario, how, events played, the log); with
     ``forced``, pbem's automatic answers take the publicly forced steps
     (``Rules.forced_order``, issue 21 point 5) as 'pbem receive' does."""
     rules = rulesapi.load(rid)
-    demo = rules.demo
-    scenario = demo.scenario if demo is not None else rules.SPEC.scenarios[0]
+    demo = rules.demo if not scenario else None
+    scenario = scenario or (demo.scenario if demo is not None else rules.SPEC.scenarios[0])
     with tempfile.TemporaryDirectory() as tmp:
         table = LocalTable.create(Path(tmp), rid, scenario, demo.options if demo is not None else ())
         table.forced = forced
+        if standing:
+            table.standing = tuple(rules.standing_orders())
         policy = demo_policy(rules) if demo is not None else RandomPolicy(seed)
         result = table.play(policy, events)
         log = table.players[0].gd.read_events()
     how = ("its demo script" if demo is not None else f"random legal orders (seed {seed})") + (
-        ", forced steps taken by pbem" if forced else "")
+        ", forced steps taken by pbem" if forced else "") + (
+        f", standing orders {', '.join(rules.standing_orders())}" if standing and forced else "")
     return rules, scenario, how, result.events, log
 
 
@@ -233,6 +256,12 @@ def main() -> int:
     ap.add_argument("--forced", action="store_true",
                     help="also play with pbem taking the publicly forced steps itself (issue 21 point 5), "
                          "and print both")
+    ap.add_argument("--scenario", default="",
+                    help="play this scenario with random legal orders (--seed) instead of the demo script, "
+                         "e.g. --rules ritd --scenario 1941-42 --events 600: the benchmark campaign's opening")
+    ap.add_argument("--standing", action="store_true",
+                    help="also play with pbem taking the forced steps and both players' standing orders "
+                         "(every one the game offers: 'pbem standing'), and print that too")
     args = ap.parse_args()
     if args.test_games:
         from tests.test_contract_games import TOYS
@@ -241,8 +270,9 @@ def main() -> int:
             rulesapi.register(toy)
     ids = args.rules or [r for r in rulesapi.available() if not rulesapi.is_frozen(r)]
     for rid in ids:
-        for forced in (False, True) if args.forced else (False,):
-            rules, scenario, how, played, log = play(rid, args.events, args.seed, forced)
+        runs = [(False, False)] + ([(True, False)] if args.forced else []) + ([(True, True)] if args.standing else [])
+        for forced, standing in runs:
+            rules, scenario, how, played, log = play(rid, args.events, args.seed, forced, standing, args.scenario)
             print("\n".join(report(rules, scenario, how, played, emails_per_turn(rules, log))))
     return 0
 

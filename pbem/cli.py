@@ -881,6 +881,44 @@ def address(email: str | None, opponent_email: str | None, game: Path, as_json: 
 
 
 @cli.command()
+@click.argument("names", nargs=-1)
+@click.option("--off", multiple=True, help="Cancel this standing order (repeatable).")
+@click.option("--clear", is_flag=True, help="Cancel every standing order.")
+@game_option
+@json_option
+def standing(names: tuple[str, ...], off: tuple[str, ...], clear: bool, game: Path, as_json: bool) -> None:
+    """Show or set standing orders: routine choices the game leaves to you
+    (e.g. RitD 'losses-auto', 'pursue-all') that pbem's automatic answer
+    ('pbem receive', 'pbem watch') then makes for you while you are away.
+    They stay on this machine (GAME/local.json), never in the signed log;
+    each order pbem gives is signed and sent like yours, and a step where
+    the order is not legal waits for you."""
+    import msgspec
+
+    from pbem.errors import UsageProblem
+    from pbem.session import rules_for
+    from pbem.store import GameDir
+
+    gd = GameDir(game)
+    gd.require()
+    offered = rules_for(gd).standing_orders()
+    unknown = [n for n in names + off if n not in offered]
+    if unknown:
+        known = ", ".join(offered) if offered else "none: this game offers no standing orders"
+        raise UsageProblem(f"no standing order {', '.join(repr(n) for n in unknown)} in this game (it offers: {known})")
+    with gd.lock(exclusive=True):
+        local = gd.read_local()
+        now = () if clear else local.standing
+        now = tuple(n for n in offered if (n in now or n in names) and n not in off)
+        if now != local.standing:
+            local = msgspec.structs.replace(local, standing=now)
+            gd.write_local(local)
+    lines = [f"{'on ' if n in now else 'off'}  {n}: {words}" for n, words in offered.items()] or [
+        "this game offers no standing orders"]
+    _emit({"standing": list(now), "offered": offered}, as_json, "\n".join(lines))
+
+
+@cli.command()
 @click.option("--note", default="", help="A message to your opponent, sent in the event.")
 @click.option("--open-all", is_flag=True, help="Open all your commitments for the audit (only when the game is over: see pbem resign).")
 @click.option("--since", type=int, default=None,
@@ -1174,7 +1212,10 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
     if result.auto_reply is not None:
         from pbem.mail import mail_automatic_answer
 
-        lines.append(f"answered the dice automatically: turn file {result.auto_reply.turn_file}")
+        said = result.auto_reply.said
+        lines.append(f"answered automatically: turn file {result.auto_reply.turn_file}")
+        if said:
+            lines.append("  with " + "; ".join(said))
         lines += mail_automatic_answer(seat.gd, result.auto_reply, _home() / "smtp.toml")
     elif result.waiting_for_dice:
         lines.append("the opponent's dice wait for your entropy: run 'pbem send'")

@@ -652,6 +652,23 @@ class Rules(Generic[S, A, V]):
         ``legal_orders`` is exactly ``[order]`` and it commits no new secret."""
         return None
 
+    def standing_orders(self) -> dict[str, str]:
+        """The standing orders a player may set (issue 21 point 5; ``pbem
+        standing``): name -> what it orders, in words, with its rule. A
+        standing order settles a routine choice the rules leave to the player
+        (e.g. "place hits as the listed 'auto' placement does") in advance,
+        so that pbem's automatic answer gives it while the player is away.
+        {} (the default): the game offers none."""
+        return {}
+
+    def standing_order(self, state: S, role: str, ctx: Ctx, names: frozenset[str]) -> str | None:
+        """The order the standing orders ``names`` that ``role`` has set give
+        at the pending step, or None (the default) when none of them covers
+        it. Asked only when the decision is ``role``'s; pbem gives the order
+        in its automatic answer only when it is among ``legal_orders`` and
+        commits no new secret, and never where a person must choose."""
+        return None
+
     def label_owner(self, state: S, label: str) -> str | None:
         """Who may commit under ``label`` (issue 27 point 2; asked with the
         state after the event that commits it, which may begin the stretch

@@ -570,6 +570,8 @@ class Sent:
     seqs: list[int]
     auto: bool = False
     resent: bool = False  # events signed earlier, turn file written again
+    #: For people: the orders an automatic answer gave and why (forced, standing).
+    said: list[str] = field(default_factory=list)
 
 
 def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Identity,
@@ -1020,10 +1022,14 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
     result = Received(appended=sorted(appended), duplicates=sorted(set(duplicates)))
     decision = twin.pending()
     if decision is not None and decision.role == seat.role:
-        automatic = automatic_orders(twin, seat.role, seat.vault, forced=forced)
+        said = ["the entropy for the dice"] if decision.kind == DICE else \
+            ["the shared deck's work"] if decision.kind == DECK else []
+        automatic = automatic_orders(twin, seat.role, seat.vault, forced=forced,
+                                     standing=standing_of(seat.gd) if forced else frozenset(), said=said)
         if automatic is not None:
             if auto_reply:
                 result.auto_reply = _send_locked(seat, automatic, auto=True)
+                result.auto_reply.said = said
             elif decision.kind in (DICE, DECK):
                 result.waiting_for_dice = True
     elif auto_reply and not appended:
@@ -1036,33 +1042,45 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
 MAX_FORCED = 32
 
 
-def automatic_orders(replay: Replay, role: str, data: VaultData, *, forced: bool = True) -> list[DraftOrder] | None:
+def automatic_orders(replay: Replay, role: str, data: VaultData, *, forced: bool = True,
+                     standing: frozenset[str] = frozenset(), said: list[str] | None = None
+                     ) -> list[DraftOrder] | None:
     """What pbem answers by itself when the decision is ``role``'s and nobody
     needs to choose (issue 21 point 5): the dice answer (the event's entropy),
-    my deck work, and every step the rules declare forced in the public view
-    (``Rules.forced_order``) whose legal orders are exactly that order and
-    which commits no new secret, for as long as the decision stays mine.
-    The orders of the answer ([] for entropy alone) when the decision then
-    passes to the opponent or the game ends; None when a person must decide.
-    Without ``forced``: the dice answer and deck work only."""
+    my deck work, every step the rules declare forced in the public view
+    (``Rules.forced_order``) whose legal orders are exactly that order, and,
+    where ``role`` set standing orders (``standing``, ``pbem standing``),
+    the step they settle (``Rules.standing_order``) when its order is among
+    the legal orders; none of them may commit a new secret. For as long as
+    the decision stays mine. The orders of the answer ([] for entropy alone)
+    when the decision then passes to the opponent or the game ends; None when
+    a person must decide. ``said`` collects, for people, why each order was
+    given. Without ``forced``: the dice answer and deck work only."""
     rules = replay.rules
     decision = replay.pending()
     if decision is None or decision.role != role:
         return None
     if decision.kind not in (DICE, DECK) and (
-            not forced or rules.forced_order(replay.state, role, replay.ctx(role)) is None):
+            not forced or _step_order(rules, replay.state, role, replay.ctx(role), standing) is None):
         return None  # the common case: a person's step, nothing folded
     comp = Composer.start(replay, role, data, []).with_deck()
+    why: list[str] = []
     for _ in range(MAX_FORCED):
         probe = comp.probe
         now = probe.pending()
         if now is None or now.role != role:
+            if said is not None:
+                said += why
             return list(comp.orders)
         if now.kind in (DICE, DECK):
             return None  # my own dice or deck work still waiting: a rules module's affair, not forced
         ctx = probe.ctx(role)
-        order = rules.forced_order(probe.state, role, ctx) if forced else None
-        if order is None or list(rules.legal_orders(probe.state, role, ctx)) != [order]:
+        step = _step_order(rules, probe.state, role, ctx, standing) if forced else None
+        if step is None:
+            return None
+        order, is_forced = step
+        legal = list(rules.legal_orders(probe.state, role, ctx))
+        if (legal != [order]) if is_forced else (order not in legal):
             return None
         try:
             orders, held = compose_orders(rules, replay, role, data, list(comp.orders), [order], held=comp)
@@ -1070,8 +1088,29 @@ def automatic_orders(replay: Replay, role: str, data: VaultData, *, forced: bool
             return None  # the rules' forced order does not pass their own check: let a person see why
         if held is None or orders[-1].secrets:
             return None
+        why.append(f"'{order}' ({'forced: the one legal order' if is_forced else 'your standing order'})")
         comp = held.with_deck()
     return None
+
+
+def _step_order(rules: RulesModule, state: Any, role: str, ctx: Any,
+                standing: frozenset[str]) -> tuple[str, bool] | None:
+    """The order pbem may give at ``role``'s step: (order, True) when the
+    rules declare it forced in the public view, (order, False) when one of
+    ``role``'s standing orders settles it; None when a person decides."""
+    order = rules.forced_order(state, role, ctx)
+    if order is not None:
+        return order, True
+    if standing:
+        order = rules.standing_order(state, role, ctx, standing)
+        if order is not None:
+            return order, False
+    return None
+
+
+def standing_of(gd: GameDir) -> frozenset[str]:
+    """The standing orders this copy's player set (``pbem standing``)."""
+    return frozenset(gd.read_local().standing)
 
 
 def _lost_auto_reply(seat: Seat) -> Sent | None:
@@ -1107,7 +1146,7 @@ def _is_forced_answer(seat: Seat, seq: int) -> bool:
     for n in range(seq):
         before.apply_stored(seat.gd.read_event(n))
     try:
-        orders = automatic_orders(before, seat.role, seat.vault, forced=True)
+        orders = automatic_orders(before, seat.role, seat.vault, forced=True, standing=standing_of(seat.gd))
         if not orders:
             return False  # a person's step (None), or entropy alone ([]), which the caller judges
         rebuilt = _body(before, seat.role, _with_secrets(seat.vault, orders), orders, x_next=bytes(32))

@@ -31,12 +31,16 @@ from pbem.identity import fingerprint
 MAX_SMALL_FILE = 1 << 20
 
 
-class LocalConfig(msgspec.Struct, forbid_unknown_fields=True):
+class LocalConfig(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     role: str
     identity: str
     rules: str
     email: str = ""
     opponent_email: str = ""
+    #: The standing orders this player set (``pbem standing``; the game's
+    #: ``Rules.standing_orders``): local, never sent; pbem's automatic answer
+    #: gives them (issue 21 point 5).
+    standing: tuple[str, ...] = ()
 
 
 class GameDir:

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from pbem import rulesapi, session
 from pbem.codec import Genesis
 from pbem.codec import Player as GenesisPlayer
@@ -295,6 +297,9 @@ class LocalTable:
     #: in its automatic answers, as 'pbem receive' does (issue 21 point 5); off by
     #: default, so that the logs of scripted games stay as they were.
     forced: bool = False
+    #: Standing orders both players set ('pbem standing'; issue 21 point 5), given by
+    #: pbem's automatic answers when ``forced`` is on.
+    standing: tuple[str, ...] = ()
 
     @classmethod
     def create(cls, directory: Path, rules_id: str, scenario: str, options: Sequence[str] = (), *,
@@ -384,6 +389,7 @@ class LocalTable:
             return False
         sent = session.new_game(host.gd.path, self.rules_id or spec.id, self.scenario, host.role, host.identity, host.key_path,
                                 guest.identity.public_text, options=self.options, orders=orders)
+        self._set_standing(host)
         host.seat = session.load_seat(host.gd, host.identity)
         self._announce(host, sent, orders)
         invitation = Path(sent.turn_file).read_bytes()
@@ -397,10 +403,16 @@ class LocalTable:
             if orders is None:
                 return False
         joined, _ = session.join_game(guest.gd.path, invitation, guest.identity, guest.key_path, orders=orders)
+        self._set_standing(guest)
         guest.seat = session.load_seat(guest.gd, guest.identity)
         self._announce(guest, joined, orders)
         self._deliver(host, joined)
         return True
+
+    def _set_standing(self, player: Player) -> None:
+        if self.standing:
+            local = player.gd.read_local()
+            player.gd.write_local(msgspec.structs.replace(local, standing=self.standing))
 
     def _setup_orders(self, policy: Policy, role: str, base: Replay, genesis: Genesis | None) -> list[str] | None:
         """The orders of ``role``'s genesis or acceptance event, asked of the policy

@@ -314,6 +314,8 @@ def _receive_game(gd: GameDir, items: list[_Item], unlock: Unlock, smtp_config: 
 def _answered(gd: GameDir, sent, smtp_config: Path) -> list[str]:
     span = f"event {sent.seqs[-1]}"
     lines = [f"{gd.path}: answered automatically ({span}): turn file {sent.turn_file}"]
+    if sent.said:
+        lines.append(f"{gd.path}:   with " + "; ".join(sent.said))
     try:
         lines += [f"{gd.path}: {line}" for line in mail_automatic_answer(gd, sent, smtp_config)]
     except PbemError as exc:  # the answer is signed and its turn file written: only its email is missing

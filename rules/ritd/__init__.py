@@ -213,6 +213,12 @@ class CurrentRitdRules(RitdRules):
     def not_now(self, state: State, role: str, text: str = "") -> list[Problem]:  # issue 21 point 7
         return self._module("not_now").not_now(self, state, role, text)  # type: ignore[no-any-return]
 
+    def standing_orders(self) -> dict[str, str]:  # issue 21 point 5: rules.ritd.standing
+        return dict(self._module("standing").STANDING)
+
+    def standing_order(self, state: State, role: str, ctx: Ctx, names: frozenset[str]) -> str | None:
+        return self._module("standing").standing_order(self, state, role, ctx, names)  # type: ignore[no-any-return]
+
     def waiting(self, state: State, role: str | None) -> list[str]:  # issue 21 point 3: pending (half-)hits
         return self._module("pending_hits").waiting(state, role)  # type: ignore[no-any-return]
 
