@@ -1,7 +1,7 @@
 """Reinforcements to an Engaged Base (RB 16.4 sidebar): the units waiting off
 board near their engaged Base enter it by a normal Group Move in a later
 Player-Turn. Their check, apply, order listing, parsing and wording; holding
-them is rules.ritd.buildup.held_off_board, the Move rules rules.ritd.movement.
+them is rules.ritd.rf.held_off_board, the Move rules rules.ritd.movement.
 
 RB 16.4 sidebar: "If a Base is engaged, Reinforcements cannot arrive there,
 but must wait off board near Base. They are considered a single Group

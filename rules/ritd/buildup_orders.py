@@ -14,6 +14,7 @@ from pbem.rulesapi import Problem
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
 from rules.ritd import hidden, minefield_rules, sequence, supplycards
+from rules.ritd import reinforcements as rf
 from rules.ritd.actions import BuildMinefield, CallMalta, EarlyArrival, EndBuildup, OrderError, Rebuild, Reinforce
 from rules.ritd.cards import Hand
 from rules.ritd.hidden import Obligation
@@ -32,7 +33,7 @@ def due_units(state: State, side: Side) -> tuple:
     early, by name where this replay knows which did (see ``_due_count``)."""
     if side in state.reinforced:
         return ()
-    return bu.on_schedule(all_scenarios(), scenario_of(state), side, state.month, state.early_units.get(side, ()))
+    return rf.on_schedule(all_scenarios(), scenario_of(state), side, state.month, state.early_units.get(side, ()))
 
 
 def due_count(state: State, side: Side) -> int:
@@ -40,7 +41,7 @@ def due_count(state: State, side: Side) -> int:
     arrivals of the last Buildup (a public count), plus this one's."""
     if side in state.reinforced:
         return 0
-    scheduled = len(bu.on_schedule(all_scenarios(), scenario_of(state), side, state.month))
+    scheduled = len(rf.on_schedule(all_scenarios(), scenario_of(state), side, state.month))
     return scheduled - state.early.get(side, 0) + len(state.early_arrived)
 
 
@@ -48,7 +49,7 @@ def early_candidates(state: State, side: Side) -> tuple:
     """RB 16.41: next month's units, checked once per Buildup (BU-05)."""
     if side in state.early_done:
         return ()
-    return bu.early_arrival_candidates(all_scenarios(), scenario_of(state), side, state.month)
+    return rf.early_arrival_candidates(all_scenarios(), scenario_of(state), side, state.month)
 
 
 def early_labels(state: State, side: Side, n: int) -> tuple[str, ...]:
@@ -62,7 +63,7 @@ def resupply_cards(state: State, side: Side, discard: int) -> int:
     if state.pregame:  # RB 18.7: the initial hand and the Extra Supply Cards bought
         n = scenario_of(state).side(side).initial_supply + ledger.extra_cards
     else:
-        n = (bu.monthly_resupply(scenario_of(state), side, state.month, state.malta or None) + ledger.extra_cards
+        n = (rf.monthly_resupply(scenario_of(state), side, state.month, state.malta or None) + ledger.extra_cards
              + state.bonus.get(side, 0))
     after = Hand(count=hand_of(state, side).count - discard)
     return min(n, cd.room(after, supply_deck()))
@@ -88,7 +89,7 @@ def check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) -> 
             values = [ctx.value(lbl) for lbl in slots]
             if any(v is None for v in values):
                 return []
-            return bu.check_early_arrival_order(candidates, [v.decode("utf-8", "replace") for v in values])
+            return rf.check_early_arrival_order(candidates, [v.decode("utf-8", "replace") for v in values])
         case Reinforce(tokens=tokens, early=early):
             if not count:
                 return [Problem("RB 16.4", "no Reinforcements are due now")]
@@ -127,7 +128,7 @@ def check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) -> 
             s = scenario_of(state)
             if side != "axis" or state.pregame:
                 return [Problem("RB 18.6", "only the Axis calls the Malta Group, in a Buildup")]
-            probs = bu.check_malta_group(s, state.month, state.malta or None)
+            probs = rf.check_malta_group(s, state.month, state.malta or None)
             units = all_scenarios().malta_group(s)
             if len(tokens) != len(units) or len(set(tokens)) != len(tokens):
                 probs.append(Problem("RB 18.6", f"the Malta Group is {len(units)} blocks, not {len(tokens)}"))
@@ -190,9 +191,9 @@ def enter_base(state: State, side: Side, tokens: tuple[str, ...], ctx,
         blocks.append(Block(token=t, side=side, hex=base, unit=unit, cv=cv))
         if ident is None:
             obligations += (obligation(t, base),)
-    arrival = bu.arrive(m, state.position, side, blocks)
+    arrival = rf.arrive(m, state.position, side, blocks)
     return msgspec.structs.replace(state, position=arrival.pos, obligations=obligations,
-                                   waiting=bu.held_off_board(state.waiting, side, arrival.waiting),
+                                   waiting=rf.held_off_board(state.waiting, side, arrival.waiting),
                                    versions={**state.versions, **dict.fromkeys(tokens, 0)})
 
 

@@ -26,6 +26,7 @@ from rules.ritd import (
     supplycards,
 )
 from rules.ritd import cards as cd
+from rules.ritd import reinforcements as rf
 from rules.ritd.actions import (
     Answer,
     BuildMinefield,
@@ -276,7 +277,7 @@ def month_orders(state: State, role: Side, ctx) -> list[str]:
     orders = ["end buildup"]
     s = scenario_of(state)
     if role == "axis" and not state.pregame and s.axis.malta_group is not None \
-            and not bu.check_malta_group(s, state.month, state.malta or None):
+            and not rf.check_malta_group(s, state.month, state.malta or None):
         orders.append("call malta group")
     if hand.dummy:
         orders += [f"end buildup discard {n} dummies" for n in range(1, hand.dummy + 1)]

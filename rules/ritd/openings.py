@@ -25,6 +25,7 @@ from rules.ritd import (
     step_losses,
 )
 from rules.ritd import buildup as bu
+from rules.ritd import reinforcements as rf
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import SIDES, Side
 from rules.ritd.setup import (
@@ -63,7 +64,7 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
     state = msgspec.structs.replace(state, actor=ctx.author)
     if state.phase == "buildup" and state.stage == "early-dice":
         side = state.side
-        arrived = bu.early_arrivals(state.early_slots, values)
+        arrived = rf.early_arrivals(state.early_slots, values)
         names = [ctx.value(lbl) for lbl in arrived]
         known = tuple(v.decode("utf-8", "replace") for v in names if v is not None)
         obligation = Obligation(token="", seq=ctx.seq, kind="early-order", rule="RB 16.41",
@@ -151,7 +152,7 @@ def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Pr
                                                  f"{unit} at CV {cv} is not a Malta Group unit at full strength, "
                                                  "or it is already on the map"))
         elif ob.kind == "arrival":  # RB 16.4: one of this month's Reinforcements, at full CV
-            due = {(u.name, u.max_cv) for u in bu.on_schedule(all_scenarios(), scenario_of(state), block.side, ob.needed)}
+            due = {(u.name, u.max_cv) for u in rf.on_schedule(all_scenarios(), scenario_of(state), block.side, ob.needed)}
             if (unit, cv) not in due or unit in others:
                 problems.append(Problem(ob.rule, f"event {ob.seq} by {block.side}: block {token} {ob.what}: "
                                                  f"{unit} at CV {cv} is not a Reinforcement due then at full "
@@ -201,10 +202,10 @@ def decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
         values = [value(lbl) for lbl in ob.labels]
         if ob.kind == "early-order":  # RB 16.41, BU-06: every candidate once
             side = ob.unit
-            cands = bu.early_arrival_candidates(all_scenarios(), scenario_of(state), cast(Side, side), ob.needed)
+            cands = rf.early_arrival_candidates(all_scenarios(), scenario_of(state), cast(Side, side), ob.needed)
             names = [v.decode("utf-8", "replace") for v in values]
             problems += [Problem(p.rule, f"event {ob.seq} by {side}: {ob.what}: {p.message}")
-                         for p in bu.check_early_arrival_order(cands, names)]
+                         for p in rf.check_early_arrival_order(cands, names)]
             continue
         if ob.kind == "early":  # RB 16.41: the early block is its slot's unit at full strength
             unit = values[0].decode("utf-8", "replace")

@@ -19,6 +19,7 @@ from rules.ritd import battle, checked, group_moves, hidden, minefield_rules, ro
 from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
 from rules.ritd import movement as mv
+from rules.ritd import reinforcements as rf
 from rules.ritd import supply as sp
 from rules.ritd.actions import kind_of
 from rules.ritd.cards import OPTION_COST
@@ -244,8 +245,8 @@ def _begin_buildup(state: State) -> State:
     for side in SIDES:
         back = state.refitting.get(side, ())
         if back:  # RB 16.52; at an engaged Base they wait off board (RB 16.4 sidebar, BU-16)
-            arrival = bu.arrive(m, pos, side, back)
-            pos, waiting = arrival.pos, bu.held_off_board(waiting, side, arrival.waiting)
+            arrival = rf.arrive(m, pos, side, back)
+            pos, waiting = arrival.pos, rf.held_off_board(waiting, side, arrival.waiting)
     networks = {side: tuple(sorted(net)) for side, net in bu.buildup_networks(m, pos).items()}
     disrupted = {t: n for t, n in state.disrupted_in.items() if pos.has_block(t) and pos.block(t).disrupted}
     return msgspec.structs.replace(state, phase="buildup", stage="bp-dice", month=month, position=pos,

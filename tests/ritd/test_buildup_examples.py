@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rules.ritd import buildup as bu
+from rules.ritd import reinforcements as rf
 from rules.ritd import supply_checks
 from rules.ritd.position import Battle, Position, Side
 from rules.ritd.scenarios import load_scenarios
@@ -73,21 +74,21 @@ def test_rb_18_7_gazala_pregame_buildup_30_bp_each_allies_first() -> None:
 def test_rb_16_41_early_arrival_example_month_2_of_1941() -> None:
     s = SCENARIOS.get("1941")
     # None can have arrived early in the first month: there is no Buildup then.
-    assert bu.early_arrival_candidates(SCENARIOS, s, "allied", 1) == ()
-    arriving = bu.on_schedule(SCENARIOS, s, "allied", 2)
+    assert rf.early_arrival_candidates(SCENARIOS, s, "allied", 1) == ()
+    arriving = rf.on_schedule(SCENARIOS, s, "allied", 2)
     assert len(arriving) == 4
     # The four Axis Month 3 Reinforcements are then each checked.
-    candidates = bu.early_arrival_candidates(SCENARIOS, s, "axis", 2)
+    candidates = rf.early_arrival_candidates(SCENARIOS, s, "axis", 2)
     assert len(candidates) == 4
-    assert bu.early_arrival_candidates(SCENARIOS, s, "allied", 2) == ()  # no Allied Month 3 units
+    assert rf.early_arrival_candidates(SCENARIOS, s, "allied", 2) == ()  # no Allied Month 3 units
     order = [u.name for u in reversed(candidates)]
-    assert bu.check_early_arrival_order(candidates, order) == []
+    assert rf.check_early_arrival_order(candidates, order) == []
     slots = ("a.s1", "a.s2", "a.s3", "a.s4")
-    assert bu.early_arrivals(slots, (1, 3, 2, 6)) == ("a.s1", "a.s3")
-    assert bu.early_arrivals(slots, (3, 4, 5, 6)) == ()
+    assert rf.early_arrivals(slots, (1, 3, 2, 6)) == ("a.s1", "a.s3")
+    assert rf.early_arrivals(slots, (3, 4, 5, 6)) == ()
     # Next Buildup: only the units that did not come early arrive.
     early = {order[0], order[2]}
-    later = bu.on_schedule(SCENARIOS, s, "axis", 3, arrived_early=early)
+    later = rf.on_schedule(SCENARIOS, s, "axis", 3, arrived_early=early)
     assert sorted(u.name for u in later) == sorted(set(order) - early)
 
 
@@ -239,11 +240,11 @@ def test_rb_19_demo_month_2_buildup() -> None:
     # 16.3: one die each, Allied 4 and Axis 5: 9 BP each, the Allies are Player 1.
     bp = bu.determine_bp(s, axis_dice=(5,), allied_dice=(4,))
     assert (bp.bp, bp.player1) == (9, "allied")
-    assert bu.early_arrival_candidates(SCENARIOS, s, "allied", 2) == ()  # no Allied Month 3 units
+    assert rf.early_arrival_candidates(SCENARIOS, s, "allied", 2) == ()  # no Allied Month 3 units
     # Allied Buildup: two Reinforcements arrive in Base.
-    new = bu.on_schedule(SCENARIOS, s, "allied", 2)
+    new = rf.on_schedule(SCENARIOS, s, "allied", 2)
     assert len(new) == 2
-    arrival = bu.arrive(MAP, pos, "allied", [block(f"R{i}", "allied", "Alexandria", unit=u.name, cv=u.max_cv)
+    arrival = rf.arrive(MAP, pos, "allied", [block(f"R{i}", "allied", "Alexandria", unit=u.name, cv=u.max_cv)
                                              for i, u in enumerate(new)])
     assert arrival.waiting == () and arrival.placed == ("R0", "R1")
     pos, ledger = arrival.pos, bu.open_ledger("allied", bp.bp)

@@ -7,6 +7,7 @@ import pytest
 
 from rules.ritd import buildup as bu
 from rules.ritd import combat as cb
+from rules.ritd import reinforcements as rf
 from rules.ritd import supply_checks
 from rules.ritd.position import Battle, Position
 from rules.ritd.scenarios import load_scenarios
@@ -230,15 +231,15 @@ def test_rb_16_52_return_for_refit_is_free_overland_to_base_and_back_next_buildu
     assert [b.token for b in done.ledger.refit] == ["A"] and done.ledger.refit[0].cv == 2
     # Unavailable for Replacements until the next Buildup.
     assert "no such block" in messages(bu.check_spend(ctx, done.pos, bu.open_ledger("axis", 9), bu.Replace("A", 1)))
-    back = bu.arrive(MAP, done.pos, "axis", done.ledger.refit)
+    back = rf.arrive(MAP, done.pos, "axis", done.ledger.refit)
     assert back.placed == ("A",) and back.pos.block("A").hex == at("El Agheila")
 
 
 def test_rb_16_4_reinforcements_to_an_engaged_base_wait_off_board() -> None:
     pos = position(block("A", "axis", "El Agheila"), block("L", "allied", "El Agheila"))
     pos = pos.with_battles([Battle(at("El Agheila"), "allied", {})])
-    assert bu.is_base_engaged(MAP, pos, "axis")
-    arrival = bu.arrive(MAP, pos, "axis", [block("R1", "axis", "El Agheila"), block("R2", "axis", "El Agheila")])
+    assert rf.is_base_engaged(MAP, pos, "axis")
+    arrival = rf.arrive(MAP, pos, "axis", [block("R1", "axis", "El Agheila"), block("R2", "axis", "El Agheila")])
     assert arrival.pos == pos and arrival.placed == ()
     assert [b.token for b in arrival.waiting] == ["R1", "R2"]
 
@@ -248,21 +249,21 @@ def test_rb_16_4_reinforcements_to_an_engaged_base_wait_off_board() -> None:
 
 def test_rb_16_41_no_early_arrival_in_the_first_or_last_month() -> None:
     s = SCENARIOS.get("1941")
-    assert bu.early_arrival_candidates(SCENARIOS, s, "axis", s.start_month) == ()
-    assert bu.early_arrival_candidates(SCENARIOS, s, "allied", s.end_month) == ()
-    assert len(bu.early_arrival_candidates(SCENARIOS, s, "allied", s.end_month - 1)) > 0  # Month 10 units
+    assert rf.early_arrival_candidates(SCENARIOS, s, "axis", s.start_month) == ()
+    assert rf.early_arrival_candidates(SCENARIOS, s, "allied", s.end_month) == ()
+    assert len(rf.early_arrival_candidates(SCENARIOS, s, "allied", s.end_month - 1)) > 0  # Month 10 units
 
 
 def test_rb_16_41_early_arrival_order_and_dice_are_checked() -> None:
     s = SCENARIOS.get("1941")
-    candidates = bu.early_arrival_candidates(SCENARIOS, s, "axis", 2)
+    candidates = rf.early_arrival_candidates(SCENARIOS, s, "axis", 2)
     names = [u.name for u in candidates]
-    assert rules_of(bu.check_early_arrival_order(candidates, names[:-1])) == ["RB 16.41"]
-    assert rules_of(bu.check_early_arrival_order(candidates, [*names[:-1], names[0]])) == ["RB 16.41"]
+    assert rules_of(rf.check_early_arrival_order(candidates, names[:-1])) == ["RB 16.41"]
+    assert rules_of(rf.check_early_arrival_order(candidates, [*names[:-1], names[0]])) == ["RB 16.41"]
     with pytest.raises(ValueError, match="16.41"):
-        bu.early_arrivals(("s1", "s2"), (1,))
+        rf.early_arrivals(("s1", "s2"), (1,))
     with pytest.raises(ValueError, match="16.41"):
-        bu.early_arrivals(("s1",), (7,))
+        rf.early_arrivals(("s1",), (7,))
 
 
 # -- RB 18.3, 18.6, 18.8 Malta Group --------------------------------------------
@@ -271,16 +272,16 @@ def test_rb_16_41_early_arrival_order_and_dice_are_checked() -> None:
 def test_rb_18_6_malta_group_once_from_its_month_and_resupply_drops_to_2() -> None:
     s = SCENARIOS.get("1942")
     first = s.axis.malta_group.first_month  # type: ignore[union-attr]
-    assert bu.check_malta_group(s, first, None) == []
-    assert "available from Month" in messages(bu.check_malta_group(s, first - 1, None))
-    assert "already arrived" in messages(bu.check_malta_group(s, first + 2, first))
-    assert bu.check_malta_group(SCENARIOS.get("1941"), 5, None) != []
-    assert bu.monthly_resupply(s, "axis", first + 1) == 3
-    assert bu.monthly_resupply(s, "axis", first + 1, malta_called_in=first + 1) == 2
-    assert bu.monthly_resupply(s, "axis", first, malta_called_in=first + 1) == 3
-    assert bu.monthly_resupply(s, "allied", first + 1, malta_called_in=first) == 3
+    assert rf.check_malta_group(s, first, None) == []
+    assert "available from Month" in messages(rf.check_malta_group(s, first - 1, None))
+    assert "already arrived" in messages(rf.check_malta_group(s, first + 2, first))
+    assert rf.check_malta_group(SCENARIOS.get("1941"), 5, None) != []
+    assert rf.monthly_resupply(s, "axis", first + 1) == 3
+    assert rf.monthly_resupply(s, "axis", first + 1, malta_called_in=first + 1) == 2
+    assert rf.monthly_resupply(s, "axis", first, malta_called_in=first + 1) == 3
+    assert rf.monthly_resupply(s, "allied", first + 1, malta_called_in=first) == 3
     campaign = SCENARIOS.get("1941-42")
-    assert (bu.monthly_resupply(campaign, "axis", 10), bu.monthly_resupply(campaign, "axis", 11)) == (2, 3)
+    assert (rf.monthly_resupply(campaign, "axis", 10), rf.monthly_resupply(campaign, "axis", 11)) == (2, 3)
 
 
 def test_rb_16_54_replacements_in_an_engaged_base_and_a_minefield_where_one_was_dismantled() -> None:

@@ -20,6 +20,7 @@ from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
 from rules.ritd import game as ritd
 from rules.ritd import hidden, month_phase, sequence, supplycards
+from rules.ritd import reinforcements as rf
 from rules.ritd.actions import Reinforce
 from rules.ritd.buildup_orders import buildup_path, due_count
 from rules.ritd.cards import Hand
@@ -397,7 +398,7 @@ def test_rb_18_6_the_malta_group_is_called_once_and_axis_resupply_drops_to_2(tmp
     assert {"Folgore", "Ramcke", "La Spezia"} <= {b.unit for b in axis.position.blocks_in(base, "axis")}
     assert axis.malta == 16
     assert _now(table.allied).hands["axis"].count == hand + 2  # RB 18.8: Resupply 2 from this Buildup
-    assert bu.check_malta_group(s, 18, axis.malta)[0].message == "the Malta Group already arrived in Month 16"
+    assert rf.check_malta_group(s, 18, axis.malta)[0].message == "the Malta Group already arrived in Month 16"
 
 
 def test_rb_3_42_real_cards_the_hand_never_held_are_named_at_supply_revealed(demo, monkeypatch):

@@ -10,8 +10,8 @@ import pytest
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
-from rules.ritd import buildup as bu
 from rules.ritd import group_moves, sequence  # noqa: F401 (group_moves first: it loads the rule modules)
+from rules.ritd import reinforcements as rf
 from rules.ritd.position import Battle
 from rules.ritd.sequence import begin_turn
 from rules.ritd.state import game_map
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.usefixtures("registered_ritd")
 def _waiting_game(tmp_path, monkeypatch, *, engaged: bool):
     """The Demo with the Savona (alone in Bardia) waiting off board near the
     Axis Base when the first Player-Turn begins (as Reinforcements that could
-    not arrive, ``bu.held_off_board``), and, if ``engaged``, a battle in El
+    not arrive, ``rf.held_off_board``), and, if ``engaged``, a battle in El
     Agheila once the Initial Supply Check is made: the 7/7 Tk (alone in
     Sollum) attacking the three Axis units of Sidi Omar; every die a 6."""
     monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
@@ -38,7 +38,7 @@ def _waiting_game(tmp_path, monkeypatch, *, engaged: bool):
             pos = state.position
             held = tuple(pos.blocks_in(m.resolve("Bardia"), "axis"))
             pos = msgspec.structs.replace(pos, blocks=tuple(b for b in pos.blocks if b not in held))
-            state = msgspec.structs.replace(state, position=pos, waiting=bu.held_off_board(state.waiting, "axis", held))
+            state = msgspec.structs.replace(state, position=pos, waiting=rf.held_off_board(state.waiting, "axis", held))
         return state
 
     noted = group_moves.note_disruptions
