@@ -13,7 +13,9 @@ import msgspec
 
 from pbem.rulesapi import Problem
 from rules.ritd import buildup as bu
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
+from rules.ritd import fire as fr
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd import routs
 from rules.ritd.state import game_map, quoted
@@ -277,7 +279,7 @@ class EnterBase(_A, tag="enter-base", frozen=True):
 Action = (Deploy | EndDeployment | SupplyCheck | PlayCards | mv.Move | ExitMap | EnterBase | ForcedMarches
           | EndMovement
           | AcceptBattle | RefuseBattle | routs.PursuitFire | PursuitLosses | Rout | RevealUnits | RevealOption
-          | cb.BattleSelection | cb.FirePlan | cb.LossAllocation | KeepHand | Redraw | Challenge | Answer
+          | cr.BattleSelection | fr.FirePlan | ls.LossAllocation | KeepHand | Redraw | Challenge | Answer
           | OpenChallenge | EarlyArrival | Reinforce | CallMalta | Rebuild | bu.Redeploy | bu.SeaRedeploy | bu.ReturnForRefit | bu.BuySupply
           | EndBuildup | RevealAll | Blitz | BuildMinefield | OpenMinefields | Probe | RetreatSpeed | MarchLosses)
 
@@ -286,7 +288,7 @@ def _hexes_named(action: object) -> list[str]:
     """Every hex id an action names (the fields that hold hexes, by action type)."""
     match action:
         case (Deploy(hex=h) | AcceptBattle(hex=h) | RefuseBattle(hex=h) | routs.PursuitFire(hex=h)
-              | PursuitLosses(hex=h) | Rout(hex=h) | cb.FirePlan(hex=h) | cb.LossAllocation(hex=h) | Probe(hex=h)
+              | PursuitLosses(hex=h) | Rout(hex=h) | fr.FirePlan(hex=h) | ls.LossAllocation(hex=h) | Probe(hex=h)
               | RetreatSpeed(hex=h)):
             return [h]
         case mv.Move(origin=origin, destination=destination, units=units):
@@ -303,7 +305,7 @@ def _hexes_named(action: object) -> list[str]:
             return [to]
         case OpenMinefields(hexes=hexes):
             return list(hexes)
-        case cb.BattleSelection(active=active, assault=assault):
+        case cr.BattleSelection(active=active, assault=assault):
             return list(active) + list(assault)
         case SupplyCheck(fortress=fortress, oasis=oasis):
             return list(fortress) + list(oasis)

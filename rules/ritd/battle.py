@@ -1,6 +1,7 @@
 """The Combat phase (RB 8.6, 9.1-9.5; T9): the Combat Round, the choice of
 Active Battles, Fire plans and losses: check, parsing, order listing and the
-fire described for reports. The fire model is rules.ritd.combat.
+fire described for reports. The fire model is in rules.ritd.combat_round,
+fire, losses and fortresses (decisions/combat.md names each one's sections).
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ from typing import cast
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
 from rules.ritd import deployment, hidden, minefield_rules, retreats, sequence, turn_orders
+from rules.ritd import fire as fr
+from rules.ritd import fortresses as fo
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.actions import OrderError, RevealUnits
 from rules.ritd.cards import OPTION_COST
@@ -29,12 +33,12 @@ def combat_position(state: State, turn: Turn) -> Position:
     fights the Probing units (RB 10.41)."""
     if not turn.probing:
         return state.position
-    return cb.eliminate(state.position, [t for t in turn.retreaters if state.position.has_block(t)])
+    return ls.eliminate(state.position, [t for t in turn.retreaters if state.position.has_block(t)])
 
 
 def battle_hexes(pos: Position) -> list[str]:
     """Battles with Undisrupted units of both sides (RB 11.11: only they fight)."""
-    return [b.hex for b in pos.battles if cb.both_sides_fight(pos, b.hex)]
+    return [b.hex for b in pos.battles if cr.both_sides_fight(pos, b.hex)]
 
 
 def new_battles(turn: Turn) -> tuple[str, ...]:
@@ -43,14 +47,14 @@ def new_battles(turn: Turn) -> tuple[str, ...]:
     return tuple(h for h in mvt.attacked if h not in mvt.battles_at_start) if mvt is not None else ()
 
 
-def combat_round(state: State, turn: Turn) -> cb.CombatRound:
+def combat_round(state: State, turn: Turn) -> cr.CombatRound:
     """The Combat Round under way, in the first of ``turn.battles`` (RB 9.1, 13.2);
     a revealed Minefield there is the Defender's, whoever built it (RB 14.0, 14.2).
     In Probe Combat the Rearguard fires first and keeps, as the battle's
     Defender, its Fortress and Minefield benefits (RB 10.41 sidebar)."""
     hex_ = turn.battles[0]
-    return cb.CombatRound(hex=hex_, active=turn.active, assault=hex_ in turn.assault, probe=turn.probing,
-                          fortress=hex_ in cb.fortress_hexes(game_map()),
+    return cr.CombatRound(hex=hex_, active=turn.active, assault=hex_ in turn.assault, probe=turn.probing,
+                          fortress=hex_ in fo.fortress_hexes(game_map()),
                           minefield=any(hex_ in minefield_rules.mines_of(state, s).shown for s in SIDES))
 
 
@@ -61,31 +65,31 @@ def check_combat(state: State, turn: Turn, action: object, side: Side) -> list[P
 def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> list[Problem]:
     pos = combat_position(state, turn)
     match action:
-        case cb.BattleSelection():
+        case cr.BattleSelection():
             if turn.step != "battles":
                 return [Problem("RB 8.6", "the Active Battles are chosen at the start of the Combat phase")]
             made = turn.movement.moves_made if turn.movement else 0
             # RB 4.3: two real cards and at most one Move (None: the cards are secret to this replay)
             assault_turn = None if turn.real < 0 else (turn.real >= OPTION_COST["assault"] and made <= 1)
-            return cb.check_battle_selection(pos, side, action, new_battles=new_battles(turn),
-                                             fortress_hexes=cb.fortress_hexes(game_map()), assault_turn=assault_turn,
+            return cr.check_battle_selection(pos, side, action, new_battles=new_battles(turn),
+                                             fortress_hexes=fo.fortress_hexes(game_map()), assault_turn=assault_turn,
                                              blitz=turn.blitz, partial_retreats=turn.partial)
-        case cb.FirePlan(hex=hex_, side=firer):
+        case fr.FirePlan(hex=hex_, side=firer):
             if turn.step not in ("defensive-fire", "offensive-fire"):
                 return [Problem("RB 9.1", "no fire is due now")]
             rnd = combat_round(state, turn)
             due = rnd.defensive_side if turn.step == "defensive-fire" else rnd.offensive_side
             if hex_ != rnd.hex or firer != due:
                 return [Problem("RB 9.1", f"now {due} fires in {rnd.hex} ({turn.step.split('-')[0]} fire)")]
-            return cb.check_fire_plan(pos, rnd, action, prior=turn.fire_result, units=roster_of(state).get)
-        case cb.LossAllocation(hex=hex_):
+            return fr.check_fire_plan(pos, rnd, action, prior=turn.fire_result, units=roster_of(state).get)
+        case ls.LossAllocation(hex=hex_):
             if turn.step not in ("offensive-losses", "defensive-losses") or turn.fire_result is None:
                 return [Problem("RB 9.5", "no hits are waiting to be placed")]
-            return cb.check_allocation(pos, turn.fire_result, action, units=roster_of(state).get)
+            return ls.check_allocation(pos, turn.fire_result, action, units=roster_of(state).get)
     return sequence.not_now(state, action)
 
 
-def parse_battles(text: str) -> cb.BattleSelection:
+def parse_battles(text: str) -> cr.BattleSelection:
     """'battles Sollum, Buq Buq' / 'battles none' / 'battles Sollum assault Sollum' (RB 8.6)."""
     body = text.split(None, 1)[1] if " " in text.strip() else ""
     m = re.match(r"^(?P<active>.*?)(?:(?:^|\s+)assault\s+(?P<assault>.+))?$", body.strip(), re.IGNORECASE)
@@ -96,14 +100,14 @@ def parse_battles(text: str) -> cb.BattleSelection:
         if part.lower() in ("", "none"):
             return ()
         return tuple(deployment.place_name(p) for p in re.split(r"\s*,\s*", part) if p.strip())
-    return cb.BattleSelection(active=places(active), assault=places(assault))
+    return cr.BattleSelection(active=places(active), assault=places(assault))
 
 
 _CLASS_WORDS = {"armor": "armor", "armour": "armor", "infantry": "infantry", "artillery": "artillery",
                 "antitank": "antitank", "anti-tank": "antitank"}
 
 
-def parse_fire(state: State, role: Side, text: str) -> cb.FirePlan:
+def parse_fire(state: State, role: Side, text: str) -> fr.FirePlan:
     """'fire Sollum: 21Pz/5 at armor' (one unit: step-by-step fire, RB 9.2) or
     a plan 'fire Sollum: 21Pz/5 at armor, 15Pz/8 at infantry else armor'
     (in firing order, artillery first; 'else' names the fallback classes of
@@ -113,7 +117,7 @@ def parse_fire(state: State, role: Side, text: str) -> cb.FirePlan:
         raise OrderError("RB 9.2: write 'fire <hex>: <unit> at <class>' (one unit) or "
                          "'fire <hex>: <unit> at <class> [else <class> ...], ...' (a plan)")
     hex_ = deployment.place_name(m.group("where"))
-    fires: list[cb.UnitFire] = []
+    fires: list[fr.UnitFire] = []
     for part in re.split(r"\s*,\s*", m.group("fires").strip()):
         name, sep, targets = part.rpartition(" at ")
         classes = [_CLASS_WORDS.get(t.strip().lower()) for t in re.split(r"\s+else\s+", targets.strip(),
@@ -121,13 +125,13 @@ def parse_fire(state: State, role: Side, text: str) -> cb.FirePlan:
         if not sep or any(c is None for c in classes):
             raise OrderError(f"RB 9.3: '{part}': write '<unit> at armor|infantry|antitank|artillery "
                              "[else <class> ...]'")
-        fires.append(cb.UnitFire(token=deployment.own_token(state, role, name),
+        fires.append(fr.UnitFire(token=deployment.own_token(state, role, name),
                                  target=cast(ArmsClass, classes[0]),
                                  fallback=tuple(cast(ArmsClass, c) for c in classes[1:])))
-    return cb.FirePlan(hex=hex_, side=role, fires=tuple(fires))
+    return fr.FirePlan(hex=hex_, side=role, fires=tuple(fires))
 
 
-def parse_combat_losses(state: State, role: Side, turn: Turn, text: str) -> cb.LossAllocation:
+def parse_combat_losses(state: State, role: Side, turn: Turn, text: str) -> ls.LossAllocation:
     """'losses Sollum: 7/7 Tk 2, Matilda 1' (hits per unit) or 'losses Sollum auto' (RB 9.5)."""
     m = re.match(r"^losses\s+(?P<where>[^:]+?)(?:\s+(?P<auto>auto)|:\s*(?P<units>.*))$", text.strip(),
                  re.IGNORECASE)
@@ -137,7 +141,7 @@ def parse_combat_losses(state: State, role: Side, turn: Turn, text: str) -> cb.L
     if m.group("auto"):
         if turn.fire_result is None or turn.fire_result.hex != hex_:
             raise OrderError("RB 9.5: no hits are waiting to be placed there")
-        return cb.default_allocation(combat_position(state, turn), turn.fire_result, units=roster_of(state).get)
+        return ls.default_allocation(combat_position(state, turn), turn.fire_result, units=roster_of(state).get)
     losses = []
     for part in re.split(r"\s*,\s*", (m.group("units") or "").strip()):
         if not part:
@@ -145,8 +149,8 @@ def parse_combat_losses(state: State, role: Side, turn: Turn, text: str) -> cb.L
         name, _, n = part.rpartition(" ")
         if not name or not n.isdigit():
             raise OrderError("RB 9.5: write 'losses <hex>: <unit> <hits>, ...' or 'losses <hex> auto'")
-        losses.append(cb.Loss(deployment.own_token(state, role, name), hits=int(n)))
-    return cb.LossAllocation(hex=hex_, losses=tuple(losses))
+        losses.append(ls.Loss(deployment.own_token(state, role, name), hits=int(n)))
+    return ls.LossAllocation(hex=hex_, losses=tuple(losses))
 
 
 def fire_orders(state: State, role: Side, turn: Turn) -> list[str]:
@@ -160,8 +164,8 @@ def fire_orders(state: State, role: Side, turn: Turn) -> list[str]:
     rnd = combat_round(state, turn)
     roster = all_scenarios().roster
     prior = turn.fire_result
-    present = cb.targets_left(pos, rnd, role, prior, units=roster.get)
-    shooters = sorted(cb.yet_to_fire(pos, rnd, role, prior),
+    present = fr.targets_left(pos, rnd, role, prior, units=roster.get)
+    shooters = sorted(fr.yet_to_fire(pos, rnd, role, prior),
                       key=lambda b: (roster.get(b.unit).arms_class != "artillery", b.unit))
     if not present or not shooters:
         return []
@@ -169,13 +173,13 @@ def fire_orders(state: State, role: Side, turn: Turn) -> list[str]:
     artillery_first = any(roster.get(b.unit).arms_class == "artillery" for b in shooters)
     out = [f"fire {where}: {b.unit} at {cls}" for b in shooters
            if not artillery_first or roster.get(b.unit).arms_class == "artillery"
-           for cls in cb.legal_targets(roster.get(b.unit).arms_class, present)]
+           for cls in fr.legal_targets(roster.get(b.unit).arms_class, present)]
     if len(shooters) < 2:
         return out
     for cls in [c for c in ARMS_CLASSES if c in present]:
         fires: list[str] = []
         for i, b in enumerate(shooters):
-            legal = cb.legal_targets(roster.get(b.unit).arms_class, present)
+            legal = fr.legal_targets(roster.get(b.unit).arms_class, present)
             target = cls if cls in legal else legal[0]
             rest = [c for c in ARMS_CLASSES if c in present and c != target] if i else []
             fires.append(f"{b.unit} at {' else '.join([target, *rest])}")
@@ -185,7 +189,7 @@ def fire_orders(state: State, role: Side, turn: Turn) -> list[str]:
     return out
 
 
-def fire_lines(state: State, result: cb.FireResult, since: int = 0) -> tuple[str, ...]:
+def fire_lines(state: State, result: fr.FireResult, since: int = 0) -> tuple[str, ...]:
     """RB 9.2-9.4: each firing unit from shot ``since`` on (named where this
     replay knows it: fire happens face up, RB 8.5), its target class, fire
     rating, dice and hits, and the declared fallbacks it did not use (CB-19)."""
@@ -203,7 +207,7 @@ def fire_lines(state: State, result: cb.FireResult, since: int = 0) -> tuple[str
     return tuple(lines)
 
 
-def fire_so_far(result: cb.FireResult) -> str:
+def fire_so_far(result: fr.FireResult) -> str:
     """The side's fire under way, for the prompt of its next order (RB 9.2):
     how many units fired, the hits per Class and the Classes wiped out."""
     hits = ", ".join(f"{h.hits} on {c}" + (f" (+{h.half_hits} half)" if h.half_hits else "")
@@ -222,13 +226,13 @@ def resolve_fire_dice(state: State, turn: Turn, values: tuple[int, ...]) -> Stat
     assert fire is not None  # RB 9.4: the dice of an announced fire
     pos, rnd, roster = combat_position(state, turn), combat_round(state, turn), roster_of(state)
     prior = turn.fire_result
-    result = cb.score(pos, rnd, fire, values, prior=prior, units=roster.get)
+    result = fr.score(pos, rnd, fire, values, prior=prior, units=roster.get)
     since = len(prior.shots) if prior is not None else 0
     state = msgspec.structs.replace(state, last_rolls=tuple(values), last_fire=fire_lines(state, result))
     new_fired = tuple(s.token for s in result.shots[since:] if s.target is not None)
     turn = msgspec.structs.replace(turn, fire=None, fire_result=result,
                                    probe_fired=turn.probe_fired + new_fired if turn.probing else ())
-    if not cb.fire_complete(pos, rnd, result, units=roster.get):
+    if not fr.fire_complete(pos, rnd, result, units=roster.get):
         step = "defensive-fire" if turn.step == "defensive-dice" else "offensive-fire"
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
     if result.hits:
@@ -280,19 +284,19 @@ def explain_fire(state: State, role: Side, where: str = "") -> list[str]:
                 for c, h in sorted(prior.hits.items())]
         lines.append("Hits so far: " + (", ".join(hits) or "none")
                      + (f"; wiped out: {', '.join(prior.wiped_out)}" if prior.wiped_out else ""))
-    present = cb.targets_left(pos, rnd, side, prior, units=roster.get)
-    waiting = cb.yet_to_fire(pos, rnd, side, prior)
+    present = fr.targets_left(pos, rnd, side, prior, units=roster.get)
+    waiting = fr.yet_to_fire(pos, rnd, side, prior)
     artillery = [b for b in waiting if b.unit and roster.get(b.unit).arms_class == "artillery"]
     for b in waiting:
         if not b.unit:
             lines.append(turn_orders.with_unit_names(state, f"To fire: {b.token} (hidden)"))
             continue
         arms = roster.get(b.unit).arms_class
-        legal = cb.legal_targets(arms, present)
+        legal = fr.legal_targets(arms, present)
         first = " (artillery fires first)" if artillery and arms == "artillery" else \
             " (after the artillery)" if artillery else ""
         lines.append(turn_orders.with_unit_names(
-            state, f"To fire: {b.token} ({arms}, {b.cv} CV x{cb.dice_multiplier(pos, rnd, side, arms)} dice) at "
+            state, f"To fire: {b.token} ({arms}, {b.cv} CV x{cr.dice_multiplier(pos, rnd, side, arms)} dice) at "
                    f"{' or '.join(legal) or 'nothing: no target left'}{first}"))
     return lines
 
@@ -331,23 +335,23 @@ def check_combat_action(state: State, turn: Turn, action: object, side: Side, ct
     return check_combat(state, turn, action, side)
 
 
-def apply_battle_selection(state: State, turn: Turn, action: cb.BattleSelection, side: Side, ctx) -> State:
+def apply_battle_selection(state: State, turn: Turn, action: cr.BattleSelection, side: Side, ctx) -> State:
     return sequence.next_battle(state, msgspec.structs.replace(turn, battles=tuple(action.active),
                                                                assault=tuple(action.assault),
                                                                fought=turn.fought or bool(action.active)))
 
 
-def apply_fire_plan(state: State, turn: Turn, action: cb.FirePlan, side: Side, ctx) -> State:
+def apply_fire_plan(state: State, turn: Turn, action: fr.FirePlan, side: Side, ctx) -> State:
     step = "defensive-dice" if turn.step == "defensive-fire" else "offensive-dice"
     return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step, fire=action))
 
 
-def apply_loss_allocation(state: State, turn: Turn, action: cb.LossAllocation, side: Side, ctx) -> State:
+def apply_loss_allocation(state: State, turn: Turn, action: ls.LossAllocation, side: Side, ctx) -> State:
     pos = state.position
     fighting = combat_position(state, turn)
     fire_result = turn.fire_result
     assert fire_result is not None  # RB 9.5: losses follow a scored fire
-    out = cb.apply_allocation(fighting, fire_result, action, units=roster_of(state).get)
+    out = ls.apply_allocation(fighting, fire_result, action, units=roster_of(state).get)
     # T-34: the new CVs are public; they stand for the committed ones from now on.
     hit = {hidden.identity_label(b.token, state.versions.get(b.token, 0)): b.cv
            for b in out.position.blocks if pos.has_block(b.token) and pos.block(b.token).cv != b.cv}
@@ -384,8 +388,8 @@ def listed_battles(state: State, role: Side, turn: Turn, ctx) -> list[str]:
     Battles (RB 4.3), while there are at most ``ASSAULT_LISTED`` battles
     (beyond: all of them or one)."""
     m, pos = game_map(), state.position
-    must = cb.mandatory_battles(pos, role, new_battles=new_battles(turn),
-                                fortress_hexes=cb.fortress_hexes(m), blitz=turn.blitz,
+    must = cr.mandatory_battles(pos, role, new_battles=new_battles(turn),
+                                fortress_hexes=fo.fortress_hexes(m), blitz=turn.blitz,
                                 partial_retreats=turn.partial)
     # A Combat Round needs a real card (RB 4.1): with none played, no battle beyond the mandatory ones.
     others = sorted(h for h in set(battle_hexes(pos)) - set(must) - set(turn.partial)) \
@@ -435,7 +439,7 @@ def format_reveal_units(action: RevealUnits) -> str:
     return "reveal units"
 
 
-def format_battle_selection(action: cb.BattleSelection) -> str:
+def format_battle_selection(action: cr.BattleSelection) -> str:
     """The action in words (format_action)."""
     m = game_map()
     active = action.active
@@ -444,14 +448,14 @@ def format_battle_selection(action: cb.BattleSelection) -> str:
         (" assault " + ", ".join(m.name(h) for h in assault) if assault else "")
 
 
-def format_fire_plan(action: cb.FirePlan) -> str:
+def format_fire_plan(action: fr.FirePlan) -> str:
     """The action in words (format_action)."""
     m = game_map()
     return f"fire {m.name(action.hex)}: " + ", ".join(
         f"{f.token} at {' else '.join((f.target, *f.fallback))}" for f in action.fires)
 
 
-def format_loss_allocation(action: cb.LossAllocation) -> str:
+def format_loss_allocation(action: ls.LossAllocation) -> str:
     """The action in words (format_action)."""
     m = game_map()
     hex_ = action.hex

@@ -31,8 +31,8 @@ import msgspec
 
 from pbem.rulesapi import Problem
 from rules.ritd import supply
-from rules.ritd.combat import is_besieged
 from rules.ritd.firetable import DIE_FACES
+from rules.ritd.fortresses import is_besieged
 from rules.ritd.hexmap import HexMap
 from rules.ritd.movement import road_bonus
 from rules.ritd.position import SIDES, Block, Position, Side, enemy_of

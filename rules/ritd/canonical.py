@@ -28,7 +28,9 @@ from pbem.rulesapi import Problem
 from rules.ritd import actions as ac
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
+from rules.ritd import fire as fr
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd import routs
 from rules.ritd.hidden import is_token_of
@@ -94,11 +96,11 @@ def _problems(state: State, action: object, side: Side) -> list[Problem]:
             if isinstance(action, ac.Rout) and action.slowest < 0:
                 out.append(Problem("RB 11.3", f"slowest: {action.slowest}; a speed is never negative"))
             return out
-        case cb.BattleSelection(active=active, assault=assault):
+        case cr.BattleSelection(active=active, assault=assault):
             return (_twice(active, "RB 8.6", "active") + _twice(assault, "RB 8.6", "assault")
                     + [Problem("RB 8.6", f"assault: {game_map().name(h)} is not one of the Active Battles")
                        for h in assault if h not in active])
-        case cb.FirePlan(side=fire_side, fires=fires):
+        case fr.FirePlan(side=fire_side, fires=fires):
             out = [] if fire_side == side else [Problem("RB 9.1", f"side: {fire_side}; the plan is signed by {side}")]
             named = [f.token for f in fires]
             out += _twice(named, "RB 9.2", "fires") + _own(state, side, named, "RB 9.2", "fires")
@@ -108,7 +110,7 @@ def _problems(state: State, action: object, side: Side) -> list[Problem]:
                     out.append(Problem("RB 9.3", f"fires: {quoted(f.token)} names a target Class twice "
                                                  "(its target and fallbacks are distinct)"))
             return out
-        case cb.LossAllocation(losses=losses):
+        case ls.LossAllocation(losses=losses):
             named = [x.token for x in losses]
             out = _twice(named, "RB 9.5", "losses") + _own(state, side, named, "RB 9.5", "losses")
             for x in losses:

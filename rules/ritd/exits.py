@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import combat as cb
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.actions import ExitMap, OrderError
 from rules.ritd.hexmap import HexMap
@@ -110,7 +110,7 @@ def apply_exit_move(m: HexMap, pos: Position, turn: mv.MovementTurn,
                                        rommel_used=turn.rommel_used or action.rommel)
     turn = msgspec.structs.replace(turn, moved=turn.moved + moved)
     supplied = sum(1 for b in blocks if not b.unsupplied)
-    return cb.eliminate(pos, [b.token for b in blocks]), turn, supplied
+    return ls.eliminate(pos, [b.token for b in blocks]), turn, supplied
 
 
 # -- the Player-Turn action (turn_orders) ---------------------------------------------------

@@ -17,7 +17,8 @@ from collections.abc import Iterable, Sequence
 
 from pbem.rulesapi import ROLL, Combat, Die, Happening, Step
 from rules.ritd import battle, routs
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
+from rules.ritd import fire as fr
 from rules.ritd.firetable import DIE_FACES, load_fire_table
 from rules.ritd.position import enemy_of
 from rules.ritd.state import State, game_map, roster_of
@@ -270,7 +271,7 @@ def _fire(before: State, was: View, now: View, step: Step) -> list[Happening]:
     values = tuple(v for v in step.values if v is not None)
     pos, rnd = battle.combat_position(before, turn), battle.combat_round(before, turn)
     prior = turn.fire_result
-    result = cb.score(pos, rnd, turn.fire, values, prior=prior, units=roster_of(before).get)
+    result = fr.score(pos, rnd, turn.fire, values, prior=prior, units=roster_of(before).get)
     since = len(prior.shots) if prior is not None else 0
     shots = result.shots[since:]
     names = {b.token: b for b in was.blocks}
@@ -320,18 +321,18 @@ def _fire(before: State, was: View, now: View, step: Step) -> list[Happening]:
     table = Combat(
         where=where,
         attackers=tuple(f"{name(s.token)}{arms(s.token)}" for s in shots),
-        defenders=tuple(f"{name(b.token)}{arms(b.token)}" for b in cb.firing_units(pos, result.hex, target)),
+        defenders=tuple(f"{name(b.token)}{arms(b.token)}" for b in cr.firing_units(pos, result.hex, target)),
         modifiers=tuple(modifiers),
         odds=fire_table_words(shots, roster_of(before), names),
         dice=tuple(dice),
         result=outcome,
         losses=(f"{SIDE_PLAYERS[target]} {'places' if target == 'axis' else 'place'} the hits (RB 9.5)",)
-        if result.hits and cb.fire_complete(pos, rnd, result, units=roster.get) else ())
+        if result.hits and fr.fire_complete(pos, rnd, result, units=roster.get) else ())
     text = f"{FIRE_STEPS[was.step]} by {SIDE_PLAYERS[firer]} in {where}: {result_text}"
     return [Happening(text, "RB 9.2-9.4", "combat", table)]
 
 
-def fire_table_words(shots: Sequence[cb.Shot], roster: Roster, names: dict[str, BlockView]) -> str:
+def fire_table_words(shots: Sequence[fr.Shot], roster: Roster, names: dict[str, BlockView]) -> str:
     """The Fire Table lines the shots used (RB 9.4): firer Class on target
     Class, its fire and the faces that hit, once each ("armor on infantry DF
     (hits on 5-6)"); what a ratio is in other games' tables."""

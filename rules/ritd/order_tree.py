@@ -41,7 +41,7 @@ def order_tree(state: State, role: Side, ctx: Any) -> tuple[OrderGroup, ...]:
     legal = player_orders.legal_orders(state, role, ctx)
     if state.phase == "turn" and current_turn(state).step in ("initial-supply", "final-supply"):
         return _supply(legal)
-    return _by_kind(legal)
+    return by_kind(legal)
 
 
 # -- RB 18.0: deployment ------------------------------------------------------------------
@@ -85,7 +85,7 @@ def _deployment(state: State, role: Side, ctx: Any) -> tuple[OrderGroup, ...]:
             now = f"{len(places)} hexes now, e.g. {', '.join(places[:AREA_NAMES])}"
         groups.append(OrderGroup(label=f"{unit.name} (CV {unit.max_cv})", example=f"deploy {unit.name} at <place>",
                                  orders=tuple(orders), note=f"may deploy {where}: {now}; Supplied locations only (RB 18.0)"))
-    return (*groups, *_by_kind(rest))
+    return (*groups, *by_kind(rest))
 
 
 def _zone_words(zone: Zone) -> str:
@@ -131,7 +131,7 @@ def _movement(state: State, role: Side, turn: Turn, ctx: Any) -> tuple[OrderGrou
 
     rest = base_entry.enter_base_orders(state, role, turn) + exits.exit_orders(state, role, turn) + \
         group_moves.forced_march_orders(state, role, turn, ctx) + ["end movement"]
-    return (*moves, *_by_kind(rest))
+    return (*moves, *by_kind(rest))
 
 
 # -- RB 12.7, 13.3, 15.1: the Supply Checks ----------------------------------------------------
@@ -259,7 +259,7 @@ def _kind(order: str) -> tuple[str, str, bool]:
     return first.capitalize(), "", False
 
 
-def _by_kind(orders: Sequence[str]) -> tuple[OrderGroup, ...]:
+def by_kind(orders: Sequence[str]) -> tuple[OrderGroup, ...]:
     """The orders in groups by kind, in the order each kind first appears."""
     groups: dict[str, list[str]] = {}
     about: dict[str, tuple[str, bool]] = {}

@@ -33,7 +33,9 @@ from rules.ritd import (
     turn_orders,
 )
 from rules.ritd import buildup as bu
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
+from rules.ritd import fire as fr
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.actions import (
     AcceptBattle,
@@ -239,9 +241,9 @@ def _formats() -> dict[type, Callable[[Any], str]]:
         MarchLosses: retreats.format_march_losses,
         RevealUnits: battle.format_reveal_units,
         RevealOption: turn_options.format_reveal_option,
-        cb.BattleSelection: battle.format_battle_selection,
-        cb.FirePlan: battle.format_fire_plan,
-        cb.LossAllocation: battle.format_loss_allocation,
+        cr.BattleSelection: battle.format_battle_selection,
+        fr.FirePlan: battle.format_fire_plan,
+        ls.LossAllocation: battle.format_loss_allocation,
     }
 
 

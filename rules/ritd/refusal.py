@@ -9,8 +9,8 @@ import re
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import combat as cb
 from rules.ritd import deployment, group_moves, hidden, reachability, routs, sequence, step_losses
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.actions import AcceptBattle, OrderError, PursuitLosses, RefuseBattle
 from rules.ritd.hidden import Obligation
@@ -145,7 +145,7 @@ def apply_pursuit_losses(state: State, tokens: tuple[str, ...], hits: int, actio
             # knew now has a CV it cannot see. Its face is forgotten rather than
             # kept stale; its new identity is checked when opened (T-10, T-40).
             changed.append(msgspec.structs.replace(b, unit="", cv=0, revealed=False))
-    pos = cb.eliminate(pos.replace_blocks(changed), eliminated)
+    pos = ls.eliminate(pos.replace_blocks(changed), eliminated)
     # The survivors' new versions are secret (T-10): none of them stays disclosed
     # in any fold, so every fold's view of them agrees (issue 21, view.py).
     disclosed = tuple(t for t in state.disclosed if t not in recommit)
@@ -164,7 +164,7 @@ def refusal_network(pos: Position, move: mv.Move):
     left = [t for t in left if pos.block(t).disrupted]
     if not left:
         return None
-    return lambda mm, pp, ss: mv.default_network(mm, cb.eliminate(pp, [t for t in left if pp.has_block(t)]), ss)
+    return lambda mm, pp, ss: mv.default_network(mm, ls.eliminate(pp, [t for t in left if pp.has_block(t)]), ss)
 
 
 def parse_pursuit(state: State, role: Side, turn: Turn, text: str) -> routs.PursuitFire:
@@ -215,15 +215,15 @@ def parse_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
             name, _, n = part.strip().rpartition(" ")
             if not name or not n.isdigit():
                 raise OrderError("RB 10.5: write 'pursuit losses <unit> <hits>, ...' or 'pursuit losses auto'")
-            losses.append(cb.Loss(deployment.own_token(state, role, name), hits=int(n)))
-        allocation = cb.LossAllocation(hex_, tuple(losses))
+            losses.append(ls.Loss(deployment.own_token(state, role, name), hits=int(n)))
+        allocation = ls.LossAllocation(hex_, tuple(losses))
     roster = roster_of(state)
     by_token = {x.token: x for x in allocation.losses}
     eliminated, recommit, secrets = [], [], {}
     for t in group:
         b = pos.block(t)
         u = roster.get(b.unit)
-        cv = b.cv - cb.used_cv(by_token.get(t), cb.absorber_of(b, u))
+        cv = b.cv - ls.used_cv(by_token.get(t), ls.absorber_of(b, u))
         if cv < u.min_cv:
             eliminated.append(t)
             continue

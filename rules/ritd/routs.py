@@ -43,7 +43,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 import msgspec
 
 from pbem.rulesapi import Problem
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
+from rules.ritd import fire as fr
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.firetable import DIE_FACES
 from rules.ritd.hexmap import HexMap
@@ -186,28 +188,28 @@ def score_pursuit(fire: PursuitFire, dice: Sequence[int]) -> int:
 
 
 def _retreat_groups(pos: Position, retreating: Sequence[str], hits: int
-                    ) -> tuple[Side, dict[str, tuple[cb.ClassHits, tuple]]]:
+                    ) -> tuple[Side, dict[str, tuple[ls.ClassHits, tuple]]]:
     blocks = tuple(pos.block(t) for t in retreating if pos.has_block(t))
     side = blocks[0].side if blocks else "axis"
-    return side, {"Retreating units": (cb.ClassHits(hits=hits), blocks)}
+    return side, {"Retreating units": (ls.ClassHits(hits=hits), blocks)}
 
 
 def check_pursuit_losses(pos: Position, retreating: Sequence[str], hits: int,
-                         allocation: cb.LossAllocation, *, units: cb.UnitLookup | None = None) -> list[Problem]:
+                         allocation: ls.LossAllocation, *, units: cr.UnitLookup | None = None) -> list[Problem]:
     """The retreating player's placement of Pursuit hits on any Retreating
     units, under RB 9.5 (elite two hits per step, waste only without an
     alternative). Needs the units' identities (the owner's view)."""
-    look = cb.lookup_of(units)
+    look = cr.lookup_of(units)
     side, groups = _retreat_groups(pos, retreating, hits)
     members = set(retreating)
-    return cb.group_problems(pos, side, groups, allocation.losses, look,
+    return ls.group_problems(pos, side, groups, allocation.losses, look,
                               lambda b: "Retreating units" if b.token in members else "", "RB 10.5")
 
 
 def apply_pursuit_losses(pos: Position, retreating: Sequence[str], hits: int,
-                         allocation: cb.LossAllocation, *, units: cb.UnitLookup | None = None) -> cb.LossOutcome:
+                         allocation: ls.LossAllocation, *, units: cr.UnitLookup | None = None) -> ls.LossOutcome:
     side, _ = _retreat_groups(pos, retreating, hits)
-    return cb.apply_losses(pos, allocation.losses, cb.HALVES_PER_HIT * hits, allocation.hex, side, units=units)
+    return ls.apply_losses(pos, allocation.losses, cr.HALVES_PER_HIT * hits, allocation.hex, side, units=units)
 
 
 # ------------------------------------------------------------------ Retreats (RB 10.1-10.4)
@@ -220,11 +222,11 @@ def refusal_split(pos: Position, hex_: str, side: Side) -> tuple[tuple[str, ...]
     return (tuple(b.token for b in mine if not b.disrupted), tuple(b.token for b in mine if b.disrupted))
 
 
-def probe_round(retreat: mv.Retreat, *, fortress: bool = False, minefield: bool = False) -> cb.CombatRound:
+def probe_round(retreat: mv.Retreat, *, fortress: bool = False, minefield: bool = False) -> cr.CombatRound:
     """The Combat Round of a Probe against a Partial Retreat (RB 10.41): the
     Rearguard (active player) fires first; the battle's Defender keeps its
     Fortress and Minefield benefits unless it is the prober (sidebar)."""
-    return cb.CombatRound(hex=retreat.hex, active=retreat.side, probe=True, fortress=fortress, minefield=minefield)
+    return cr.CombatRound(hex=retreat.hex, active=retreat.side, probe=True, fortress=fortress, minefield=minefield)
 
 
 def rearguard_eliminated(pos: Position, retreat: mv.Retreat) -> bool:
@@ -233,7 +235,7 @@ def rearguard_eliminated(pos: Position, retreat: mv.Retreat) -> bool:
     return not any(pos.has_block(t) for t in retreat.rearguard)
 
 
-def probe_pursuers(pos: Position, retreat: mv.Retreat, probe_fire: cb.FireResult) -> tuple[str, ...]:
+def probe_pursuers(pos: Position, retreat: mv.Retreat, probe_fire: fr.FireResult) -> tuple[str, ...]:
     """Probing units that did not fire and may Pursue the Disengaging units (RB 10.41)."""
     return pursuit_eligible(pos, retreat.hex, enemy_of(retreat.side), probe_fire.fired)
 
@@ -246,7 +248,7 @@ def eliminate_unable(m: HexMap, pos: Position, tokens: Iterable[str], *,
     Withdrawal Move, checked by movement."""
     gone = tuple(t for t in tokens
                  if pos.has_block(t) and not any(r.valid for r in mv.withdrawal_routes(m, pos, t, lines=lines)))
-    return cb.eliminate(pos, gone), gone
+    return ls.eliminate(pos, gone), gone
 
 
 # ------------------------------------------------------------------ Routs (RB 11.3, 11.4)
@@ -258,13 +260,13 @@ class RoutAttrition(msgspec.Struct, frozen=True):
     eliminated: tuple[str, ...]
 
 
-def rout_attrition(pos: Position, tokens: Iterable[str], *, units: cb.UnitLookup | None = None) -> RoutAttrition:
+def rout_attrition(pos: Position, tokens: Iterable[str], *, units: cr.UnitLookup | None = None) -> RoutAttrition:
     """Each Routed unit loses one step (RB 11.3 Rout Attrition); a unit at its
     lowest CV is eliminated (RB 2.3)."""
     gone: list[str] = []
     kept: list[str] = []
     for t in tokens:
-        pos, dead = cb.lose_step(pos, t, units=units)
+        pos, dead = ls.lose_step(pos, t, units=units)
         (gone if dead else kept).append(t)
     return RoutAttrition(pos, tuple(kept), tuple(gone))
 
@@ -305,15 +307,15 @@ class FinalRouts(msgspec.Struct, frozen=True):
 def final_supply_routs(pos: Position, newly_disrupted: Iterable[str]) -> FinalRouts:
     """Resolve the Routs a Final Supply Check causes (supply.py's ``report.rout``)."""
     new = [t for t in newly_disrupted if pos.has_block(t)]
-    doomed = [t for t in new if pos.battle(pos.block(t).hex) is not None and not cb.is_shielded(pos, t)]
-    pos = cb.eliminate(pos, doomed)
-    return FinalRouts(pos, tuple(doomed), cb.all_unshielded(pos))
+    doomed = [t for t in new if pos.battle(pos.block(t).hex) is not None and not ls.is_shielded(pos, t)]
+    pos = ls.eliminate(pos, doomed)
+    return FinalRouts(pos, tuple(doomed), ls.all_unshielded(pos))
 
 
 def default_pursuit_allocation(pos: Position, retreating: Sequence[str], hits: int, hex_: str, *,
-                               units: cb.UnitLookup | None = None) -> cb.LossAllocation:
+                               units: cr.UnitLookup | None = None) -> ls.LossAllocation:
     """One legal placement of Pursuit hits (``check_pursuit_losses`` accepts it)."""
-    look = cb.lookup_of(units)
+    look = cr.lookup_of(units)
     _, groups = _retreat_groups(pos, retreating, hits)
     h, blocks = groups["Retreating units"]
-    return cb.LossAllocation(hex_, tuple(cb.greedy_placement(h, blocks, look)))
+    return ls.LossAllocation(hex_, tuple(ls.greedy_placement(h, blocks, look)))

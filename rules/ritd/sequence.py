@@ -17,7 +17,10 @@ from pbem.deck import DECK
 from pbem.rulesapi import DICE, Decision, Problem
 from rules.ritd import battle, checked, group_moves, hidden, minefield_rules, routs, supply_checks, supplycards
 from rules.ritd import buildup as bu
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
+from rules.ritd import fire as fr
+from rules.ritd import fortresses as fo
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd import reinforcements as rf
 from rules.ritd import supply as sp
@@ -150,7 +153,7 @@ def _pending(state: State) -> Decision | None:
     if turn.probing and turn.step in _COMBAT_STEPS:
         role = enemy_of(role)  # RB 10.41: roles reversed in Probe Combat
     if turn.step in ("defensive-dice", "offensive-dice"):
-        return Decision(role=role, kind=DICE, dice=cb.dice_needed(battle.combat_position(state, turn),
+        return Decision(role=role, kind=DICE, dice=fr.dice_needed(battle.combat_position(state, turn),
                                                                   battle.combat_round(state, turn), _fired(turn.fire)),
                         prompt=f"{turn.step.split('-')[0].capitalize()} Fire dice in "
                                f"{game_map().name(turn.battles[0])} (RB 9.4)")
@@ -221,7 +224,7 @@ def begin_month(state: State, first: Side) -> State:
     """RB 3.1: the Player-Turns of the Month, the Initiative holder first."""
     state = msgspec.structs.replace(state, phase="turn", stage="", passes=0, challenge="", answer="",
                                     ledgers={}, networks={}, reinforced=(), bonus={},
-                                    captures=cb.start_month_ledger(state.month, state.position.fortresses))
+                                    captures=fo.start_month_ledger(state.month, state.position.fortresses))
     return begin_turn(state, first)
 
 
@@ -237,7 +240,7 @@ def _begin_buildup(state: State) -> State:
     both Supply Networks fixed; then the BP dice (RB 16.3)."""
     m = game_map()
     month = state.month + 1
-    bonus = cb.captured_supply(state.captures, cb.map_port_capacity(m)) if state.captures else {}
+    bonus = fo.captured_supply(state.captures, fo.map_port_capacity(m)) if state.captures else {}
     pos, report = supply_checks.buildup_supply_check(m, state.position)
     if report.needed:
         pos, report = supply_checks.buildup_supply_check(m, state.position, _default_choices(report.needed))
@@ -358,7 +361,7 @@ def complete_retreat(state: State, turn: Turn) -> State:
             state = group_moves.note_routes(state, state.position, [(r.token, r.path)], turn.number, withdrawal=r.withdrawal)
     state = group_moves.note_disruptions(msgspec.structs.replace(state, position=pos), pos, turn.number)
     turn = msgspec.structs.replace(turn, movement=movement)
-    left = cb.unshielded_disrupted(pos, hex_, turn.active)
+    left = ls.unshielded_disrupted(pos, hex_, turn.active)
     fired = tuple(p.token for p in turn.pursuit.pursuers) if turn.pursuit is not None else ()
     pending_routs = [PendingRout(hex=hex_, side=turn.active, tokens=left, fired=fired + turn.probe_fired)] \
         if left else []
@@ -474,11 +477,11 @@ def pass_turn_routs(state: State, turn: Turn) -> list[PendingRout]:
     its movement ends are Routed (RB 11.3), one Rout per Fortress; every enemy
     unit there may Pursue (none has fired)."""
     pos = state.position
-    forts = cb.fortress_hexes(game_map())
-    routed = set(cb.pass_turn_fortress_routs(pos, turn.active, forts))
+    forts = fo.fortress_hexes(game_map())
+    routed = set(fo.pass_turn_fortress_routs(pos, turn.active, forts))
     return [PendingRout(hex=h, side=turn.active, tokens=tuple(b.token for b in pos.blocks_in(h, turn.active)
                                                               if b.token in routed))
-            for h in cb.pass_turn_fortress_battles(pos, turn.active, forts)]
+            for h in fo.pass_turn_fortress_battles(pos, turn.active, forts)]
 
 
 def after_pursuit(state: State, turn: Turn) -> State:
@@ -532,7 +535,7 @@ def next_battle(state: State, turn: Turn) -> State:
     """The next Active Battle's Combat Round begins with Defensive Fire (RB 9.1),
     or the Combat phase ends: the battles one side has left are gone (RB 8.0)."""
     pos = state.position
-    battles = tuple(h for h in turn.battles if cb.both_sides_fight(pos, h))
+    battles = tuple(h for h in turn.battles if cr.both_sides_fight(pos, h))
     turn = msgspec.structs.replace(turn, battles=battles, fire=None, fire_result=None)
     if battles:
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="defensive-fire"))
@@ -547,7 +550,7 @@ def after_losses(state: State, turn: Turn) -> State:
     fire; after the Offensive Fire losses, the next Active Battle (RB 9.1)."""
     turn = msgspec.structs.replace(turn, fire=None, fire_result=None)
     if turn.step in ("defensive-dice", "offensive-losses") \
-            and cb.both_sides_fight(battle.combat_position(state, turn), turn.battles[0]):
+            and cr.both_sides_fight(battle.combat_position(state, turn), turn.battles[0]):
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="offensive-fire"))
     if turn.probing:
         return _after_probe(state, turn)
@@ -559,15 +562,15 @@ def end_turn(state: State, turn: Turn) -> State:
     then the other side's turn. A Fortress nobody controlled yet goes to its
     sole occupants the same way (T-03)."""
     pos = state.position
-    forts = cb.fortress_hexes(game_map())
-    captures = cb.fortress_captures(pos, forts)
+    forts = fo.fortress_hexes(game_map())
+    captures = fo.fortress_captures(pos, forts)
     for h in forts:
         here = pos.blocks_in(h)
         sides = {b.side for b in here}
         if h not in pos.fortresses and len(sides) == 1 and any(not b.disrupted for b in here):
             captures[h] = next(iter(sides))
-    ledger = cb.record_captures(state.captures, captures) if state.captures is not None else None
-    state = sudden_death(msgspec.structs.replace(state, position=cb.apply_captures(pos, captures), captures=ledger))
+    ledger = fo.record_captures(state.captures, captures) if state.captures is not None else None
+    state = sudden_death(msgspec.structs.replace(state, position=fo.apply_captures(pos, captures), captures=ledger))
     if state.phase == "over":
         return state
     # RB 3.1, 4.5: two Passes in succession end the Month (a Pass plays no card, T-14).

@@ -16,7 +16,7 @@ import msgspec
 from pbem.rulesapi import Outcome, Spec
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
-from rules.ritd import combat as cb
+from rules.ritd import fortresses as fo
 from rules.ritd import hidden, mines
 from rules.ritd.cards import Hand
 from rules.ritd.datafiles import DATA_FILES
@@ -119,7 +119,7 @@ class State(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: Consecutive Passes this Month (RB 3.1: two end it).
     passes: int = 0
     #: Fortress captures this Month (RB 13.4, Bonus Supply).
-    captures: cb.CaptureLedger | None = None
+    captures: fo.CaptureLedger | None = None
     #: Buildup (RB 16): BPs Saved per side, the ledgers of the Buildup under
     #: way, Player 1, the BP dice, the Supply Networks fixed at its start,
     #: units Returned for Refit (off-board until the next Buildup).
@@ -216,11 +216,11 @@ def initial_state(scenario: str, options: tuple[str, ...]) -> State:
 def roster_of(state: State) -> Roster:
     """The roster under this game's optional rules: with "i-tanks" the four
     I-tanks are ``OptionalITank`` (speed 2, two hits per step; RB 17.0)."""
-    return _option_roster(state.options)
+    return option_roster(state.options)
 
 
 @functools.cache
-def _option_roster(options: tuple[str, ...]) -> Roster:
+def option_roster(options: tuple[str, ...]) -> Roster:
     roster = all_scenarios().roster
     return roster.with_optional_i_tanks() if I_TANKS in options else roster
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import msgspec
 
 from pbem.rulesapi import Problem
-from rules.ritd import combat as cb
 from rules.ritd import hidden, routs
+from rules.ritd import losses as ls
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import Block, Position, Side
 from rules.ritd.state import State, current_identity, roster_of
@@ -69,7 +69,7 @@ def loss_problems(state: State, side: Side, hex_: str, refusers: tuple[str, ...]
             continue
         blocks.append(Block(token=t, side=side, hex=hex_, unit=unit, cv=cv))
         if t in eliminated:
-            losses.append(cb.Loss(t, hits=((cv - u.min_cv) // u.cv_per_step + 1) * u.hits_per_step))
+            losses.append(ls.Loss(t, hits=((cv - u.min_cv) // u.cv_per_step + 1) * u.hits_per_step))
             continue
         nunit, ncv = new[t]
         if nunit != unit:
@@ -79,11 +79,11 @@ def loss_problems(state: State, side: Side, hex_: str, refusers: tuple[str, ...]
             probs.append(Problem("RB 2.3", f"{unit} ({t}) cannot go from CV {cv} to CV {ncv} by losing steps"))
             continue
         if ncv < cv:
-            losses.append(cb.Loss(t, hits=(cv - ncv) // u.cv_per_step * u.hits_per_step))
+            losses.append(ls.Loss(t, hits=(cv - ncv) // u.cv_per_step * u.hits_per_step))
     if probs:
         return probs
     pos = Position(blocks=tuple(blocks))
-    return routs.check_pursuit_losses(pos, refusers, hits, cb.LossAllocation(hex_, tuple(losses)),
+    return routs.check_pursuit_losses(pos, refusers, hits, ls.LossAllocation(hex_, tuple(losses)),
                                       units=roster.get)
 
 
@@ -125,5 +125,5 @@ def apply_secret_step_losses(state: State, tokens: tuple[str, ...], eliminated: 
                                       hex=b.hex if hex_ is None else hex_, tokens=(t,), labels=labels,
                                       unit=old[0] if old else "", cv=old[1] if old else 0,
                                       eliminated=(t,) if t in eliminated else ()))
-    pos = cb.eliminate(pos.replace_blocks(changed), eliminated)
+    pos = ls.eliminate(pos.replace_blocks(changed), eliminated)
     return msgspec.structs.replace(state, position=pos, versions=versions, obligations=tuple(obligations))

@@ -73,7 +73,7 @@ from typing import Literal
 
 import msgspec
 
-from rules.ritd import combat as cb
+from rules.ritd import fire as fr
 from rules.ritd import movement as mv
 from rules.ritd import routs
 from rules.ritd.position import Side
@@ -143,8 +143,8 @@ class Turn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: plan awaiting its dice and the scored fire awaiting its loss allocation.
     battles: tuple[str, ...] = ()
     assault: tuple[str, ...] = ()
-    fire: cb.FirePlan | None = None
-    fire_result: cb.FireResult | None = None
+    fire: fr.FirePlan | None = None
+    fire_result: fr.FireResult | None = None
     #: Routs (RB 11.3, T-12): the queue (the first is under way), the step to
     #: resume when it is empty, the routed survivors of the one under way,
     #: their announced slowest speed, its Pursuit Fire and hits.

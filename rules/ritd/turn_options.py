@@ -12,7 +12,7 @@ import msgspec
 
 from pbem.rulesapi import Order, Problem
 from rules.ritd import cards as cd
-from rules.ritd import combat as cb
+from rules.ritd import fortresses as fo
 from rules.ritd import movement as mv
 from rules.ritd import sequence, supplycards
 from rules.ritd.actions import Blitz, OrderError, PlayCards, RevealOption
@@ -61,7 +61,7 @@ def fortress_bluff_problems(state: State, side: Side, count: int, real: int | No
     if count == 0 or real != 0:
         return []
     m = game_map()
-    attacked = cb.pass_turn_fortress_battles(state.position, side, cb.fortress_hexes(m))
+    attacked = fo.pass_turn_fortress_battles(state.position, side, fo.fortress_hexes(m))
     if not attacked:
         return []
     return [Problem("RB 13.2", f"your units attack the Fortress battle in {', '.join(m.name(h) for h in attacked)}: "

@@ -25,7 +25,9 @@ from rules.ritd import (
     supply_steps,
     turn_options,
 )
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
+from rules.ritd import fire as fr
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.actions import (
     AcceptBattle,
@@ -138,9 +140,9 @@ def _tables() -> tuple[tuple[tuple[tuple[str, ...], tuple[type, ...], TurnRule],
         PursuitLosses: TurnRule(refusal.check_refusal, refusal.apply_refusal_losses),  # RB 10.5, 9.5
         Rout: TurnRule(refusal.check_refusal, _unchecked),  # RB 11.3: only while a Rout is under way
         RevealUnits: TurnRule(battle.check_reveal_units, battle.apply_reveal_units),  # RB 7.3
-        cb.BattleSelection: TurnRule(battle.check_combat_action, battle.apply_battle_selection),  # RB 8.6
-        cb.FirePlan: TurnRule(battle.check_combat_action, battle.apply_fire_plan),  # RB 9.1-9.3
-        cb.LossAllocation: TurnRule(battle.check_combat_action, battle.apply_loss_allocation),  # RB 9.5
+        cr.BattleSelection: TurnRule(battle.check_combat_action, battle.apply_battle_selection),  # RB 8.6
+        fr.FirePlan: TurnRule(battle.check_combat_action, battle.apply_fire_plan),  # RB 9.1-9.3
+        ls.LossAllocation: TurnRule(battle.check_combat_action, battle.apply_loss_allocation),  # RB 9.5
         Blitz: TurnRule(turn_options.check_blitz, turn_options.apply_blitz),  # RB 3.45, 4.4
         RevealOption: TurnRule(turn_options.check_reveal_option, turn_options.apply_reveal_option),  # RB 3.48
     }

@@ -17,7 +17,7 @@ from typing import Literal
 
 import msgspec
 
-from rules.ritd.combat import is_besieged
+from rules.ritd.fortresses import is_besieged
 from rules.ritd.hexmap import HexMap
 from rules.ritd.position import SIDES, Position, Side, enemy_of
 from rules.ritd.scenarios import Scenario, Scenarios, Victory

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rules.ritd import buildup as bu
-from rules.ritd import combat as cb
+from rules.ritd import fortresses as fo
 from rules.ritd import reinforcements as rf
 from rules.ritd import supply_checks
 from rules.ritd.position import Battle, Position
@@ -178,8 +178,8 @@ def test_rb_16_53_besieged_port_costs_the_allies_4_bp_and_is_prohibited_for_the_
     pos, ctx = prepared(position(
         block("T", "allied", "Tobruk"), block("U", "allied", "Tobruk"), block("X", "axis", "Acroma"),
         fortresses={"Tobruk": "allied", "Bardia": "allied"}))
-    assert cb.is_besieged(MAP, pos, at("Tobruk"), "allied")
-    assert not cb.is_besieged(MAP, pos, at("Alexandria"), "allied")  # BU-07
+    assert fo.is_besieged(MAP, pos, at("Tobruk"), "allied")
+    assert not fo.is_besieged(MAP, pos, at("Alexandria"), "allied")  # BU-07
     ledger = bu.open_ledger("allied", 4)
     done = bu.apply_spend(ctx, pos, ledger, bu.SeaRedeploy("T", at("Alexandria")))
     assert bu.check_spend(ctx, pos, ledger, bu.SeaRedeploy("T", at("Alexandria"))) == []

@@ -22,8 +22,9 @@ import pytest
 from pbem import codec, rulesapi, session
 from pbem.game import Replay
 from rules.ritd import canonical
-from rules.ritd import combat as cb
+from rules.ritd import fire as fr
 from rules.ritd import game as ritd
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.actions import SupplyCheck
 from rules.ritd.state import game_map
@@ -141,15 +142,15 @@ def test_a_group_move_naming_a_destination_is_refused(demo, tmp_path):
 
 def test_a_loss_of_no_hits_is_refused(demo, tmp_path):
     pavia = _token(demo, "axis", "Pavia")
-    loss = cb.LossAllocation(hex=_hex("Ft. Capuzzo"), losses=(cb.Loss(token=pavia),))
+    loss = ls.LossAllocation(hex=_hex("Ft. Capuzzo"), losses=(ls.Loss(token=pavia),))
     for out in _refused(demo, TO_MOVEMENT, loss, tmp_path):
         assert "placing combat losses (RB 9.5)" in out and f"'{pavia}' is listed with no hits" in out
 
 
 def test_a_fire_plan_naming_a_class_twice_or_for_the_other_side_is_refused(demo, tmp_path):
     pavia = _token(demo, "axis", "Pavia")
-    plan = cb.FirePlan(hex=_hex("Ft. Capuzzo"), side="allied",
-                       fires=(cb.UnitFire(token=pavia, target="armor", fallback=("infantry", "armor")),))
+    plan = fr.FirePlan(hex=_hex("Ft. Capuzzo"), side="allied",
+                       fires=(fr.UnitFire(token=pavia, target="armor", fallback=("infantry", "armor")),))
     for out in _refused(demo, TO_MOVEMENT, plan, tmp_path):
         assert "a Fire plan (RB 9.1)" in out and "RB 9.1" in out and "side: allied; the plan is signed by axis" in out
         assert "RB 9.3" in out and "names a target Class twice" in out

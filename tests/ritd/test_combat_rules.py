@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import msgspec
 
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
+from rules.ritd import fire as fr
+from rules.ritd import fortresses as fo
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd import routs as rt
 from rules.ritd.hexmap import load_map
@@ -31,75 +34,75 @@ def _two_battles() -> Position:
 def test_rb_8_6_new_battles_and_fortress_attacks_are_mandatory_except_in_blitz_combat() -> None:
     pos = _two_battles()
     kw = {"new_battles": [HEX], "fortress_hexes": [OTHER]}
-    assert cb.mandatory_battles(pos, "axis", **kw) == (HEX, OTHER)
-    assert cb.mandatory_battles(pos, "axis", blitz=True, **kw) == (HEX,)
-    assert cb.mandatory_battles(pos, "allied", **kw) == (HEX,)  # the Fortress Defender need not fight
-    probs = cb.check_battle_selection(pos, "axis", cb.BattleSelection(active=(HEX,)), **kw)
+    assert cr.mandatory_battles(pos, "axis", **kw) == (HEX, OTHER)
+    assert cr.mandatory_battles(pos, "axis", blitz=True, **kw) == (HEX,)
+    assert cr.mandatory_battles(pos, "allied", **kw) == (HEX,)  # the Fortress Defender need not fight
+    probs = cr.check_battle_selection(pos, "axis", cr.BattleSelection(active=(HEX,)), **kw)
     assert rules_of(probs) == ["RB 13.2"]
-    assert cb.check_battle_selection(pos, "axis", cb.BattleSelection(active=(HEX, OTHER)), **kw) == []
+    assert cr.check_battle_selection(pos, "axis", cr.BattleSelection(active=(HEX, OTHER)), **kw) == []
 
 
 def test_rb_10_4_no_combat_after_a_partial_retreat_even_in_a_fortress() -> None:
     pos = _two_battles()
     kw = {"new_battles": [], "fortress_hexes": [OTHER], "partial_retreats": [OTHER]}
-    assert cb.mandatory_battles(pos, "axis", **kw) == ()
-    probs = cb.check_battle_selection(pos, "axis", cb.BattleSelection(active=(OTHER,)), **kw)
+    assert cr.mandatory_battles(pos, "axis", **kw) == ()
+    probs = cr.check_battle_selection(pos, "axis", cr.BattleSelection(active=(OTHER,)), **kw)
     assert rules_of(probs) == ["RB 10.4"]
 
 
 def test_rb_8_6_assault_battles_are_active_battles_of_an_assault_turn() -> None:
     pos = _two_battles()
-    sel = cb.BattleSelection(active=(HEX,), assault=(OTHER,))
+    sel = cr.BattleSelection(active=(HEX,), assault=(OTHER,))
     kw = {"new_battles": [], "fortress_hexes": []}
-    assert rules_of(cb.check_battle_selection(pos, "axis", sel, assault_turn=False, **kw)) == ["RB 4.3", "RB 8.6"]
-    ok = cb.BattleSelection(active=(HEX, OTHER), assault=(OTHER,))
-    assert cb.check_battle_selection(pos, "axis", ok, assault_turn=True, **kw) == []
-    assert cb.check_battle_selection(pos, "axis", ok, assault_turn=None, **kw) == []
-    assert cb.needs_assault_turn(ok)
-    assert rules_of(cb.check_battle_selection(pos, "axis", ok, blitz=True, **kw)) == ["RB 4.4"]
+    assert rules_of(cr.check_battle_selection(pos, "axis", sel, assault_turn=False, **kw)) == ["RB 4.3", "RB 8.6"]
+    ok = cr.BattleSelection(active=(HEX, OTHER), assault=(OTHER,))
+    assert cr.check_battle_selection(pos, "axis", ok, assault_turn=True, **kw) == []
+    assert cr.check_battle_selection(pos, "axis", ok, assault_turn=None, **kw) == []
+    assert cr.needs_assault_turn(ok)
+    assert rules_of(cr.check_battle_selection(pos, "axis", ok, blitz=True, **kw)) == ["RB 4.4"]
 
 
 def test_rb_9_21_assault_battle_doubles_both_sides_dice() -> None:
     pos = battle_pos(blk("A1", "allied", "Br Inf 3"), blk("X1", "axis", "It Inf 4"))
-    rnd = cb.CombatRound(HEX, active="axis", assault=True)
-    assert cb.dice_counts(pos, rnd, cb.FirePlan(HEX, "allied", (cb.UnitFire("A1", "infantry"),)),
+    rnd = cr.CombatRound(HEX, active="axis", assault=True)
+    assert fr.dice_counts(pos, rnd, fr.FirePlan(HEX, "allied", (fr.UnitFire("A1", "infantry"),)),
                           units=units) == (6,)
-    assert cb.dice_counts(pos, rnd, cb.FirePlan(HEX, "axis", (cb.UnitFire("X1", "infantry"),)),
+    assert fr.dice_counts(pos, rnd, fr.FirePlan(HEX, "axis", (fr.UnitFire("X1", "infantry"),)),
                           units=units) == (8,)
 
 
 def test_rb_9_0_every_undisrupted_unit_fires_once_disrupted_ones_never() -> None:
     pos = battle_pos(blk("A1", "allied", "Br Inf 3"), blk("A2", "allied", "Br Inf 3", disrupted=True),
                      blk("A3", "allied", "Br Inf 3"), blk("X1", "axis", "It Inf 4"))
-    rnd = cb.CombatRound(HEX, active="axis")
-    probs = cb.check_fire_plan(pos, rnd, cb.FirePlan(HEX, "allied", (
-        cb.UnitFire("A1", "infantry"), cb.UnitFire("A1", "infantry"), cb.UnitFire("A2", "infantry"))),
+    rnd = cr.CombatRound(HEX, active="axis")
+    probs = fr.check_fire_plan(pos, rnd, fr.FirePlan(HEX, "allied", (
+        fr.UnitFire("A1", "infantry"), fr.UnitFire("A1", "infantry"), fr.UnitFire("A2", "infantry"))),
         units=units)
     # Version 5 (CB-19): A3 not named is no problem: it fires in a later order of the same fire.
     assert rules_of(probs) == ["RB 9.2", "RB 11.1"]
-    done = cb.score(pos, rnd, cb.FirePlan(HEX, "allied", (cb.UnitFire("A1", "infantry"),)), [1, 2, 3], units=units)
-    again = cb.check_fire_plan(pos, rnd, cb.FirePlan(HEX, "allied", (cb.UnitFire("A1", "infantry"),)),
+    done = fr.score(pos, rnd, fr.FirePlan(HEX, "allied", (fr.UnitFire("A1", "infantry"),)), [1, 2, 3], units=units)
+    again = fr.check_fire_plan(pos, rnd, fr.FirePlan(HEX, "allied", (fr.UnitFire("A1", "infantry"),)),
                                prior=done, units=units)
     assert rules_of(again) == ["RB 9.0"] and "already fired" in again[0].message
-    assert not cb.fire_complete(pos, rnd, done, units=units)
+    assert not fr.fire_complete(pos, rnd, done, units=units)
 
 
 def test_rb_9_5_losses_go_to_the_target_class_only() -> None:
     pos = battle_pos(blk("A1", "allied", "Br Arm 4"), blk("X1", "axis", "It Inf 4"), blk("X2", "axis", "It Art 4"))
-    rnd = cb.CombatRound(HEX, active="axis")
-    result = cb.score(pos, rnd, cb.FirePlan(HEX, "allied", (cb.UnitFire("A1", "infantry"),)),
+    rnd = cr.CombatRound(HEX, active="axis")
+    result = fr.score(pos, rnd, fr.FirePlan(HEX, "allied", (fr.UnitFire("A1", "infantry"),)),
                       (6, 1, 1, 1), units=units)
-    probs = cb.check_allocation(pos, result, cb.LossAllocation(HEX, (cb.Loss("X2", 1),)), units=units)
+    probs = ls.check_allocation(pos, result, ls.LossAllocation(HEX, (ls.Loss("X2", 1),)), units=units)
     assert rules_of(probs) == ["RB 9.5", "RB 9.5"]
 
 
 def test_rb_11_11_losses_that_kill_the_shield_rout_the_disrupted_units() -> None:
     pos = battle_pos(blk("A1", "allied", "Br Arm 4"), blk("X1", "axis", "It Inf 4", cv=1),
                      blk("D1", "axis", "It Inf 4", disrupted=True))
-    rnd = cb.CombatRound(HEX, active="axis")
-    result = cb.score(pos, rnd, cb.FirePlan(HEX, "allied", (cb.UnitFire("A1", "infantry"),)),
+    rnd = cr.CombatRound(HEX, active="axis")
+    result = fr.score(pos, rnd, fr.FirePlan(HEX, "allied", (fr.UnitFire("A1", "infantry"),)),
                       (6, 1, 1, 1), units=units)
-    out = cb.apply_allocation(pos, result, cb.default_allocation(pos, result, units=units), units=units)
+    out = ls.apply_allocation(pos, result, ls.default_allocation(pos, result, units=units), units=units)
     assert out.eliminated == ("X1",) and out.unshielded == ("D1",) and not out.battle_over
 
 
@@ -136,13 +139,13 @@ def test_rb_10_5_hidden_speeds_become_obligations() -> None:
 
 def test_rb_10_5_pursuit_hits_on_elite_retreaters_follow_9_5() -> None:
     pos = battle_pos(blk("G1", "axis", "Ger Arm 4"), blk("G2", "axis", "Ger Inf 4"), blk("P1", "allied", "Br Arm 4"))
-    alloc = cb.LossAllocation(HEX, (cb.Loss("G2", 2),))
+    alloc = ls.LossAllocation(HEX, (ls.Loss("G2", 2),))
     assert rt.check_pursuit_losses(pos, ("G1", "G2"), 3, alloc, units=units) == []
-    bad = cb.LossAllocation(HEX, (cb.Loss("G1", 1), cb.Loss("G2", 1)))
+    bad = ls.LossAllocation(HEX, (ls.Loss("G1", 1), ls.Loss("G2", 1)))
     assert rules_of(rt.check_pursuit_losses(pos, ("G1", "G2"), 3, bad, units=units)) == ["RB 9.5"]
     # The third hit cannot remove an elite step (RB 2.3): it stays unplaced;
     # placed on G1 it is a second form of the same placement (issue 27 point 6).
-    wasted = cb.LossAllocation(HEX, (cb.Loss("G1", 1), cb.Loss("G2", 2)))
+    wasted = ls.LossAllocation(HEX, (ls.Loss("G1", 1), ls.Loss("G2", 2)))
     assert rules_of(rt.check_pursuit_losses(pos, ("G1", "G2"), 3, wasted, units=units)) == ["RB 9.5"]
     out = rt.apply_pursuit_losses(pos, ("G1", "G2"), 3, alloc, units=units)
     assert (cv(out.position, "G1"), cv(out.position, "G2"), out.wasted_halves) == (4, 2, 2)
@@ -163,13 +166,13 @@ def test_rb_8_sidebar_refusing_battle_with_disrupted_units_in_the_group() -> Non
     fire = rt.PursuitFire(HEX, (rt.Pursuer("P1", 1),))
     assert rt.check_pursuit(pos, fire, 3, eligible=rt.pursuit_eligible(pos, HEX, "axis"), speeds=speeds).ok
     hits = rt.score_pursuit(fire, (4,))
-    alloc = cb.LossAllocation(HEX, (cb.Loss("U1", 1),))
+    alloc = ls.LossAllocation(HEX, (ls.Loss("U1", 1),))
     assert rt.check_pursuit_losses(pos, go, hits, alloc, units=units) == []
     pos = rt.apply_pursuit_losses(pos, go, hits, alloc, units=units).position
     # 2) They Withdraw as a Group (movement's business; here they simply leave).
     pos = pos.replace_blocks([mv_block(pos, t) for t in go])
     # 3) D1 is now unshielded: Rout Attrition, then Pursuit by units that have not fired.
-    assert cb.unshielded_disrupted(pos, HEX, "allied") == ("D1",)
+    assert ls.unshielded_disrupted(pos, HEX, "allied") == ("D1",)
     attr = rt.rout_attrition(pos, ("D1",), units=units)
     pos = attr.position
     assert cv(pos, "D1") == 3 and attr.eliminated == ()
@@ -205,16 +208,16 @@ def test_rb_10_41_probe_combat_rearguard_fires_first_and_keeps_fortress_dice() -
     retreat = mv.Retreat(HEX, "allied", "partial", ("GONE",), ("R1",))
     rnd = rt.probe_round(retreat, fortress=True)
     assert rnd.defensive_side == "allied" and rnd.initiator == "axis"
-    assert cb.dice_counts(pos, rnd, cb.FirePlan(HEX, "allied", (cb.UnitFire("R1", "infantry"),)),
+    assert fr.dice_counts(pos, rnd, fr.FirePlan(HEX, "allied", (fr.UnitFire("R1", "infantry"),)),
                           units=units) == (6,)
-    assert cb.dice_counts(pos, rnd, cb.FirePlan(HEX, "axis", (cb.UnitFire("X1", "infantry"),)),
+    assert fr.dice_counts(pos, rnd, fr.FirePlan(HEX, "axis", (fr.UnitFire("X1", "infantry"),)),
                           units=units) == (4,)
     # Probing units that did not fire pursue once the Rearguard is gone.
     pos2 = battle_pos(blk("R1", "allied", "Br Inf 3", cv=1), blk("X1", "axis", "It Inf 4"),
                       blk("X2", "axis", "It Inf 4"), attacker="axis")
-    plan = cb.FirePlan(HEX, "axis", (cb.UnitFire("X1", "infantry"), cb.UnitFire("X2", "infantry")))
-    result = cb.score(pos2, rnd, plan, (6, 1, 1, 1) + (6, 6, 6, 6), units=units)
-    out = cb.apply_allocation(pos2, result, cb.default_allocation(pos2, result, units=units), units=units)
+    plan = fr.FirePlan(HEX, "axis", (fr.UnitFire("X1", "infantry"), fr.UnitFire("X2", "infantry")))
+    result = fr.score(pos2, rnd, plan, (6, 1, 1, 1) + (6, 6, 6, 6), units=units)
+    out = ls.apply_allocation(pos2, result, ls.default_allocation(pos2, result, units=units), units=units)
     assert rt.rearguard_eliminated(out.position, retreat)
     assert rt.probe_pursuers(out.position, retreat, result) == ("X2",)
 
@@ -247,19 +250,19 @@ def test_rb_11_sidebar_final_supply_check_routs_eliminate_unshielded_units() -> 
 def test_rb_13_2_fortress_combat_in_pass_turns_attacker_must_withdraw_or_rout() -> None:
     pos = battle_pos(blk("X1", "axis", "It Inf 4"), blk("X2", "axis", "It Inf 4"), blk("A1", "allied", "Br Inf 3"),
                      attacker="axis")
-    assert cb.pass_turn_fortress_battles(pos, "axis", [HEX]) == (HEX,)
-    assert cb.pass_turn_fortress_battles(pos, "allied", [HEX]) == ()
-    assert cb.pass_turn_fortress_routs(pos, "axis", [HEX]) == ("X1", "X2")
-    withdrawn = cb.eliminate(pos, ["X1", "X2"])  # as if both withdrew
-    assert cb.pass_turn_fortress_routs(withdrawn, "axis", [HEX]) == ()
+    assert fo.pass_turn_fortress_battles(pos, "axis", [HEX]) == (HEX,)
+    assert fo.pass_turn_fortress_battles(pos, "allied", [HEX]) == ()
+    assert fo.pass_turn_fortress_routs(pos, "axis", [HEX]) == ("X1", "X2")
+    withdrawn = ls.eliminate(pos, ["X1", "X2"])  # as if both withdrew
+    assert fo.pass_turn_fortress_routs(withdrawn, "axis", [HEX]) == ()
 
 
 def test_rb_13_4_fortress_capture_needs_undisrupted_sole_occupation() -> None:
     pos = Position(blocks=(blk("X1", "axis", "It Inf 4", disrupted=True),), fortresses={HEX: "allied"})
-    assert cb.fortress_captures(pos, [HEX]) == {}
+    assert fo.fortress_captures(pos, [HEX]) == {}
     pos = pos.replace_blocks([blk("X1", "axis", "It Inf 4")])
-    assert cb.fortress_captures(pos, [HEX]) == {HEX: "axis"}
-    assert cb.apply_captures(pos, {HEX: "axis"}).fortresses[HEX] == "axis"
+    assert fo.fortress_captures(pos, [HEX]) == {HEX: "axis"}
+    assert fo.apply_captures(pos, {HEX: "axis"}).fortresses[HEX] == "axis"
 
 
 def _benghazi():
@@ -269,32 +272,32 @@ def _benghazi():
 
 def test_rb_13_4_captured_supply_axis_2_allies_1_at_benghazi() -> None:
     m, bg = _benghazi()
-    cap = cb.map_port_capacity(m)
-    ledger = cb.start_month_ledger(3, {bg: "allied"})
-    assert cb.captured_supply(cb.record_captures(ledger, {bg: "axis"}), cap) == {"axis": 2, "allied": 0}
-    ledger = cb.start_month_ledger(3, {bg: "axis"})
-    assert cb.captured_supply(cb.record_captures(ledger, {bg: "allied"}), cap) == {"axis": 0, "allied": 1}
+    cap = fo.map_port_capacity(m)
+    ledger = fo.start_month_ledger(3, {bg: "allied"})
+    assert fo.captured_supply(fo.record_captures(ledger, {bg: "axis"}), cap) == {"axis": 2, "allied": 0}
+    ledger = fo.start_month_ledger(3, {bg: "axis"})
+    assert fo.captured_supply(fo.record_captures(ledger, {bg: "allied"}), cap) == {"axis": 0, "allied": 1}
 
 
 def test_rb_13_sidebar_captured_supply_recaptured_same_month_gives_nothing() -> None:
     m, bg = _benghazi()
-    ledger = cb.record_captures(cb.record_captures(cb.start_month_ledger(3, {bg: "allied"}), {bg: "axis"}),
+    ledger = fo.record_captures(fo.record_captures(fo.start_month_ledger(3, {bg: "allied"}), {bg: "axis"}),
                                 {bg: "allied"})
-    assert cb.captured_supply(ledger, cb.map_port_capacity(m)) == {"axis": 0, "allied": 0}
+    assert fo.captured_supply(ledger, fo.map_port_capacity(m)) == {"axis": 0, "allied": 0}
 
 
 def test_rb_13_sidebar_captured_supply_captured_again_same_month_gives_the_bonus_once() -> None:
     m, bg = _benghazi()
-    ledger = cb.start_month_ledger(3, {bg: "allied"})
+    ledger = fo.start_month_ledger(3, {bg: "allied"})
     for side in ("axis", "allied", "axis"):
-        ledger = cb.record_captures(ledger, {bg: side})
-    assert cb.captured_supply(ledger, cb.map_port_capacity(m)) == {"axis": 2, "allied": 0}
+        ledger = fo.record_captures(ledger, {bg: side})
+    assert fo.captured_supply(ledger, fo.map_port_capacity(m)) == {"axis": 2, "allied": 0}
 
 
 def test_rb_13_5_besieged_when_an_adjacent_hex_holds_enemy_units() -> None:
     m, bg = _benghazi()
     near = m.neighbours(bg)[0][1]
     pos = Position(blocks=(blk("A1", "allied", "Br Inf 3", hex_=bg),), fortresses={bg: "allied"})
-    assert not cb.is_besieged(m, pos, bg, "allied")
+    assert not fo.is_besieged(m, pos, bg, "allied")
     pos = Position(blocks=pos.blocks + (blk("X1", "axis", "It Inf 4", hex_=near),), fortresses={bg: "allied"})
-    assert cb.is_besieged(m, pos, bg, "allied")
+    assert fo.is_besieged(m, pos, bg, "allied")

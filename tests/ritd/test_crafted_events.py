@@ -27,8 +27,9 @@ from pbem.cli import cli
 from pbem.errors import IllegalAction
 from pbem.turnfile import format_turn
 from rules.ritd import buildup as bu
-from rules.ritd import combat as cb
+from rules.ritd import fire as fr
 from rules.ritd import game as ritd
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.state import all_scenarios, game_map
 from tests.ritd.ritd_table import new_game
@@ -113,7 +114,7 @@ def test_a_move_from_an_unknown_origin_is_refused_with_the_rule(demo, tmp_path):
 
 
 def test_a_combat_loss_in_an_unknown_hex_is_refused_with_the_rule(demo, tmp_path):
-    loss = cb.LossAllocation(hex="Z99", losses=(cb.Loss(token=_axis_token(demo, "Pavia"), hits=1),))
+    loss = ls.LossAllocation(hex="Z99", losses=(ls.Loss(token=_axis_token(demo, "Pavia"), hits=1),))
     stored, seq = crafted_event(demo.axis, TO_MOVEMENT, loss)
     for out in deliver_everywhere(demo.allied, stored, seq, "axis", tmp_path):
         assert "placing combat losses (RB 9.5)" in out and "RB 1.0" in out and "'Z99'" in out
@@ -144,7 +145,7 @@ def test_a_redeploy_in_the_movement_phase_names_the_step_and_its_rule(demo, tmp_
 
 
 def test_a_fire_plan_before_any_battle_names_the_step(demo, tmp_path):
-    fire = cb.FirePlan(hex=_hex("Sollum"), side="axis", fires=())
+    fire = fr.FirePlan(hex=_hex("Sollum"), side="axis", fires=())
     stored, seq = crafted_event(demo.axis, TO_MOVEMENT, fire)
     for out in deliver_everywhere(demo.allied, stored, seq, "axis", tmp_path):
         assert "RB 9.1" in out and "no fire is due now" in out

@@ -106,13 +106,13 @@ def test_rb_9_3_a_non_artillery_unit_fires_at_artillery_only_when_it_is_unsuppor
     never used, and TF is what the rulebook proves for them."""
     from itertools import combinations
 
-    from rules.ritd import combat as cb
+    from rules.ritd import fire as fr
 
     for n in range(1, len(ARMS_CLASSES) + 1):
         for present in combinations(ARMS_CLASSES, n):
             for firer in ("armor", "infantry", "antitank"):
-                if "artillery" in cb.legal_targets(firer, present):
-                    assert cb.unit_firepower(firer, "artillery", present) == "TF", (firer, present)
+                if "artillery" in fr.legal_targets(firer, present):
+                    assert fr.unit_firepower(firer, "artillery", present) == "TF", (firer, present)
                     assert firepower(firer, "artillery") == "TF"
 
 

@@ -13,8 +13,10 @@ import pytest
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
+from rules.ritd import fire as fr
 from rules.ritd import game as ritd
+from rules.ritd import losses as ls
 from rules.ritd.battle import check_combat
 from rules.ritd.refusal import loss_identities
 from rules.ritd.state import game_map
@@ -133,11 +135,11 @@ def test_t_11_hits_that_leave_disrupted_units_unshielded_hand_over_to_the_rout(b
     tk = next(b for b in pos.blocks_of("allied") if b.unit == "7/7 Tk")
     other = next(b for b in pos.blocks_of("allied") if b.hex != tk.hex)
     pos = pos.replace_blocks([msgspec.structs.replace(other, hex=tk.hex, disrupted=True)])
-    fire = cb.FireResult(hex=tk.hex, side="axis", shots=(),
-                              hits={"armor": cb.ClassHits(hits=tk.cv)})
+    fire = fr.FireResult(hex=tk.hex, side="axis", shots=(),
+                              hits={"armor": ls.ClassHits(hits=tk.cv)})
     turn = msgspec.structs.replace(state.turn, step="defensive-losses", battles=(tk.hex,), fire_result=fire)
     state = msgspec.structs.replace(state, position=pos, turn=turn)
-    allocation = cb.LossAllocation(tk.hex, (cb.Loss(tk.token, hits=tk.cv),))
+    allocation = ls.LossAllocation(tk.hex, (ls.Loss(tk.token, hits=tk.cv),))
     assert check_combat(state, turn, allocation, "allied") == []
     after = apply_turn(state, turn, allocation, "allied", None)
     assert not after.position.has_block(tk.token) and after.position.block(other.token).hex == tk.hex
@@ -157,7 +159,7 @@ def test_rb_4_3_assault_battles_need_an_assault_option_at_supply_revealed(battle
     assert [p.rule for p in problems] == ["RB 4.3"] and "Assault Battles" in problems[0].message
     assert option_problems(state, turn, b"2") == []
     unknown = msgspec.structs.replace(turn, step="battles", assault=())
-    sel = cb.BattleSelection(active=turn.assault, assault=turn.assault)
+    sel = cr.BattleSelection(active=turn.assault, assault=turn.assault)
     assert check_combat(state, unknown, sel, "axis") == []
     # The owner, who knows only one of its two cards is real, is refused at once.
     basic = msgspec.structs.replace(unknown, real=1)

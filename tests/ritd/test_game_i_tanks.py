@@ -13,9 +13,9 @@ import pytest
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
-from rules.ritd import combat as cb
 from rules.ritd import game as ritd
 from rules.ritd import group_moves
+from rules.ritd import losses as ls
 from rules.ritd.group_moves import unit_speed
 from rules.ritd.state import all_scenarios, game_map
 from tests.ritd.ritd_table import new_game
@@ -163,7 +163,7 @@ def test_rb_17_optional_i_tanks_game_combat_two_hits_take_one_step(tmp_path, mon
     seat = table.allied.seat()
     draft, _ = session.draft_replay(seat)  # the Offensive Fire dice roll with the Allies' next event
     assert draft.pending().kind == "defensive-losses"
-    assert draft.state.turn.fire_result.hits == {"armor": cb.ClassHits(hits=2)}
+    assert draft.state.turn.fire_result.hits == {"armor": ls.ClassHits(hits=2)}
     # RB 9.5: one hit on the I-tank wastes the other, which it could take.
     with pytest.raises(IllegalAction) as err:
         session.add_orders(seat, ["losses Acroma: 32AT/1 1"])

@@ -19,7 +19,7 @@ from rules.ritd import game as ritd
 from rules.ritd import retreats, step_losses
 from rules.ritd.actions import MarchLosses
 from rules.ritd.deployment import own_token
-from rules.ritd.state import I_TANKS, _option_roster, game_map, roster_of
+from rules.ritd.state import I_TANKS, game_map, option_roster, roster_of
 from rules.ritd.step_losses import MARCH_LOSS, step_loss_problems
 from rules.ritd.units import OptionalITank
 from tests.ritd.test_game_refusal import send_orders
@@ -179,7 +179,7 @@ def test_rb_6_4_a_failed_forced_march_that_is_no_retreat_costs_no_step(standoff)
 def test_rb_6_4_the_step_a_failed_retreat_forced_march_costs_follows_the_unit_and_the_options():
     """An elite unit loses 2 CV; an I-tank, elite under the optional rule
     (RB 17.0), still loses one 1-CV step (its label is unchanged, CB-15)."""
-    roster = _option_roster((I_TANKS,))
+    roster = option_roster((I_TANKS,))
     tank = roster.i_tanks()[0]
     assert isinstance(tank, OptionalITank) and tank.max_cv - 1 >= tank.min_cv
 

@@ -16,7 +16,7 @@ from pbem import game as pbem_game
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
 from rules.ritd import game as ritd
 from rules.ritd import group_moves, routs, sequence, step_losses
 from rules.ritd.battle import combat_round
@@ -394,8 +394,8 @@ def test_rb_10_41_a_rearguard_defending_a_fortress_keeps_its_double_dice_in_the_
                 retreating=bardia, retreaters=("A2",), rearguard=("A1",))
     rnd = combat_round(state, turn)
     assert rnd.probe and rnd.fortress and rnd.defensive_side == "axis"
-    assert cb.dice_multiplier(pos, rnd, "axis", "infantry") == 2
-    assert cb.dice_multiplier(pos, rnd, "allied", "armor") == 1
+    assert cr.dice_multiplier(pos, rnd, "axis", "infantry") == 2
+    assert cr.dice_multiplier(pos, rnd, "allied", "armor") == 1
     # Not a Probe: the same Defender firing in the active player's own Combat Round has no benefit.
     own = msgspec.structs.replace(turn, probing=False)
-    assert cb.dice_multiplier(pos, combat_round(state, own), "axis", "infantry") == 1
+    assert cr.dice_multiplier(pos, combat_round(state, own), "axis", "infantry") == 1

@@ -15,7 +15,7 @@ import pytest
 from rules.ritd import actions, hidden, routs
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
-from rules.ritd import combat as cb
+from rules.ritd import fire as fr
 from rules.ritd import game as ritd
 from rules.ritd import movement as mv
 from rules.ritd.actions import (
@@ -149,7 +149,7 @@ def test_rb_9_3_fire_orders_name_the_target_class_in_words(word: str) -> None:
     state = _at_step("offensive-fire", battles=(BUQ,))
     order = ritd.parse_order(state, "axis", f"fire Buq Buq: a1 at {word}", _ctx("axis"))
     want = {"armour": "armor", "anti-tank": "antitank"}.get(word, word)
-    assert order.action == cb.FirePlan(hex=BUQ, side="axis", fires=(cb.UnitFire(token="a1", target=want),))
+    assert order.action == fr.FirePlan(hex=BUQ, side="axis", fires=(fr.UnitFire(token="a1", target=want),))
 
 
 def test_rb_13_3_and_15_1_supply_check_orders_name_fortress_and_oasis_units() -> None:

@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.ritd import buildup as bu
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
+from rules.ritd import fire as fr
 from rules.ritd import game as ritd
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd import reachability
 from rules.ritd import routs as rt
@@ -43,7 +45,7 @@ def itank(token: str, side="allied", cv_: int | None = None, hex_: str = HEX, **
 
 
 def plan(side, *fires):
-    return cb.FirePlan(HEX, side, tuple(cb.UnitFire(*f) for f in fires))
+    return fr.FirePlan(HEX, side, tuple(fr.UnitFire(*f) for f in fires))
 
 
 def state(*options: str) -> ritd.State:
@@ -121,44 +123,44 @@ def fast_path(m, pos, turn, dest):
 
 def test_rb_17_optional_i_tanks_need_two_hits_per_step() -> None:
     pos = battle_pos(itank("T1"), blk("X1", "axis", "It Arm 4"))
-    rnd = cb.CombatRound(HEX, active="axis")
-    three = cb.score(pos, rnd, plan("axis", ("X1", "armor")), (6, 6, 6, 1), units=with_option)
-    assert three.hits == {"armor": cb.ClassHits(hits=3)}
+    rnd = cr.CombatRound(HEX, active="axis")
+    three = fr.score(pos, rnd, plan("axis", ("X1", "armor")), (6, 6, 6, 1), units=with_option)
+    assert three.hits == {"armor": ls.ClassHits(hits=3)}
     # Three hits: one 1-CV step, the odd hit is wasted (RB 9.5 "Applying Half Losses").
-    alloc = cb.default_allocation(pos, three, units=with_option)
-    assert alloc.losses == (cb.Loss("T1", hits=2),)
-    assert cb.check_allocation(pos, three, alloc, units=with_option) == []
-    out = cb.apply_allocation(pos, three, alloc, units=with_option)
+    alloc = ls.default_allocation(pos, three, units=with_option)
+    assert alloc.losses == (ls.Loss("T1", hits=2),)
+    assert ls.check_allocation(pos, three, alloc, units=with_option) == []
+    out = ls.apply_allocation(pos, three, alloc, units=with_option)
     assert cv(out.position, "T1") == 3 and out.wasted_halves == 2
     # Placing all three changes nothing: the third hit has no step to take.
-    all_three = cb.LossAllocation(HEX, (cb.Loss("T1", hits=3),))
-    assert cv(cb.apply_allocation(pos, three, all_three, units=with_option).position, "T1") == 3
+    all_three = ls.LossAllocation(HEX, (ls.Loss("T1", hits=3),))
+    assert cv(ls.apply_allocation(pos, three, all_three, units=with_option).position, "T1") == 3
     # One hit placed where two are needed for a step: rejected, the hits can remove a step.
-    one = cb.LossAllocation(HEX, (cb.Loss("T1", hits=1),))
-    assert [p.rule for p in cb.check_allocation(pos, three, one, units=with_option)] == ["RB 9.5"]
+    one = ls.LossAllocation(HEX, (ls.Loss("T1", hits=1),))
+    assert [p.rule for p in ls.check_allocation(pos, three, one, units=with_option)] == ["RB 9.5"]
 
 
 def test_rb_17_optional_i_tank_wiped_out_only_by_two_hits_per_step() -> None:
     pos = battle_pos(itank("T1", cv_=2), blk("X1", "axis", "It Arm 4"))  # two steps left: 4 hits
-    rnd = cb.CombatRound(HEX, active="axis")
+    rnd = cr.CombatRound(HEX, active="axis")
     p = plan("axis", ("X1", "armor"))
-    assert cb.score(pos, rnd, p, (6, 6, 6, 1), units=with_option).wiped_out == ()
-    four = cb.score(pos, rnd, p, (6, 6, 6, 6), units=with_option)
+    assert fr.score(pos, rnd, p, (6, 6, 6, 1), units=with_option).wiped_out == ()
+    four = fr.score(pos, rnd, p, (6, 6, 6, 6), units=with_option)
     assert four.wiped_out == ("armor",)
-    out = cb.apply_allocation(pos, four, cb.default_allocation(pos, four, units=with_option), units=with_option)
+    out = ls.apply_allocation(pos, four, ls.default_allocation(pos, four, units=with_option), units=with_option)
     assert not out.position.has_block("T1") and out.battle_over
     # Without the option two hits were enough.
-    assert cb.score(pos, rnd, p, (6, 6, 1, 1), units=without_option).wiped_out == ("armor",)
+    assert fr.score(pos, rnd, p, (6, 6, 1, 1), units=without_option).wiped_out == ("armor",)
 
 
 def test_rb_17_without_the_option_i_tanks_keep_speed_3_and_one_hit_per_step() -> None:
     assert PRINTED.get(ITANK).speed == 3 and speed_of(state(), ITANK) == 3
     pos = battle_pos(itank("T1"), blk("X1", "axis", "It Arm 4"))
-    rnd = cb.CombatRound(HEX, active="axis")
-    three = cb.score(pos, rnd, plan("axis", ("X1", "armor")), (6, 6, 6, 1), units=without_option)
-    alloc = cb.default_allocation(pos, three, units=without_option)
-    assert alloc.losses == (cb.Loss("T1", hits=3),)
-    out = cb.apply_allocation(pos, three, alloc, units=without_option)
+    rnd = cr.CombatRound(HEX, active="axis")
+    three = fr.score(pos, rnd, plan("axis", ("X1", "armor")), (6, 6, 6, 1), units=without_option)
+    alloc = ls.default_allocation(pos, three, units=without_option)
+    assert alloc.losses == (ls.Loss("T1", hits=3),)
+    out = ls.apply_allocation(pos, three, alloc, units=without_option)
     assert cv(out.position, "T1") == 1 and out.wasted_halves == 0
     # The game's roster follows the game's options.
     assert roster_of(state()).get(ITANK).hits_per_step == 1
@@ -170,68 +172,68 @@ def test_rb_17_optional_i_tank_half_hits_in_a_minefield_four_per_step() -> None:
     for an I-tank the step is 1 CV (CB-15)."""
     pos = battle_pos(blk("A1", "axis", "Ger Arm 4"), blk("A2", "axis", "Ger Arm 4"), itank("T1"),
                      attacker="axis")
-    rnd = cb.CombatRound(HEX, active="axis", minefield=True)
+    rnd = cr.CombatRound(HEX, active="axis", minefield=True)
     p = plan("axis", ("A1", "armor"), ("A2", "armor"))
-    three = cb.score(pos, rnd, p, (6, 6, 6, 1, 1, 1, 1, 1), units=with_option)
-    assert three.hits == {"armor": cb.ClassHits(half_hits=3)}
-    out = cb.apply_allocation(pos, three, cb.default_allocation(pos, three, units=with_option), units=with_option)
+    three = fr.score(pos, rnd, p, (6, 6, 6, 1, 1, 1, 1, 1), units=with_option)
+    assert three.hits == {"armor": ls.ClassHits(half_hits=3)}
+    out = ls.apply_allocation(pos, three, ls.default_allocation(pos, three, units=with_option), units=with_option)
     assert cv(out.position, "T1") == 4 and out.wasted_halves == 3
-    four = cb.score(pos, rnd, p, (6, 6, 6, 6, 1, 1, 1, 1), units=with_option)
-    alloc = cb.LossAllocation(HEX, (cb.Loss("T1", half_hits=4),))
-    assert cb.check_allocation(pos, four, alloc, units=with_option) == []
-    out = cb.apply_allocation(pos, four, alloc, units=with_option)
+    four = fr.score(pos, rnd, p, (6, 6, 6, 6, 1, 1, 1, 1), units=with_option)
+    alloc = ls.LossAllocation(HEX, (ls.Loss("T1", half_hits=4),))
+    assert ls.check_allocation(pos, four, alloc, units=with_option) == []
+    out = ls.apply_allocation(pos, four, alloc, units=with_option)
     assert cv(out.position, "T1") == 3 and out.wasted_halves == 0
     # An artillery hit and two half-hits make the two hits of one step (RB 14.2 example 2).
-    assert cb.best_use(1, 2, [(4, 2)]) == 2
-    mixed = cb.LossAllocation(HEX, (cb.Loss("T1", hits=1, half_hits=2),))
-    assert cb.apply_losses(pos, mixed.losses, 4, HEX, "allied", units=with_option).position.block("T1").cv == 3
+    assert ls.best_use(1, 2, [(4, 2)]) == 2
+    mixed = ls.LossAllocation(HEX, (ls.Loss("T1", hits=1, half_hits=2),))
+    assert ls.apply_losses(pos, mixed.losses, 4, HEX, "allied", units=with_option).position.block("T1").cv == 3
 
 
 def test_rb_17_optional_i_tank_mixed_with_a_normal_tank_hits_may_be_wasted_only_without_alternative() -> None:
     """CB-16: with an I-tank in the class, RB 9.5 counts hits, not CV."""
     pos = battle_pos(itank("T1"), blk("B1", "allied", "Br Arm 4", 1), blk("X1", "axis", "It Arm 4"))
-    rnd = cb.CombatRound(HEX, active="axis")
+    rnd = cr.CombatRound(HEX, active="axis")
     p = plan("axis", ("X1", "armor"))
 
     def check(result, *losses):
-        return [x.rule for x in cb.check_allocation(pos, result, cb.LossAllocation(HEX, losses), units=with_option)]
+        return [x.rule for x in ls.check_allocation(pos, result, ls.LossAllocation(HEX, losses), units=with_option)]
 
-    one = cb.score(pos, rnd, p, (6, 1, 1, 1), units=with_option)
-    assert check(one, cb.Loss("B1", 1)) == []
-    assert check(one, cb.Loss("T1", 1)) == ["RB 9.5"]  # a lone hit on the I-tank is wasted; B1 can take it
-    two = cb.score(pos, rnd, p, (6, 6, 1, 1), units=with_option)
-    assert check(two, cb.Loss("T1", 2)) == []
+    one = fr.score(pos, rnd, p, (6, 1, 1, 1), units=with_option)
+    assert check(one, ls.Loss("B1", 1)) == []
+    assert check(one, ls.Loss("T1", 1)) == ["RB 9.5"]  # a lone hit on the I-tank is wasted; B1 can take it
+    two = fr.score(pos, rnd, p, (6, 6, 1, 1), units=with_option)
+    assert check(two, ls.Loss("T1", 2)) == []
     # Both placements remove 1 CV, but this one wastes a hit that the I-tank could take.
-    problems = cb.check_allocation(pos, two, cb.LossAllocation(HEX, (cb.Loss("B1", 2),)), units=with_option)
+    problems = ls.check_allocation(pos, two, ls.LossAllocation(HEX, (ls.Loss("B1", 2),)), units=with_option)
     assert [x.rule for x in problems] == ["RB 9.5"] and "applies 1 hits but 2 can be applied" in problems[0].message
-    three = cb.score(pos, rnd, p, (6, 6, 6, 1), units=with_option)
-    assert check(three, cb.Loss("B1", 1), cb.Loss("T1", 2)) == []
-    assert check(three, cb.Loss("T1", 3)) == ["RB 9.5"]
+    three = fr.score(pos, rnd, p, (6, 6, 6, 1), units=with_option)
+    assert check(three, ls.Loss("B1", 1), ls.Loss("T1", 2)) == []
+    assert check(three, ls.Loss("T1", 3)) == ["RB 9.5"]
     for result in (one, two, three):
-        alloc = cb.default_allocation(pos, result, units=with_option)
-        assert cb.check_allocation(pos, result, alloc, units=with_option) == []
-    out = cb.apply_allocation(pos, three, cb.default_allocation(pos, three, units=with_option), units=with_option)
+        alloc = ls.default_allocation(pos, result, units=with_option)
+        assert ls.check_allocation(pos, result, alloc, units=with_option) == []
+    out = ls.apply_allocation(pos, three, ls.default_allocation(pos, three, units=with_option), units=with_option)
     assert (cv(out.position, "T1"), cv(out.position, "B1"), out.wasted_halves) == (3, None, 0)
 
 
 def test_rb_17_optional_i_tank_with_a_normal_elite_tank_both_two_hits_per_step() -> None:
     pos = battle_pos(itank("T1"), blk("E1", "allied", "Br Elite Arm 4"), blk("X1", "axis", "It Arm 4"))
-    rnd = cb.CombatRound(HEX, active="axis")
-    three = cb.score(pos, rnd, plan("axis", ("X1", "armor")), (6, 6, 6, 1), units=with_option)
+    rnd = cr.CombatRound(HEX, active="axis")
+    three = fr.score(pos, rnd, plan("axis", ("X1", "armor")), (6, 6, 6, 1), units=with_option)
     # Two hits take a 2-CV step of the elite tank or a 1-CV step of the I-tank; the odd hit is wasted.
-    for losses in ((cb.Loss("E1", 2),), (cb.Loss("T1", 2),)):
-        assert cb.check_allocation(pos, three, cb.LossAllocation(HEX, losses), units=with_option) == []
-    out = cb.apply_allocation(pos, three, cb.LossAllocation(HEX, (cb.Loss("E1", 2),)), units=with_option)
+    for losses in ((ls.Loss("E1", 2),), (ls.Loss("T1", 2),)):
+        assert ls.check_allocation(pos, three, ls.LossAllocation(HEX, losses), units=with_option) == []
+    out = ls.apply_allocation(pos, three, ls.LossAllocation(HEX, (ls.Loss("E1", 2),)), units=with_option)
     assert cv(out.position, "E1") == 2 and out.wasted_halves == 2
-    out = cb.apply_allocation(pos, three, cb.LossAllocation(HEX, (cb.Loss("T1", 2),)), units=with_option)
+    out = ls.apply_allocation(pos, three, ls.LossAllocation(HEX, (ls.Loss("T1", 2),)), units=with_option)
     assert cv(out.position, "T1") == 3 and out.wasted_halves == 2
 
 
 def test_rb_17_optional_i_tank_rout_attrition_is_one_step_of_1_cv() -> None:
     pos = Position(blocks=(itank("T1", cv_=2),))
-    after, dead = cb.lose_step(pos, "T1", units=with_option)
+    after, dead = ls.lose_step(pos, "T1", units=with_option)
     assert after.block("T1").cv == 1 and not dead
-    after, dead = cb.lose_step(after, "T1", units=with_option)
+    after, dead = ls.lose_step(after, "T1", units=with_option)
     assert dead and not after.has_block("T1")
 
 
@@ -271,9 +273,9 @@ def test_rb_17_optional_i_tank_pursuit_losses_two_hits_per_step() -> None:
     """RB 10.5: Pursuit hits go to the Retreating units "as per 9.5"."""
     pos = battle_pos(itank("T1"), blk("M1", "allied", "Br Mech Inf 3", 1), blk("P1", "axis", "It Arm 4"))
     group = ("T1", "M1")
-    good = cb.LossAllocation(HEX, (cb.Loss("T1", 2), cb.Loss("M1", 1)))
+    good = ls.LossAllocation(HEX, (ls.Loss("T1", 2), ls.Loss("M1", 1)))
     assert rt.check_pursuit_losses(pos, group, 3, good, units=with_option) == []
-    waste = cb.LossAllocation(HEX, (cb.Loss("T1", 3),))
+    waste = ls.LossAllocation(HEX, (ls.Loss("T1", 3),))
     assert [p.rule for p in rt.check_pursuit_losses(pos, group, 3, waste, units=with_option)] == ["RB 9.5"]
     out = rt.apply_pursuit_losses(pos, group, 3, good, units=with_option)
     assert (cv(out.position, "T1"), cv(out.position, "M1"), out.wasted_halves) == (3, None, 0)
@@ -339,11 +341,11 @@ def test_rb_17_optional_i_tanks_best_use_is_the_most_hits_any_placement_applies(
     brute = max(sum(k * h for k, (_, h) in zip(ks, steps))
                 for ks in itertools.product(*(range(s + 1) for s, _ in steps))
                 if sum(k * h for k, (_, h) in zip(ks, steps)) <= pairs)
-    assert cb.best_use(hits, half_hits, steps) == brute
-    result = cb.FireResult(HEX, "axis", (), {"armor": cb.ClassHits(hits, half_hits)})
-    alloc = cb.default_allocation(pos, result, units=with_option)
-    assert cb.check_allocation(pos, result, alloc, units=with_option) == []
-    out = cb.apply_allocation(pos, result, alloc, units=with_option)
+    assert ls.best_use(hits, half_hits, steps) == brute
+    result = fr.FireResult(HEX, "axis", (), {"armor": ls.ClassHits(hits, half_hits)})
+    alloc = ls.default_allocation(pos, result, units=with_option)
+    assert ls.check_allocation(pos, result, alloc, units=with_option) == []
+    out = ls.apply_allocation(pos, result, alloc, units=with_option)
     lost_hits = 0
     for b, (_, h) in zip(blocks, steps):
         u = with_option(b.unit)

@@ -312,9 +312,9 @@ def test_rb_16_buildup_orders_are_grouped_by_kind(demo):
 def test_every_buildup_order_form_has_its_kind() -> None:
     """Each Buildup order form the listing writes lands in its named group
     (a Sea Redeployment once fell into a group called 'Sea')."""
-    from rules.ritd.order_tree import _by_kind
+    from rules.ritd.order_tree import by_kind
 
     orders = ["sea 7/7 Tk -> Tobruk", "refit 7/7 Tk", "redeploy 7/7 Tk -> Sollum", "rebuild 7/7 Tk",
               "minefield Sollum", "buy supply", "end buildup"]
-    assert [g.label for g in _by_kind(orders)] == ["Sea Redeployment", "Return for Refit", "Redeployment",
+    assert [g.label for g in by_kind(orders)] == ["Sea Redeployment", "Return for Refit", "Redeployment",
                                                    "Rebuild", "Minefields", "Buy a Supply Card", "End buildup"]

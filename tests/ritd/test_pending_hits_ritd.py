@@ -11,7 +11,7 @@ from pbem import session
 from pbem.cli import cli
 from pbem.report import build, render
 from rules.ritd import RULES as RITD
-from rules.ritd import combat as cb
+from rules.ritd import losses as ls
 from tests.conftest import PASSPHRASE
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
@@ -49,7 +49,7 @@ def test_half_hits_are_named_with_the_minefield_rule(fired):
     table, _ = fired
     probe, _ = session.draft_replay(table.axis.seat())
     state = probe.state
-    result = msgspec.structs.replace(state.turn.fire_result, hits={"infantry": cb.ClassHits(hits=1, half_hits=3)})
+    result = msgspec.structs.replace(state.turn.fire_result, hits={"infantry": ls.ClassHits(hits=1, half_hits=3)})
     state = msgspec.structs.replace(state, turn=msgspec.structs.replace(state.turn, fire_result=result))
     (line,) = RITD.waiting(state, "allied")
     assert "infantry 1 hit and 3 half-hits; the axis player places them" in line

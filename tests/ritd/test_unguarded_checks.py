@@ -8,8 +8,10 @@ from __future__ import annotations
 import pytest
 
 from pbem import deck as D
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
+from rules.ritd import fire as fr
 from rules.ritd import forced_marches
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.position import Battle, Block
 from tests.ritd.combat_support import HEX, battle_pos, blk, cv, units
@@ -19,7 +21,7 @@ OTHER = "1020"
 
 
 def _plan(side, *fires):
-    return cb.FirePlan(HEX, side, tuple(cb.UnitFire(*f) for f in fires))
+    return fr.FirePlan(HEX, side, tuple(fr.UnitFire(*f) for f in fires))
 
 
 # ------------------------------------------------------------------ RB 9.5: losses in the battle's hex
@@ -30,13 +32,13 @@ def test_rb_9_5_losses_are_placed_in_the_hex_where_the_hits_were_scored() -> Non
     battle; an allocation naming another hex is refused, however well it
     would place the hits, and the refusal names both hexes."""
     pos = battle_pos(blk("A1", "allied", "Br Inf 3"), blk("X1", "axis", "It Inf 4"))
-    rnd = cb.CombatRound(HEX, active="axis")
-    result = cb.score(pos, rnd, _plan("allied", ("A1", "infantry")), (6, 6, 1), units=units)
-    assert result.hits == {"infantry": cb.ClassHits(2)}
-    right = cb.LossAllocation(HEX, (cb.Loss("X1", 2),))
-    assert cb.check_allocation(pos, result, right, units=units) == []
-    wrong = cb.LossAllocation(OTHER, (cb.Loss("X1", 2),))
-    probs = cb.check_allocation(pos, result, wrong, units=units)
+    rnd = cr.CombatRound(HEX, active="axis")
+    result = fr.score(pos, rnd, _plan("allied", ("A1", "infantry")), (6, 6, 1), units=units)
+    assert result.hits == {"infantry": ls.ClassHits(2)}
+    right = ls.LossAllocation(HEX, (ls.Loss("X1", 2),))
+    assert ls.check_allocation(pos, result, right, units=units) == []
+    wrong = ls.LossAllocation(OTHER, (ls.Loss("X1", 2),))
+    probs = ls.check_allocation(pos, result, wrong, units=units)
     assert [p.rule for p in probs] == ["RB 9.5"]
     assert HEX in probs[0].message and OTHER in probs[0].message
 
@@ -50,13 +52,13 @@ def test_rb_9_3_only_artillery_may_target_artillery_supported_by_another_class(f
     of target is present"; armor and infantry must still fire at their own
     class when it is present."""
     supported = {"artillery", "antitank"}
-    legal = cb.legal_targets(firer, supported)
+    legal = fr.legal_targets(firer, supported)
     assert ("artillery" in legal) == (firer == "artillery")
     assert "antitank" in legal
-    alone = cb.legal_targets(firer, {"artillery"})
+    alone = fr.legal_targets(firer, {"artillery"})
     assert alone == ("artillery",)
     # With infantry beside it the artillery is supported again.
-    mixed = cb.legal_targets(firer, {"artillery", "infantry"})
+    mixed = fr.legal_targets(firer, {"artillery", "infantry"})
     assert ("artillery" in mixed) == (firer == "artillery")
 
 
@@ -67,19 +69,19 @@ def test_rb_9_3_artillery_fires_on_supported_artillery_at_the_table_rate_not_tf(
     the Fire Table's artillery-on-artillery cell."""
     pos = battle_pos(blk("A1", "allied", "Br Art 4"), blk("A2", "allied", "Br Inf 3"),
                      blk("X1", "axis", "It Art 4"), blk("X2", "axis", "It Inf 4"))
-    rnd = cb.CombatRound(HEX, active="axis")
+    rnd = cr.CombatRound(HEX, active="axis")
     plan = _plan("allied", ("A1", "artillery"), ("A2", "infantry"))
-    assert cb.check_fire_plan(pos, rnd, plan, units=units) == []
-    result = cb.score(pos, rnd, plan, (6, 5, 4, 1) + (1, 1, 1), units=units)
+    assert fr.check_fire_plan(pos, rnd, plan, units=units) == []
+    result = fr.score(pos, rnd, plan, (6, 5, 4, 1) + (1, 1, 1), units=units)
     assert result.shots[0].target == "artillery"
-    fire = cb.unit_firepower("artillery", "artillery", {"artillery", "infantry"})
+    fire = fr.unit_firepower("artillery", "artillery", {"artillery", "infantry"})
     assert result.shots[0].fire == fire
     # Infantry may not take the artillery as its target while infantry is present.
-    bad = cb.check_fire_plan(pos, rnd, _plan("allied", ("A1", "artillery"), ("A2", "artillery")), units=units)
+    bad = fr.check_fire_plan(pos, rnd, _plan("allied", ("A1", "artillery"), ("A2", "artillery")), units=units)
     assert [p.rule for p in bad] == ["RB 9.3"]
     assert "A2" in bad[0].message and "infantry must fire at enemy infantry" in bad[0].message
     # Losses land on the artillery only (RB 9.5: hits go to the Class fired on).
-    out = cb.apply_allocation(pos, result, cb.default_allocation(pos, result, units=units), units=units)
+    out = ls.apply_allocation(pos, result, ls.default_allocation(pos, result, units=units), units=units)
     assert cv(out.position, "X2") == 4
 
 
@@ -198,10 +200,10 @@ def test_rb_4_3_assault_battles_are_refused_unless_the_caller_says_it_is_an_assa
     say the turn is one (the default) gets the refusal. None (the option still
     secret, RB 3.48) accepts them for now."""
     pos = battle_pos(blk("A1", "allied", "Br Inf 3"), blk("X1", "axis", "It Inf 4"))
-    sel = cb.BattleSelection(active=(HEX,), assault=(HEX,))
-    probs = cb.check_battle_selection(pos, "axis", sel, new_battles=(), fortress_hexes=())
+    sel = cr.BattleSelection(active=(HEX,), assault=(HEX,))
+    probs = cr.check_battle_selection(pos, "axis", sel, new_battles=(), fortress_hexes=())
     assert [p.rule for p in probs] == ["RB 4.3"]
-    assert cb.check_battle_selection(pos, "axis", sel, new_battles=(), fortress_hexes=(), assault_turn=None) == []
+    assert cr.check_battle_selection(pos, "axis", sel, new_battles=(), fortress_hexes=(), assault_turn=None) == []
 
 
 def test_rb_8_5_a_unit_must_be_revealed_to_fire() -> None:
@@ -209,6 +211,6 @@ def test_rb_8_5_a_unit_must_be_revealed_to_fire() -> None:
     unit and CV this replay does not know cannot be named in a fire plan."""
     hidden = Block(token="A1", side="allied", hex=HEX)  # unit and CV unknown here
     pos = battle_pos(hidden, blk("X1", "axis", "It Inf 4"))
-    probs = cb.check_fire_plan(pos, cb.CombatRound(HEX, active="axis"), _plan("allied", ("A1", "infantry")),
+    probs = fr.check_fire_plan(pos, cr.CombatRound(HEX, active="axis"), _plan("allied", ("A1", "infantry")),
                                units=units)
     assert [p.rule for p in probs] == ["RB 8.5"] and "A1 is not revealed" in probs[0].message

@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
-from rules.ritd import combat as cb
+from rules.ritd import combat_round as cr
+from rules.ritd import fire as fr
 from rules.ritd import game as ritd
+from rules.ritd import losses as ls
 from rules.ritd.state import game_map
 from tests.ritd.combat_support import HEX, battle_pos, blk, units
 from tests.ritd.ritd_table import new_game
@@ -23,8 +25,8 @@ from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 REGROUP = ["supply check", "basic", "regroup cp Ft Capuzzo -> Sollum Savona, Brescia, Trento", "end movement"]
 
 
-def _order(side, *fires: tuple[str, str] | tuple[str, str, tuple[str, ...]]) -> cb.FirePlan:
-    return cb.FirePlan(HEX, side, tuple(cb.UnitFire(f[0], f[1], f[2] if len(f) > 2 else ()) for f in fires))
+def _order(side, *fires: tuple[str, str] | tuple[str, str, tuple[str, ...]]) -> fr.FirePlan:
+    return fr.FirePlan(HEX, side, tuple(fr.UnitFire(f[0], f[1], f[2] if len(f) > 2 else ()) for f in fires))
 
 
 # -- pure rules -------------------------------------------------------------------------------
@@ -39,25 +41,25 @@ def test_rb_9_2_step_by_step_the_next_unit_chooses_its_target_knowing_the_hits_s
     (which it could not while armor was present)."""
     pos = battle_pos(blk("X1", "axis", "Ger Arm 4"), blk("X2", "axis", "Ger Arm 4"),
                      blk("A1", "allied", "Br Arm 1", cv=1), blk("A2", "allied", "Br Inf 3"))
-    rnd = cb.CombatRound(HEX, active="axis")
+    rnd = cr.CombatRound(HEX, active="axis")
     first = _order("axis", ("X1", "armor"))
-    assert cb.check_fire_plan(pos, rnd, first, units=units) == []
-    assert cb.dice_needed(pos, rnd, first, units=units) == (6,) * 4
+    assert fr.check_fire_plan(pos, rnd, first, units=units) == []
+    assert fr.dice_needed(pos, rnd, first, units=units) == (6,) * 4
     # Armor may not target infantry while enemy armor is present (RB 9.3).
-    assert [p.rule for p in cb.check_fire_plan(pos, rnd, _order("axis", ("X2", "infantry")), units=units)] \
+    assert [p.rule for p in fr.check_fire_plan(pos, rnd, _order("axis", ("X2", "infantry")), units=units)] \
         == ["RB 9.3"]
-    done = cb.score(pos, rnd, first, [6, 1, 1, 1], units=units)
-    assert done.wiped_out == ("armor",) and not cb.fire_complete(pos, rnd, done, units=units)
-    assert cb.targets_left(pos, rnd, "axis", done, units=units) == frozenset({"infantry"})
+    done = fr.score(pos, rnd, first, [6, 1, 1, 1], units=units)
+    assert done.wiped_out == ("armor",) and not fr.fire_complete(pos, rnd, done, units=units)
+    assert fr.targets_left(pos, rnd, "axis", done, units=units) == frozenset({"infantry"})
     second = _order("axis", ("X2", "infantry"))
-    assert cb.check_fire_plan(pos, rnd, second, prior=done, units=units) == []
-    assert [p.rule for p in cb.check_fire_plan(pos, rnd, _order("axis", ("X2", "armor")), prior=done,
+    assert fr.check_fire_plan(pos, rnd, second, prior=done, units=units) == []
+    assert [p.rule for p in fr.check_fire_plan(pos, rnd, _order("axis", ("X2", "armor")), prior=done,
                                                units=units)] == ["RB 9.3"]
-    end = cb.score(pos, rnd, second, [5, 5, 6, 1], prior=done, units=units)
+    end = fr.score(pos, rnd, second, [5, 5, 6, 1], prior=done, units=units)
     assert [(s.token, s.target, s.fire, s.hits) for s in end.shots] == [("X1", "armor", "SF", 1),
                                                                         ("X2", "infantry", "DF", 3)]
-    assert end.hits == {"armor": cb.ClassHits(1), "infantry": cb.ClassHits(3)}
-    assert end.wiped_out == ("armor", "infantry") and cb.fire_complete(pos, rnd, end, units=units)
+    assert end.hits == {"armor": ls.ClassHits(1), "infantry": ls.ClassHits(3)}
+    assert end.wiped_out == ("armor", "infantry") and fr.fire_complete(pos, rnd, end, units=units)
 
 
 def test_rb_9_2_artillery_must_fire_first_also_step_by_step() -> None:
@@ -65,23 +67,23 @@ def test_rb_9_2_artillery_must_fire_first_also_step_by_step() -> None:
     artillery must fire first"."""
     pos = battle_pos(blk("X1", "axis", "Ger Art 4"), blk("X2", "axis", "Ger Inf 4"),
                      blk("A1", "allied", "Br Inf 3"))
-    rnd = cb.CombatRound(HEX, active="axis")
-    probs = cb.check_fire_plan(pos, rnd, _order("axis", ("X2", "infantry")), units=units)
+    rnd = cr.CombatRound(HEX, active="axis")
+    probs = fr.check_fire_plan(pos, rnd, _order("axis", ("X2", "infantry")), units=units)
     assert [p.rule for p in probs] == ["RB 9.2"] and "artillery must fire first" in probs[0].message
-    done = cb.score(pos, rnd, _order("axis", ("X1", "infantry")), [1, 1, 1, 1], units=units)
-    assert cb.check_fire_plan(pos, rnd, _order("axis", ("X2", "infantry")), prior=done, units=units) == []
+    done = fr.score(pos, rnd, _order("axis", ("X1", "infantry")), [1, 1, 1, 1], units=units)
+    assert fr.check_fire_plan(pos, rnd, _order("axis", ("X2", "infantry")), prior=done, units=units) == []
 
 
 def test_rb_9_0_each_unit_fires_once_over_all_the_orders_of_a_fire() -> None:
     """RB 9.0: "Each Combat phase involves one Combat Round in each Active
     Battle, in which each unit fires once"."""
     pos = battle_pos(blk("X1", "axis", "Ger Inf 4"), blk("X2", "axis", "Ger Inf 4"), blk("A1", "allied", "Br Inf 3"))
-    rnd = cb.CombatRound(HEX, active="axis")
-    done = cb.score(pos, rnd, _order("axis", ("X1", "infantry")), [1] * 4, units=units)
-    probs = cb.check_fire_plan(pos, rnd, _order("axis", ("X1", "infantry")), prior=done, units=units)
+    rnd = cr.CombatRound(HEX, active="axis")
+    done = fr.score(pos, rnd, _order("axis", ("X1", "infantry")), [1] * 4, units=units)
+    probs = fr.check_fire_plan(pos, rnd, _order("axis", ("X1", "infantry")), prior=done, units=units)
     assert [p.rule for p in probs] == ["RB 9.0"] and "already fired" in probs[0].message
-    assert [b.token for b in cb.yet_to_fire(pos, rnd, "axis", done)] == ["X2"]
-    assert [p.rule for p in cb.check_fire_plan(pos, rnd, _order("axis"), units=units)] == ["RB 9.2"]
+    assert [b.token for b in fr.yet_to_fire(pos, rnd, "axis", done)] == ["X2"]
+    assert [p.rule for p in fr.check_fire_plan(pos, rnd, _order("axis"), units=units)] == ["RB 9.2"]
 
 
 def test_cb_19_a_fallback_is_declared_only_where_it_can_be_used() -> None:
@@ -91,14 +93,14 @@ def test_cb_19_a_fallback_is_declared_only_where_it_can_be_used() -> None:
     the battle."""
     pos = battle_pos(blk("X1", "axis", "Ger Inf 4"), blk("X2", "axis", "Ger Art 4"),
                      blk("A1", "allied", "Br Inf 3"), blk("A2", "allied", "Br Arm 4"))
-    rnd = cb.CombatRound(HEX, active="axis")
-    first = cb.check_fire_plan(pos, rnd, _order("axis", ("X2", "infantry", ("armor",))), units=units)
+    rnd = cr.CombatRound(HEX, active="axis")
+    first = fr.check_fire_plan(pos, rnd, _order("axis", ("X2", "infantry", ("armor",))), units=units)
     assert [p.rule for p in first] == ["RB 9.3"] and "could never be used" in first[0].message
-    absent = cb.check_fire_plan(pos, rnd, _order("axis", ("X2", "armor"), ("X1", "infantry", ("antitank",))),
+    absent = fr.check_fire_plan(pos, rnd, _order("axis", ("X2", "armor"), ("X1", "infantry", ("antitank",))),
                                 units=units)
     assert [p.rule for p in absent] == ["RB 9.3"] and "antitank" in absent[0].message
     good = _order("axis", ("X2", "infantry"), ("X1", "infantry", ("armor",)))
-    assert cb.check_fire_plan(pos, rnd, good, units=units) == []
+    assert fr.check_fire_plan(pos, rnd, good, units=units) == []
 
 
 def test_cb_19_unused_fallbacks_are_recorded_as_unused_and_used_ones_fire() -> None:
@@ -107,10 +109,10 @@ def test_cb_19_unused_fallbacks_are_recorded_as_unused_and_used_ones_fire() -> N
     infantry unit fires at its fallback, armor (SF)."""
     pos = battle_pos(blk("X1", "axis", "Ger Art 4"), blk("X0", "axis", "Ger Art 4"), blk("X2", "axis", "Ger Inf 4"),
                      blk("A1", "allied", "Br Inf 3", cv=1), blk("A2", "allied", "Br Arm 4"))
-    rnd = cb.CombatRound(HEX, active="axis")
+    rnd = cr.CombatRound(HEX, active="axis")
     plan = _order("axis", ("X1", "infantry"), ("X0", "armor", ("infantry",)), ("X2", "infantry", ("armor",)))
-    assert cb.check_fire_plan(pos, rnd, plan, units=units) == []
-    result = cb.score(pos, rnd, plan, [6, 6, 1, 1] + [1, 1, 1, 1] + [6, 1, 1, 1], units=units)
+    assert fr.check_fire_plan(pos, rnd, plan, units=units) == []
+    result = fr.score(pos, rnd, plan, [6, 6, 1, 1] + [1, 1, 1, 1] + [6, 1, 1, 1], units=units)
     assert [(s.token, s.target, s.fire, s.hits, s.unused) for s in result.shots] == [
         ("X1", "infantry", "DF", 2, ()), ("X0", "armor", "SF", 0, ("infantry",)), ("X2", "armor", "SF", 1, ())]
 
@@ -122,16 +124,16 @@ def test_rb_9_2_a_fire_plan_scores_as_its_units_fired_one_by_one(case) -> None:
     never the arithmetic: firing each unit of a plan in its own order at the
     target the plan gave it, with the same dice, scores the same fire."""
     pos, rnd, plan, dice = case
-    whole = cb.score(pos, rnd, plan, dice, units=units)
-    counts = cb.dice_counts(pos, rnd, plan, units=units)
+    whole = fr.score(pos, rnd, plan, dice, units=units)
+    counts = fr.dice_counts(pos, rnd, plan, units=units)
     prior, i = None, 0
     for f, n, shot in zip(plan.fires, counts, whole.shots):
         if shot.target is None:  # no target left: the step-by-step fire is over already
-            assert prior is not None and cb.fire_complete(pos, rnd, prior, units=units)
+            assert prior is not None and fr.fire_complete(pos, rnd, prior, units=units)
             break
-        single = cb.FirePlan(HEX, plan.side, (cb.UnitFire(f.token, shot.target),))
-        assert cb.check_fire_plan(pos, rnd, single, prior=prior, units=units) == []
-        prior = cb.score(pos, rnd, single, dice[i:i + n], prior=prior, units=units)
+        single = fr.FirePlan(HEX, plan.side, (fr.UnitFire(f.token, shot.target),))
+        assert fr.check_fire_plan(pos, rnd, single, prior=prior, units=units) == []
+        prior = fr.score(pos, rnd, single, dice[i:i + n], prior=prior, units=units)
         i += n
     assert prior is not None
     assert prior.hits == whole.hits and prior.wiped_out == whole.wiped_out
@@ -180,7 +182,7 @@ def test_rb_9_2_step_by_step_fire_through_the_engine_one_exchange_per_unit(battl
     state = axis.replay.state
     assert axis.replay.pending().kind == "offensive-fire" and axis.replay.pending().role == "axis"
     assert axis.replay.pending().prompt.endswith("Sollum (so far 1 unit fired, hits: 2 on armor)")
-    assert state.turn.fire_result.hits == {"armor": cb.ClassHits(2)} and state.turn.fire_result.wiped_out == ()
+    assert state.turn.fire_result.hits == {"armor": ls.ClassHits(2)} and state.turn.fire_result.wiped_out == ()
     assert state.last_fire[-1].endswith("at armor (SF): 6 6 -> 2 hits")
     assert session.legal_orders(axis) == ["fire Sollum: Savona at armor", "fire Sollum: Trento at armor",
                                           "fire Sollum: Savona at armor, Trento at armor"]

@@ -24,8 +24,8 @@ import pytest
 from pbem import session
 from pbem.errors import IllegalAction
 from rules.ritd import RULES as RITD
-from rules.ritd import combat as cb
 from rules.ritd import losses, step_losses
+from rules.ritd import losses as ls
 from rules.ritd import routs as rt
 from rules.ritd.fire import FireResult
 from rules.ritd.state import game_map
@@ -40,7 +40,7 @@ pytestmark = pytest.mark.usefixtures("registered_ritd")
 
 
 def _fire(hits: int, half_hits: int = 0, cls: str = "armor") -> FireResult:
-    return FireResult(hex=HEX, side="allied", shots=(), hits={cls: cb.ClassHits(hits, half_hits)})
+    return FireResult(hex=HEX, side="allied", shots=(), hits={cls: ls.ClassHits(hits, half_hits)})
 
 
 def _rules(problems) -> list[str]:
@@ -55,10 +55,10 @@ def test_rb_9_5_issue_27_6_hits_beyond_a_units_remaining_steps_are_refused_at_on
     CV 4 unit is wasted, so it must stay unplaced (issue 27 point 6)."""
     pos = battle_pos(blk("G1", "axis", "Ger Arm 4"), blk("P1", "allied", "Br Arm 4"))
     # 5 hits on an elite CV 4 unit (two steps, two hits each): 4 are used.
-    one_form = cb.LossAllocation(HEX, (cb.Loss("G1", 4),))
-    assert cb.check_allocation(pos, _fire(5), one_form, units=units) == []
-    over = cb.LossAllocation(HEX, (cb.Loss("G1", 5),))
-    probs = cb.check_allocation(pos, _fire(5), over, units=units)
+    one_form = ls.LossAllocation(HEX, (ls.Loss("G1", 4),))
+    assert ls.check_allocation(pos, _fire(5), one_form, units=units) == []
+    over = ls.LossAllocation(HEX, (ls.Loss("G1", 5),))
+    probs = ls.check_allocation(pos, _fire(5), over, units=units)
     assert _rules(probs) == ["RB 9.5"]
     assert "G1 (Ger Arm 4 at CV 4): 5 hits placed but it can use only 4 hits" in probs[0].message
 
@@ -67,23 +67,23 @@ def test_rb_9_5_issue_27_6_one_hit_on_an_elite_step_that_needs_two_is_refused_at
     """RB 9.5: "Two hits are necessary to reduce them by a step": a lone third hit
     on an elite unit is wasted and stays unplaced (issue 27 point 6)."""
     pos = battle_pos(blk("G1", "axis", "Ger Arm 4"), blk("P1", "allied", "Br Arm 4"))
-    assert cb.check_allocation(pos, _fire(3), cb.LossAllocation(HEX, (cb.Loss("G1", 2),)), units=units) == []
-    probs = cb.check_allocation(pos, _fire(3), cb.LossAllocation(HEX, (cb.Loss("G1", 3),)), units=units)
+    assert ls.check_allocation(pos, _fire(3), ls.LossAllocation(HEX, (ls.Loss("G1", 2),)), units=units) == []
+    probs = ls.check_allocation(pos, _fire(3), ls.LossAllocation(HEX, (ls.Loss("G1", 3),)), units=units)
     assert _rules(probs) == ["RB 9.5"] and "3 hits placed but it can use only 2 hits" in probs[0].message
     # RB 9.52: two half-hits make a hit; an odd half-hit cannot be used either.
     pos = battle_pos(blk("B1", "axis", "Br Arm 4"), blk("P1", "allied", "Br Arm 4"))
-    assert _rules(cb.check_allocation(pos, _fire(0, 3), cb.LossAllocation(HEX, (cb.Loss("B1", 0, 3),)),
+    assert _rules(ls.check_allocation(pos, _fire(0, 3), ls.LossAllocation(HEX, (ls.Loss("B1", 0, 3),)),
                                       units=units)) == ["RB 9.5"]
-    assert cb.check_allocation(pos, _fire(0, 3), cb.LossAllocation(HEX, (cb.Loss("B1", 0, 2),)),
+    assert ls.check_allocation(pos, _fire(0, 3), ls.LossAllocation(HEX, (ls.Loss("B1", 0, 2),)),
                                units=units) == []
 
 
 def test_rb_9_5_issue_27_6_the_same_check_judges_pursuit_hits_on_known_units() -> None:
     """RB 10.5 places Pursuit hits "as per 9.5": the one check (losses.unusable)."""
     pos = battle_pos(blk("G1", "axis", "Ger Arm 4"), blk("G2", "axis", "Ger Inf 4"), blk("P1", "allied", "Br Arm 4"))
-    over = cb.LossAllocation(HEX, (cb.Loss("G1", 5), cb.Loss("G2", 4)))
+    over = ls.LossAllocation(HEX, (ls.Loss("G1", 5), ls.Loss("G2", 4)))
     assert _rules(rt.check_pursuit_losses(pos, ("G1", "G2"), 9, over, units=units)) == ["RB 9.5"]
-    assert rt.check_pursuit_losses(pos, ("G1", "G2"), 9, cb.LossAllocation(HEX, (cb.Loss("G1", 4), cb.Loss("G2", 4))),
+    assert rt.check_pursuit_losses(pos, ("G1", "G2"), 9, ls.LossAllocation(HEX, (ls.Loss("G1", 4), ls.Loss("G2", 4))),
                                    units=units) == []
 
 
@@ -102,7 +102,7 @@ def test_rb_9_5_issue_27_6_an_over_placement_in_battle_is_refused_by_its_signer_
         _add(battle, "allied", "losses Sollum: 7/7 Tk 5")
     assert "RB 9.5" in str(err.value) and "5 hits placed but it can use only 4 hits" in str(err.value)
     tk = next(b.token for b in allied.replay.state.position.blocks if b.unit == "7/7 Tk")
-    over = cb.LossAllocation(hex=game_map().resolve("Sollum"), losses=(cb.Loss(tk, 5),))
+    over = ls.LossAllocation(hex=game_map().resolve("Sollum"), losses=(ls.Loss(tk, 5),))
     stored, seq = crafted_event(battle.allied, [], over)
     for out in deliver_everywhere(battle.axis, stored, seq, "allied", tmp_path):
         assert "RB 9.5" in out and "5 hits placed but it can use only 4 hits" in out, out
@@ -126,7 +126,7 @@ def test_rb_9_5_issue_27_6_one_pursuit_hit_taken_as_an_elite_step_is_refused_whe
     allied, _ = session.draft_replay(demo.allied.seat())
     assert allied.state.turn.hits == 1
     with monkeypatch.context() as cheat:  # the Allied client takes an elite step for one hit
-        cheat.setattr(cb, "used_cv", lambda loss, a: a.cv_per_step if loss is not None and loss.hits else 0)
+        cheat.setattr(ls, "used_cv", lambda loss, a: a.cv_per_step if loss is not None and loss.hits else 0)
         cheat.setattr(step_losses, "loss_problems", lambda *args: [])
         forged = send_orders(demo, "allied", "pursuit losses 7/7 Tk 1", "refuse-battle Sollum -> Sidi Barrani")
     demo.deliver(demo.axis, forged)  # the Axis cannot tell yet: an obligation waits
@@ -176,12 +176,12 @@ def test_rb_9_5_issue_27_6_every_default_placement_is_the_one_valid_form(names) 
     pos = battle_pos(*blocks, blk("P1", "allied", "Br Arm 4"))
     tokens = tuple(b.token for b in blocks)
     for hits, half in itertools.product(range(12), range(4)):
-        placed = cb.greedy_placement(cb.ClassHits(hits, half), blocks, units)
+        placed = ls.greedy_placement(ls.ClassHits(hits, half), blocks, units)
         # Version 6: full hits before half-hits, in the order listed (RB 9.52).
         assert losses.split_problems(placed, hits) == [], (names, hits, half, placed)
         for loss in placed:
             b = pos.block(loss.token)
-            assert losses.unusable(loss, cb.absorber_of(b, units(b.unit))) == "", (names, hits, half, loss)
+            assert losses.unusable(loss, ls.absorber_of(b, units(b.unit))) == "", (names, hits, half, loss)
         if not half:
             alloc = rt.default_pursuit_allocation(pos, tokens, hits, HEX, units=units)
             assert rt.check_pursuit_losses(pos, tokens, hits, alloc, units=units) == [], (names, hits)
@@ -197,8 +197,8 @@ def test_rb_9_52_issue_27_6_one_hit_or_two_half_hits_on_a_unit_has_one_form() ->
     signed form: the full hit first (issue 27 point 6)."""
     pos = battle_pos(blk("B1", "axis", "Br Arm 1", 1), blk("P1", "allied", "Br Arm 4"))
     fire = _fire(1, 2)
-    assert cb.check_allocation(pos, fire, cb.LossAllocation(HEX, (cb.Loss("B1", 1),)), units=units) == []
-    probs = cb.check_allocation(pos, fire, cb.LossAllocation(HEX, (cb.Loss("B1", 0, 2),)), units=units)
+    assert ls.check_allocation(pos, fire, ls.LossAllocation(HEX, (ls.Loss("B1", 1),)), units=units) == []
+    probs = ls.check_allocation(pos, fire, ls.LossAllocation(HEX, (ls.Loss("B1", 0, 2),)), units=units)
     assert _rules(probs) == ["RB 9.52"]
     assert "B1: 1 hit placed as 2 half-hits; the one valid form is 1 hit" in probs[0].message
 
@@ -209,13 +209,13 @@ def test_rb_9_52_issue_27_6_full_hits_go_to_the_units_in_the_order_listed() -> N
     and a unit that takes a hit and two half-hits (CV 2) has one form too."""
     pos = battle_pos(blk("B1", "axis", "Br Arm 1", 1), blk("B2", "axis", "Br Arm 1", 1), blk("P1", "allied", "Br Arm 4"))
     fire = _fire(1, 2)
-    ok = cb.LossAllocation(HEX, (cb.Loss("B2", 1), cb.Loss("B1", 0, 2)))
-    assert cb.check_allocation(pos, fire, ok, units=units) == []
-    swapped = cb.LossAllocation(HEX, (cb.Loss("B2", 0, 2), cb.Loss("B1", 1)))
-    assert _rules(cb.check_allocation(pos, fire, swapped, units=units)) == ["RB 9.52", "RB 9.52"]
+    ok = ls.LossAllocation(HEX, (ls.Loss("B2", 1), ls.Loss("B1", 0, 2)))
+    assert ls.check_allocation(pos, fire, ok, units=units) == []
+    swapped = ls.LossAllocation(HEX, (ls.Loss("B2", 0, 2), ls.Loss("B1", 1)))
+    assert _rules(ls.check_allocation(pos, fire, swapped, units=units)) == ["RB 9.52", "RB 9.52"]
     pos = battle_pos(blk("B1", "axis", "Br Arm 4", 2), blk("P1", "allied", "Br Arm 4"))
-    assert cb.check_allocation(pos, fire, cb.LossAllocation(HEX, (cb.Loss("B1", 1, 2),)), units=units) == []
-    assert _rules(cb.check_allocation(pos, _fire(2, 2), cb.LossAllocation(HEX, (cb.Loss("B1", 1, 2),)),
+    assert ls.check_allocation(pos, fire, ls.LossAllocation(HEX, (ls.Loss("B1", 1, 2),)), units=units) == []
+    assert _rules(ls.check_allocation(pos, _fire(2, 2), ls.LossAllocation(HEX, (ls.Loss("B1", 1, 2),)),
                                       units=units)) == ["RB 9.52"]
 
 
