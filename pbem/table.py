@@ -486,7 +486,7 @@ class LocalTable:
             if result.auto_reply is None:
                 return
             sent = result.auto_reply
-            self._announce(to, sent, [], "automatic: entropy for the dice, the shared deck or a forced step")
+            self._announce(to, sent, [], "automatic: " + ("; ".join(sent.said) or "the shared deck's work"))
             to = self.other(to)
 
     def _announce(self, player: Player, sent: session.Sent, orders: Sequence[str], what: str = "no orders") -> None:
