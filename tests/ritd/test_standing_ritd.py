@@ -133,3 +133,25 @@ def test_every_settled_step_is_a_step_of_the_sequence_and_every_order_is_offered
         assert kind in PROMPTS, kind
     for words in STANDING.values():
         assert "RB " in words
+
+
+def test_a_lost_turn_file_of_a_standing_answer_is_written_again_by_the_next_receive(sollum):
+    """A 'pbem receive' that stored its automatic answer (entropy and a standing
+    order) but died before writing its turn file: the next receive of the same
+    file recognises the stored event as the answer ``automatic_orders`` composes
+    from the log with the player's standing orders, and writes that event's own
+    signed bytes, never a second signature (as for forced steps)."""
+    sollum.play("allied", "fire Sollum: 7/7 Tk at infantry")
+    _set(sollum.allied, "losses-auto")
+    data = _send(sollum, "axis", "losses Sollum: Brescia 2, Trento 2",
+                 "fire Sollum: Brescia at armor, Savona at armor, Trento at armor")
+    result = session.receive(sollum.allied.seat(), [("turn", data)], forced=True)
+    assert result.auto_reply is not None and "your standing order" in "; ".join(result.auto_reply.said)
+    turn = result.auto_reply.turn_file
+    seq = result.auto_reply.seqs[-1]
+    stored = sollum.allied.gd.read_event(seq)
+    turn.unlink()  # the crash: the event is stored, its turn file never written
+    again = session.receive(sollum.allied.seat(), [("turn", data)], forced=True)
+    assert again.auto_reply is not None and again.auto_reply.turn_file == turn
+    assert session.parse_turn(turn.read_bytes()).events == [stored]
+    assert sollum.allied.gd.event_count() == seq + 1 and sollum.allied.gd.read_event(seq) == stored
