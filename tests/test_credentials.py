@@ -108,3 +108,19 @@ def test_send_logs_in_to_a_real_smtp_server_with_the_command_s_password(mailing,
         assert "guess" not in again.output and len(received) == 1
     finally:
         controller.stop()
+
+
+def test_the_system_keyring_gives_the_password_and_says_how_to_store_a_missing_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27 point 8: 'keyring = true' reads the password from the system
+    keyring (the optional 'keyring' package, here a stand-in with its API):
+    service credentials.KEYRING_SERVICE, the login user."""
+    import types
+
+    stored = {(credentials.KEYRING_SERVICE, "red"): "from-keyring"}
+    fake = types.ModuleType("keyring")
+    fake.get_password = lambda service, user: stored.get((service, user))  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "keyring", fake)
+    assert credentials.password(_config(tmp_path), "red", use_keyring=True) == ("from-keyring", [])
+    with pytest.raises(UsageProblem, match=f"keyring set {credentials.KEYRING_SERVICE} blue"):
+        credentials.password(_config(tmp_path), "blue", use_keyring=True)
