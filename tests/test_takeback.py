@@ -102,6 +102,14 @@ def test_a_move_taken_back_by_agreement_through_the_cli(tmp_path):
         for cmd in ("log", "show"):
             out = _cli(cmd, *_where(side)) if cmd == "show" else _cli(cmd, "-g", side.gd.path)
             assert out.exit_code == 0 and said in out.output, out.output
+    # blue's turn report covers red's events since blue's last orders: the span, the grant, the new move.
+    report = tmp_path / "blue-report.txt"
+    assert _cli("report", "--format", "text", "-o", report, *_where(t.blue)).exit_code == 0
+    text = " ".join(report.read_text().split())
+    assert said[0].upper() + said[1:] + "." in text and f"Taken back by agreement in event {mistake + 1}." in text
+    log = _cli("log", "-g", t.blue.gd.path).output
+    assert f"(taken back in event {mistake + 1})" in log.splitlines()[mistake]
+    assert said in session.turn_summary(session.load_public(t.red.gd), [mistake + 1])  # the email body
     assert len(heads) == 1
 
     # The state equals a game where red played the second move directly.
