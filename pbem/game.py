@@ -389,13 +389,16 @@ class Replay:
     #: Reads stored event ``seq`` of this log (a game directory's): what a takeback's
     #: rebuild reads of the events this replay did not apply itself (restored from a cache).
     event_reader: Callable[[int], bytes] | None = field(default=None, repr=False, compare=False)
-    #: The stored bytes of the events this replay applied, from seq ``_log_start``: the
-    #: first ``_log_len`` of ``_log``, a list forks share (each appends only at its end).
-    _log: list[bytes] = field(default_factory=list, repr=False)
-    _log_start: int = field(default=0, repr=False)
-    _log_len: int = field(default=0, repr=False)
-    #: Memo of known values checked against a commitment: (label, digest, value) -> opens.
-    _opens_memo: dict[tuple[str, bytes, bytes], bool] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Bookkeeping, not part of the fold (no dataclass fields: never compared or cached).
+        #: The stored bytes of the events this replay applied, from seq ``_log_start``: the
+        #: first ``_log_len`` of ``_log``, a list forks share (each appends only at its end).
+        self._log: list[bytes] = []
+        self._log_start = 0
+        self._log_len = 0
+        #: Memo of known values checked against a commitment: (label, digest, value) -> opens.
+        self._opens_memo: dict[tuple[str, bytes, bytes], bool] = {}
 
     # -- public queries -------------------------------------------------
 
