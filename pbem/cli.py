@@ -1086,23 +1086,48 @@ def _read_request(path: Path) -> bytes:
               help="The first event to take back (default: your first since your opponent's last).")
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
               help="Where to write the request (default: GAME/outbox/; '-' for stdout).")
+@click.option("--eml", is_flag=True, help="Also write an email message (.eml) carrying the request.")
+@click.option("--smtp", is_flag=True, help="Send that email through the SMTP server of --smtp-config.")
+@click.option("--smtp-config", type=click.Path(path_type=Path), default=None,
+              help="SMTP settings (TOML; default $PBEM_HOME/smtp.toml).")
+@click.option("--from-address", "sender", default="", help="Sender address (default: the game's --email).")
+@click.option("--to", "recipient", default="", help="Recipient address (default: the game's --opponent-email).")
 @game_option
 @identity_option
 @passphrase_option
 @json_option
-def takeback_ask(first: int | None, out: Path | None, game: Path, identity: Path | None,
-                 passphrase_file: Path | None, as_json: bool) -> None:
+def takeback_ask(first: int | None, out: Path | None, eml: bool, smtp: bool, smtp_config: Path | None,
+                 sender: str, recipient: str, game: Path, identity: Path | None, passphrase_file: Path | None,
+                 as_json: bool) -> None:
     """Ask your opponent to let you take back your last events: writes a
     signed request to send them (nothing is added to the log)."""
-    from pbem.takeback import ask
+    from pbem.fileio import write_atomic
+    from pbem.mail import smtp_send_configured
+    from pbem.store import GameDir
+    from pbem.takeback import ask, request_email
 
+    if eml or smtp:
+        if out is not None and str(out) == "-":
+            raise click.UsageError("--eml and --smtp need the request in a file, not on stdout")
+        _check_mail_settings(GameDir(game), sender=sender, recipient=recipient, smtp=smtp, smtp_config=smtp_config)
     seat = _seat(game, identity, passphrase_file, exclusive=True)
     asked = ask(seat, first=first, out=out)
     r = asked.request
-    text = (f"takeback request for events {r.first}..{r.head_seq} written to {asked.path}: send it to "
-            f"{asked.granter}, who grants it with 'pbem takeback grant FILE'")
+    data: dict[str, Any] = {"request": str(asked.path), "first": r.first, "last": r.head_seq, "head": r.head}
+    lines = [f"takeback request for events {r.first}..{r.head_seq} written to {asked.path}: send it to "
+             f"{asked.granter}, who grants it with 'pbem takeback grant FILE'"]
+    if eml or smtp:
+        message = request_email(seat.gd, asked, sender=sender, recipient=recipient)
+        if eml:
+            data["eml"] = str(asked.path.with_suffix(".eml"))
+            write_atomic(asked.path.with_suffix(".eml"), message)
+            lines.append(f"email message {data['eml']}")
+        if smtp:
+            where, warnings = smtp_send_configured(smtp_config or _home() / "smtp.toml", message)
+            lines += [f"warning: {w}" for w in warnings] + [f"sent by email through {where}"]
+            data["smtp"] = where
     if str(asked.path) != "-":
-        _emit({"request": str(asked.path), "first": r.first, "last": r.head_seq, "head": r.head}, as_json, text)
+        _emit(data, as_json, "\n".join(lines))
 
 
 @takeback.command("grant")

@@ -26,18 +26,19 @@ import msgspec
 from pbem import codec
 from pbem import session as sessionmod
 from pbem.dice import new_secret
-from pbem.errors import BadFile, ForeignGame, IllegalAction, VersionMismatch
+from pbem.errors import BadFile, ForeignGame, IllegalAction, UsageProblem, VersionMismatch
 from pbem.fileio import make_dirs, write_atomic
 from pbem.game import Replay, short_game, takeback_text
 from pbem.text import shown
 
 if TYPE_CHECKING:
     from pbem.session import Seat, Sent
+    from pbem.store import GameDir
 
 #: The ``type`` of a takeback request file.
 REQUEST_TYPE = "pbem-takeback-request"
-#: Largest request file read (a request is a few hundred bytes).
-MAX_REQUEST_BYTES = 1 << 16
+#: Largest request file read (a request is a few hundred bytes; an email carrying it a few KiB).
+MAX_REQUEST_BYTES = 1 << 20
 
 
 class RequestFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -134,10 +135,59 @@ def _grant_body(replay: Replay, role: str, signed: codec.Takeback, *, x_next: by
                       takeback=signed)
 
 
+def request_email(gd: GameDir, asked: Asked, *, sender: str = "", recipient: str = "") -> bytes:
+    """An RFC 5322 message carrying the request file of ``asked`` (the game's
+    addresses unless given), its body saying what is asked and how to answer."""
+    import email.policy
+    from email.message import EmailMessage
+    from email.utils import formatdate
+
+    from pbem.mail import check_address
+
+    local = gd.read_local()
+    sender, recipient = sender or local.email, recipient or local.opponent_email
+    if not sender or not recipient:
+        raise UsageProblem("email needs --from and --to, or the game's addresses: 'pbem address --email ME "
+                           "--opponent-email THEM'")
+    check_address(sender, "--from")
+    check_address(recipient, "--to")
+    r = asked.request
+    msg = EmailMessage(policy=email.policy.SMTP)
+    msg["Subject"] = f"[pbem {r.game[:8]}] takeback request: events {r.first}..{r.head_seq} by {r.role}"
+    msg["From"], msg["To"], msg["Date"] = sender, recipient, formatdate(localtime=False)
+    msg["X-Pbem-Game"] = r.game
+    msg.set_content(
+        f"{r.role} asks to take back its events {r.first}..{r.head_seq} (docs/protocol.md decision 28).\n\n"
+        "To grant it (your next event carries this request; the game returns to what it was before them):\n"
+        "  pbem takeback grant THIS-MESSAGE.eml\n"
+        "To refuse it, sign nothing and play on ('pbem takeback refuse THIS-MESSAGE.eml' says so).\n")
+    msg.add_attachment(Path(asked.path).read_bytes(), maintype="application", subtype="json",
+                       filename=Path(asked.path).name)
+    return msg.as_bytes()
+
+
+def _from_email(data: bytes) -> bytes | None:
+    """The request file attached to an email message, or None if ``data`` holds none."""
+    import email
+    import email.policy
+
+    msg = email.message_from_bytes(data, policy=email.policy.default)
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        payload = part.get_payload(decode=True)
+        if isinstance(payload, bytes) and REQUEST_TYPE.encode() in payload and payload.lstrip().startswith(b"{"):
+            return payload
+    return None
+
+
 def read_request(data: bytes, name: str) -> codec.Takeback:
-    """The signed request in a request file; BadFile if it is not one."""
+    """The signed request in a request file, or attached to an email message;
+    BadFile if it is neither."""
     if len(data) > MAX_REQUEST_BYTES:
         raise BadFile(f"{shown(name)}: {len(data)} bytes, over the limit of {MAX_REQUEST_BYTES} for a takeback request")
+    if not data.lstrip().startswith(b"{"):
+        data = _from_email(data) or data
     try:
         parsed = msgspec.json.decode(data, type=RequestFile)
     except (msgspec.DecodeError, RecursionError) as exc:

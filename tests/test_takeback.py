@@ -446,3 +446,18 @@ def test_vault_salts_are_the_vaults_own(table):
     data = table.red.seat().vault
     assert set(data.known_salts()) == set(data.secrets)
     assert VaultData(game="", role="red").known_salts() == {}
+
+
+def test_the_request_travels_by_email_and_is_granted_from_the_message(table, tmp_path):
+    table.play("red", "advance 1", "pass")
+    out = _cli("takeback", "ask", "--eml", "--from-address", "red@example.org", "--to", "blue@example.org",
+               "-o", tmp_path / "ask.json", *_where(table.red))
+    assert out.exit_code == 0, out.output
+    message = (tmp_path / "ask.eml").read_bytes()
+    assert b"takeback request: events 2..2 by red" in message and b"pbem takeback grant" in message
+    granted = _cli("takeback", "grant", tmp_path / "ask.eml", "-o", tmp_path / "grant.pbem", *_where(table.blue))
+    assert granted.exit_code == 0, granted.output
+    assert "event 2 by red was taken back by agreement (red asked, blue granted in event 3)" in granted.output
+    # No address anywhere: refused before anything is signed or written.
+    bare = _cli("takeback", "ask", "--eml", *_where(table.blue))
+    assert bare.exit_code == 2 and "email needs --from and --to" in bare.output
