@@ -1150,9 +1150,14 @@ def takeback_grant(request: Path, note: str, eml: bool, smtp: bool, smtp_config:
     data = _read_request(request)
     if eml or smtp:
         _check_mail_settings(GameDir(game), sender=sender, recipient=recipient, smtp=smtp, smtp_config=smtp_config)
+    from pbem.session import live_draft
+
     seat = _seat(game, identity, passphrase_file, exclusive=True)
+    drafted = len(live_draft(seat).orders)
     sent = grant(seat, data, str(request), note=note, out=out)
     click.echo(sentence(seat.replay.history[-1]), err=True)
+    if drafted:
+        click.echo(f"your draft ({drafted} order(s)) was dropped: it answered the events taken back", err=True)
     _print_turn_to_stdout(sent, game)
     extra: dict[str, Any] = {}
     if eml or smtp:

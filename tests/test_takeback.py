@@ -79,10 +79,11 @@ def test_a_move_taken_back_by_agreement_through_the_cli(tmp_path):
     asked = _cli("takeback", "ask", "-o", tmp_path / "ask.json", *red)
     assert asked.exit_code == 0, asked.output
     assert f"events {mistake}..{mistake}" in asked.output and t.red.gd.event_count() == mistake + 1
+    assert _cli("do", "advance 1", *blue).exit_code == 0  # blue had begun to answer the mistake
     granted = _cli("takeback", "grant", tmp_path / "ask.json", "-o", tmp_path / "grant.pbem", *blue)
     assert granted.exit_code == 0, granted.output
     said = f"event {mistake} by red was taken back by agreement (red asked, blue granted in event {mistake + 1})"
-    assert said in granted.output
+    assert said in granted.output and "your draft (1 order(s)) was dropped" in granted.output
     assert _cli("receive", tmp_path / "grant.pbem", *red).exit_code == 0
     # red decides again, differently
     assert _cli("do", "advance 2", "pass", *red).exit_code == 0
