@@ -469,3 +469,23 @@ def test_the_request_travels_by_email_and_is_granted_from_the_message(table, tmp
     # No address anywhere: refused before anything is signed or written.
     bare = _cli("takeback", "ask", "--eml", *_where(table.blue))
     assert bare.exit_code == 2 and "email needs --from and --to" in bare.output
+
+
+def test_under_a_time_control_the_grant_is_a_signed_reply_and_the_asker_owes_since_it(tmp_path, monkeypatch):
+    from pbem.claims import clock_status
+    from pbem.game import DAY
+    from tests.test_time_control import T0, body_of, timed_table
+
+    t = timed_table(tmp_path, monkeypatch, reply_days=3, leave_days=2)
+    monkeypatch.setenv("PBEM_NOW", str(T0 + DAY))
+    t.play("red", "advance 1", "pass")
+    asked = takeback.ask(t.red.seat())
+    monkeypatch.setenv("PBEM_NOW", str(T0 + 5 * DAY))  # blue grants a day late: one day of its leave
+    granted = takeback.grant(t.blue.seat(), asked.path.read_bytes(), "ask")
+    t.deliver(t.red, Path(granted.turn_file).read_bytes())
+    grant = body_of(t.red, granted.seqs[-1])
+    assert grant.v == codec.TAKEBACK_CLOCK_VERSION == 6 and grant.time == T0 + 5 * DAY
+    replay = t.red.seat().replay
+    status = clock_status(replay)
+    assert status is not None and (status.role, status.seq, status.since) == ("red", granted.seqs[-1], T0 + 5 * DAY)
+    assert replay.leave_used == {"blue": DAY}

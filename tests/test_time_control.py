@@ -1,9 +1,9 @@
 """Time controls (issue 27 point 4; docs/protocol.md decision 23): a genesis
 made with ``--reply-days`` records the agreed reply time and leave, the game
-is played at format version 2 (4 since terminal events, decision 26) and
-every event carries a signed time; a genesis without it (every game before,
-examples/, tests/data/) stays at format version 1 (3 for a new game) and
-verifies exactly as before. ``pbem show`` says who owes
+is played at format version 2 (4 since terminal events, decision 26; 6 since
+takebacks, decision 28) and every event carries a signed time; a genesis
+without it (every game before, examples/, tests/data/) stays at format
+version 1 (5 for a new game) and verifies exactly as before. ``pbem show`` says who owes
 what since when and how much time is left."""
 
 from __future__ import annotations
