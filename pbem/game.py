@@ -397,8 +397,8 @@ class Replay:
         self._log: list[bytes] = []
         self._log_start = 0
         self._log_len = 0
-        #: Memo of known values checked against a commitment: (label, digest, value) -> opens.
-        self._opens_memo: dict[tuple[str, bytes, bytes], bool] = {}
+        #: Memo of known values checked against a commitment: (label, digest, value, salt) -> opens.
+        self._opens_memo: dict[tuple[str, bytes, bytes, bytes], bool] = {}
 
     # -- public queries -------------------------------------------------
 
@@ -579,7 +579,7 @@ class Replay:
         record = self.commitments.get(label) if salt is not None else None
         if record is None or salt is None or value is None:
             return value
-        key = (label, record.digest, value)
+        key = (label, record.digest, value, salt)
         ok = self._opens_memo.get(key)
         if ok is None:
             ok = self._opens_memo[key] = opening_matches(record, self.commit_domain, label, salt, value)
@@ -1436,15 +1436,15 @@ def audit_openings(events: Iterable[bytes]) -> dict[str, bytes]:
 
 
 def audit_knowledge(events: Iterable[bytes]) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    """``audit_openings`` and the salt of each value (label -> salt): each opening
-    is checked against the latest commitment of its label before it, since a
-    label taken back (decision 28) may be committed again; the replay then
-    knows the value for that commitment only (``Replay.known_salts``). Only
-    labels committed more than once get a salt: every other value is known
-    for the one commitment it opened, checked here already."""
+    """``audit_openings`` and the salt of each value (label -> salt). A label
+    taken back (decision 28) may be committed again, so an opening is checked
+    against every earlier commitment of its label, the latest first; the
+    replay then gives the value to the rules for the commitment it opens only
+    (``Replay.known_salts``). Only labels committed more than once get a salt:
+    every other value is known for the one commitment it opened, checked here
+    already."""
     game = b""
-    digests: dict[str, CommitRecord] = {}
-    again: set[str] = set()
+    digests: dict[str, list[CommitRecord]] = {}
     found: dict[str, bytes] = {}
     salts: dict[str, bytes] = {}
     for stored in events:
@@ -1456,14 +1456,12 @@ def audit_knowledge(events: Iterable[bytes]) -> tuple[dict[str, bytes], dict[str
         if body.genesis is not None:
             game = bytes.fromhex(body.genesis.nonce)
         for c in body.commits:
-            if c.label in digests:
-                again.add(c.label)
-            digests[c.label] = CommitRecord(bytes.fromhex(c.digest), body.seq, body.author, c.kind)
+            digests.setdefault(c.label, []).append(CommitRecord(bytes.fromhex(c.digest), body.seq, body.author,
+                                                                c.kind))
         for o in body.reveals:
-            record = digests.get(o.label)
-            value = bytes.fromhex(o.value)
-            if record is not None and o.label not in found and \
-                    opening_matches(record, game, o.label, bytes.fromhex(o.salt), value):
+            value, salt = bytes.fromhex(o.value), bytes.fromhex(o.salt)
+            if o.label not in found and any(opening_matches(record, game, o.label, salt, value)
+                                            for record in reversed(digests.get(o.label, []))):
                 found[o.label] = value
-                salts[o.label] = bytes.fromhex(o.salt)
-    return found, {label: salt for label, salt in salts.items() if label in again}
+                salts[o.label] = salt
+    return found, {label: salt for label, salt in salts.items() if len(digests[label]) > 1}
