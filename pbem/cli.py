@@ -625,6 +625,10 @@ def show(game: Path, identity: Path | None, passphrase_file: Path | None, as_jso
     if offer:
         lines.append(offer)
         data["draw_offer"] = offer
+    taken = recent_takebacks(seat.replay, seat.role)
+    if taken:
+        lines += [f"takeback: {sentence}" for sentence in taken]
+        data["takebacks"] = taken
     if outcome is not None:
         lines.append(f"game over: {outcome.summary}")
     stopped = seat.gd.stopped_reason()
@@ -643,6 +647,20 @@ def _waiting(seat: Any) -> list[str]:
     return [] if probe.state is None else [escaped(line) for line in seat.rules.waiting(probe.state, seat.role)]
 
 
+def recent_takebacks(replay: Any, role: str) -> list[str]:
+    """The takebacks (decision 28) of the current turn and since ``role`` last
+    gave orders, in words, as ``pbem show`` lists them."""
+    from pbem.game import takeback_text
+    from pbem.report import last_orders
+
+    if replay.state is None:
+        return []
+    label = replay.rules.turn_label(replay.state)
+    since = last_orders(replay.history, role)
+    return [takeback_text(info) for info in replay.history if info.takeback is not None
+            and (info.turn == label or since is None or info.seq > since)]
+
+
 #: Kinds of happening ``pbem show`` lists as "lost this turn" (``rulesapi.Happening``).
 LOST_KINDS = ("elimination", "loss", "rout")
 
@@ -658,8 +676,9 @@ def lost_this_turn(replay: Any, role: str) -> list[str]:
         return []
     label = replay.rules.turn_label(replay.state)
     since = last_orders(replay.history, role)
+    back = replay.taken_back()  # nothing of a span taken back by agreement was lost (decision 28)
     return [said(h).sentence for info in replay.history
-            if info.turn == label or (since is not None and info.seq > since)
+            if (info.turn == label or (since is not None and info.seq > since)) and info.seq not in back
             for h in info.happenings if h.kind in LOST_KINDS]
 
 
@@ -1080,6 +1099,128 @@ def draw(what: str, yes: bool, note: str, eml: bool, smtp: bool, smtp_config: Pa
     _sign_end(game, identity, passphrase_file, end, note=note, out=out, mail=mail, as_json=as_json,
               confirm="" if yes or what != "accept" else "Accept the draw? The game ends drawn and every secret "
               "of yours is opened")
+
+
+@cli.group()
+def takeback() -> None:
+    """An agreed takeback (docs/protocol.md decision 28): you ask back your
+    last events (a signed request, outside the log); your opponent grants it
+    in its next event (both signatures in the log) and the game returns to
+    what it was before them. Dice rolled, secrets shown and deck work are
+    never taken back."""
+
+
+def _read_request(path: Path) -> bytes:
+    from pbem.fileio import read_regular
+    from pbem.takeback import MAX_REQUEST_BYTES
+
+    if str(path) == "-":
+        return sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1)
+    return read_regular(path, MAX_REQUEST_BYTES, "takeback request")
+
+
+@takeback.command("ask")
+@click.option("--from", "first", type=click.IntRange(min=1), default=None,
+              help="The first event to take back (default: your first since your opponent's last).")
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+              help="Where to write the request (default: GAME/outbox/; '-' for stdout).")
+@click.option("--eml", is_flag=True, help="Also write an email message (.eml) carrying the request.")
+@click.option("--smtp", is_flag=True, help="Send that email through the SMTP server of --smtp-config.")
+@click.option("--smtp-config", type=click.Path(path_type=Path), default=None,
+              help="SMTP settings (TOML; default $PBEM_HOME/smtp.toml).")
+@click.option("--from-address", "sender", default="", help="Sender address (default: the game's --email).")
+@click.option("--to", "recipient", default="", help="Recipient address (default: the game's --opponent-email).")
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def takeback_ask(first: int | None, out: Path | None, eml: bool, smtp: bool, smtp_config: Path | None,
+                 sender: str, recipient: str, game: Path, identity: Path | None, passphrase_file: Path | None,
+                 as_json: bool) -> None:
+    """Ask your opponent to let you take back your last events: writes a
+    signed request to send them (nothing is added to the log)."""
+    from pbem.fileio import write_atomic
+    from pbem.mail import smtp_send_configured
+    from pbem.store import GameDir
+    from pbem.takeback import ask, request_email
+
+    if eml or smtp:
+        if out is not None and str(out) == "-":
+            raise click.UsageError("--eml and --smtp need the request in a file, not on stdout")
+        _check_mail_settings(GameDir(game), sender=sender, recipient=recipient, smtp=smtp, smtp_config=smtp_config)
+    seat = _seat(game, identity, passphrase_file, exclusive=True)
+    asked = ask(seat, first=first, out=out)
+    r = asked.request
+    data: dict[str, Any] = {"request": str(asked.path), "first": r.first, "last": r.head_seq, "head": r.head}
+    lines = [f"takeback request for events {r.first}..{r.head_seq} written to {asked.path}: send it to "
+             f"{asked.granter}, who grants it with 'pbem takeback grant FILE'"]
+    if eml or smtp:
+        message = request_email(seat.gd, asked, sender=sender, recipient=recipient)
+        if eml:
+            data["eml"] = str(asked.path.with_suffix(".eml"))
+            write_atomic(asked.path.with_suffix(".eml"), message)
+            lines.append(f"email message {data['eml']}")
+        if smtp:
+            where, warnings = smtp_send_configured(smtp_config or _home() / "smtp.toml", message)
+            lines += [f"warning: {w}" for w in warnings] + [f"sent by email through {where}"]
+            data["smtp"] = where
+    if str(asked.path) != "-":
+        _emit(data, as_json, "\n".join(lines))
+
+
+@takeback.command("grant")
+@click.argument("request", type=click.Path(path_type=Path))
+@click.option("--note", default="", help="A message to your opponent, sent in the event.")
+@_mail_options
+@out_option
+@game_option
+@identity_option
+@passphrase_option
+@json_option
+def takeback_grant(request: Path, note: str, eml: bool, smtp: bool, smtp_config: Path | None, sender: str,
+                   recipient: str, out: Path | None, game: Path, identity: Path | None,
+                   passphrase_file: Path | None, as_json: bool) -> None:
+    """Grant your opponent's takeback REQUEST: signs your next event carrying
+    it; the game returns to what it was before the events it names."""
+    from pbem.store import GameDir
+    from pbem.takeback import grant, sentence
+
+    data = _read_request(request)
+    if eml or smtp:
+        _check_mail_settings(GameDir(game), sender=sender, recipient=recipient, smtp=smtp, smtp_config=smtp_config)
+    from pbem.session import live_draft
+
+    seat = _seat(game, identity, passphrase_file, exclusive=True)
+    drafted = len(live_draft(seat).orders)
+    sent = grant(seat, data, str(request), note=note, out=out)
+    click.echo(sentence(seat.replay.history[-1]), err=True)
+    if drafted:
+        click.echo(f"your draft ({drafted} order(s)) was dropped: it answered the events taken back", err=True)
+    _print_turn_to_stdout(sent, game)
+    extra: dict[str, Any] = {}
+    if eml or smtp:
+        extra = _mail_turn(game, sent, sender=sender, recipient=recipient, write_eml=eml, smtp=smtp,
+                           smtp_config=smtp_config)
+    _sent_report(sent, as_json, extra)
+
+
+@takeback.command("refuse")
+@click.argument("request", type=click.Path(path_type=Path))
+@game_option
+@json_option
+def takeback_refuse(request: Path, game: Path, as_json: bool) -> None:
+    """Refuse your opponent's takeback REQUEST: nothing is signed; says how to tell them."""
+    from pbem.session import load_public
+    from pbem.store import GameDir
+    from pbem.takeback import refusal_text
+
+    gd = GameDir(game)
+    gd.require()
+    data = _read_request(request)
+    with gd.lock(exclusive=False):
+        replay = load_public(gd)
+    text = refusal_text(data, str(request), replay)
+    _emit({"granted": False, "text": text}, as_json, text)
 
 
 def _check_mail_settings(gd: Any, *, sender: str, recipient: str, smtp: bool, smtp_config: Path | None) -> None:
@@ -1561,6 +1702,7 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
     """List the events of a game: author, actions, dice, what happened, notes (public information)."""
     import msgspec
 
+    from pbem.game import takeback_text
     from pbem.report import said
     from pbem.session import END_WORDS, dice_text, history_json, load_public
     from pbem.store import GameDir
@@ -1571,6 +1713,8 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
     with gd.lock(exclusive=False):
         replay = load_public(gd)
     items = history_json(replay.history)
+    back = {seq: info.seq for info in replay.history if info.takeback is not None
+            for seq in range(info.takeback.first, info.takeback.last + 1)}
     lines = []
     turn = ""
     for item, info in zip(items, replay.history, strict=True):
@@ -1587,6 +1731,12 @@ def log(directory: Path | None, game: Path, as_json: bool) -> None:
             line += f"  [dice of event {r['asked_in']}: {shown}]"
         if info.end:
             line += f"  [{END_WORDS.get(info.end, info.end)}]"
+        if info.takeback is not None:  # decision 28
+            item["takeback"] = msgspec.to_builtins(info.takeback)
+            line += f"  [{takeback_text(info)}]"
+        if info.seq in back:
+            item["taken_back_in"] = back[info.seq]
+            line += f"  (taken back in event {back[info.seq]})"
         if item["reveals"]:
             line += f"  (opens {len(item['reveals'])})"
         if item["note"]:

@@ -33,8 +33,15 @@ CLOCK_VERSION = 2
 #: every game ``pbem new`` creates is at one of these.
 TERMINAL_VERSION = 3
 TERMINAL_CLOCK_VERSION = 4
+#: The format versions with agreed takebacks (docs/protocol.md decision 28): an
+#: event may carry ``takeback``, the opponent's signed request it grants.
+#: Version 5 is version 3 with them, version 6 version 4 with them; every game
+#: ``pbem new`` creates is at one of these.
+TAKEBACK_VERSION = 5
+TAKEBACK_CLOCK_VERSION = 6
 #: Every format version this pbem reads; the newest is the one it needs most.
-FORMAT_VERSIONS = (FORMAT_VERSION, CLOCK_VERSION, TERMINAL_VERSION, TERMINAL_CLOCK_VERSION)
+FORMAT_VERSIONS = (FORMAT_VERSION, CLOCK_VERSION, TERMINAL_VERSION, TERMINAL_CLOCK_VERSION, TAKEBACK_VERSION,
+                   TAKEBACK_CLOCK_VERSION)
 #: ``Body.end`` values: what an event does to the game as a whole.
 RESIGN, DRAW_OFFER, DRAW_ACCEPT, DRAW_DECLINE = "resign", "draw-offer", "draw-accept", "draw-decline"
 #: The ``end`` values after which nothing but openings may follow.
@@ -43,7 +50,7 @@ TERMINAL = (RESIGN, DRAW_ACCEPT)
 
 def is_timed(version: int) -> bool:
     """Whether events of format ``version`` carry a signed time (and its genesis a clock)."""
-    return version in (CLOCK_VERSION, TERMINAL_CLOCK_VERSION)
+    return version in (CLOCK_VERSION, TERMINAL_CLOCK_VERSION, TAKEBACK_CLOCK_VERSION)
 
 
 def has_ends(version: int) -> bool:
@@ -51,9 +58,14 @@ def has_ends(version: int) -> bool:
     return version >= TERMINAL_VERSION
 
 
+def has_takebacks(version: int) -> bool:
+    """Whether events of format ``version`` may carry ``takeback`` (decision 28)."""
+    return version >= TAKEBACK_VERSION
+
+
 def new_game_version(clock: bool) -> int:
     """The format version of a game ``pbem new`` creates (with a time control or not)."""
-    return TERMINAL_CLOCK_VERSION if clock else TERMINAL_VERSION
+    return TAKEBACK_CLOCK_VERSION if clock else TAKEBACK_VERSION
 SIG_DOMAIN = b"pbem/v1/event\x00"
 
 #: Largest stored event accepted (bytes). An honest event is a few KiB.
@@ -143,6 +155,35 @@ class Genesis(_Strict, frozen=True):
 Time = Annotated[int, msgspec.Meta(ge=0, lt=1 << 40)]
 
 
+class TakebackRequest(_Strict, frozen=True):
+    """What a player asks to take back (decision 28): its events ``first``..
+    ``head_seq`` of game ``game``, the last of which has hash ``head``. Signed
+    by ``role`` over ``TAKEBACK_DOMAIN`` + its canonical bytes, outside the log;
+    the opponent's grant event carries it with that signature."""
+
+    game: Hex32
+    role: Role
+    first: Seq
+    head_seq: Seq
+    head: Hex32
+
+
+class Takeback(_Strict, frozen=True):
+    """A granted takeback inside the granting event: the request and its signature."""
+
+    request: TakebackRequest
+    sig: HexSig
+
+
+#: Domain of a takeback request's signature (never an event's: ``SIG_DOMAIN``).
+TAKEBACK_DOMAIN = b"pbem/v1/takeback\x00"
+
+
+def takeback_signing_input(request: TakebackRequest) -> bytes:
+    """What the requester's Ed25519 signature covers."""
+    return TAKEBACK_DOMAIN + canonical(request)
+
+
 class Body(_Strict, frozen=True):
     """The signed content of one event."""
 
@@ -162,6 +203,9 @@ class Body(_Strict, frozen=True):
     #: What the event does to the game as a whole (format version 3 and 4,
     #: decision 26): "" (nothing), a resignation or a draw offered, accepted or declined.
     end: Literal["", "resign", "draw-offer", "draw-accept", "draw-decline"] = ""
+    #: The opponent's signed request this event grants (format versions 5 and 6,
+    #: decision 28): the game returns to what it was before the request's events.
+    takeback: Takeback | None = None
 
 
 class _Head(msgspec.Struct):
@@ -296,6 +340,12 @@ def decode_body(body: bytes) -> Body:
                          f"(they need version {TERMINAL_VERSION} or {TERMINAL_CLOCK_VERSION})")
     if decoded.end and decoded.genesis is not None:
         raise CodecError("a genesis cannot resign or offer a draw")
+    if decoded.takeback is not None:
+        if not has_takebacks(decoded.v):
+            raise CodecError(f"event format version {decoded.v} has no takebacks "
+                             f"(they need version {TAKEBACK_VERSION} or {TAKEBACK_CLOCK_VERSION})")
+        if decoded.genesis is not None:
+            raise CodecError("a genesis cannot grant a takeback")
     return decoded
 
 

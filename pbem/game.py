@@ -120,6 +120,15 @@ class Roll(msgspec.Struct, frozen=True, array_like=True):
     results: tuple[str, ...] = ()
 
 
+class TakenBack(msgspec.Struct, frozen=True, array_like=True):
+    """A takeback granted (decision 28): ``asker``'s events ``first``..``last``
+    were taken back by agreement; the granting event's EventInfo carries it."""
+
+    first: int
+    last: int
+    asker: str
+
+
 class EventInfo(msgspec.Struct, frozen=True, array_like=True):
     seq: int
     author: str
@@ -138,6 +147,8 @@ class EventInfo(msgspec.Struct, frozen=True, array_like=True):
     time: int = 0
     #: What the event did to the game as a whole (``Body.end``, decision 26).
     end: str = ""
+    #: The takeback this event granted (decision 28), None for any other event.
+    takeback: TakenBack | None = None
 
 
 class Owed(msgspec.Struct, frozen=True, array_like=True):
@@ -242,6 +253,9 @@ class _Event:
     x: bytes
     rolled: Roll | None
     game_over: bool = False
+    #: A granted takeback (decision 28): the game as it was after the event
+    #: before the span, rebuilt; ``_finish`` puts its fold in place.
+    rewind: Replay | None = None
     #: A game action (not a deck message) was applied: the author played on.
     played: bool = False
     labels: list[str] = field(default_factory=list)
@@ -293,7 +307,7 @@ class OpenEvent:
         body = self._body
         twin = self._replay.fork()
         if known:
-            twin.known = {**twin.known, **known}
+            twin._learn(known)
         ev = dataclasses.replace(self._event, labels=list(self._event.labels), said=list(self._event.said))
         index = len(body.actions) + 1
         judging: list[Any] = []
@@ -366,6 +380,25 @@ class Replay:
     #: gives the same answers, computed by its second process.
     signature_check: Callable[[Ed25519PublicKey, Unwrapped], bool] | None = field(
         default=None, repr=False, compare=False)
+    #: The salt of each ``known`` value (label -> salt): a value counts only for a
+    #: commitment it opens. After a takeback (decision 28) a label may be committed
+    #: again with another value; the perspective knows the new one only, and the
+    #: taken-back commitment of the same label stays hidden from it, as it would be
+    #: from the public. A label without a salt here is trusted as before.
+    known_salts: Mapping[str, bytes] = field(default_factory=dict, repr=False)
+    #: Reads stored event ``seq`` of this log (a game directory's): what a takeback's
+    #: rebuild reads of the events this replay did not apply itself (restored from a cache).
+    event_reader: Callable[[int], bytes] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Bookkeeping, not part of the fold (no dataclass fields: never compared or cached).
+        #: The stored bytes of the events this replay applied, from seq ``_log_start``: the
+        #: first ``_log_len`` of ``_log``, a list forks share (each appends only at its end).
+        self._log: list[bytes] = []
+        self._log_start = 0
+        self._log_len = 0
+        #: Memo of known values checked against a commitment: (label, digest, value, salt) -> opens.
+        self._opens_memo: dict[tuple[str, bytes, bytes, bytes], bool] = {}
 
     # -- public queries -------------------------------------------------
 
@@ -453,11 +486,22 @@ class Replay:
     #: The older name of ``fork``.
     clone = fork
 
-    def with_known(self, values: Mapping[str, bytes]) -> Replay:
-        """A fork that also knows ``values`` (label -> value: e.g. the secrets of a draft)."""
+    def with_known(self, values: Mapping[str, bytes], salts: Mapping[str, bytes] | None = None) -> Replay:
+        """A fork that also knows ``values`` (label -> value: e.g. the secrets of a
+        draft), with their ``salts`` if given (``known_salts``)."""
         twin = self.fork()
-        twin.known = {**self.known, **values}
+        twin._learn(values, salts)
         return twin
+
+    def _learn(self, values: Mapping[str, bytes], salts: Mapping[str, bytes] | None = None) -> None:
+        """Know ``values`` too, each replacing what was known of its label, salt
+        included (without ``salts``: trusted for the commitment of its label, as
+        a draft's secrets are for the commitments it is about to make)."""
+        self.known = {**self.known, **values}
+        if salts is not None:
+            self.known_salts = {**{k: v for k, v in self.known_salts.items() if k not in values}, **salts}
+        elif self.known_salts and not self.known_salts.keys().isdisjoint(values):
+            self.known_salts = {k: v for k, v in self.known_salts.items() if k not in values}
 
     def simulate(self, body: Body) -> Replay:
         """A fork with the unsigned ``body`` applied (for checking drafts): every
@@ -519,6 +563,7 @@ class Replay:
         r.leave_used = dict(data.leave_used)
         r.ended = data.ended
         r.draw_offer = data.draw_offer
+        r._log, r._log_start, r._log_len = [], data.seq + 1, 0
         return r
 
     # -- what this replay knows of the secrets ---------------------------------
@@ -527,7 +572,18 @@ class Replay:
         """The value of commitment ``label`` if this replay knows it (opened in the
         log, or known to its perspective), else None."""
         hit = self.opened.get(label)
-        return hit if hit is not None else self.known.get(label)
+        if hit is not None:
+            return hit
+        value = self.known.get(label)
+        salt = self.known_salts.get(label) if value is not None and self.known_salts else None
+        record = self.commitments.get(label) if salt is not None else None
+        if record is None or salt is None or value is None:
+            return value
+        key = (label, record.digest, value, salt)
+        ok = self._opens_memo.get(key)
+        if ok is None:
+            ok = self._opens_memo[key] = opening_matches(record, self.commit_domain, label, salt, value)
+        return value if ok else None
 
     def committed(self, label: str) -> bool:
         return label in self.commitments
@@ -563,12 +619,12 @@ class Replay:
         except CodecError as exc:
             raise BadFile(f"event {self.seq + 1}: {exc}") from None
         if self.genesis is None:
-            return self._apply_genesis(unwrapped, verify_signature_)
+            return self._logged(stored, self._apply_genesis(unwrapped, verify_signature_))
         theirs = event_game(unwrapped)
         if theirs != self.game_hex:  # checked again after the signature
             raise ForeignGame(f"event {unwrapped.seq} {foreign_game_text(unwrapped.seq, theirs, self.game_hex)}")
         if unwrapped.seq == 0:
-            return self._apply_genesis(unwrapped, verify_signature_)
+            return self._logged(stored, self._apply_genesis(unwrapped, verify_signature_))
         key = self.keys.get(unwrapped.author)
         if key is None:
             raise VerifyError(f"event {unwrapped.seq}: author '{shown(unwrapped.author)}' is not a player "
@@ -583,7 +639,26 @@ class Replay:
         if body.game != self.game_hex:
             raise ForeignGame(f"event {body.seq} {foreign_game_text(body.seq, body.game, self.game_hex)}")
         self._check_continuity(body)
-        return self._apply_body(body, codec.sha256(stored))
+        return self._logged(stored, self._apply_body(body, codec.sha256(stored)))
+
+    def _logged(self, stored: bytes, info: EventInfo) -> EventInfo:
+        """Keep an applied event's bytes for a later takeback's rebuild (decision 28)."""
+        if self._log_start + self._log_len == info.seq:
+            if len(self._log) != self._log_len:  # a fork went on from here: copy before appending
+                self._log = self._log[:self._log_len]
+            self._log.append(stored)
+            self._log_len += 1
+        return info
+
+    def _stored(self, seq: int) -> bytes:
+        """The stored bytes of event ``seq`` of this log (applied here, or read)."""
+        index = seq - self._log_start
+        if 0 <= index < self._log_len:
+            return self._log[index]
+        if self.event_reader is None:
+            raise VerifyError(f"event {seq} is needed to rebuild the game before a takeback, and this replay "
+                              "holds no copy of it (replay the whole log)")
+        return self.event_reader(seq)
 
     def _decode(self, unwrapped: Unwrapped) -> Body:
         if self.genesis is not None and _claimed_version(unwrapped.body) != self.version:
@@ -729,6 +804,7 @@ class Replay:
             raise IllegalAction(f"{where}: out of turn: the next decision is {who}'s")
         if body.end:
             self._check_end(body, where)
+        rewind = None if body.takeback is None else self._grant(body, where)
 
         if codec.is_timed(self.version) and self.history and body.time < self.history[-1].time:
             raise IllegalAction(f"{where}: signed time {format_time(body.time)} is before the signed time of "
@@ -765,7 +841,7 @@ class Replay:
                           tuple(self.rules.describe_roll(before, self.state, values)) if self.describe else ())
             said += self._happenings(before, Step(ROLL, values=tuple(values)))
             self.dice_origin = None
-        return _Event(seq, author, where, x, rolled, game_over, said=said, turn=turn)
+        return _Event(seq, author, where, x, rolled, game_over, rewind=rewind, said=said, turn=turn)
 
     def _happenings(self, before: Any, step: Step) -> tuple[Happening, ...]:
         """What ``step`` (from ``before`` to the state now) made happen, for this replay's reader."""
@@ -839,6 +915,8 @@ class Replay:
             if not c.label.startswith(DECK_NAMESPACE):
                 _require_owner(self.label_owner(c.label), c.label, author, where)
         self._end(body, ev)
+        if ev.rewind is not None:
+            self._transplant(ev.rewind)
         after = self.pending()
         if after is not None and after.kind == DICE:
             if after.role == author:
@@ -854,12 +932,126 @@ class Replay:
         self.entropy_seq[author] = seq
         self.seq = seq
         self.head = event_hash
+        granted = None if body.takeback is None else TakenBack(
+            body.takeback.request.first, body.takeback.request.head_seq, body.takeback.request.role)
         info = EventInfo(seq, author, event_hash, tuple(ev.labels), len(body.commits),
                          tuple(o.label for o in body.reveals) + tuple(f"{o.label}[{o.key}]" for o in body.leaves),
-                         body.note, ev.rolled, ev.turn, tuple(ev.said), body.time, body.end)
+                         body.note, ev.rolled, ev.turn, tuple(ev.said), body.time, body.end, granted)
         self.history.append(info)
-        self._clock(seq, author, body.time, bool(body.actions) or ev.rolled is not None)
+        # A grant is the granter's reply to the events it takes back (decision 28).
+        self._clock(seq, author, body.time, bool(body.actions) or ev.rolled is not None or granted is not None)
         return info
+
+    # -- an agreed takeback (decision 28) --------------------------------------------
+
+    def _grant(self, body: Body, where: str) -> Replay:
+        """Check a takeback granted by ``body`` (in turn: ``_begin`` checked that)
+        and rebuild the game as it was before the request's first event. Refuses
+        (IllegalAction, exit 5; ForeignGame for a request of another game) a
+        grant holding anything else, a request not signed by its role's genesis
+        key, granted before, stale (its head is not this log's head), or whose
+        span holds an event of the granter, a dice answer, dice asked, an
+        opening, deck work or an ``end``: a takeback must not let anyone roll
+        again or unshow what was shown."""
+        tb = body.takeback
+        assert tb is not None  # the caller's test
+        if body.actions or body.commits or body.reveals or body.leaves or body.end:
+            raise IllegalAction(f"{where}: grants a takeback and holds something else (an action, a commitment, an "
+                                "opening or an end); a grant holds nothing but the request (decision 28)")
+        return self.check_grant(tb, body.author, where)
+
+    def check_grant(self, tb: codec.Takeback, granter: str, where: str) -> Replay:
+        """The checks of a grant of ``tb`` by ``granter`` as the next event (see
+        ``_grant``; the turn is the caller's to check), and the rebuilt game;
+        this replay is not changed. ``where`` begins each refusal."""
+        req = tb.request
+        if self.outcome() is not None:
+            raise IllegalAction(f"{where}: grants a takeback after the end of the game "
+                                f"({shown(self.outcome_text(), 200)}) (decision 28)")
+        if req.game != self.game_hex:
+            raise ForeignGame(f"{where}: grants a takeback request of another game (game {short_game(req.game)}; "
+                              f"this game is {short_game(self.game_hex)})")
+        asker = req.role
+        what = f"{where}: grants {shown(asker, 40)}'s takeback of events {req.first}..{req.head_seq}"
+        key = self.keys.get(asker)
+        if key is None or asker == granter:
+            raise IllegalAction(f"{what}, but " + ("a player grants only the opponent's request" if key else
+                                f"{shown(asker, 40)} is not a player of this game") + " (decision 28)")
+        if not verify_signature(key, bytes.fromhex(tb.sig), codec.takeback_signing_input(req)):
+            raise IllegalAction(f"{what}, but the request is not signed by {asker}'s key from the genesis "
+                                "(forged or altered) (decision 28)")
+        if req.head_seq < self.seq and self.history[req.head_seq].hash.hex() == req.head:
+            for info in self.history[req.head_seq + 1:]:
+                if info.takeback == TakenBack(req.first, req.head_seq, asker):
+                    raise IllegalAction(f"{what}, but that request was granted already in event {info.seq} "
+                                        "(decision 28)")
+        if req.head_seq != self.seq or req.head != self.head.hex():
+            raise IllegalAction(f"{what}, but the request is stale: it names event {req.head_seq} as the head, and "
+                                f"the head is event {self.seq}" + (
+                                    "" if req.head_seq != self.seq else " with another hash") + " (decision 28)")
+        if not 1 <= req.first <= req.head_seq:
+            raise IllegalAction(f"{what}, but the genesis cannot be taken back (decision 28)")
+        for info in self.history[req.first:req.head_seq + 1]:
+            why = ""
+            if info.author != asker:
+                why = f"event {info.seq} is {info.author}'s"
+            elif info.rolls is not None:
+                why = f"event {info.seq} answers the dice of event {info.rolls.asked_seq} (they were rolled)"
+            elif info.reveals:
+                why = f"event {info.seq} opens {', '.join(repr(r) for r in info.reveals[:3])} (it was shown)"
+            elif info.end:
+                why = f"event {info.seq} {_END_VERBS.get(info.end, info.end)}"
+            if why:
+                raise IllegalAction(f"{what}, but {why}: that cannot be taken back (decision 28)")
+        if self.dice_origin is not None and self.dice_origin.seq >= req.first:
+            raise IllegalAction(f"{what}, but event {self.dice_origin.seq} asks for dice whose roll {granter} "
+                                "can already compute: that cannot be taken back (decision 28)")
+        rebuilt = self._rebuilt(req.first)
+        if rebuilt.ledger.data() != self.ledger.data():
+            raise IllegalAction(f"{what}, but events {req.first}..{req.head_seq} work the shared deck: that cannot "
+                                "be taken back (decision 28)")
+        return rebuilt
+
+    def _rebuilt(self, first: int) -> Replay:
+        """A replay of this log's events 0..first-1 from this perspective (their
+        own grants applied), checked to end at this log's event first-1."""
+        r = Replay(self.rules, role=self.role, known=self.known, check_data_hash=self.check_data_hash,
+                   describe=False, known_salts=self.known_salts, event_reader=self.event_reader)
+        r._opens_memo = self._opens_memo
+        for seq in range(first):
+            r.apply_stored(self._stored(seq), verify_signature_=False)
+        if r.head != self.history[first - 1].hash:
+            raise VerifyError(f"event {first - 1} read to rebuild the game before a takeback is not the event this "
+                              "log holds (the game directory was changed): run 'pbem verify'")
+        return r
+
+    def _transplant(self, r: Replay) -> None:
+        """The fold of ``r`` in place of this replay's: rules state, commitments,
+        openings, leaves, secret dice, pending dice, the deck, the draw offer
+        (decision 28). Kept: the history, the head, the entropy ratchet and the
+        time control's ledger, which go on through a takeback."""
+        self.state = r.state
+        self.commitments = r.commitments
+        self.opened = r.opened
+        self.leaves = r.leaves
+        self._sets = {}
+        self.secret_dice = r.secret_dice
+        self.dice_origin = r.dice_origin
+        unchecked = self.ledger.unchecked
+        self.ledger = r.ledger
+        self.ledger.unchecked = unchecked
+        self.draw_offer = r.draw_offer
+        self.ended = r.ended
+
+    def taken_back(self) -> dict[int, TakenBack]:
+        """Every event taken back by agreement -> the takeback (its granting event
+        is the first event after ``last`` holding it: see ``grants``)."""
+        out: dict[int, TakenBack] = {}
+        for info in self.history:
+            if info.takeback is not None:
+                for seq in range(info.takeback.first, info.takeback.last + 1):
+                    out[seq] = info.takeback
+        return out
 
     # -- the end of a game by its players (decision 26) ---------------------------
 
@@ -1152,6 +1344,23 @@ DECK_NAMESPACE = "deck/"
 DAY = 86400
 
 
+#: ``Body.end`` as a verb, for a refused takeback (decision 28).
+_END_VERBS = {codec.RESIGN: "resigns", codec.DRAW_OFFER: "offers a draw", codec.DRAW_ACCEPT: "accepts a draw",
+              codec.DRAW_DECLINE: "declines a draw"}
+
+
+def takeback_text(info: EventInfo) -> str:
+    """The takeback event ``info`` granted, in words ("" for any other event):
+    "events K..H by X were taken back by agreement (X asked, Y granted in event G)"."""
+    tb = info.takeback
+    if tb is None:
+        return ""
+    one = tb.first == tb.last
+    events = f"event {tb.first}" if one else f"events {tb.first}..{tb.last}"
+    return (f"{events} by {tb.asker} {'was' if one else 'were'} taken back by agreement "
+            f"({tb.asker} asked, {info.author} granted in event {info.seq})")
+
+
 def format_time(time: int) -> str:
     """A signed time as people read it (UTC)."""
     import datetime
@@ -1223,9 +1432,21 @@ def audit_openings(events: Iterable[bytes]) -> dict[str, bytes]:
     Openings are checked against their commitments here, so an audit never
     judges an early action by a value its owner could not open.
     """
+    return audit_knowledge(events)[0]
+
+
+def audit_knowledge(events: Iterable[bytes]) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """``audit_openings`` and the salt of each value (label -> salt). A label
+    taken back (decision 28) may be committed again, so an opening is checked
+    against every earlier commitment of its label, the latest first; the
+    replay then gives the value to the rules for the commitment it opens only
+    (``Replay.known_salts``). Only labels committed more than once get a salt:
+    every other value is known for the one commitment it opened, checked here
+    already."""
     game = b""
-    digests: dict[str, CommitRecord] = {}
+    digests: dict[str, list[CommitRecord]] = {}
     found: dict[str, bytes] = {}
+    salts: dict[str, bytes] = {}
     for stored in events:
         try:
             unwrapped = codec.unwrap(stored)
@@ -1235,10 +1456,12 @@ def audit_openings(events: Iterable[bytes]) -> dict[str, bytes]:
         if body.genesis is not None:
             game = bytes.fromhex(body.genesis.nonce)
         for c in body.commits:
-            digests.setdefault(c.label, CommitRecord(bytes.fromhex(c.digest), body.seq, body.author, c.kind))
+            digests.setdefault(c.label, []).append(CommitRecord(bytes.fromhex(c.digest), body.seq, body.author,
+                                                                c.kind))
         for o in body.reveals:
-            record = digests.get(o.label)
-            value = bytes.fromhex(o.value)
-            if record is not None and opening_matches(record, game, o.label, bytes.fromhex(o.salt), value):
-                found.setdefault(o.label, value)
-    return found
+            value, salt = bytes.fromhex(o.value), bytes.fromhex(o.salt)
+            if o.label not in found and any(opening_matches(record, game, o.label, salt, value)
+                                            for record in reversed(digests.get(o.label, []))):
+                found[o.label] = value
+                salts[o.label] = salt
+    return found, {label: salt for label, salt in salts.items() if len(digests[label]) > 1}

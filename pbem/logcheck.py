@@ -45,7 +45,7 @@ from pbem import codec
 from pbem import deck as deckmod
 from pbem.codec import Unwrapped
 from pbem.errors import IllegalAction
-from pbem.game import Replay, audit_openings
+from pbem.game import Replay, audit_knowledge
 from pbem.identity import verify_signature
 from pbem.ledger import AuditInput
 from pbem.rulesapi import RulesModule
@@ -81,8 +81,8 @@ class _Fallback(Exception):
 
 
 def _plain(rules: RulesModule, events: Sequence[bytes], role: str | None, known: Mapping[str, bytes],
-           audit: bool) -> Checked:
-    r = Replay(rules, role=role, known=dict(known), describe=False)
+           audit: bool, salts: Mapping[str, bytes]) -> Checked:
+    r = Replay(rules, role=role, known=dict(known), describe=False, known_salts=salts)
     for stored in events:
         r.apply_stored(stored)
     return _finish(r, known, audit, None)
@@ -114,24 +114,25 @@ def _finish(r: Replay, known: Mapping[str, bytes], audit: bool,
 
 def verify(rules: RulesModule, events: Sequence[bytes]) -> Replay:
     """Every event checked in order from the public perspective (``pbem verify``)."""
-    return _check(rules, events, None, {}, audit=False).replay
+    return _check(rules, events, None, {}, {}, audit=False).replay
 
 
 def audit(rules: RulesModule, events: Sequence[bytes], role: str) -> Checked:
     """The replay with every opening in the log known from the start (DESIGN 4),
     the commitments never opened, and the shared deck's audit once every seed is
     open (``pbem audit``; ``role`` is the audit's perspective)."""
-    return _check(rules, events, role, audit_openings(events), audit=True)
+    known, salts = audit_knowledge(events)
+    return _check(rules, events, role, known, salts, audit=True)
 
 
 def _check(rules: RulesModule, events: Sequence[bytes], role: str | None, known: Mapping[str, bytes],
-           audit: bool) -> Checked:
+           salts: Mapping[str, bytes], audit: bool) -> Checked:
     if not _two_cores(events):
-        return _plain(rules, events, role, known, audit)
+        return _plain(rules, events, role, known, audit, salts)
     try:
-        return _fast(rules, events, role, known, audit)
+        return _fast(rules, events, role, known, audit, salts)
     except Exception:  # noqa: BLE001 - whatever went wrong, the reference decides (and names the fault)
-        return _plain(rules, events, role, known, audit)
+        return _plain(rules, events, role, known, audit, salts)
 
 
 def _two_cores(events: Sequence[bytes]) -> bool:
@@ -144,8 +145,8 @@ def _two_cores(events: Sequence[bytes]) -> bool:
 
 
 def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: Mapping[str, bytes],
-          audit: bool) -> Checked:
-    r = Replay(rules, role=role, known=dict(known), describe=False)
+          audit: bool, salts: Mapping[str, bytes]) -> Checked:
+    r = Replay(rules, role=role, known=dict(known), describe=False, known_salts=salts)
     r.apply_stored(events[0])  # the genesis, checked here: its keys are the second process's
     keys = dict(r.keys)
     helper = _Helper.start(events, keys, r.roles, known, r.game_id, audit)

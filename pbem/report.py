@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from pbem.game import EventInfo
+from pbem.game import EventInfo, takeback_text
 from pbem.rulesapi import Combat, Happening, RulesModule
 from pbem.text import escaped, shown
 
@@ -71,10 +71,18 @@ class Entry:
     said: tuple[Said, ...] = ()
     #: How many commitments the event opened (what they were is the rules' to say).
     opens: int = 0
+    #: The takeback the event granted, in words (decision 28), and the event
+    #: that took this one back (-1: none).
+    takeback: str = ""
+    taken_back_in: int = -1
 
     @property
     def sentences(self) -> list[str]:
         out = [f"{a}." if not a.endswith(".") else a for a in self.actions]
+        if self.takeback:
+            out.append(f"{self.takeback[0].upper()}{self.takeback[1:]}.")
+        if self.taken_back_in >= 0:
+            out.append(f"Taken back by agreement in event {self.taken_back_in}.")
         if not out:
             out.append("No orders (an entropy answer)." if self.dice else
                        f"No orders; opens {self.opens} commitment(s)." if self.opens else "No orders.")
@@ -150,6 +158,8 @@ def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tu
     since = last_orders(history, role)
     out: list[Entry] = []
     turn = None
+    back = {seq: info.seq for info in history if info.takeback is not None
+            for seq in range(info.takeback.first, info.takeback.last + 1)}
     for info in history:
         if since is not None and info.seq <= since:
             continue
@@ -164,7 +174,7 @@ def happenings(history: Sequence[EventInfo], role: str, rules: Any = None) -> tu
         # the note is the opponent's free text: every control character escaped (issue 27 point 7)
         out.append(Entry(info.seq, info.author, tuple(map(escaped, info.actions)), escaped(dice), escaped(dice_for),
                          escaped(info.note), escaped(info.turn), heading, tuple(map(said, info.happenings)),
-                         len(info.reveals)))
+                         len(info.reveals), escaped(takeback_text(info)), back.get(info.seq, -1)))
     return since, tuple(out)
 
 

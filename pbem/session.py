@@ -42,6 +42,7 @@ from pbem.game import (
     Replay,
     event_game,
     foreign_game_text,
+    takeback_text,
 )
 from pbem.identity import Identity, fingerprint, parse_public, verify_signature
 from pbem.private import PrivateChoices, key_of
@@ -181,11 +182,13 @@ def load_seat(gd: GameDir, identity: Identity) -> Seat:
         raise VerifyError("genesis signature is not valid for the host's key")
     game_id = codec.sha256(codec.signing_input(head.body)).hex()
     data = vaultmod.load(gd.vault_dir / f"{local.role}.bin", identity, game_id, local.role)
-    base = Replay(rules, role=local.role, known=data.known_values())
+    base = Replay(rules, role=local.role, known=data.known_values(), known_salts=data.known_salts(),
+                  event_reader=gd.read_event)
     base.open_genesis(stored0)  # verifies genesis in full before anything else is trusted
     r = snapshot.restore(gd, base, identity, count)
     if r is None:  # no cache that matches the log: replay it all
-        r = Replay(rules, role=local.role, known=base.known)
+        r = Replay(rules, role=local.role, known=base.known, known_salts=base.known_salts,
+                   event_reader=gd.read_event)
         r.apply_stored(stored0)
     for seq in range(r.seq + 1, count):  # ``count`` already checked the sequence has no gap
         r.apply_stored(gd.read_event(seq))
@@ -428,7 +431,7 @@ class Composer:
     def start(cls, base: Replay, role: str, data: VaultData, orders: Sequence[DraftOrder]) -> Composer:
         """The draft ``orders`` folded whole; raises the PbemError ``simulate_draft`` raises."""
         merged = _with_secrets(data, orders)
-        twin = base.with_known(merged.known_values())
+        twin = base.with_known(merged.known_values(), merged.known_salts())
         body = _body(twin, role, merged, orders, x_next=bytes(32))
         opened = twin.open_event(body)
         return cls(base, role, data, tuple(orders), opened, opened.close())
@@ -557,7 +560,7 @@ def simulate_draft(replay: Replay, role: str, data: VaultData, orders: Sequence[
                     genesis: Genesis | None) -> Replay:
     """The replay after ``orders`` were sent by ``role`` (on a clone: nothing is written)."""
     data = _with_secrets(data, orders)
-    twin = replay.with_known(data.known_values())
+    twin = replay.with_known(data.known_values(), data.known_salts())
     body = _body(twin, role, data, orders, x_next=bytes(32), genesis=genesis)
     return twin.simulate(body)
 
@@ -880,7 +883,7 @@ def _compose(seat: Seat, orders: Sequence[DraftOrder], *, note: str = "",
     x_next = new_secret()
     body = _body(replay, role, data, orders, x_next=x_next, note=note, extra_reveals=extra, end=end)
     stored = _sign(seat.identity, body)
-    check = replay.with_known(data.known_values())
+    check = replay.with_known(data.known_values(), data.known_salts())
     check.apply_stored(stored)
     data.entropy[str(body.seq)] = x_next.hex()
     return _Composed(body, stored, data, check)
@@ -1142,7 +1145,8 @@ def _is_forced_answer(seat: Seat, seq: int) -> bool:
     deck step that first needs it: recomputed with the seed now in my vault, that step
     commits nothing). Recomputed from the replay of events 0..seq-1, never read from the
     event's text: a person's event whose step was not forced is never taken for one."""
-    before = Replay(seat.rules, role=seat.role, known=seat.vault.known_values())
+    before = Replay(seat.rules, role=seat.role, known=seat.vault.known_values(),
+                    known_salts=seat.vault.known_salts())
     for n in range(seq):
         before.apply_stored(seat.gd.read_event(n))
     try:
@@ -1246,6 +1250,8 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
                          f"{dice_text(info.rolls.values, info.rolls.sides, replay.rules, info.rolls.purposes, info.rolls.results)}")
         if info.end:
             lines.append(f"  {info.author} {END_WORDS.get(info.end, info.end)}")
+        if info.takeback is not None:  # decision 28
+            lines.append(f"  {takeback_text(info)}")
         if info.reveals:
             lines.append(f"  opens {len(info.reveals)} commitment(s)")
         # What the event made happen, in the rules' words (issue 21 point 2): a

@@ -52,6 +52,11 @@ class VaultData(msgspec.Struct, forbid_unknown_fields=True):
     def known_values(self) -> dict[str, bytes]:
         return {label: bytes.fromhex(s.value) for label, s in self.secrets.items()}
 
+    def known_salts(self) -> dict[str, bytes]:
+        """label -> salt of each secret (``Replay.known_salts``: a value counts only
+        for the commitment it opens, decision 28)."""
+        return {label: bytes.fromhex(s.salt) for label, s in self.secrets.items()}
+
 
 def _key(identity: Identity, game: str, role: str, purpose: bytes = b"vault") -> bytes:
     info = b"pbem/v1/" + purpose + b"\x00" + game.encode() + b"\x00" + role.encode()

@@ -1,9 +1,9 @@
 """Time controls (issue 27 point 4; docs/protocol.md decision 23): a genesis
 made with ``--reply-days`` records the agreed reply time and leave, the game
-is played at format version 2 (4 since terminal events, decision 26) and
-every event carries a signed time; a genesis without it (every game before,
-examples/, tests/data/) stays at format version 1 (3 for a new game) and
-verifies exactly as before. ``pbem show`` says who owes
+is played at format version 2 (4 since terminal events, decision 26; 6 since
+takebacks, decision 28) and every event carries a signed time; a genesis
+without it (every game before, examples/, tests/data/) stays at format
+version 1 (5 for a new game) and verifies exactly as before. ``pbem show`` says who owes
 what since when and how much time is left."""
 
 from __future__ import annotations
@@ -52,19 +52,21 @@ def test_a_timed_genesis_records_the_clock_and_every_event_a_signed_time(tmp_pat
     monkeypatch.setenv("PBEM_NOW", str(T0 + DAY))
     t.play("red", "advance 1", "pass")
     genesis = body_of(t.red, 0)
-    assert genesis.v == codec.TERMINAL_CLOCK_VERSION == 4  # version 2 with terminal events (decision 26)
+    assert codec.TERMINAL_CLOCK_VERSION == 4  # version 2 with terminal events (decision 26)
+    assert genesis.v == codec.TAKEBACK_CLOCK_VERSION == 6  # 'pbem new' since decision 28: 4 with takebacks
     assert genesis.genesis is not None and genesis.genesis.clock == Clock(reply_days=3, leave_days=2)
     times = [body_of(t.red, s).time for s in range(t.red.gd.event_count())]
     assert times[:2] == [T0, T0 + 3600] and all(x >= T0 + DAY for x in times[2:]), times
-    assert all(body_of(t.red, s).v == 4 for s in range(t.red.gd.event_count()))
+    assert all(body_of(t.red, s).v == 6 for s in range(t.red.gd.event_count()))
 
 
 def test_a_game_without_a_time_control_has_no_times(table):
-    # Format version 3: version 1 with terminal events (decision 26), still without times.
+    # Format version 5 (since decision 28; 3 before): version 1 with terminal events
+    # (decision 26) and takebacks, still without times.
     table.play("red", "advance 1", "pass")
     for seq in range(table.red.gd.event_count()):
         raw = table.red.gd.read_event(seq)
-        assert b'"time"' not in raw and b'"clock"' not in raw and b'"v":3' in raw
+        assert b'"time"' not in raw and b'"clock"' not in raw and b'"v":5' in raw
 
 
 #: Heads of the published logs, computed by pbem before time controls existed.
@@ -187,7 +189,7 @@ def test_an_older_pbem_meeting_a_timed_game_says_which_version_it_needs(tmp_path
     t = timed_table(tmp_path, monkeypatch)
     genesis = t.red.gd.read_event(0)
     monkeypatch.setattr(codec, "FORMAT_VERSIONS", (1,))  # what pbem before version 2 reads
-    with pytest.raises(VersionMismatch, match=r"format version 4 is not supported \(this pbem reads versions 1\); "
+    with pytest.raises(VersionMismatch, match=r"format version 6 is not supported \(this pbem reads versions 1\); "
                                               "upgrade pbem"):
         Replay(race.RULES).apply_stored(genesis)
 
@@ -217,7 +219,7 @@ def test_new_takes_reply_and_leave_days_and_join_plays_at_version_2(tmp_path, mo
                                    "--order", "setup speed 2", "--reply-days", "5", "--leave-days", "30"])
     assert out.exit_code == 0, out.output
     g = body_of(red, 0)
-    assert g.v == 4 and g.genesis is not None and g.genesis.clock == Clock(reply_days=5, leave_days=30)
+    assert g.v == 6 and g.genesis is not None and g.genesis.clock == Clock(reply_days=5, leave_days=30)
     bad = CliRunner().invoke(cli, ["new", str(tmp_path / "x"), "--rules", "race", "--scenario", "sprint",
                                    "--role", "red", "--opponent", blue.identity.public_text, "--leave-days", "3"])
     assert bad.exit_code == 2 and "--leave-days needs --reply-days" in bad.output
