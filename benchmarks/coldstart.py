@@ -14,7 +14,10 @@ DIR`) times `pbem show` of TREE too, in the same rounds (PYTHONPATH=TREE;
 the entry points are those of the installed pbem), each run's output
 compared with this checkout's: the before/after row of RESULTS.md.
 --importtime prints the largest cumulative imports of one `pbem show`
-(python -X importtime) of this checkout.
+(python -X importtime) of this checkout. --instructions counts the
+instructions of one run of each command under valgrind's cachegrind
+(PYTHONHASHSEED=0): a measure of the work that the other users of a shared
+machine do not change, beside the times, which they do.
 
 Run from a checkout:  python benchmarks/coldstart.py [--log DIR] [--baseline DIR] [--repeat 5]
 """
@@ -48,12 +51,14 @@ def show_env(tree: Path) -> dict[str, str]:
     return env
 
 
-def run_seconds(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+def run_seconds(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, str]:
     """Wall seconds, CPU seconds (user + system, of the reaped child: less
-    sensitive to the other users of a shared machine) and standard output."""
+    sensitive to the other users of a shared machine) and standard output.
+    ``cwd`` holds no pbem: `python -m` and `-c` put it first on sys.path,
+    before PYTHONPATH."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd, check=False)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -65,7 +70,7 @@ def run_seconds(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]
 def import_profile(game: Path, top: int) -> None:
     """The ``top`` largest cumulative imports of one cold `pbem show` of this checkout."""
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "pbem", "show", "-g", str(game)],
-                          capture_output=True, text=True, env=show_env(ROOT), check=True)
+                          capture_output=True, text=True, env=show_env(ROOT), cwd=game, check=True)
     rows = []
     for line in done.stderr.splitlines():
         if not line.startswith("import time:") or "cumulative" in line:
@@ -75,6 +80,17 @@ def import_profile(game: Path, top: int) -> None:
     print(f"--- python -X importtime: {len(rows)} modules, the {top} largest cumulative (us)")
     for cumulative, own, name in sorted(rows, reverse=True)[:top]:
         print(f"{cumulative:>9} {own:>7}  {name}")
+
+
+def instructions(cmd: list[str], env: dict[str, str], cwd: Path) -> int:
+    """Instructions executed by ``cmd`` (valgrind --tool=cachegrind, "I refs")."""
+    done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                           *cmd], env=dict(env, PYTHONHASHSEED="0"), cwd=cwd, capture_output=True, text=True,
+                          check=True)
+    refs = [line for line in done.stderr.splitlines() if "I   refs:" in line]
+    if not refs:
+        raise SystemExit(f"valgrind printed no instruction count:\n{done.stderr}")
+    return int(refs[-1].rsplit(":", 1)[1].replace(",", ""))
 
 
 def main_() -> None:
@@ -89,6 +105,8 @@ def main_() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="timed runs of each command (best and median)")
     parser.add_argument("--importtime", type=int, default=0, metavar="N",
                         help="print the N largest cumulative imports of one `pbem show`")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count each command's instructions under valgrind (load-independent)")
     args = parser.parse_args()
     loads = [campaign.load()]
 
@@ -108,18 +126,24 @@ def main_() -> None:
         cmds = {name: ([sys.executable, "-m", "pbem", "show", "-g", str(game)], show_env(tree))
                 for name, tree in trees.items()}
         cmds["python -c 'import click'"] = ([sys.executable, "-c", "import click"], show_env(ROOT))
+        for name, tree in trees.items():  # each tree runs its own pbem, not the one of the cwd or venv
+            where = subprocess.run([sys.executable, "-c", "import pbem; print(pbem.__file__)"], env=show_env(tree),
+                                   cwd=tmp, capture_output=True, text=True, check=True).stdout.strip()
+            if not Path(where).is_relative_to(tree):
+                raise SystemExit(f"{name}: `python -m pbem` would run {where}")
         times: dict[str, list[float]] = {name: [] for name in cmds}
         cpus: dict[str, list[float]] = {name: [] for name in cmds}
         outputs: dict[str, str] = {}
         for run in range(args.repeat + 1):
             for name, (cmd, env) in cmds.items():
-                elapsed, cpu, out = run_seconds(cmd, env)
+                elapsed, cpu, out = run_seconds(cmd, env, tmp)
                 outputs.setdefault(name, out)
                 if out != outputs[name]:
                     raise SystemExit(f"{name}: the output changed between runs")
                 if run:  # the first run writes the bytecode
                     times[name].append(elapsed)
                     cpus[name].append(cpu)
+        counts = {name: instructions(cmd, env, tmp) for name, (cmd, env) in cmds.items()} if args.instructions else {}
         loads.append(campaign.load())
         mine = outputs["this checkout"]
         for name in trees:
@@ -138,6 +162,11 @@ def main_() -> None:
             best, med = min(got[name]), statistics.median(got[name])
             print(f"{what}: pbem show, {name}: best {best * 1e3:.1f} ms = {best / click_best:.2f} x, "
                   f"median {med * 1e3:.1f} ms = {med / click_med:.2f} x (target <= 3)")
+    if counts:
+        print(f"instructions (valgrind): {click} {counts[click] / 1e6:.0f} M")
+        for name in trees:
+            print(f"instructions (valgrind): pbem show, {name}: {counts[name] / 1e6:.0f} M "
+                  f"= {counts[name] / counts[click]:.2f} x")
 
 
 if __name__ == "__main__":
