@@ -780,17 +780,17 @@ def _own_entry_points_text() -> str | None:
     case, in directory order: importlib.metadata's normalised name of such a
     directory is "pbem" exactly when the part before its first '-' is), without
     importing importlib.metadata. None when this quick search cannot tell:
-    no such directory, no entry_points.txt in it, a zip or egg on sys.path,
-    or another finder of distributions on sys.meta_path (the caller then asks
-    importlib.metadata itself)."""
+    no such directory, no entry_points.txt in it, a zip, an egg or an entry
+    other than a string on sys.path, or another finder of distributions on
+    sys.meta_path (the caller then asks importlib.metadata itself)."""
     from importlib.machinery import PathFinder
 
     if any(getattr(f, "find_distributions", None) is not None for f in sys.meta_path if f is not PathFinder):
         return None
     for entry in sys.path:
-        root = entry or "."
-        if root.lower().endswith(".egg"):
+        if not isinstance(entry, str) or entry.lower().endswith(".egg"):  # (a Path object, bytes)
             return None
+        root = entry or "."
         try:
             children = os.listdir(root)
         except NotADirectoryError:  # a zip archive on sys.path

@@ -152,6 +152,8 @@ def test_what_the_reader_cannot_tell_is_left_to_importlib_metadata(tmp_path, mon
     egg = tmp_path / "pbem-0.1.0-py3.11.egg"
     dist_info(egg, "EGG-INFO", "[pbem.rules]\nritd = egg:RULES\n")
     assert both(monkeypatch, [egg, later]) == (None, "[pbem.rules]\nritd = egg:RULES\n")
+    monkeypatch.setattr(sys, "path", [tmp_path / "hook", str(later)])  # a Path object, not a string
+    assert rulesapi._own_entry_points_text() is None
 
 
 def test_another_finder_of_distributions_is_left_to_importlib_metadata(tmp_path, monkeypatch):
