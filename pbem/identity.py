@@ -20,7 +20,6 @@ from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
-from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
 from pbem.errors import BadFile, KeyProblem, NotFound, UsageProblem
 from pbem.fileio import make_dirs, read_regular, write_atomic
@@ -48,8 +47,14 @@ class KeyFile(msgspec.Struct, forbid_unknown_fields=True):
     name: str = ""
 
 
+# The raw 32-byte forms are read with public_bytes_raw and private_bytes_raw
+# (cryptography >= 40), the same bytes as public_bytes(Encoding.Raw,
+# PublicFormat.Raw): importing cryptography's serialization module for those
+# enums loaded its SSH, RSA, DSA and EC code into every command (issue 20).
+
+
 def public_text(key: Ed25519PublicKey) -> str:
-    return PUBLIC_PREFIX + key.public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+    return PUBLIC_PREFIX + key.public_bytes_raw().hex()
 
 
 def parse_public(text: str) -> Ed25519PublicKey:
@@ -69,7 +74,7 @@ def parse_public(text: str) -> Ed25519PublicKey:
 
 def fingerprint(public: str | Ed25519PublicKey) -> str:
     key = parse_public(public) if isinstance(public, str) else public
-    digest = hashlib.sha256(_FP_DOMAIN + key.public_bytes(Encoding.Raw, PublicFormat.Raw)).hexdigest()
+    digest = hashlib.sha256(_FP_DOMAIN + key.public_bytes_raw()).hexdigest()
     return "-".join(digest[i:i + 4] for i in range(0, 16, 4))
 
 
@@ -102,7 +107,7 @@ class Identity:
         return fingerprint(self.public)
 
     def seed(self) -> bytes:
-        return self.private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        return self.private.private_bytes_raw()
 
     def sign(self, data: bytes) -> bytes:
         return self.private.sign(data)

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import importlib.metadata
 import importlib.resources
+import os
+import re
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
@@ -37,6 +39,8 @@ from pbem.commit import decode_leaves as decode_set  # noqa: F401  (for rules: a
 from pbem.errors import NotFound
 
 if TYPE_CHECKING:
+    import importlib.metadata
+
     from pbem.board import Picture
     from pbem.deck import DeckTask
 
@@ -704,6 +708,11 @@ def unregister(rules_id: str) -> None:
 
 
 def _entry_points() -> Mapping[str, importlib.metadata.EntryPoint]:
+    """Every installed distribution's games (plugins included), by name: a full
+    scan with importlib.metadata, which is imported here only (its import pulls
+    email and zipfile, a tenth of a cold ``pbem show``, issue 20)."""
+    import importlib.metadata
+
     return {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 
@@ -712,15 +721,111 @@ def available() -> list[str]:
     return sorted(set(_entry_points()) | set(_registered))
 
 
-def _own_entry_point(rules_id: str) -> importlib.metadata.EntryPoint | None:
-    """``rules_id`` among the games pbem's own distribution registers: reading one
-    dist-info instead of every installed one (0.06 ms against 0.6-1.2 ms here,
-    more in a large environment) on every command."""
+@dataclass(frozen=True)
+class _EntryPoint:
+    """One entry point of a distribution (``name = value`` under ``[group]``),
+    loaded as ``importlib.metadata.EntryPoint.load`` loads it: the module,
+    then the attributes after ':' one by one."""
+
+    name: str
+    value: str
+    group: str
+
+    #: The syntax importlib.metadata accepts: ``module[:attr.attr] [extras]``.
+    PATTERN = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
+
+    def load(self) -> Any:
+        """The object the entry point names; NotFound if its value is not
+        ``module:attribute`` (an ImportError or AttributeError of the
+        named module propagates, as importlib.metadata's does)."""
+        match = self.PATTERN.match(self.value)
+        if match is None:
+            raise NotFound(f"entry point '{self.name}' of group '{self.group}' names no object "
+                           f"('{self.value}' is not module:attribute)")
+        obj = importlib.import_module(match["module"])
+        for attr in filter(None, (match["attr"] or "").split(".")):
+            obj = getattr(obj, attr)
+        return obj
+
+
+def _parse_entry_points(text: str) -> list[_EntryPoint] | None:
+    """The entry points of an ``entry_points.txt``, in file order, read exactly as
+    importlib.metadata reads them (``Sectioned`` of Python 3.11-3.13): each line
+    stripped; blank lines and lines starting with '#' skipped; ``[group]``
+    starts a group (every '[' and ']' stripped from its ends); lines before the
+    first group ignored; ``name = value`` split at the first '=', both sides
+    stripped. None for a line without '=' (importlib.metadata fails on it: the
+    caller falls back to it, so that pbem does exactly what it did)."""
+    out: list[_EntryPoint] = []
+    group: str | None = None
+    for line in map(str.strip, text.splitlines()):
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            group = line.strip("[]")
+            continue
+        if group is None:
+            continue
+        name, eq, value = line.partition("=")
+        if not eq:
+            return None
+        out.append(_EntryPoint(name.strip(), value.strip(), group))
+    return out
+
+
+def _own_entry_points_text() -> str | None:
+    """The ``entry_points.txt`` of the installed pbem, found where
+    ``importlib.metadata.distribution("pbem")`` finds it (the first directory
+    of sys.path holding a ``pbem[-version].dist-info`` or ``.egg-info``, any
+    case, in directory order: importlib.metadata's normalised name of such a
+    directory is "pbem" exactly when the part before its first '-' is), without
+    importing importlib.metadata. None when this quick search cannot tell:
+    no such directory, no entry_points.txt in it, a zip, an egg or an entry
+    other than a string on sys.path, or another finder of distributions on
+    sys.meta_path (the caller then asks importlib.metadata itself)."""
+    from importlib.machinery import PathFinder
+
+    if any(getattr(f, "find_distributions", None) is not None for f in sys.meta_path if f is not PathFinder):
+        return None
+    for entry in sys.path:
+        if not isinstance(entry, str) or entry.lower().endswith(".egg"):  # (a Path object, bytes)
+            return None
+        root = entry or "."
+        try:
+            children = os.listdir(root)
+        except NotADirectoryError:  # a zip archive on sys.path
+            return None
+        except OSError:  # importlib.metadata skips what it cannot list
+            continue
+        for child in children:
+            low = child.lower()
+            if low.endswith((".dist-info", ".egg-info")) and low.rpartition(".")[0].partition("-")[0] == "pbem":
+                try:
+                    with open(os.path.join(root, child, "entry_points.txt"), encoding="utf-8") as f:
+                        return f.read()
+                except OSError:
+                    return None
+    return None
+
+
+def _own_entry_point(rules_id: str) -> _EntryPoint | None:
+    """``rules_id`` among the games pbem's own distribution registers: its
+    entry_points.txt read directly (above), else through importlib.metadata
+    (one dist-info instead of every installed one). None if pbem's
+    distribution does not register it (or pbem is a checkout on sys.path,
+    not installed): the caller then scans every distribution."""
+    text = _own_entry_points_text()
+    parsed = _parse_entry_points(text) if text is not None else None
+    if parsed is not None:
+        return next((ep for ep in parsed if ep.group == ENTRY_POINT_GROUP and ep.name == rules_id), None)
+    import importlib.metadata
+
     try:
         own = importlib.metadata.distribution("pbem").entry_points
-    except importlib.metadata.PackageNotFoundError:  # a checkout on sys.path, not installed
+    except importlib.metadata.PackageNotFoundError:
         return None
-    return next(iter(own.select(group=ENTRY_POINT_GROUP, name=rules_id)), None)
+    found = next(iter(own.select(group=ENTRY_POINT_GROUP, name=rules_id)), None)
+    return None if found is None else _EntryPoint(found.name, found.value, found.group)
 
 
 def load_any(rules_id: str) -> Rules[Any, Any, Any]:
@@ -730,7 +835,7 @@ def load_any(rules_id: str) -> Rules[Any, Any, Any]:
     an instance of ``Rules``."""
     if rules_id in _registered:
         return _registered[rules_id]
-    ep = _own_entry_point(rules_id) or _entry_points().get(rules_id)
+    ep: _EntryPoint | importlib.metadata.EntryPoint | None = _own_entry_point(rules_id) or _entry_points().get(rules_id)
     if ep is None:
         known = ", ".join(available()) or "none"
         raise NotFound(f"no rules module '{rules_id}' is installed (available: {known})")
@@ -779,7 +884,7 @@ def load_version(rules_id: str, version: str) -> Rules[Any, Any, Any]:
     if current.SPEC.version == version:
         return current
     frozen_id = f"{rules_id}@{version}"
-    if frozen_id in available():
+    if _own_entry_point(frozen_id) is not None or frozen_id in available():
         frozen = load(frozen_id)
         if frozen.SPEC.id == rules_id and frozen.SPEC.version == version:
             return frozen
