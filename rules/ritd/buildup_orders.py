@@ -13,13 +13,14 @@ import msgspec
 from pbem.rulesapi import Problem
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
-from rules.ritd import hidden, minefield_rules, sequence, supplycards
+from rules.ritd import hidden, minefield_rules, supplycards
 from rules.ritd import reinforcements as rf
 from rules.ritd.actions import BuildMinefield, CallMalta, EarlyArrival, EndBuildup, OrderError, Rebuild, Reinforce
 from rules.ritd.cards import Hand
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import Block, Side, enemy_of
 from rules.ritd.state import State, all_scenarios, game_map, hand_of, identity_of, scenario_of, supply_deck
+from rules.ritd.steps import MonthNext, not_now
 from rules.ritd.units import UnknownUnit
 
 
@@ -146,7 +147,7 @@ def check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) -> 
                 probs.append(Problem("RB 16.6", f"only dummies may be handed back: the hand holds "
                                                 f"{hand.count - hand.real} dummies, not {discard}"))
             return probs + supplycards.card_checks(state, side, refs, discard, 0, "RB 16.6", ctx)
-    return sequence.not_now(state, action)
+    return not_now(state, action)
 
 
 def _new_block_problems(state: State, side: Side, tokens: tuple[str, ...],
@@ -348,14 +349,15 @@ def buildup_path(state: State, side: Side, start: str, points: list[str]) -> tup
 
 # -- the Buildup's actions applied (RB 16.4-16.6, 18.6, 18.7) ------------------------------------
 
-def apply_buildup_action(state: State, action: object, side: Side, ctx) -> State:
-    """A checked Buildup action (``check_buildup``) applied."""
+def apply_buildup_action(state: State, action: object, side: Side, ctx) -> State | MonthNext:
+    """A checked Buildup action (``check_buildup``) applied; the Early
+    Arrival slots and 'end buildup' hand over to the sequence."""
     pos = state.position
     hand = hand_of(state, side)
     match action:
         case EarlyArrival(slots=slots):
-            return msgspec.structs.replace(state, stage="early-dice", early_slots=tuple(slots),
-                                           early_done=state.early_done + (side,))
+            return MonthNext("early_arrival_announced", msgspec.structs.replace(
+                state, early_slots=tuple(slots), early_done=state.early_done + (side,)))
         case Reinforce(tokens=tokens, early=early):
             early_of = dict(zip(tokens[len(tokens) - len(early):], early))
 
@@ -393,18 +395,19 @@ def apply_buildup_action(state: State, action: object, side: Side, ctx) -> State
                                             hands={**state.hands, side: cd.discard_dummies(hand, discard)})
             if state.pregame:  # RB 18.7: the initial hands are dealt after both have spent
                 if side == state.player1:
-                    return msgspec.structs.replace(state, side=enemy_of(side), owed={**state.owed, side: n})
-                deals = [(state.player1, state.owed.get(state.player1, 0)), (side, n)]
-                return msgspec.structs.replace(
-                    state, phase="cards", stage="redraw", side="axis", pregame=False, ledgers={}, networks={},
-                    owed={}, deck=cd.begin_round(state.deck, side, cd.deck_labels(supply_deck()), deals))
+                    state = msgspec.structs.replace(state, owed={**state.owed, side: n})
+                else:
+                    deals = [(state.player1, state.owed.get(state.player1, 0)), (side, n)]
+                    state = msgspec.structs.replace(state, deck=cd.begin_round(
+                        state.deck, side, cd.deck_labels(supply_deck()), deals))
             # T-18: Player 1's Resupply reshuffles the deck (RB 16.6: spent cards
             # and dummies handed back go in) and deals from it; Player 2 draws
             # from the same deck at the end of its own Buildup.
-            if side == state.player1:
-                deck = cd.begin_round(state.deck, side, (), [(side, n)])
-                return msgspec.structs.replace(state, deck=deck, stage="buildup", side=enemy_of(side))
-            return sequence.begin_initiative(msgspec.structs.replace(state, deck=cd.queue_deal(state.deck, side, n)))
+            elif side == state.player1:
+                state = msgspec.structs.replace(state, deck=cd.begin_round(state.deck, side, (), [(side, n)]))
+            else:
+                state = msgspec.structs.replace(state, deck=cd.queue_deal(state.deck, side, n))
+            return MonthNext("buildup_ended", state, side)
     raise ValueError(f"unchecked action {action!r}")
 
 

@@ -12,10 +12,11 @@ import msgspec
 
 from pbem.rulesapi import Problem
 from rules.ritd import cards as cd
-from rules.ritd import sequence, supplycards
+from rules.ritd import supplycards
 from rules.ritd.actions import Answer, Challenge, OpenChallenge
 from rules.ritd.position import Side
 from rules.ritd.state import State, hand_of
+from rules.ritd.steps import MonthNext
 
 
 def challenge_label(state: State, side: Side) -> str:
@@ -47,14 +48,14 @@ def check_challenge(state: State, action: Challenge, side: Side, ctx) -> list[Pr
         state, side, (card,), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3", ctx)
 
 
-def apply_challenge(state: State, action: Challenge, side: Side, ctx) -> State:
+def apply_challenge(state: State, action: Challenge, side: Side, ctx) -> MonthNext:
     label, card = action.label, action.card
     if not label:
-        return sequence.begin_month(state, "axis")
+        return MonthNext("no_challenge", state)
     real = cd.parse_real(ctx.value(label), 1)
-    return msgspec.structs.replace(state, hands={**state.hands, side: cd.spend(hand_of(state, side), 1, real)},
-                                   deck=cd.take(state.deck, side, (card,), to_played=True),
-                                   challenge=label, stage="answer", side="axis")
+    return MonthNext("challenged", msgspec.structs.replace(
+        state, hands={**state.hands, side: cd.spend(hand_of(state, side), 1, real)},
+        deck=cd.take(state.deck, side, (card,), to_played=True), challenge=label))
 
 
 def check_answer(state: State, action: Answer, side: Side, ctx) -> list[Problem]:
@@ -69,7 +70,7 @@ def check_answer(state: State, action: Answer, side: Side, ctx) -> list[Problem]
         state, side, (card,), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3", ctx)
 
 
-def apply_answer(state: State, action: Answer, side: Side, ctx) -> State:
+def apply_answer(state: State, action: Answer, side: Side, ctx) -> MonthNext:
     label, card = action.label, action.card
     if label:
         real = cd.parse_real(ctx.value(label), 1)
@@ -77,7 +78,7 @@ def apply_answer(state: State, action: Answer, side: Side, ctx) -> State:
         state = msgspec.structs.replace(state, hands={**state.hands, side: cd.spend(hand_of(state, side), 1, real)},
                                         answer=label,
                                         deck=cd.queue_show(deck, side, (card,), "initiative", label))
-    return msgspec.structs.replace(state, stage="open-challenge", side="allied")
+    return MonthNext("answered", state)
 
 
 def check_open_challenge(state: State, action: OpenChallenge, side: Side, ctx) -> list[Problem]:
@@ -90,12 +91,12 @@ def check_open_challenge(state: State, action: OpenChallenge, side: Side, ctx) -
     return []
 
 
-def apply_open_challenge(state: State, action: OpenChallenge, side: Side, ctx) -> State:
+def apply_open_challenge(state: State, action: OpenChallenge, side: Side, ctx) -> MonthNext:
     state = msgspec.structs.replace(state, deck=cd.queue_show(
         state.deck, side, state.deck.played.get(side, ()), "initiative", state.challenge))
     allied = ctx.value(state.challenge) == b"1"
     axis = (ctx.value(state.answer) == b"1") if state.answer else None
-    return sequence.begin_month(state, cast(Side, cd.initiative(allied, axis)))
+    return MonthNext("challenge_opened", state, cast(Side, cd.initiative(allied, axis)))
 
 
 # -- the actions in words (format_action) ---------------------------------------------------

@@ -45,6 +45,7 @@ from rules.ritd.actions import (
 from rules.ritd.cards import Hand
 from rules.ritd.position import SIDES, Block, Side, enemy_of
 from rules.ritd.state import State, all_scenarios, game_map, hand_of, identity_of, scenario_of
+from rules.ritd.steps import STAGE_PROMPTS, MonthNext, not_now
 from rules.ritd.victory import victory as judge_victory
 
 
@@ -53,7 +54,7 @@ class MonthRule(NamedTuple):
     (arguments: state, action, the acting side, ctx)."""
 
     check: Callable[..., list[Problem]]
-    apply: Callable[..., State]
+    apply: Callable[..., State | MonthNext]
 
 
 def check_month(state: State, action: object, side: Side, ctx) -> list[Problem]:
@@ -66,16 +67,18 @@ def check_month(state: State, action: object, side: Side, ctx) -> list[Problem]:
 
 
 def apply_month(state: State, action: object, side: Side, ctx) -> State:
-    """A checked action outside the Player-Turns, applied by its rule."""
+    """A checked action outside the Player-Turns, applied by its rule; the
+    stage that follows is the sequence's to decide (rules.ritd.sequence)."""
     rule = _month_rules().get(type(action))
     if rule is None:
         raise ValueError(f"unchecked action {action!r}")
-    return rule.apply(state, action, side, ctx)
+    out = rule.apply(state, action, side, ctx)
+    return sequence.advance_month(out) if isinstance(out, MonthNext) else out
 
 
 def _buildup_check(state: State, action: object, side: Side, ctx) -> list[Problem]:
     if state.phase != "buildup" or state.stage != "buildup":
-        return sequence.not_now(state, action)
+        return not_now(state, action)
     return buildup_orders.check_buildup(state, action, side, hand_of(state, side), ctx)
 
 
@@ -111,8 +114,8 @@ def check_keep_hand(state: State, action: KeepHand, side: Side, ctx) -> list[Pro
     return []
 
 
-def apply_keep_hand(state: State, action: KeepHand, side: Side, ctx) -> State:
-    return sequence.after_redraw(state, side)
+def apply_keep_hand(state: State, action: KeepHand, side: Side, ctx) -> MonthNext:
+    return MonthNext("hand_kept", state, side)
 
 
 def check_redraw(state: State, action: Redraw, side: Side, ctx) -> list[Problem]:
@@ -121,13 +124,13 @@ def check_redraw(state: State, action: Redraw, side: Side, ctx) -> list[Problem]
     return supplycards.no_seeds(action.cards, "RB 18.0")
 
 
-def apply_redraw(state: State, action: Redraw, side: Side, ctx) -> State:
+def apply_redraw(state: State, action: Redraw, side: Side, ctx) -> MonthNext:
     # RB 18.0: the hand goes back (into the next reshuffle) and a new
     # one is dealt from the rest of the deck.
     deck = cd.take(state.deck, side, state.deck.held.get(side, ()), to_played=False)
     deck = cd.queue_deal(deck, side, supplycards.initial_cards(state, side))
     state = msgspec.structs.replace(state, hands={**state.hands, side: Hand()}, deck=deck)
-    return sequence.after_redraw(state, side)
+    return MonthNext("hand_kept", state, side)
 
 
 # -- RB 17.0: every block turned face up at the end ----------------------------------------------
@@ -145,7 +148,7 @@ def check_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> list[P
     return [Problem("RB 17.0", f"open every block's identity: {', '.join(missing)} not opened")] if missing else []
 
 
-def apply_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> State:
+def apply_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> State | MonthNext:
     if not state.turned_up:  # the other side turns its blocks up next
         return msgspec.structs.replace(state, turned_up=(side,), side=enemy_of(side))
 
@@ -156,7 +159,7 @@ def apply_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> State:
 
     off = {s: [unit_of(b) for b in state.refitting.get(s, ()) + state.waiting.get(s, ())] for s in SIDES}
     result = judge_victory(game_map(), state.position, scenario_of(state), all_scenarios(), off_board=off)
-    return msgspec.structs.replace(state, phase="over", stage="", result=result, turned_up=(*state.turned_up, side))
+    return MonthNext("game_judged", msgspec.structs.replace(state, result=result, turned_up=(*state.turned_up, side)))
 
 
 #: RB 3.42: "basic", "offensive", "assault", "blitz", each "+ N dummies"; "bluff N"; "pass".
@@ -247,7 +250,7 @@ def parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
         if not places:
             raise OrderError("RB 16.51: write 'redeploy <unit> -> <hex> [-> <hex> ...]'")
         return Order(action=bu.Redeploy(token=token, path=buildup_orders.buildup_path(state, role, start, places)))
-    raise OrderError(f"not an order now: '{words}' ({sequence.STAGE_PROMPTS.get(state.stage, state.stage)})")
+    raise OrderError(f"not an order now: '{words}' ({STAGE_PROMPTS.get(state.stage, state.stage)})")
 
 
 def month_orders(state: State, role: Side, ctx) -> list[str]:

@@ -25,12 +25,12 @@ from rules.ritd import (
     retreats,
     rout_orders,
     routs,
-    sequence,
+    steps,
     supply_checks,
     supply_steps,
     supplycards,
     turn_options,
-    turn_orders,
+    wording,
 )
 from rules.ritd import buildup as bu
 from rules.ritd import combat_round as cr
@@ -97,7 +97,7 @@ def parse_order(state: State, role: Side, text: str, ctx) -> Order:
     for matches, parse in _turn_orders():
         if matches(low, verb, words, turn):
             return parse(state, role, turn, words, low, ctx)
-    raise OrderError(f"not an order now: '{text}' (now: {sequence.PROMPTS.get(turn.step, turn.step)})")
+    raise OrderError(f"not an order now: '{text}' (now: {steps.PROMPTS.get(turn.step, turn.step)})")
 
 
 #: Does an order's text (lower case, first word, as written, the turn) have a form?
@@ -139,7 +139,7 @@ def legal_orders(state: State, role: Side, ctx) -> list[str]:
     """Every order ``role`` may give now, in the syntax of parse_order."""
     if state.phase == "deploy":
         return deployment.listed_deployment(state, role)  # RB 18.0
-    decision = sequence.pending(state)
+    decision = steps.pending(state)
     if decision is None or decision.role != role or decision.kind == DICE:
         return []
     if state.phase != "turn":
@@ -157,7 +157,7 @@ def _step_orders() -> dict[str, Callable[[State, Side, Turn, Any], list[str]]]:
         "initial-supply": supply_steps.listed_supply,
         "final-supply": supply_steps.listed_supply,
         "option": turn_options.listed_options,
-        "movement": group_moves.listed_movement,
+        "movement": _listed_movement,
         "refuse": refusal.listed_refusals,
         "refuse-pursuit": refusal.listed_refusal_pursuit,
         "refuse-losses": refusal.listed_pursuit_losses,
@@ -186,12 +186,20 @@ def _step_orders() -> dict[str, Callable[[State, Side, Turn, Any], list[str]]]:
     }
 
 
+def _listed_movement(state: State, role: Side, turn: Turn, ctx) -> list[str]:
+    """The orders listed in step "movement" (RB 3.44): the Moves (RB 5.0),
+    Base entries (RB 16.4 sidebar), exits (RB 17.1 sidebar), the Forced
+    Marches (RB 6.4), then the end of movement."""
+    return group_moves.movement_orders(state, role, turn) + base_entry.enter_base_orders(state, role, turn) + \
+        exits.exit_orders(state, role, turn) + group_moves.forced_march_orders(state, role, turn, ctx) + ["end movement"]
+
+
 def describe_action(state: State, action: object, role: str | None) -> str:
     """``format_action`` for people: the blocks this replay can identify by
     name (a player's own units, enemy units once revealed), the others by
-    side and count, never a token (``turn_orders.in_words``); nothing hidden
+    side and count, never a token (``wording.in_words``); nothing hidden
     from ``role`` is shown (the state holds only what it knows)."""
-    return turn_orders.in_words(state, format_action(action))
+    return wording.in_words(state, format_action(action))
 
 
 def format_action(action: object) -> str:
@@ -263,13 +271,13 @@ def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
             target = deployment.own_token(state, role, args)
         except ValueError:
             target = deployment.place_name(args)
-        return [turn_orders.with_unit_names(state, line) for line in supply_checks.explain_supply(m, pos, target)]
+        return [wording.with_unit_names(state, line) for line in supply_checks.explain_supply(m, pos, target)]
     if topic == "move":
         token = deployment.own_token(state, role, args)
         turn = state.turn
         movement = turn.movement if turn is not None and turn.movement is not None and turn.active == role \
             else mv.start_movement(pos, role, moves_allowed=2, rommel_bonus=scenario_of(state).special.rommel_bonus)
-        return [turn_orders.with_unit_names(state, line)
+        return [wording.with_unit_names(state, line)
                 for line in reachability.explain_move(m, pos, movement, token, group_moves.block_speed(state, pos.block(token)))]
     if topic in ("bp", "buildup"):
         return _divulged(state, role, args.strip().lower())

@@ -12,11 +12,12 @@ import re
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import canonical, checked, deployment, group_moves, routs, sequence, supply_checks
+from rules.ritd import canonical, checked, deployment, group_moves, routs, supply_checks
 from rules.ritd import supply as sp
 from rules.ritd.actions import OrderError, SupplyCheck
 from rules.ritd.position import Position, Side
 from rules.ritd.state import State, game_map
+from rules.ritd.steps import TurnNext
 from rules.ritd.turn import PendingRout, Turn
 
 
@@ -56,11 +57,10 @@ def check_supply(state: State, turn: Turn, action: SupplyCheck, side: Side, ctx)
     return problems
 
 
-def apply_supply(state: State, turn: Turn, action: SupplyCheck, side: Side, ctx) -> State:
+def apply_supply(state: State, turn: Turn, action: SupplyCheck, side: Side, ctx) -> TurnNext:
     if turn.step == "initial-supply":
         pos, _ = supply_check(state, turn.step, action, side)
-        state = group_moves.note_disruptions(state, pos, turn.number)
-        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="option"))
+        return TurnNext("supply_checked", group_moves.note_disruptions(state, pos, turn.number), turn)
     pos, report = supply_check(state, turn.step, action, side)
     # RB 12.7, 11 sidebar (CB-11, T-13): engaged units newly Disrupted
     # for lack of a Supply Line and unshielded are eliminated; the
@@ -71,7 +71,7 @@ def apply_supply(state: State, turn: Turn, action: SupplyCheck, side: Side, ctx)
     where = {pos.block(t).hex for t in final.eliminated}
     pending_routs = [PendingRout(hex=h, side=owner, tokens=tokens) for h, owner, tokens in final.rout
                      if owner == side and h in where]
-    return sequence.start_routs(state, turn, pending_routs, "supply-revealed")
+    return TurnNext("supply_checked", state, turn, routs=tuple(pending_routs))
 
 
 def parse_supply(state: State, role: Side, rest: str) -> SupplyCheck:
