@@ -194,6 +194,11 @@ def parse_minefield(state: State, role: Side, text: str, ctx) -> Order:
                  sets={label: mines.leaves(game_map(), after)})
 
 
+def parse_minefield_order(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'minefield <place> [dismantle <place>, <place>]' (RB 14.1, 16.55): ``parse_minefield``."""
+    return parse_minefield(state, role, words.strip()[len("minefield "):], ctx)
+
+
 def minefield_orders(state: State, role: Side, ledger: bu.Ledger) -> list[str]:
     """RB 16.55 "a hidden Minefield in any hex within the friendly Supply
     Network (not in battle hexes)", RB 14.0 "in unengaged hexes": every such
