@@ -1,6 +1,8 @@
 """Group Moves, Regroups and Forced Marches as orders (RB 5.0-6.4): unit speeds
 (RB 6.1, 17.0 I-Tanks), the routes recorded for the map (decisions M-24),
-parsing moves and listing the legal ones. The move rules are rules.ritd.movement.
+the Supply Network a Group Refusing Battle is judged on (RB 5.3, EX-26), the
+Routs a Move's Overruns cause (RB 11.4, T-13), parsing moves and listing the
+legal ones. The move rules are rules.ritd.movement.
 """
 
 from __future__ import annotations

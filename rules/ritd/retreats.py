@@ -112,7 +112,7 @@ def apply_retreat(state: State, turn: Turn, action: object, side: Side, ctx) -> 
             turn = msgspec.structs.replace(turn, slowest=slowest, pursuit=None, hits=0)
             return TurnNext("retreat_announced", msgspec.structs.replace(
                 state, obligations=state.obligations + obligations), turn)
-        case routs.PursuitFire():  # no pursuers: fire withheld (RB 10.3 sidebar "Pursuit Deception")
+        case routs.PursuitFire():  # none may fire: withheld (RB 10.3 sidebar "Pursuit Deception")
             state = refusal.with_pursuit_obligations(state, action, turn.slowest, ctx.seq)
             return TurnNext("retreat_pursued", state, msgspec.structs.replace(turn, pursuit=action, hits=0))
         case PursuitLosses(recommit=recommit):

@@ -1,10 +1,18 @@
 """The Sequence of Play (RB 3.0): the only place that moves the game on.
 
-Every move from one step to the next (who decides next, ``pending``, and the
-step tables are rules.ritd.steps): the Month (RB 3.1), the Initiative (RB 3.3), the Buildup (RB 16.1),
-the Player-Turn's steps (RB 3.4: supply, option, Movement, Refusing Battle,
-reveals, Combat, Blitz, Final Supply, Supply Revealed), Retreats and Probes
-(RB 10.3-10.41), Routs (RB 11.3) and the end of the turn.
+Every write of ``step``, ``stage`` and ``phase`` is here: the end of
+deployment (RB 18.0, 18.7), the initial hands (RB 18.0), the Initiative
+(RB 3.3), the Month (RB 3.1), the Buildup (RB 16.1-16.6), the Player-Turn's
+steps (RB 3.4: supply, option, Movement, Refusing Battle, reveals, Combat,
+Blitz, Final Supply, Supply Revealed), Retreats and Probes (RB 10.3-10.41),
+Routs (RB 11.3), the end of the turn and of the game (RB 17.0, 17.1).
+
+A rule's ``apply`` applies its effect and hands back what happened (a
+``steps.TurnNext`` or ``MonthNext`` naming the moment); the dispatchers
+(turn_orders, month_phase, openings for the dice, game) pass it to
+``advance`` or ``advance_month`` here, which decide the step that follows.
+Rule modules never import this one. Who decides next (``pending``) and the
+step tables are rules.ritd.steps.
 """
 
 from __future__ import annotations
