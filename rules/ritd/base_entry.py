@@ -17,12 +17,14 @@ from collections.abc import Mapping
 import msgspec
 
 from pbem.rulesapi import Order, Problem
+from rules.ritd import deployment, group_moves, reachability
 from rules.ritd import movement as mv
 from rules.ritd.actions import EnterBase, OrderError
 from rules.ritd.hexmap import HexMap
 from rules.ritd.movement_types import MAX_SPEED
 from rules.ritd.position import Battle, Block, Position, Side
 from rules.ritd.state import State, game_map
+from rules.ritd.steps import TurnNext
 from rules.ritd.turn import Turn, movement_of
 
 #: ``Engagement.from_hex`` of a unit that Engaged its Base from the off-board area.
@@ -120,7 +122,6 @@ def apply_entry(m: HexMap, pos: Position, turn: mv.MovementTurn, action: EnterBa
 # -- the Player-Turn action (turn_orders) ---------------------------------------------------
 
 def _speeds(state: State, waiting: Mapping[str, Block], tokens) -> dict[str, int | None]:
-    from rules.ritd import group_moves
 
     return {t: group_moves.block_speed(state, waiting[t]) for t in tokens if t in waiting}
 
@@ -134,8 +135,7 @@ def check_enter_base(state: State, turn: Turn, action: EnterBase, side: Side, ct
                                _speeds(state, waiting, [u.token for u in action.units])).problems)
 
 
-def apply_enter_base(state: State, turn: Turn, action: EnterBase, side: Side, ctx) -> State:
-    from rules.ritd import group_moves, rout_orders, sequence
+def apply_enter_base(state: State, turn: Turn, action: EnterBase, side: Side, ctx) -> TurnNext:
 
     m = game_map()
     waiting = waiting_blocks(state, side)
@@ -149,7 +149,7 @@ def apply_enter_base(state: State, turn: Turn, action: EnterBase, side: Side, ct
     state = group_moves.note_routes(state, out.position, [(u.token, u.path) for u in action.units], turn.number)
     turn = msgspec.structs.replace(turn, movement=out.turn)
     # RB 11.4 (T-13): an Overrun interrupts movement for the Rout.
-    return sequence.start_routs(state, turn, rout_orders.overrun_routs(state, turn, out.overruns), "movement")
+    return TurnNext("moved", state, turn, routs=tuple(group_moves.overrun_routs(state, turn, out.overruns)))
 
 
 # -- listing, parsing, wording ---------------------------------------------------------------
@@ -157,7 +157,6 @@ def apply_enter_base(state: State, turn: Turn, action: EnterBase, side: Side, ct
 def enter_base_orders(state: State, role: Side, turn: Turn) -> list[str]:
     """'enter <Base> <unit>' and 'enter <Base> -> <hex> <unit>', one unit each,
     where the check finds no problem (RB 16.4 sidebar)."""
-    from rules.ritd import reachability
 
     waiting = waiting_blocks(state, role)
     movement = movement_of(turn)
@@ -209,7 +208,6 @@ def _waiting_named(waiting: Mapping[str, Block], text: str) -> list[str]:
 def parse_enter_base_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
     """'enter <Base> [-> <hex>] [<units>] [rommel]' (RB 16.4 sidebar): no units
     named (or 'all') for every waiting unit."""
-    from rules.ritd import deployment, group_moves, reachability
 
     m = game_map()
     base = m.base(role)

@@ -14,52 +14,22 @@ import msgspec
 
 from pbem.rulesapi import Order, Problem
 from rules.ritd import combat_round as cr
-from rules.ritd import deployment, hidden, minefield_rules, retreats, sequence, turn_orders
+from rules.ritd import deployment, hidden, retreats, steps, wording
 from rules.ritd import fire as fr
 from rules.ritd import fortresses as fo
 from rules.ritd import losses as ls
-from rules.ritd import movement as mv
 from rules.ritd.actions import OrderError, RevealUnits
 from rules.ritd.cards import OPTION_COST
-from rules.ritd.position import SIDES, Block, Position, Side
+from rules.ritd.combat_state import battle_hexes, combat_position, combat_round, new_battles, to_reveal
+from rules.ritd.position import Side
 from rules.ritd.state import State, all_scenarios, game_map, roster_of
+from rules.ritd.steps import TurnNext
 from rules.ritd.turn import PendingRout, Turn
 from rules.ritd.units import ARMS_CLASSES, ArmsClass
 
 
-def combat_position(state: State, turn: Turn) -> Position:
-    """The position a Combat Round is fought in. In Probe Combat the
-    Disengaging units, upright in the hex, take no part: only the Rearguard
-    fights the Probing units (RB 10.41)."""
-    if not turn.probing:
-        return state.position
-    return ls.eliminate(state.position, [t for t in turn.retreaters if state.position.has_block(t)])
-
-
-def battle_hexes(pos: Position) -> list[str]:
-    """Battles with Undisrupted units of both sides (RB 11.11: only they fight)."""
-    return [b.hex for b in pos.battles if cr.both_sides_fight(pos, b.hex)]
-
-
-def new_battles(turn: Turn) -> tuple[str, ...]:
-    """Battles created this Player-Turn (RB 8.6)."""
-    mvt = turn.movement
-    return tuple(h for h in mvt.attacked if h not in mvt.battles_at_start) if mvt is not None else ()
-
-
-def combat_round(state: State, turn: Turn) -> cr.CombatRound:
-    """The Combat Round under way, in the first of ``turn.battles`` (RB 9.1, 13.2);
-    a revealed Minefield there is the Defender's, whoever built it (RB 14.0, 14.2).
-    In Probe Combat the Rearguard fires first and keeps, as the battle's
-    Defender, its Fortress and Minefield benefits (RB 10.41 sidebar)."""
-    hex_ = turn.battles[0]
-    return cr.CombatRound(hex=hex_, active=turn.active, assault=hex_ in turn.assault, probe=turn.probing,
-                          fortress=hex_ in fo.fortress_hexes(game_map()),
-                          minefield=any(hex_ in minefield_rules.mines_of(state, s).shown for s in SIDES))
-
-
 def check_combat(state: State, turn: Turn, action: object, side: Side) -> list[Problem]:
-    return [Problem(p.rule, turn_orders.with_hex_names(p.message)) for p in _check_combat_raw(state, turn, action, side)]
+    return [Problem(p.rule, wording.with_hex_names(p.message)) for p in _check_combat_raw(state, turn, action, side)]
 
 
 def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> list[Problem]:
@@ -86,7 +56,7 @@ def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> l
             if turn.step not in ("offensive-losses", "defensive-losses") or turn.fire_result is None:
                 return [Problem("RB 9.5", "no hits are waiting to be placed")]
             return ls.check_allocation(pos, turn.fire_result, action, units=roster_of(state).get)
-    return sequence.not_now(state, action)
+    return steps.not_now(state, action)
 
 
 def parse_battles(text: str) -> cr.BattleSelection:
@@ -198,30 +168,20 @@ def fire_lines(state: State, result: fr.FireResult, since: int = 0) -> tuple[str
     for shot in result.shots[since:]:
         unused = f"; {' and '.join(shot.unused)} unused" if shot.unused and shot.target is not None else ""
         if shot.target is None:
-            lines.append(turn_orders.with_unit_names(state, f"{where}: {shot.token} does not fire: no target left "
+            lines.append(wording.with_unit_names(state, f"{where}: {shot.token} does not fire: no target left "
                                                             f"({' '.join(map(str, shot.dice))} unused)"))
             continue
         hits = f"{shot.hits} hit{'s' * (shot.hits != 1)}" + (" (halved: Minefield)" if shot.half else "")
-        lines.append(turn_orders.with_unit_names(state, f"{where}: {shot.token} at {shot.target} ({shot.fire}): "
+        lines.append(wording.with_unit_names(state, f"{where}: {shot.token} at {shot.target} ({shot.fire}): "
                                    f"{' '.join(map(str, shot.dice))} -> {hits}{unused}"))
     return tuple(lines)
 
 
-def fire_so_far(result: fr.FireResult) -> str:
-    """The side's fire under way, for the prompt of its next order (RB 9.2):
-    how many units fired, the hits per Class and the Classes wiped out."""
-    hits = ", ".join(f"{h.hits} on {c}" + (f" (+{h.half_hits} half)" if h.half_hits else "")
-                     for c, h in sorted(result.hits.items())) or "none"
-    wiped = f"; wiped out: {', '.join(result.wiped_out)}" if result.wiped_out else ""
-    n = len(result.shots)
-    return f" (so far {n} unit{'s' * (n != 1)} fired, hits: {hits}{wiped})"
-
-
-def resolve_fire_dice(state: State, turn: Turn, values: tuple[int, ...]) -> State:
-    """RB 9.2-9.5: the dice of a fire order, in its order: scored after the
-    side's fire so far; while units are still to fire and a target is left,
-    the same player orders again (step-by-step fire); then the owner places
-    the hits, or with none the Combat Round goes on (RB 9.1)."""
+def score_fire_dice(state: State, turn: Turn, values: tuple[int, ...]) -> tuple[State, Turn, bool]:
+    """RB 9.2-9.5: the dice of a fire order, in its order, scored after the
+    side's fire so far: the state and turn with the result, and whether the
+    side's fire is complete (no unit left to fire, or no target left; the
+    sequence decides what follows, sequence.fire_rolled)."""
     fire = turn.fire
     assert fire is not None  # RB 9.4: the dice of an announced fire
     pos, rnd, roster = combat_position(state, turn), combat_round(state, turn), roster_of(state)
@@ -232,13 +192,7 @@ def resolve_fire_dice(state: State, turn: Turn, values: tuple[int, ...]) -> Stat
     new_fired = tuple(s.token for s in result.shots[since:] if s.target is not None)
     turn = msgspec.structs.replace(turn, fire=None, fire_result=result,
                                    probe_fired=turn.probe_fired + new_fired if turn.probing else ())
-    if not fr.fire_complete(pos, rnd, result, units=roster.get):
-        step = "defensive-fire" if turn.step == "defensive-dice" else "offensive-fire"
-        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
-    if result.hits:
-        step = "offensive-losses" if turn.step == "defensive-dice" else "defensive-losses"
-        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
-    return sequence.after_losses(state, turn)
+    return state, turn, fr.fire_complete(pos, rnd, result, units=roster.get)
 
 
 #: What ``pbem explain fire`` says of the two forms of a fire order (RB 9.2).
@@ -289,24 +243,19 @@ def explain_fire(state: State, role: Side, where: str = "") -> list[str]:
     artillery = [b for b in waiting if b.unit and roster.get(b.unit).arms_class == "artillery"]
     for b in waiting:
         if not b.unit:
-            lines.append(turn_orders.with_unit_names(state, f"To fire: {b.token} (hidden)"))
+            lines.append(wording.with_unit_names(state, f"To fire: {b.token} (hidden)"))
             continue
         arms = roster.get(b.unit).arms_class
         legal = fr.legal_targets(arms, present)
         first = " (artillery fires first)" if artillery and arms == "artillery" else \
             " (after the artillery)" if artillery else ""
-        lines.append(turn_orders.with_unit_names(
+        lines.append(wording.with_unit_names(
             state, f"To fire: {b.token} ({arms}, {b.cv} CV x{cr.dice_multiplier(pos, rnd, side, arms)} dice) at "
                    f"{' or '.join(legal) or 'nothing: no target left'}{first}"))
     return lines
 
 
 # -- RB 7.3: units in battles revealed -----------------------------------------------------
-
-def to_reveal(state: State, side: Side) -> list[Block]:
-    show = set(mv.units_to_reveal(state.position))
-    return [b for b in state.position.blocks_of(side) if b.token in show]
-
 
 def check_reveal_units(state: State, turn: Turn, action: RevealUnits, side: Side, ctx) -> list[Problem]:
     if turn.step not in ("reveal-passive", "reveal-active"):
@@ -319,14 +268,11 @@ def check_reveal_units(state: State, turn: Turn, action: RevealUnits, side: Side
     return []
 
 
-def apply_reveal_units(state: State, turn: Turn, action: RevealUnits, side: Side, ctx) -> State:
+def apply_reveal_units(state: State, turn: Turn, action: RevealUnits, side: Side, ctx) -> TurnNext:
     pos = state.position
     show = {b.token for b in to_reveal(state, side)}
     pos = pos.replace_blocks([msgspec.structs.replace(b, revealed=True) for b in pos.blocks if b.token in show])
-    state = msgspec.structs.replace(state, position=pos)
-    if turn.step == "reveal-passive" and to_reveal(state, turn.active):
-        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="reveal-active"))
-    return sequence.to_combat(state, turn)
+    return TurnNext("units_revealed", msgspec.structs.replace(state, position=pos), turn)
 
 
 # -- RB 8.6, 9.1-9.5: the Combat phase's orders ----------------------------------------------
@@ -335,18 +281,17 @@ def check_combat_action(state: State, turn: Turn, action: object, side: Side, ct
     return check_combat(state, turn, action, side)
 
 
-def apply_battle_selection(state: State, turn: Turn, action: cr.BattleSelection, side: Side, ctx) -> State:
-    return sequence.next_battle(state, msgspec.structs.replace(turn, battles=tuple(action.active),
-                                                               assault=tuple(action.assault),
-                                                               fought=turn.fought or bool(action.active)))
+def apply_battle_selection(state: State, turn: Turn, action: cr.BattleSelection, side: Side, ctx) -> TurnNext:
+    return TurnNext("battles_chosen", state, msgspec.structs.replace(turn, battles=tuple(action.active),
+                                                                     assault=tuple(action.assault),
+                                                                     fought=turn.fought or bool(action.active)))
 
 
-def apply_fire_plan(state: State, turn: Turn, action: fr.FirePlan, side: Side, ctx) -> State:
-    step = "defensive-dice" if turn.step == "defensive-fire" else "offensive-dice"
-    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step, fire=action))
+def apply_fire_plan(state: State, turn: Turn, action: fr.FirePlan, side: Side, ctx) -> TurnNext:
+    return TurnNext("fire_ordered", state, msgspec.structs.replace(turn, fire=action))
 
 
-def apply_loss_allocation(state: State, turn: Turn, action: ls.LossAllocation, side: Side, ctx) -> State:
+def apply_loss_allocation(state: State, turn: Turn, action: ls.LossAllocation, side: Side, ctx) -> TurnNext:
     pos = state.position
     fighting = combat_position(state, turn)
     fire_result = turn.fire_result
@@ -369,7 +314,7 @@ def apply_loss_allocation(state: State, turn: Turn, action: ls.LossAllocation, s
     fired = fire_result.fired + (turn.retreaters if turn.probing else ())
     pending_routs = [PendingRout(hex=h, side=owner, tokens=tuple(ts), fired=fired)
                      for (h, owner), ts in by_hex.items() if not (turn.probing and owner == turn.active)]
-    return sequence.start_routs(state, turn, pending_routs, turn.step)
+    return TurnNext("losses_placed", state, turn, routs=tuple(pending_routs))
 
 
 # -- the orders listed (legal_orders) --------------------------------------------------

@@ -5,21 +5,23 @@ Redeploy paths. The BP ledger and costs are rules.ritd.buildup.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import cast
 
 import msgspec
 
-from pbem.rulesapi import Problem
+from pbem.rulesapi import Order, Problem
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
-from rules.ritd import hidden, minefield_rules, sequence, supplycards
+from rules.ritd import deployment, group_moves, hidden, minefield_rules, supplycards
 from rules.ritd import reinforcements as rf
 from rules.ritd.actions import BuildMinefield, CallMalta, EarlyArrival, EndBuildup, OrderError, Rebuild, Reinforce
 from rules.ritd.cards import Hand
 from rules.ritd.hidden import Obligation
 from rules.ritd.position import Block, Side, enemy_of
 from rules.ritd.state import State, all_scenarios, game_map, hand_of, identity_of, scenario_of, supply_deck
+from rules.ritd.steps import MonthNext, not_now
 from rules.ritd.units import UnknownUnit
 
 
@@ -146,7 +148,7 @@ def check_buildup(state: State, action: object, side: Side, hand: Hand, ctx) -> 
                 probs.append(Problem("RB 16.6", f"only dummies may be handed back: the hand holds "
                                                 f"{hand.count - hand.real} dummies, not {discard}"))
             return probs + supplycards.card_checks(state, side, refs, discard, 0, "RB 16.6", ctx)
-    return sequence.not_now(state, action)
+    return not_now(state, action)
 
 
 def _new_block_problems(state: State, side: Side, tokens: tuple[str, ...],
@@ -348,14 +350,15 @@ def buildup_path(state: State, side: Side, start: str, points: list[str]) -> tup
 
 # -- the Buildup's actions applied (RB 16.4-16.6, 18.6, 18.7) ------------------------------------
 
-def apply_buildup_action(state: State, action: object, side: Side, ctx) -> State:
-    """A checked Buildup action (``check_buildup``) applied."""
+def apply_buildup_action(state: State, action: object, side: Side, ctx) -> State | MonthNext:
+    """A checked Buildup action (``check_buildup``) applied; the Early
+    Arrival slots and 'end buildup' hand over to the sequence."""
     pos = state.position
     hand = hand_of(state, side)
     match action:
         case EarlyArrival(slots=slots):
-            return msgspec.structs.replace(state, stage="early-dice", early_slots=tuple(slots),
-                                           early_done=state.early_done + (side,))
+            return MonthNext("early_arrival_announced", msgspec.structs.replace(
+                state, early_slots=tuple(slots), early_done=state.early_done + (side,)))
         case Reinforce(tokens=tokens, early=early):
             early_of = dict(zip(tokens[len(tokens) - len(early):], early))
 
@@ -393,19 +396,132 @@ def apply_buildup_action(state: State, action: object, side: Side, ctx) -> State
                                             hands={**state.hands, side: cd.discard_dummies(hand, discard)})
             if state.pregame:  # RB 18.7: the initial hands are dealt after both have spent
                 if side == state.player1:
-                    return msgspec.structs.replace(state, side=enemy_of(side), owed={**state.owed, side: n})
-                deals = [(state.player1, state.owed.get(state.player1, 0)), (side, n)]
-                return msgspec.structs.replace(
-                    state, phase="cards", stage="redraw", side="axis", pregame=False, ledgers={}, networks={},
-                    owed={}, deck=cd.begin_round(state.deck, side, cd.deck_labels(supply_deck()), deals))
+                    state = msgspec.structs.replace(state, owed={**state.owed, side: n})
+                else:
+                    deals = [(state.player1, state.owed.get(state.player1, 0)), (side, n)]
+                    state = msgspec.structs.replace(state, deck=cd.begin_round(
+                        state.deck, side, cd.deck_labels(supply_deck()), deals))
             # T-18: Player 1's Resupply reshuffles the deck (RB 16.6: spent cards
             # and dummies handed back go in) and deals from it; Player 2 draws
             # from the same deck at the end of its own Buildup.
-            if side == state.player1:
-                deck = cd.begin_round(state.deck, side, (), [(side, n)])
-                return msgspec.structs.replace(state, deck=deck, stage="buildup", side=enemy_of(side))
-            return sequence.begin_initiative(msgspec.structs.replace(state, deck=cd.queue_deal(state.deck, side, n)))
+            elif side == state.player1:
+                state = msgspec.structs.replace(state, deck=cd.begin_round(state.deck, side, (), [(side, n)]))
+            else:
+                state = msgspec.structs.replace(state, deck=cd.queue_deal(state.deck, side, n))
+            return MonthNext("buildup_ended", state, side)
     raise ValueError(f"unchecked action {action!r}")
+
+
+# -- the orders read (parse_order) and listed (legal_orders) ------------------------------------
+
+#: RB 16.6: 'end buildup', handing back dummies with 'discard <n> dummies'.
+END_BUILDUP = re.compile(r"^end buildup(?:\s+discard\s+(?P<n>\d+)(?:\s+dumm(?:y|ies))?)?$")
+
+#: RB 16.5: 'buy supply [n]' (Extra Supply Cards).
+BUY_SUPPLY = re.compile(r"^buy supply(?:\s+(?P<n>\d+))?$")
+
+
+def parse_reinforce(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'reinforce' (RB 16.4, 16.41): the Reinforcements due and the Early
+    Arrivals, each a new block committed."""
+    names = [u.name for u in due_units(state, role)]
+    names += [(ctx.value(lbl) or b"").decode("utf-8", "replace") for lbl in state.early_arrived]
+    tokens, secrets = new_blocks_order(role, names, ctx)
+    return Order(action=Reinforce(tokens=tokens, early=state.early_arrived), secrets=secrets)
+
+
+def parse_call_malta(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'call malta group' (RB 18.6): the Malta Group's units as new blocks."""
+    tokens, secrets = new_blocks_order(role, [u.name for u in all_scenarios().malta_group(scenario_of(state))], ctx)
+    return Order(action=CallMalta(tokens=tokens), secrets=secrets)
+
+
+def parse_early_arrival(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'early arrival [unit, ...]' (RB 16.41): the candidates in the order
+    given (all, in their order, by default), each in a secret slot."""
+    cands = [u.name for u in early_candidates(state, role)]
+    rest = words.strip()[len("early arrival"):].strip(" :")
+    order = [all_scenarios().roster.get(n.strip()).name for n in rest.split(",")] if rest else cands
+    labels = early_labels(state, role, len(order))
+    return Order(action=EarlyArrival(slots=labels), secrets={lbl: name.encode() for lbl, name in zip(labels, order)})
+
+
+def parse_end_buildup(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'end buildup [discard <n> dummies]' (RB 16.6), or the dummies named (T-41)."""
+    m = END_BUILDUP.match(low)
+    assert m is not None  # the form was matched by the dispatcher (month_phase)
+    discard = int(m.group("n") or (len(named) if named else 0))
+    return Order(action=EndBuildup(discard=discard, cards=supplycards.pick_cards(state, role, 0, discard, ctx,
+                                                                                "RB 16.6", named)))
+
+
+def parse_buy_supply(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'buy supply [n]' (RB 16.5)."""
+    m = BUY_SUPPLY.match(low)
+    assert m is not None  # the form was matched by the dispatcher (month_phase)
+    return Order(action=bu.BuySupply(cards=int(m.group("n") or 1)))
+
+
+def parse_rebuild(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'rebuild <unit> [steps]' (RB 16.54): the new identity committed."""
+    rest = words.strip().partition(" ")[2]
+    m = re.match(r"^(?P<unit>.+?)(?:\s+(?P<n>\d+)(?:\s+steps?)?)?$", rest.strip())
+    if not m:
+        raise OrderError("RB 16.54: write 'rebuild <unit> [steps]'")
+    token = deployment.own_token(state, role, m.group("unit"))
+    b = state.position.block(token)
+    u = all_scenarios().roster.get(b.unit)
+    steps = int(m.group("n") or 1)
+    label = hidden.identity_label(token, state.versions.get(token, 0) + 1)
+    return Order(action=Rebuild(token=token, steps=steps, bp=bu.replacement_cost(u, steps)),
+                 secrets={label: hidden.encode_identity(u.name, b.cv + steps * u.cv_per_step)})
+
+
+def parse_redeploy(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'redeploy <unit> -> <hex> [-> ...]' (RB 16.51), 'sea <unit> -> <port>'
+    (RB 16.53), 'refit <unit> [-> ...] -> <base>' (RB 16.52)."""
+    verb, _, rest = words.strip().partition(" ")
+    verb = verb.lower()
+    unit, *points = group_moves.ARROW.split(rest.strip())
+    token = deployment.own_token(state, role, unit)
+    start = state.position.block(token).hex
+    places = [deployment.place_name(p) for p in points if p.strip()]
+    if verb == "sea":
+        if len(places) != 1:
+            raise OrderError("RB 16.53: write 'sea <unit> -> <port>'")
+        return Order(action=bu.SeaRedeploy(token=token, to=places[0]))
+    if verb == "refit":
+        base = game_map().base(role)
+        if not places or places[-1] != base:
+            places.append(base)
+        return Order(action=bu.ReturnForRefit(token=token, path=buildup_path(state, role, start, places)))
+    if not places:
+        raise OrderError("RB 16.51: write 'redeploy <unit> -> <hex> [-> <hex> ...]'")
+    return Order(action=bu.Redeploy(token=token, path=buildup_path(state, role, start, places)))
+
+
+def listed_buildup(state: State, role: Side, ctx) -> list[str]:
+    """The orders listed in stage "buildup": the Early Arrival slots (RB
+    16.41) and the Reinforcements (RB 16.4) first, then the end of the
+    Buildup (RB 16.6), the Malta Group (RB 18.6), Extra Supply (RB 16.5),
+    Minefields (RB 16.55) and the other expenditures."""
+    if early_candidates(state, role):
+        return ["early arrival"]
+    if due_count(state, role):
+        return ["reinforce"]
+    hand = hand_of(state, role)
+    ledger = state.ledgers[role]
+    orders = ["end buildup"]
+    s = scenario_of(state)
+    if role == "axis" and not state.pregame and s.axis.malta_group is not None \
+            and not rf.check_malta_group(s, state.month, state.malta or None):
+        orders.append("call malta group")
+    if hand.dummy:
+        orders += [f"end buildup discard {n} dummies" for n in range(1, hand.dummy + 1)]
+    if ledger.available >= bu.SUPPLY_CARD_BP:
+        orders.append("buy supply 1")
+    orders += minefield_rules.minefield_orders(state, role, ledger)
+    return orders + spending_orders(state, role, ledger)
 
 
 # -- the actions in words (format_action) ---------------------------------------------------

@@ -32,10 +32,10 @@ from rules.ritd import combat_round as cr
 from rules.ritd import fire as fr
 from rules.ritd import losses as ls
 from rules.ritd import movement as mv
-from rules.ritd import routs
+from rules.ritd import routs, supply_checks
 from rules.ritd.hidden import is_token_of
 from rules.ritd.position import Side
-from rules.ritd.state import State, game_map, quoted
+from rules.ritd.state import State, current_turn, game_map, quoted
 
 
 def problems(state: State, action: object, side: Side) -> list[Problem]:
@@ -193,16 +193,13 @@ def _supply_check(state: State, action: ac.SupplyCheck, side: Side) -> list[Prob
     out += _own(state, side, action.oasis.values(), "RB 15.1", "oasis")
     if out or not chosen or state.phase != "turn":
         return out
-    from rules.ritd.state import current_turn
-    from rules.ritd.supply_steps import supply_check
-
     step = current_turn(state).step
     if step not in ("initial-supply", "final-supply"):
         return out  # the rule check names the step (RB 12.7)
-    result = supply_check(state, step, action, side)
+    result = supply_checks.supply_check(state, step, action, side)
 
     def same_without(fortress: dict[str, tuple[str, ...]], oasis: dict[str, str]) -> bool:
-        return supply_check(state, step, ac.SupplyCheck(fortress=fortress, oasis=oasis), side) == result
+        return supply_checks.supply_check(state, step, ac.SupplyCheck(fortress=fortress, oasis=oasis), side) == result
 
     for hex_ in action.oasis:
         if same_without(action.fortress, {h: t for h, t in action.oasis.items() if h != hex_}):

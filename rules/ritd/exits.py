@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import msgspec
 
 from pbem.rulesapi import Order, Problem
+from rules.ritd import group_moves, reachability
 from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.actions import ExitMap, OrderError
@@ -119,15 +120,11 @@ def check_exit(state: State, turn: Turn, action: ExitMap, side: Side, ctx) -> li
     """RB 17.1 sidebar: an exit is made in the Movement phase, as a Move."""
     if turn.step != "movement":
         return [Problem("RB 3.44", "units exit the map by a Move, in the Movement phase")]
-    from rules.ritd import group_moves
-
     speeds = group_moves.speeds_of(state, state.position, [u.token for u in action.units])
     return list(exit_problems(game_map(), state.position, movement_of(turn), action, speeds).problems)
 
 
 def apply_exit(state: State, turn: Turn, action: ExitMap, side: Side, ctx) -> State:
-    from rules.ritd import group_moves
-
     m, pos = game_map(), state.position
     speeds = group_moves.speeds_of(state, pos, [u.token for u in action.units])
     result = exit_problems(m, pos, movement_of(turn), action, speeds)
@@ -147,8 +144,6 @@ def apply_exit(state: State, turn: Turn, action: ExitMap, side: Side, ctx) -> St
 def exit_orders(state: State, role: Side, turn: Turn) -> list[str]:
     """'exit <from> -> <map-end hex> <unit>' (or 'exit <hex> <unit>' for a unit
     already on the map-end), one unit each, where the check finds no problem."""
-    from rules.ritd import group_moves, reachability
-
     m, pos, movement = game_map(), state.position, movement_of(turn)
     if movement.withdrawal_only:
         return []
@@ -176,8 +171,6 @@ def exit_orders(state: State, role: Side, turn: Turn) -> list[str]:
 def parse_exit_order(state: State, role: Side, turn: Turn, words: str, low: str, ctx) -> Order:
     """'exit <from> -> <map-end hex> <units> [rommel]', or 'exit <map-end hex>
     <units> [rommel]' for units already there (RB 17.1 sidebar)."""
-    from rules.ritd import group_moves
-
     body = words.split(None, 1)[1] if " " in words.strip() else ""
     if not body:
         raise OrderError("RB 17.1: write 'exit <from> -> <map-end hex> <units>' or 'exit <map-end hex> <units>'")

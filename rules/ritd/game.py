@@ -8,7 +8,9 @@ side lacks become ``Obligation``s, decided in ``on_open`` or by the audit.
 ``check`` and ``apply`` here dispatch to the module of each rule; the other
 hooks are re-exported from theirs. The modules, by rulebook section:
 
-  sequence         RB 3.0-3.4: who decides next (pending) and every step change
+  sequence         RB 3.0-3.4, 3.1, 3.3, 16.1, 17.0, 18.0: every step, stage and phase change,
+                   decided from what the rules hand over (steps.TurnNext, MonthNext)
+  steps            RB 3.0: the step tables, who decides next (pending), not_now
   actions          the action union (log encoding) and RB 1.0 hex names
   state, view      the State, scenario data, SPEC; what a player sees
   deployment       RB 18.0 set-up
@@ -22,9 +24,11 @@ hooks are re-exported from theirs. The modules, by rulebook section:
   group_moves      RB 5.0-6.4 as orders (rules: movement, forced_marches, reachability)
   refusal          RB 8.4, 10.2, 10.5;  retreats: RB 10.3-10.41, 6.4 sidebar
   rout_orders      RB 11.3, 11.4 (tables: routs);  step_losses: RB 9.5, 2.3 on hidden units
-  battle           RB 7.3, 8.6, 9.1-9.5 (fire model: combat)
-  openings         dice and commitments decided when they open (DESIGN 4)
-  player_orders    parse_order, legal_orders, format_action, explain
+  battle           RB 7.3, 8.6, 9.1-9.5 (fire model: combat_round, fire, losses, fortresses)
+  combat_state     RB 7.3, 8.6, 9.1, 10.41, 13.2, 14.2: the Combat Round under way (queries)
+  wording          units and hexes named in problems and descriptions (RB 1.1)
+  openings         dice and commitments decided when they open (DESIGN 4); the dice's dispatch
+  player_orders    parse_order, legal_orders (RB 3.44: the movement orders), format_action, explain
   victory          RB 17;  checked: what check established, for apply
 """
 from __future__ import annotations
@@ -32,9 +36,18 @@ from __future__ import annotations
 import msgspec
 
 from pbem.rulesapi import DICE, ActingAs, Problem
-from rules.ritd import buildup as bu
-from rules.ritd import canonical, deployment, group_moves, month_phase, routs, sequence, supplycards, turn_orders
-from rules.ritd import cards as cd
+from rules.ritd import (
+    canonical,
+    deployment,
+    group_moves,
+    month_phase,
+    routs,
+    sequence,
+    steps,
+    supplycards,
+    turn_orders,
+    wording,
+)
 from rules.ritd.actions import (
     AcceptBattle,
     Deploy,
@@ -48,16 +61,16 @@ from rules.ritd.actions import (
     unknown_hexes,
 )
 from rules.ritd.hidden import Obligation
-from rules.ritd.position import SIDES, Block, Side
+from rules.ritd.position import Block, Side
 from rules.ritd.setup import (
     check_deployment_complete,
 )
-from rules.ritd.state import State, current_turn, game_map, identity_of, scenario_of, supply_deck
+from rules.ritd.state import State, current_turn, game_map, identity_of, scenario_of
 
 
 def check(state: State, action: object, ctx) -> list[Problem]:
     side: Side = ctx.author
-    decision = sequence.pending(state)
+    decision = steps.pending(state)
     if decision is None or decision.role != side:
         return [Problem("RB 3.0", "it is not your decision")]
     unknown = unknown_hexes(action) or canonical.problems(state, action, side)
@@ -74,7 +87,7 @@ def check(state: State, action: object, ctx) -> list[Problem]:
     if state.phase == "deploy":
         return [Problem("RB 18.0", "the scenario set-up comes first")]
     if state.phase != "turn":
-        return [Problem(p.rule, turn_orders.with_unit_names(state, p.message)) for p in month_phase.check_month(state, action, side, ctx)]
+        return [Problem(p.rule, wording.with_unit_names(state, p.message)) for p in month_phase.check_month(state, action, side, ctx)]
     return turn_orders.check_turn(state, current_turn(state), action, side, ctx)
 
 
@@ -96,23 +109,7 @@ def apply(state: State, action: object, ctx) -> State:
                                            placed={**state.placed, side: state.placed.get(side, 0) + 1},
                                            versions={**state.versions, token: 0})
         case EndDeployment():
-            if side == "axis":  # RB 18.0: the Axis deploys first, then the Allies
-                return msgspec.structs.replace(state, side="allied")
-            pre = scenario_of(state).special.pregame_buildup
-            if pre is not None:  # RB 18.7 (BU-20): 30 BP each, no dice, before the first cards
-                state = msgspec.structs.replace(state, position=deployment.initial_fortress_control(state))
-                networks = {s: tuple(sorted(n)) for s, n in bu.buildup_networks(game_map(), state.position).items()}
-                return msgspec.structs.replace(state, phase="buildup", stage="buildup", side=pre.first,
-                                               player1=pre.first, pregame=True, networks=networks,
-                                               ledgers={s: bu.open_ledger(s, bu.pregame_bp(scenario_of(state))) for s in SIDES})
-            # RB 18.0: the first shuffle of the shared deck deals both initial
-            # hands (its first step rides on this event), then each may redraw
-            # once, Axis first.
-            dealt = msgspec.structs.replace(state, phase="cards", stage="redraw", side="axis",
-                                            position=deployment.initial_fortress_control(state))
-            deals = [(s, supplycards.initial_cards(dealt, s)) for s in ("axis", "allied")]
-            return msgspec.structs.replace(dealt, deck=cd.begin_round(dealt.deck, side, cd.deck_labels(supply_deck()),
-                                                                      deals))
+            return sequence.deployment_ended(state, side)
     if state.phase != "turn":
         return month_phase.apply_month(state, action, side, ctx)
     return turn_orders.apply_turn(state, current_turn(state), action, side, ctx)
@@ -121,7 +118,7 @@ def apply(state: State, action: object, ctx) -> State:
 def legal_actions(state: State, role: Side, ctx) -> list[object]:
     """Actions that carry no new secret and need no route choice; Moves and
     secret-bearing orders are listed by ``legal_orders``."""
-    decision = sequence.pending(state)
+    decision = steps.pending(state)
     if decision is None or decision.role != role or decision.kind == DICE:
         return []
     if state.phase == "deploy":
@@ -157,8 +154,8 @@ from rules.ritd.player_orders import (  # noqa: E402
     legal_orders,
     parse_order,
 )
-from rules.ritd.sequence import pending  # noqa: E402
 from rules.ritd.state import SPEC, initial_state, outcome, scenario_info  # noqa: E402
+from rules.ritd.steps import pending  # noqa: E402
 from rules.ritd.supplycards import deck_task, on_deck  # noqa: E402
 from rules.ritd.view import View, render_text, view  # noqa: E402
 

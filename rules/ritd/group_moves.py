@@ -1,6 +1,8 @@
 """Group Moves, Regroups and Forced Marches as orders (RB 5.0-6.4): unit speeds
 (RB 6.1, 17.0 I-Tanks), the routes recorded for the map (decisions M-24),
-parsing moves and listing the legal ones. The move rules are rules.ritd.movement.
+the Supply Network a Group Refusing Battle is judged on (RB 5.3, EX-26), the
+Routs a Move's Overruns cause (RB 11.4, T-13), parsing moves and listing the
+legal ones. The move rules are rules.ritd.movement.
 """
 
 from __future__ import annotations
@@ -16,19 +18,19 @@ from rules.ritd import (
     checked,
     deployment,
     forced_marches,
-    player_orders,
     reachability,
-    refusal,
-    rout_orders,
-    sequence,
+    routs,
+    steps,
 )
+from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.actions import EndMovement, ForcedMarches, OrderError
 from rules.ritd.hidden import Obligation
 from rules.ritd.names import UnknownLocation
 from rules.ritd.position import Block, Position, Side
 from rules.ritd.state import LastMove, State, all_scenarios, game_map, roster_of
-from rules.ritd.turn import Turn, movement_of
+from rules.ritd.steps import TurnNext
+from rules.ritd.turn import PendingRout, Turn, movement_of
 from rules.ritd.units import OptionalITank
 
 
@@ -114,6 +116,35 @@ def note_routes(state: State, pos: Position, routes: list[tuple[str, tuple[str, 
     return msgspec.structs.replace(state, last_moves=tuple(moves))
 
 
+def refusal_network(pos: Position, move: mv.Move):
+    """RB 5.3 condition 3 for a refusing Group that leaves Disrupted units behind
+    (EX-26): they Rout out of the hex at once, so the Supply Network is judged
+    without them (T-12)."""
+    if move.withdrawal != "refuse":
+        return None
+    side = next((pos.block(u.token).side for u in move.units if pos.has_block(u.token)), None)
+    left = [b.token for b in pos.blocks_in(move.origin, side)] if side else []
+    left = [t for t in left if pos.block(t).disrupted]
+    if not left:
+        return None
+    return lambda mm, pp, ss: mv.default_network(mm, ls.eliminate(pp, [t for t in left if pp.has_block(t)]), ss)
+
+
+def overrun_routs(state: State, turn: Turn, hexes) -> list[PendingRout]:
+    """RB 11.4 Overruns (T-13): the Disrupted enemy units in each Overrun hex
+    Rout; only the Overrunning units (of both Moves of an Offensive Turn, RB 11
+    sidebar) may Pursue, so every other active unit there counts as fired."""
+    pos, out = state.position, []
+    for h in dict.fromkeys(hexes):
+        if not routs.is_overrun(pos, h, turn.active):
+            continue
+        pursuers = set(routs.overrun_pursuers(pos, movement_of(turn), h))
+        fired = tuple(b.token for b in pos.blocks_in(h, turn.active) if b.token not in pursuers)
+        tokens = tuple(b.token for b in pos.blocks_in(h, turn.passive))
+        out.append(PendingRout(hex=h, side=turn.passive, tokens=tokens, fired=fired))
+    return out
+
+
 ARROW = re.compile(r"\s*->\s*")
 
 
@@ -156,7 +187,7 @@ def _route(state: State, turn: Turn, token: str, dest: str, *, withdrawal: str =
                                        withdrawal=cast(mv.WithdrawalKind, withdrawal), regroup=(regroup, dest))
         if dest in reach.paths:
             return reach.paths[dest]
-    network = refusal.refusal_network(state.position, mv.Move(kind="group", origin=start, withdrawal=cast(mv.WithdrawalKind, withdrawal),
+    network = refusal_network(state.position, mv.Move(kind="group", origin=start, withdrawal=cast(mv.WithdrawalKind, withdrawal),
                                                        units=(mv.UnitMove(token, (start,)),)))
     reach = reachability.reachable(game_map(), state.position, movement_of(turn), token, block_speed(state, state.position.block(token)),
                          withdrawal=cast(mv.WithdrawalKind, withdrawal), rommel=rommel, network=network, together=together)
@@ -178,7 +209,7 @@ def unit_name(state: State, token: str) -> str:
 def parse_move(state: State, role: Side, turn: Turn, text: str, kind: str) -> mv.Move:
     """'group Msus -> Mechili 21Pz/5 3Rec [; -> Charruba 8Pz]' and the like."""
     if turn.movement is None:
-        raise OrderError(f"not an order now: '{text}' (now: {sequence.PROMPTS.get(turn.step, turn.step)})")
+        raise OrderError(f"not an order now: '{text}' (now: {steps.PROMPTS.get(turn.step, turn.step)})")
     rommel = bool(re.search(r"\s+rommel$", text, re.IGNORECASE))
     text = re.sub(r"\s+rommel$", "", text, flags=re.IGNORECASE)
     withdrawal = {"withdraw": "pass", "refuse-battle": "refuse", "rout": "rout"}.get(kind, "")
@@ -359,14 +390,14 @@ def check_move_action(state: State, turn: Turn, action: mv.Move, side: Side, ctx
         problems = []
     else:
         return [Problem("RB 3.44", "Moves are made in the Movement phase")]
-    result = checked_move(state, pos, movement_of(turn), action, network=refusal.refusal_network(pos, action))
+    result = checked_move(state, pos, movement_of(turn), action, network=refusal_network(pos, action))
     return problems + list(result.problems)
 
 
-def apply_move_action(state: State, turn: Turn, action: mv.Move, side: Side, ctx) -> State:
+def apply_move_action(state: State, turn: Turn, action: mv.Move, side: Side, ctx) -> TurnNext:
     m, pos = game_map(), state.position
     result = checked_move(state, pos, movement_of(turn), action)
-    what = f"moved in event {ctx.seq} ({player_orders.format_action(action)})"
+    what = f"moved in event {ctx.seq} ({format_move(action)})"
     out = mv.apply_move(m, pos, movement_of(turn), action, defer_retreats=True)
     state = msgspec.structs.replace(state, position=out.position,
                                     obligations=state.obligations + speed_obligations(result, ctx.seq, what))
@@ -376,10 +407,8 @@ def apply_move_action(state: State, turn: Turn, action: mv.Move, side: Side, ctx
                         withdrawal=action.withdrawal)
     state = note_disruptions(state, out.position, turn.number)
     turn = msgspec.structs.replace(turn, movement=out.turn)
-    if turn.step == "refuse-withdraw":
-        return sequence.after_refusal(state, turn, action.origin)
     # RB 11.4 (T-13): an Overrun interrupts movement for the Rout.
-    return sequence.start_routs(state, turn, rout_orders.overrun_routs(state, turn, out.overruns), "movement")
+    return TurnNext("moved", state, turn, routs=tuple(overrun_routs(state, turn, out.overruns)), hex=action.origin)
 
 
 def check_forced_marches(state: State, turn: Turn, action: ForcedMarches, side: Side, ctx) -> list[Problem]:
@@ -404,19 +433,11 @@ def check_end_movement(state: State, turn: Turn, action: EndMovement, side: Side
     return [] if turn.step == "movement" else [Problem("RB 3.44", "the Movement phase is not under way")]
 
 
-def apply_end_movement(state: State, turn: Turn, action: EndMovement, side: Side, ctx) -> State:
-    return sequence.next_retreat(state, turn)
+def apply_end_movement(state: State, turn: Turn, action: EndMovement, side: Side, ctx) -> TurnNext:
+    return TurnNext("movement_ended", state, turn)
 
 
 # -- the orders listed (legal_orders) --------------------------------------------------
-
-def listed_movement(state: State, role: Side, turn: Turn, ctx) -> list[str]:
-    """The orders listed in step "movement"."""
-    from rules.ritd import base_entry, exits
-
-    return movement_orders(state, role, turn) + base_entry.enter_base_orders(state, role, turn) + \
-        exits.exit_orders(state, role, turn) + \
-        forced_march_orders(state, role, turn, ctx) + ["end movement"]
 
 
 # -- the actions in words (format_action) ---------------------------------------------------

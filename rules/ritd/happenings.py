@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from pbem.rulesapi import ROLL, Combat, Die, Happening, Step
-from rules.ritd import battle, routs
 from rules.ritd import combat_round as cr
+from rules.ritd import combat_state, routs
 from rules.ritd import fire as fr
 from rules.ritd.firetable import DIE_FACES, load_fire_table
 from rules.ritd.position import enemy_of
@@ -122,7 +122,7 @@ def _plural(blocks: Sequence[BlockView]) -> bool:
 def without_tokens(text: str, names: dict[str, BlockView]) -> str:
     """A line of the game's own words with every block token taken out: a
     named unit stays named, an unnamed block is said by its side."""
-    for token, b in names.items():  # "Unit (token)", as turn_orders.with_unit_names writes it
+    for token, b in names.items():  # "Unit (token)", as wording.with_unit_names writes it
         if b.unit:
             text = text.replace(f"{b.unit} ({token})", b.unit)
 
@@ -269,7 +269,7 @@ def _fire(before: State, was: View, now: View, step: Step) -> list[Happening]:
     if turn is None or turn.fire is None or any(v is None for v in step.values):
         return []
     values = tuple(v for v in step.values if v is not None)
-    pos, rnd = battle.combat_position(before, turn), battle.combat_round(before, turn)
+    pos, rnd = combat_state.combat_position(before, turn), combat_state.combat_round(before, turn)
     prior = turn.fire_result
     result = fr.score(pos, rnd, turn.fire, values, prior=prior, units=roster_of(before).get)
     since = len(prior.shots) if prior is not None else 0

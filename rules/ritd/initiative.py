@@ -1,7 +1,7 @@
 """The Initiative (RB 3.3): after each Buildup the Allied player may challenge
 with one card face down, the Axis player may answer with one, both turned up
-(the deck shows them, T-15): check and apply of the challenge, the answer and
-the turning up.
+(the deck shows them, T-15): check, apply, parsing and order listing of the
+challenge, the answer and the turning up.
 """
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ from typing import cast
 
 import msgspec
 
-from pbem.rulesapi import Problem
+from pbem.rulesapi import Order, Problem
 from rules.ritd import cards as cd
-from rules.ritd import sequence, supplycards
+from rules.ritd import supplycards
 from rules.ritd.actions import Answer, Challenge, OpenChallenge
 from rules.ritd.position import Side
 from rules.ritd.state import State, hand_of
+from rules.ritd.steps import MonthNext
 
 
 def challenge_label(state: State, side: Side) -> str:
@@ -47,14 +48,14 @@ def check_challenge(state: State, action: Challenge, side: Side, ctx) -> list[Pr
         state, side, (card,), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3", ctx)
 
 
-def apply_challenge(state: State, action: Challenge, side: Side, ctx) -> State:
+def apply_challenge(state: State, action: Challenge, side: Side, ctx) -> MonthNext:
     label, card = action.label, action.card
     if not label:
-        return sequence.begin_month(state, "axis")
+        return MonthNext("no_challenge", state)
     real = cd.parse_real(ctx.value(label), 1)
-    return msgspec.structs.replace(state, hands={**state.hands, side: cd.spend(hand_of(state, side), 1, real)},
-                                   deck=cd.take(state.deck, side, (card,), to_played=True),
-                                   challenge=label, stage="answer", side="axis")
+    return MonthNext("challenged", msgspec.structs.replace(
+        state, hands={**state.hands, side: cd.spend(hand_of(state, side), 1, real)},
+        deck=cd.take(state.deck, side, (card,), to_played=True), challenge=label))
 
 
 def check_answer(state: State, action: Answer, side: Side, ctx) -> list[Problem]:
@@ -69,7 +70,7 @@ def check_answer(state: State, action: Answer, side: Side, ctx) -> list[Problem]
         state, side, (card,), 1, cd.parse_real(ctx.value(label), 1), "RB 3.3", ctx)
 
 
-def apply_answer(state: State, action: Answer, side: Side, ctx) -> State:
+def apply_answer(state: State, action: Answer, side: Side, ctx) -> MonthNext:
     label, card = action.label, action.card
     if label:
         real = cd.parse_real(ctx.value(label), 1)
@@ -77,7 +78,7 @@ def apply_answer(state: State, action: Answer, side: Side, ctx) -> State:
         state = msgspec.structs.replace(state, hands={**state.hands, side: cd.spend(hand_of(state, side), 1, real)},
                                         answer=label,
                                         deck=cd.queue_show(deck, side, (card,), "initiative", label))
-    return msgspec.structs.replace(state, stage="open-challenge", side="allied")
+    return MonthNext("answered", state)
 
 
 def check_open_challenge(state: State, action: OpenChallenge, side: Side, ctx) -> list[Problem]:
@@ -90,12 +91,12 @@ def check_open_challenge(state: State, action: OpenChallenge, side: Side, ctx) -
     return []
 
 
-def apply_open_challenge(state: State, action: OpenChallenge, side: Side, ctx) -> State:
+def apply_open_challenge(state: State, action: OpenChallenge, side: Side, ctx) -> MonthNext:
     state = msgspec.structs.replace(state, deck=cd.queue_show(
         state.deck, side, state.deck.played.get(side, ()), "initiative", state.challenge))
     allied = ctx.value(state.challenge) == b"1"
     axis = (ctx.value(state.answer) == b"1") if state.answer else None
-    return sequence.begin_month(state, cast(Side, cd.initiative(allied, axis)))
+    return MonthNext("challenge_opened", state, cast(Side, cd.initiative(allied, axis)))
 
 
 # -- the actions in words (format_action) ---------------------------------------------------
@@ -115,3 +116,58 @@ def format_answer(action: Answer) -> str:
 def format_open_challenge(action: OpenChallenge) -> str:
     """The action in words (format_action)."""
     return "open challenge"
+
+
+# -- the orders read (parse_order) and listed (legal_orders) ------------------------------------
+
+#: The orders that play one card face down (RB 3.3): real or dummy, or the card named (T-41).
+CARD_ORDERS = ("challenge", "challenge with real", "challenge with dummy", "answer", "answer with real",
+               "answer with dummy")
+
+
+def parse_card_order(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'challenge [with real|with dummy]', 'answer [with real|with dummy]'
+    (RB 3.3): one card face down, committed as how many are real; a card
+    named ('cards s1:3') says which (T-41). The answer is opened at once."""
+    label = challenge_label(state, role)
+    value = b"0" if low.endswith("dummy") else b"1"
+    if named and low in ("challenge", "answer"):  # the card named says which (T-41)
+        value = str(cd.real_among(ctx.card, named[:1]) or 0).encode()
+    card = supplycards.pick_cards(state, role, int(value == b"1"), int(value == b"0"), ctx, "RB 3.3", named)[0]
+    if low.startswith("challenge"):
+        return Order(action=Challenge(label=label, card=card), secrets={label: value})
+    return Order(action=Answer(label=label, card=card), secrets={label: value}, reveal=(label,))
+
+
+def parse_no_challenge(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'no challenge' (RB 3.3)."""
+    return Order(action=Challenge())
+
+
+def parse_decline(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'decline' (RB 3.3): no answer to the challenge."""
+    return Order(action=Answer())
+
+
+def parse_open_challenge(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'open challenge' (RB 3.3): the challenge card turned face up."""
+    return Order(action=OpenChallenge(), reveal=(state.challenge,) if state.challenge else ())
+
+
+def listed_initiative(state: State, role: Side, ctx) -> list[str]:
+    """The orders listed in stages "challenge" and "answer" (RB 3.3): none,
+    or a card, real or dummy, as the hand allows (where this replay knows it)."""
+    hand = hand_of(state, role)
+    challenging = state.stage == "challenge"
+    verb = "challenge" if challenging else "answer"
+    orders = ["no challenge" if challenging else "decline"]
+    if hand.count and (hand.real is None or hand.real):
+        orders.append(verb)
+    if hand.count and (hand.dummy is None or hand.dummy):
+        orders.append(f"{verb} with dummy")
+    return orders
+
+
+def listed_open_challenge(state: State, role: Side, ctx) -> list[str]:
+    """The orders listed in stage "open-challenge" (RB 3.3)."""
+    return ["open challenge"]

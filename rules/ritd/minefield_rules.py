@@ -13,15 +13,12 @@ import msgspec
 
 from pbem.rulesapi import Order, Problem
 from rules.ritd import buildup as bu
-from rules.ritd import deployment, mines, sequence
+from rules.ritd import deployment, mines
 from rules.ritd.actions import BuildMinefield, OpenMinefields, OrderError
 from rules.ritd.position import SIDES, Side, enemy_of
-from rules.ritd.state import State, game_map, scenario_of
+from rules.ritd.state import State, game_map, mines_of, scenario_of
+from rules.ritd.steps import TurnNext
 from rules.ritd.turn import Turn
-
-
-def mines_of(state: State, side: Side) -> mines.SideMines:
-    return state.minefields.get(side, mines.SideMines())
 
 
 def with_mines(state: State, side: Side, **changes) -> State:
@@ -197,6 +194,11 @@ def parse_minefield(state: State, role: Side, text: str, ctx) -> Order:
                  sets={label: mines.leaves(game_map(), after)})
 
 
+def parse_minefield_order(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'minefield <place> [dismantle <place>, <place>]' (RB 14.1, 16.55): ``parse_minefield``."""
+    return parse_minefield(state, role, words.strip()[len("minefield "):], ctx)
+
+
 def minefield_orders(state: State, role: Side, ledger: bu.Ledger) -> list[str]:
     """RB 16.55 "a hidden Minefield in any hex within the friendly Supply
     Network (not in battle hexes)", RB 14.0 "in unengaged hexes": every such
@@ -214,8 +216,8 @@ def minefield_orders(state: State, role: Side, ledger: bu.Ledger) -> list[str]:
     return orders
 
 
-def apply_open_minefields(state: State, turn: Turn, action: OpenMinefields, side: Side, ctx) -> State:
-    return sequence.after_mines(with_mines(state, side, due=(), fresh=()), turn)
+def apply_open_minefields(state: State, turn: Turn, action: OpenMinefields, side: Side, ctx) -> TurnNext:
+    return TurnNext("mines_opened", with_mines(state, side, due=(), fresh=()), turn)
 
 
 # -- the orders listed (legal_orders) --------------------------------------------------

@@ -6,8 +6,6 @@ and order listing of those actions.
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -17,8 +15,6 @@ from pbem.rulesapi import Order, Problem
 from rules.ritd import buildup as bu
 from rules.ritd import (
     buildup_orders,
-    deployment,
-    group_moves,
     hidden,
     initiative,
     minefield_rules,
@@ -26,7 +22,6 @@ from rules.ritd import (
     supplycards,
 )
 from rules.ritd import cards as cd
-from rules.ritd import reinforcements as rf
 from rules.ritd.actions import (
     Answer,
     BuildMinefield,
@@ -45,6 +40,7 @@ from rules.ritd.actions import (
 from rules.ritd.cards import Hand
 from rules.ritd.position import SIDES, Block, Side, enemy_of
 from rules.ritd.state import State, all_scenarios, game_map, hand_of, identity_of, scenario_of
+from rules.ritd.steps import STAGE_PROMPTS, MonthNext, not_now
 from rules.ritd.victory import victory as judge_victory
 
 
@@ -53,54 +49,34 @@ class MonthRule(NamedTuple):
     (arguments: state, action, the acting side, ctx)."""
 
     check: Callable[..., list[Problem]]
-    apply: Callable[..., State]
+    apply: Callable[..., State | MonthNext]
 
 
 def check_month(state: State, action: object, side: Side, ctx) -> list[Problem]:
     """Actions outside the Player-Turns: hands, Initiative, the end (by the
     table below), else the Buildup's orders in the Buildup."""
-    rule = _month_rules().get(type(action))
+    rule = _MONTH_RULES.get(type(action))
     if rule is not None and rule.check is not _buildup_check:
         return rule.check(state, action, side, ctx)
     return _buildup_check(state, action, side, ctx)
 
 
 def apply_month(state: State, action: object, side: Side, ctx) -> State:
-    """A checked action outside the Player-Turns, applied by its rule."""
-    rule = _month_rules().get(type(action))
+    """A checked action outside the Player-Turns, applied by its rule; the
+    stage that follows is the sequence's to decide (rules.ritd.sequence)."""
+    rule = _MONTH_RULES.get(type(action))
     if rule is None:
         raise ValueError(f"unchecked action {action!r}")
-    return rule.apply(state, action, side, ctx)
+    out = rule.apply(state, action, side, ctx)
+    return sequence.advance_month(out) if isinstance(out, MonthNext) else out
 
 
 def _buildup_check(state: State, action: object, side: Side, ctx) -> list[Problem]:
     if state.phase != "buildup" or state.stage != "buildup":
-        return sequence.not_now(state, action)
+        return not_now(state, action)
     return buildup_orders.check_buildup(state, action, side, hand_of(state, side), ctx)
 
 
-@functools.cache
-def _month_rules() -> dict[type, MonthRule]:
-    """The dispatch table (built at first use: the rule modules import each other)."""
-    buildup = MonthRule(_buildup_check, buildup_orders.apply_buildup_action)
-    return {
-        KeepHand: MonthRule(check_keep_hand, apply_keep_hand),  # RB 18.0
-        Redraw: MonthRule(check_redraw, apply_redraw),  # RB 18.0
-        Challenge: MonthRule(initiative.check_challenge, initiative.apply_challenge),  # RB 3.3
-        Answer: MonthRule(initiative.check_answer, initiative.apply_answer),  # RB 3.3
-        OpenChallenge: MonthRule(initiative.check_open_challenge, initiative.apply_open_challenge),  # RB 3.3
-        RevealAll: MonthRule(check_reveal_all, apply_reveal_all),  # RB 17.0
-        EarlyArrival: buildup,  # RB 16.41
-        Reinforce: buildup,  # RB 16.4
-        bu.Redeploy: buildup,  # RB 16.51
-        bu.SeaRedeploy: buildup,  # RB 16.53
-        bu.ReturnForRefit: buildup,  # RB 16.52
-        bu.BuySupply: buildup,  # RB 16.5
-        Rebuild: buildup,  # RB 16.54
-        BuildMinefield: MonthRule(_buildup_check, minefield_rules.apply_minefield_action),  # RB 16.55
-        CallMalta: buildup,  # RB 18.6
-        EndBuildup: buildup,  # RB 16.6
-    }
 
 
 # -- RB 18.0: the initial hands, kept or redrawn once ------------------------------------------
@@ -111,8 +87,8 @@ def check_keep_hand(state: State, action: KeepHand, side: Side, ctx) -> list[Pro
     return []
 
 
-def apply_keep_hand(state: State, action: KeepHand, side: Side, ctx) -> State:
-    return sequence.after_redraw(state, side)
+def apply_keep_hand(state: State, action: KeepHand, side: Side, ctx) -> MonthNext:
+    return MonthNext("hand_kept", state, side)
 
 
 def check_redraw(state: State, action: Redraw, side: Side, ctx) -> list[Problem]:
@@ -121,13 +97,13 @@ def check_redraw(state: State, action: Redraw, side: Side, ctx) -> list[Problem]
     return supplycards.no_seeds(action.cards, "RB 18.0")
 
 
-def apply_redraw(state: State, action: Redraw, side: Side, ctx) -> State:
+def apply_redraw(state: State, action: Redraw, side: Side, ctx) -> MonthNext:
     # RB 18.0: the hand goes back (into the next reshuffle) and a new
     # one is dealt from the rest of the deck.
     deck = cd.take(state.deck, side, state.deck.held.get(side, ()), to_played=False)
     deck = cd.queue_deal(deck, side, supplycards.initial_cards(state, side))
     state = msgspec.structs.replace(state, hands={**state.hands, side: Hand()}, deck=deck)
-    return sequence.after_redraw(state, side)
+    return MonthNext("hand_kept", state, side)
 
 
 # -- RB 17.0: every block turned face up at the end ----------------------------------------------
@@ -145,7 +121,7 @@ def check_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> list[P
     return [Problem("RB 17.0", f"open every block's identity: {', '.join(missing)} not opened")] if missing else []
 
 
-def apply_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> State:
+def apply_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> State | MonthNext:
     if not state.turned_up:  # the other side turns its blocks up next
         return msgspec.structs.replace(state, turned_up=(side,), side=enemy_of(side))
 
@@ -156,135 +132,112 @@ def apply_reveal_all(state: State, action: RevealAll, side: Side, ctx) -> State:
 
     off = {s: [unit_of(b) for b in state.refitting.get(s, ()) + state.waiting.get(s, ())] for s in SIDES}
     result = judge_victory(game_map(), state.position, scenario_of(state), all_scenarios(), off_board=off)
-    return msgspec.structs.replace(state, phase="over", stage="", result=result, turned_up=(*state.turned_up, side))
+    return MonthNext("game_judged", msgspec.structs.replace(state, result=result, turned_up=(*state.turned_up, side)))
 
 
-#: RB 3.42: "basic", "offensive", "assault", "blitz", each "+ N dummies"; "bluff N"; "pass".
-_END_BUILDUP = re.compile(r"^end buildup(?:\s+discard\s+(?P<n>\d+)(?:\s+dumm(?:y|ies))?)?$")
+#: The Buildup's actions (RB 16.4-16.6, 18.6), judged by rules.ritd.buildup_orders in stage "buildup".
+_BUILDUP = MonthRule(_buildup_check, buildup_orders.apply_buildup_action)
+
+#: The dispatch table: each action outside the Player-Turns with the module of its rule.
+_MONTH_RULES: dict[type, MonthRule] = {
+    KeepHand: MonthRule(check_keep_hand, apply_keep_hand),  # RB 18.0
+    Redraw: MonthRule(check_redraw, apply_redraw),  # RB 18.0
+    Challenge: MonthRule(initiative.check_challenge, initiative.apply_challenge),  # RB 3.3
+    Answer: MonthRule(initiative.check_answer, initiative.apply_answer),  # RB 3.3
+    OpenChallenge: MonthRule(initiative.check_open_challenge, initiative.apply_open_challenge),  # RB 3.3
+    RevealAll: MonthRule(check_reveal_all, apply_reveal_all),  # RB 17.0
+    EarlyArrival: _BUILDUP,  # RB 16.41
+    Reinforce: _BUILDUP,  # RB 16.4
+    bu.Redeploy: _BUILDUP,  # RB 16.51
+    bu.SeaRedeploy: _BUILDUP,  # RB 16.53
+    bu.ReturnForRefit: _BUILDUP,  # RB 16.52
+    bu.BuySupply: _BUILDUP,  # RB 16.5
+    Rebuild: _BUILDUP,  # RB 16.54
+    BuildMinefield: MonthRule(_buildup_check, minefield_rules.apply_minefield_action),  # RB 16.55
+    CallMalta: _BUILDUP,  # RB 18.6
+    EndBuildup: _BUILDUP,  # RB 16.6
+}
 
 
 def parse_month_order(state: State, role: Side, words: str, ctx) -> Order:
-    """Orders outside the Player-Turns: hands, Initiative, Buildup, the end."""
+    """Orders outside the Player-Turns: hands, Initiative, Buildup, the end.
+    Each order's reading lives in the module of its rule; the table below
+    says which text is which order, in the order the forms are tried."""
     low = " ".join(words.lower().split())
     low, named = supplycards.named_cards(low)  # "... cards s1:3": the cards played (T-41)
     if named is not None and not low.startswith(("challenge", "answer", "end buildup")):
         raise OrderError(f"only an order that plays or hands back Supply Cards names them: '{words.strip()}'")
-    if low in ("keep hand", "keep"):
-        return Order(action=KeepHand())
-    if low == "redraw":
-        return Order(action=Redraw())
-    if low in ("challenge", "challenge with real", "challenge with dummy", "answer", "answer with real",
-               "answer with dummy"):
-        label = initiative.challenge_label(state, role)
-        value = b"0" if low.endswith("dummy") else b"1"
-        if named and low in ("challenge", "answer"):  # the card named says which (T-41)
-            value = str(cd.real_among(ctx.card, named[:1]) or 0).encode()
-        card = supplycards.pick_cards(state, role, int(value == b"1"), int(value == b"0"), ctx, "RB 3.3", named)[0]
-        if low.startswith("challenge"):
-            return Order(action=Challenge(label=label, card=card), secrets={label: value})
-        return Order(action=Answer(label=label, card=card), secrets={label: value}, reveal=(label,))
-    if low == "no challenge":
-        return Order(action=Challenge())
-    if low == "decline":
-        return Order(action=Answer())
-    if low == "open challenge":
-        return Order(action=OpenChallenge(), reveal=(state.challenge,) if state.challenge else ())
-    if low == "reveal all":
-        return Order(action=RevealAll(), reveal=tuple(lbl for lbl in _final_labels(state, role)
-                                                      if not ctx.opened(lbl)))
-    if low == "reinforce":
-        names = [u.name for u in buildup_orders.due_units(state, role)]
-        names += [(ctx.value(lbl) or b"").decode("utf-8", "replace") for lbl in state.early_arrived]
-        tokens, secrets = buildup_orders.new_blocks_order(role, names, ctx)
-        return Order(action=Reinforce(tokens=tokens, early=state.early_arrived), secrets=secrets)
-    if low in ("call malta group", "call malta", "malta group"):
-        tokens, secrets = buildup_orders.new_blocks_order(role, [u.name for u in all_scenarios().malta_group(scenario_of(state))], ctx)
-        return Order(action=CallMalta(tokens=tokens), secrets=secrets)
-    if low.startswith("early arrival"):
-        cands = [u.name for u in buildup_orders.early_candidates(state, role)]
-        rest = words.strip()[len("early arrival"):].strip(" :")
-        order = [all_scenarios().roster.get(n.strip()).name for n in rest.split(",")] if rest else cands
-        labels = buildup_orders.early_labels(state, role, len(order))
-        return Order(action=EarlyArrival(slots=labels),
-                     secrets={lbl: name.encode() for lbl, name in zip(labels, order)})
-    m = _END_BUILDUP.match(low)
-    if m:
-        discard = int(m.group("n") or (len(named) if named else 0))
-        return Order(action=EndBuildup(discard=discard, cards=supplycards.pick_cards(state, role, 0, discard, ctx,
-                                                                                    "RB 16.6", named)))
-    m = re.match(r"^buy supply(?:\s+(?P<n>\d+))?$", low)
-    if m:
-        return Order(action=bu.BuySupply(cards=int(m.group("n") or 1)))
-    if low.startswith("minefield "):
-        return minefield_rules.parse_minefield(state, role, words.strip()[len("minefield "):], ctx)
-    verb, _, rest = words.strip().partition(" ")
-    verb = verb.lower()
-    if verb == "rebuild":
-        m = re.match(r"^(?P<unit>.+?)(?:\s+(?P<n>\d+)(?:\s+steps?)?)?$", rest.strip())
-        if not m:
-            raise OrderError("RB 16.54: write 'rebuild <unit> [steps]'")
-        token = deployment.own_token(state, role, m.group("unit"))
-        b = state.position.block(token)
-        u = all_scenarios().roster.get(b.unit)
-        steps = int(m.group("n") or 1)
-        label = hidden.identity_label(token, state.versions.get(token, 0) + 1)
-        return Order(action=Rebuild(token=token, steps=steps, bp=bu.replacement_cost(u, steps)),
-                     secrets={label: hidden.encode_identity(u.name, b.cv + steps * u.cv_per_step)})
-    if verb in ("redeploy", "refit", "sea"):
-        unit, *points = group_moves.ARROW.split(rest.strip())
-        token = deployment.own_token(state, role, unit)
-        start = state.position.block(token).hex
-        places = [deployment.place_name(p) for p in points if p.strip()]
-        if verb == "sea":
-            if len(places) != 1:
-                raise OrderError("RB 16.53: write 'sea <unit> -> <port>'")
-            return Order(action=bu.SeaRedeploy(token=token, to=places[0]))
-        if verb == "refit":
-            base = game_map().base(role)
-            if not places or places[-1] != base:
-                places.append(base)
-            return Order(action=bu.ReturnForRefit(token=token, path=buildup_orders.buildup_path(state, role, start, places)))
-        if not places:
-            raise OrderError("RB 16.51: write 'redeploy <unit> -> <hex> [-> <hex> ...]'")
-        return Order(action=bu.Redeploy(token=token, path=buildup_orders.buildup_path(state, role, start, places)))
-    raise OrderError(f"not an order now: '{words}' ({sequence.STAGE_PROMPTS.get(state.stage, state.stage)})")
+    verb = words.strip().partition(" ")[0].lower()
+    for matches, parse in _MONTH_ORDERS:
+        if matches(low, verb):
+            return parse(state, role, words, low, named, ctx)
+    raise OrderError(f"not an order now: '{words}' ({STAGE_PROMPTS.get(state.stage, state.stage)})")
+
+
+def parse_keep_hand(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'keep hand' (RB 18.0)."""
+    return Order(action=KeepHand())
+
+
+def parse_redraw(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'redraw' (RB 18.0)."""
+    return Order(action=Redraw())
+
+
+def parse_reveal_all(state: State, role: Side, words: str, low: str, named, ctx) -> Order:
+    """'reveal all' (RB 17.0): every identity of ``role``'s blocks not opened yet."""
+    return Order(action=RevealAll(), reveal=tuple(lbl for lbl in _final_labels(state, role) if not ctx.opened(lbl)))
+
+
+#: Does an order's text (lower case, spaces single, the cards named taken off; its first word) have a form?
+MonthMatches = Callable[[str, str], bool]
+
+#: The forms of the orders outside the Player-Turns, tried in this order.
+_MONTH_ORDERS: tuple[tuple[MonthMatches, Callable[..., Order]], ...] = (
+    (lambda low, verb: low in ("keep hand", "keep"), parse_keep_hand),  # RB 18.0
+    (lambda low, verb: low == "redraw", parse_redraw),  # RB 18.0
+    (lambda low, verb: low in initiative.CARD_ORDERS, initiative.parse_card_order),  # RB 3.3
+    (lambda low, verb: low == "no challenge", initiative.parse_no_challenge),  # RB 3.3
+    (lambda low, verb: low == "decline", initiative.parse_decline),  # RB 3.3
+    (lambda low, verb: low == "open challenge", initiative.parse_open_challenge),  # RB 3.3
+    (lambda low, verb: low == "reveal all", parse_reveal_all),  # RB 17.0
+    (lambda low, verb: low == "reinforce", buildup_orders.parse_reinforce),  # RB 16.4, 16.41
+    (lambda low, verb: low in ("call malta group", "call malta", "malta group"),
+     buildup_orders.parse_call_malta),  # RB 18.6
+    (lambda low, verb: low.startswith("early arrival"), buildup_orders.parse_early_arrival),  # RB 16.41
+    (lambda low, verb: buildup_orders.END_BUILDUP.match(low) is not None, buildup_orders.parse_end_buildup),  # RB 16.6
+    (lambda low, verb: buildup_orders.BUY_SUPPLY.match(low) is not None, buildup_orders.parse_buy_supply),  # RB 16.5
+    (lambda low, verb: low.startswith("minefield "), minefield_rules.parse_minefield_order),  # RB 14.1, 16.55
+    (lambda low, verb: verb == "rebuild", buildup_orders.parse_rebuild),  # RB 16.54
+    (lambda low, verb: verb in ("redeploy", "refit", "sea"), buildup_orders.parse_redeploy),  # RB 16.51-16.53
+)
 
 
 def month_orders(state: State, role: Side, ctx) -> list[str]:
-    hand = hand_of(state, role)
-    stage = state.stage
-    if stage == "redraw":
-        return ["keep hand", "redraw"]
-    if stage in ("challenge", "answer"):
-        verb = "challenge" if stage == "challenge" else "answer"
-        orders = ["no challenge" if stage == "challenge" else "decline"]
-        if hand.count and (hand.real is None or hand.real):
-            orders.append(verb)
-        if hand.count and (hand.dummy is None or hand.dummy):
-            orders.append(f"{verb} with dummy")
-        return orders
-    if stage == "open-challenge":
-        return ["open challenge"]
-    if stage == "reveal-all":
-        return ["reveal all"]
-    if stage != "buildup":
-        return []
-    if buildup_orders.early_candidates(state, role):
-        return ["early arrival"]
-    if buildup_orders.due_count(state, role):
-        return ["reinforce"]
-    ledger = state.ledgers[role]
-    orders = ["end buildup"]
-    s = scenario_of(state)
-    if role == "axis" and not state.pregame and s.axis.malta_group is not None \
-            and not rf.check_malta_group(s, state.month, state.malta or None):
-        orders.append("call malta group")
-    if hand.dummy:
-        orders += [f"end buildup discard {n} dummies" for n in range(1, hand.dummy + 1)]
-    if ledger.available >= bu.SUPPLY_CARD_BP:
-        orders.append("buy supply 1")
-    orders += minefield_rules.minefield_orders(state, role, ledger)
-    return orders + buildup_orders.spending_orders(state, role, ledger)
+    """Every order ``role`` may give in the stage the Month is at (the table below)."""
+    listing = _STAGE_ORDERS.get(state.stage)
+    return listing(state, role, ctx) if listing is not None else []
+
+
+def listed_hands(state: State, role: Side, ctx) -> list[str]:
+    """The orders listed in stage "redraw" (RB 18.0)."""
+    return ["keep hand", "redraw"]
+
+
+def listed_reveal_all(state: State, role: Side, ctx) -> list[str]:
+    """The orders listed in stage "reveal-all" (RB 17.0)."""
+    return ["reveal all"]
+
+
+#: Each stage's order listing, in the module of its rule.
+_STAGE_ORDERS: dict[str, Callable[[State, Side, object], list[str]]] = {
+    "redraw": listed_hands,  # RB 18.0
+    "challenge": initiative.listed_initiative,  # RB 3.3
+    "answer": initiative.listed_initiative,  # RB 3.3
+    "open-challenge": initiative.listed_open_challenge,  # RB 3.3
+    "reveal-all": listed_reveal_all,  # RB 17.0
+    "buildup": buildup_orders.listed_buildup,  # RB 16.4-16.6, 18.6
+}
 
 
 # -- the actions in words (format_action) ---------------------------------------------------

@@ -19,7 +19,6 @@ from rules.ritd import (
     hidden,
     minefield_rules,
     mines,
-    rout_orders,
     routs,
     sequence,
     step_losses,
@@ -70,21 +69,21 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
         obligation = Obligation(token="", seq=ctx.seq, kind="early-order", rule="RB 16.41",
                                 labels=state.early_slots, needed=state.month, unit=side,
                                 what=f"the Early Arrival slots of Month {state.month}")
-        return msgspec.structs.replace(
-            state, stage="buildup", early_slots=(), early_arrived=arrived, last_rolls=tuple(values),
+        return sequence.buildup_dice_rolled(msgspec.structs.replace(
+            state, early_slots=(), early_arrived=arrived, last_rolls=tuple(values),
             obligations=state.obligations + (obligation,),
             early_next={**state.early_next, side: len(arrived)},
             early_units_next={**state.early_units_next, side: known} if len(known) == len(arrived)
-            else state.early_units_next)
+            else state.early_units_next), side)
     if state.phase == "buildup" and state.stage == "bp-dice":
         n = bu.bp_dice_count(scenario_of(state))
         det = bu.determine_bp(scenario_of(state), values[:n], values[n:])
         ledgers = {s: bu.open_ledger(s, det.bp, state.saved.get(s, 0)) for s in SIDES}
-        return msgspec.structs.replace(state, stage="buildup", side=det.player1, player1=det.player1,
-                                       bp_dice=tuple(values), ledgers=ledgers, last_rolls=tuple(values))
+        return sequence.buildup_dice_rolled(msgspec.structs.replace(
+            state, player1=det.player1, bp_dice=tuple(values), ledgers=ledgers, last_rolls=tuple(values)), det.player1)
     turn = current_turn(state)
     if turn.step in ("defensive-dice", "offensive-dice"):
-        return battle.resolve_fire_dice(state, turn, tuple(values))
+        return sequence.fire_rolled(*battle.score_fire_dice(state, turn, tuple(values)))
     if turn.step == "rout-dice":
         hits = routs.score_pursuit(_pursuit(turn.rout_pursuit), values)
         state = msgspec.structs.replace(state, last_rolls=tuple(values))
@@ -118,10 +117,10 @@ def resolve_dice(state: State, values: tuple[int, ...], ctx) -> State:
     turn = msgspec.structs.replace(turn, movement=movement)
     if losers:
         # T-39: the owner applies those steps in secret first; the Overrun Routs wait.
-        return msgspec.structs.replace(state, turn=msgspec.structs.replace(
-            turn, step="march-losses", march_losses=tuple(losers), march_overruns=tuple(overruns)))
+        turn = msgspec.structs.replace(turn, march_losses=tuple(losers), march_overruns=tuple(overruns))
+        return sequence.marches_rolled(state, turn, ())
     # RB 11.4 (T-13): Overruns by Forced Marches Rout once all marches are made.
-    return sequence.start_routs(state, turn, rout_orders.overrun_routs(state, turn, overruns), "forced-march")
+    return sequence.marches_rolled(state, turn, tuple(group_moves.overrun_routs(state, turn, overruns)))
 
 
 def on_open(state: State, label: str, value: bytes, ctx) -> tuple[State, list[Problem]]:

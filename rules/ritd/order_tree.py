@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pbem.rulesapi import DICE, OrderGroup
-from rules.ritd import group_moves, player_orders, sequence
+from rules.ritd import base_entry, exits, group_moves, player_orders, steps
 from rules.ritd.position import Block, Side
 from rules.ritd.scenarios import AreaZone, HexZone, LineZone, Zone
 from rules.ritd.state import State, all_scenarios, current_turn, game_map, known_units, scenario_of
@@ -31,7 +31,7 @@ def order_tree(state: State, role: Side, ctx: Any) -> tuple[OrderGroup, ...]:
     """The orders ``role`` may give now, in groups (empty when none)."""
     if state.phase == "deploy":
         return _deployment(state, role, ctx)
-    decision = sequence.pending(state)
+    decision = steps.pending(state)
     if decision is None or decision.role != role or decision.kind == DICE:
         return ()
     if state.phase == "turn":
@@ -126,9 +126,7 @@ def _movement(state: State, role: Side, turn: Turn, ctx: Any) -> tuple[OrderGrou
                                "'pbem explain move UNIT' shows a unit's reach")
 
     moves = [hex_group(h, bs) for h, bs in by_hex.items()]
-    # The rest of group_moves.listed_movement: Forced Marches, then the end of movement.
-    from rules.ritd import base_entry, exits
-
+    # The rest of the movement orders listed (player_orders): Forced Marches, then the end of movement.
     rest = base_entry.enter_base_orders(state, role, turn) + exits.exit_orders(state, role, turn) + \
         group_moves.forced_march_orders(state, role, turn, ctx) + ["end movement"]
     return (*moves, *by_kind(rest))

@@ -9,13 +9,21 @@ import re
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import deployment, group_moves, hidden, reachability, routs, sequence, step_losses
+from rules.ritd import (
+    deployment,
+    group_moves,
+    hidden,
+    reachability,
+    routs,
+    step_losses,
+)
 from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.actions import AcceptBattle, OrderError, PursuitLosses, RefuseBattle
 from rules.ritd.hidden import Obligation
-from rules.ritd.position import Position, Side
+from rules.ritd.position import Side
 from rules.ritd.state import State, decode_identity, game_map, roster_of
+from rules.ritd.steps import TurnNext
 from rules.ritd.turn import Turn, movement_of
 
 
@@ -153,20 +161,6 @@ def apply_pursuit_losses(state: State, tokens: tuple[str, ...], hits: int, actio
                                    disclosed=disclosed)
 
 
-def refusal_network(pos: Position, move: mv.Move):
-    """RB 5.3 condition 3 for a refusing Group that leaves Disrupted units behind
-    (EX-26): they Rout out of the hex at once, so the Supply Network is judged
-    without them (T-12)."""
-    if move.withdrawal != "refuse":
-        return None
-    side = next((pos.block(u.token).side for u in move.units if pos.has_block(u.token)), None)
-    left = [b.token for b in pos.blocks_in(move.origin, side)] if side else []
-    left = [t for t in left if pos.block(t).disrupted]
-    if not left:
-        return None
-    return lambda mm, pp, ss: mv.default_network(mm, ls.eliminate(pp, [t for t in left if pp.has_block(t)]), ss)
-
-
 def parse_pursuit(state: State, role: Side, turn: Turn, text: str) -> routs.PursuitFire:
     """'pursue Sollum with Trento, GGFF' / 'pursue Sollum with none' / '... with all' (RB 10.5)."""
     m = re.match(r"^pursue\s+(?P<where>.+?)\s+with\s+(?P<units>.+)$", text, re.IGNORECASE)
@@ -248,7 +242,7 @@ def refuse_battle_orders(state: State, role: Side, turn: Turn, hex_: str) -> lis
 def refusal_orders(state: State, role: Side, turn: Turn, hex_: str) -> list[str]:
     m, pos = game_map(), state.position
     group = [b for b in pos.blocks_in(hex_, role) if not b.disrupted]
-    network = refusal_network(pos, mv.Move(kind="group", origin=hex_, withdrawal="refuse",
+    network = group_moves.refusal_network(pos, mv.Move(kind="group", origin=hex_, withdrawal="refuse",
                                             units=tuple(mv.UnitMove(b.token, (hex_,)) for b in group)))
     common: set[str] | None = None
     for b in group:
@@ -269,34 +263,30 @@ def check_accept_battle(state: State, turn: Turn, action: AcceptBattle, side: Si
     return []
 
 
-def apply_accept_battle(state: State, turn: Turn, action: AcceptBattle, side: Side, ctx) -> State:
-    return sequence.decided(state, turn, action.hex)
+def apply_accept_battle(state: State, turn: Turn, action: AcceptBattle, side: Side, ctx) -> TurnNext:
+    return TurnNext("battle_accepted", state, turn, hex=action.hex)
 
 
-def apply_refuse_battle(state: State, turn: Turn, action: RefuseBattle, side: Side, ctx) -> State:
+def apply_refuse_battle(state: State, turn: Turn, action: RefuseBattle, side: Side, ctx) -> TurnNext:
     pos, hex_, slowest = state.position, action.hex, action.slowest
     refusers, _ = routs.refusal_split(pos, hex_, side)
     result = routs.check_slowest_speed(refusers, routs.SlowestSpeed(hex_, slowest),
                                        group_moves.speeds_of(state, pos, refusers))
     what = f"Refused Battle in event {ctx.seq} announcing slowest speed {slowest}"
     obligations = slowest_obligations(state, result, hex_, refusers, ctx.seq, what)
-    turn = msgspec.structs.replace(turn, step="refuse-pursuit", refusing=hex_, refusers=refusers,
-                                   slowest=slowest, pursuit=None, hits=0)
-    return msgspec.structs.replace(state, turn=turn, obligations=state.obligations + tuple(obligations))
+    turn = msgspec.structs.replace(turn, refusing=hex_, refusers=refusers, slowest=slowest, pursuit=None, hits=0)
+    return TurnNext("refusal_announced", msgspec.structs.replace(
+        state, obligations=state.obligations + tuple(obligations)), turn)
 
 
-def apply_pursuit_fire(state: State, turn: Turn, action: routs.PursuitFire, side: Side, ctx) -> State:
+def apply_pursuit_fire(state: State, turn: Turn, action: routs.PursuitFire, side: Side, ctx) -> TurnNext:
     state = with_pursuit_obligations(state, action, turn.slowest, ctx.seq)
-    if not action.pursuers:  # fire withheld (RB 10.2 sidebar)
-        return sequence.after_pursuit(state, msgspec.structs.replace(turn, pursuit=action, hits=0))
-    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse-dice", pursuit=action))
+    return TurnNext("refusal_pursued", state, msgspec.structs.replace(turn, pursuit=action))
 
 
-def apply_refusal_losses(state: State, turn: Turn, action: PursuitLosses, side: Side, ctx) -> State:
+def apply_refusal_losses(state: State, turn: Turn, action: PursuitLosses, side: Side, ctx) -> TurnNext:
     state = apply_pursuit_losses(state, turn.refusers, turn.hits, action, ctx)
-    if not action.recommit:
-        return sequence.after_refusal(state, turn, action.hex)
-    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="refuse-withdraw"))
+    return TurnNext("refusal_losses_placed", state, turn, hex=action.hex, survivors=bool(action.recommit))
 
 
 # -- the orders listed (legal_orders) --------------------------------------------------

@@ -13,17 +13,16 @@ from rules.ritd import (
     deployment,
     group_moves,
     hidden,
-    player_orders,
     refusal,
-    rout_orders,
     routs,
-    sequence,
     step_losses,
+    steps,
 )
 from rules.ritd import movement as mv
 from rules.ritd.actions import MarchLosses, OrderError, Probe, PursuitLosses, RetreatSpeed, RevealUnits
 from rules.ritd.position import Block, Position, Side
 from rules.ritd.state import State, current_identity, game_map, roster_of
+from rules.ritd.steps import TurnNext
 from rules.ritd.turn import Turn
 
 
@@ -63,7 +62,7 @@ def check_retreat(state: State, turn: Turn, action: object, side: Side, ctx) -> 
         case Probe(hex=h, go=go):
             if step != "retreat-probe" or h != hex_:
                 return [Problem("RB 10.41", "Probe Combat is provoked against a Partial Retreat, after all other "
-                                            f"movement (now: {sequence.PROMPTS.get(step, step)})")]
+                                            f"movement (now: {steps.PROMPTS.get(step, step)})")]
             missing = _unopened(state, probers_to_reveal(state, turn), ctx) if go else []
             if missing:
                 return [Problem("RB 8.5", f"open the identity of every Probing unit: {', '.join(missing)} not opened")]
@@ -71,7 +70,7 @@ def check_retreat(state: State, turn: Turn, action: object, side: Side, ctx) -> 
         case RetreatSpeed(hex=h, slowest=slowest):
             if step != "retreat-slowest" or h != hex_:
                 return [Problem("RB 10.5", "the slowest speed is announced when a Retreat is pursued "
-                                           f"(now: {sequence.PROMPTS.get(step, step)})")]
+                                           f"(now: {steps.PROMPTS.get(step, step)})")]
             return list(routs.check_slowest_speed(turn.retreaters, routs.SlowestSpeed(h, slowest),
                                                   group_moves.speeds_of(state, pos, turn.retreaters)).problems)
         case routs.PursuitFire(hex=h):
@@ -93,37 +92,32 @@ def check_retreat(state: State, turn: Turn, action: object, side: Side, ctx) -> 
                 return [Problem("RB 8.5", f"open the identity of every Rearguard unit: {', '.join(missing)} not "
                                           "opened")]
             return []
-    return [Problem("RB 10.3", f"the Retreat from {where} is under way: {sequence.PROMPTS.get(step, step)}")]
+    return [Problem("RB 10.3", f"the Retreat from {where} is under way: {steps.PROMPTS.get(step, step)}")]
 
 
-def apply_retreat(state: State, turn: Turn, action: object, side: Side, ctx) -> State:
+def apply_retreat(state: State, turn: Turn, action: object, side: Side, ctx) -> TurnNext:
     pos = state.position
     match action:
         case Probe(go=False):  # RB 10.41: no Probe, no Pursuit Fire
-            return sequence.complete_retreat(state, turn)
+            return TurnNext("probe_declined", state, turn)
         case Probe():
-            state = _turn_up(state, probers_to_reveal(state, turn))
-            if rearguard_to_reveal(state, turn):
-                return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="probe-reveal"))
-            return sequence.start_probe(state, turn)
+            return TurnNext("probe_provoked", _turn_up(state, probers_to_reveal(state, turn)), turn)
         case RevealUnits():
-            return sequence.start_probe(_turn_up(state, rearguard_to_reveal(state, turn)), turn)
+            return TurnNext("rearguard_revealed", _turn_up(state, rearguard_to_reveal(state, turn)), turn)
         case RetreatSpeed(hex=hex_, slowest=slowest):
             result = routs.check_slowest_speed(turn.retreaters, routs.SlowestSpeed(hex_, slowest),
                                                group_moves.speeds_of(state, pos, turn.retreaters))
             what = f"Retreated in event {ctx.seq} announcing slowest speed {slowest}"
             obligations = refusal.slowest_obligations(state, result, hex_, turn.retreaters, ctx.seq, what)
-            turn = msgspec.structs.replace(turn, step="retreat-pursuit", slowest=slowest, pursuit=None, hits=0)
-            return msgspec.structs.replace(state, turn=turn, obligations=state.obligations + obligations)
-        case routs.PursuitFire(pursuers=pursuers):
+            turn = msgspec.structs.replace(turn, slowest=slowest, pursuit=None, hits=0)
+            return TurnNext("retreat_announced", msgspec.structs.replace(
+                state, obligations=state.obligations + obligations), turn)
+        case routs.PursuitFire():  # none may fire: withheld (RB 10.3 sidebar "Pursuit Deception")
             state = refusal.with_pursuit_obligations(state, action, turn.slowest, ctx.seq)
-            turn = msgspec.structs.replace(turn, pursuit=action, hits=0)
-            if not pursuers:  # fire withheld (RB 10.3 sidebar "Pursuit Deception")
-                return sequence.complete_retreat(state, turn)
-            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="retreat-dice"))
+            return TurnNext("retreat_pursued", state, msgspec.structs.replace(turn, pursuit=action, hits=0))
         case PursuitLosses(recommit=recommit):
             state = refusal.apply_pursuit_losses(state, turn.retreaters, turn.hits, action, ctx)
-            return sequence.complete_retreat(state, msgspec.structs.replace(turn, retreaters=tuple(recommit)))
+            return TurnNext("retreat_losses_placed", state, msgspec.structs.replace(turn, retreaters=tuple(recommit)))
     raise ValueError(f"unchecked action {action!r}")
 
 
@@ -135,7 +129,7 @@ def check_march_losses(state: State, turn: Turn, action: object, side: Side, ctx
         if isinstance(action, MarchLosses):
             return [Problem("RB 6.4", "only a Retreating unit whose Forced March has just failed loses a step "
                                       "(RB 6.4 sidebar \"Retreat Forced Marches\")")]
-        return [Problem("RB 6.4", f"first {sequence.PROMPTS['march-losses']}")]
+        return [Problem("RB 6.4", f"first {steps.PROMPTS['march-losses']}")]
     eliminated, recommit = action.eliminated, action.recommit
     named = list(eliminated) + list(recommit)
     if sorted(named) != sorted(turn.march_losses) or len(set(named)) != len(named):
@@ -166,17 +160,17 @@ def check_march_losses(state: State, turn: Turn, action: object, side: Side, ctx
     return problems
 
 
-def apply_march_losses(state: State, turn: Turn, action: MarchLosses, ctx) -> State:
+def apply_march_losses(state: State, turn: Turn, action: MarchLosses, ctx) -> TurnNext:
     """T-39: the new identity versions; a unit the opponent knows loses its step
     in the open (its new CV public, the commitment checked when opened); what
     this replay cannot check becomes a "march-loss" obligation. Then the
     Overrun Routs of the same dice, and movement ends as before (T-13, T-35)."""
-    what = f"{step_losses.MARCH_LOSS} in event {ctx.seq} ({player_orders.format_action(action)})"
+    what = f"{step_losses.MARCH_LOSS} in event {ctx.seq} ({format_march_losses(action)})"
     state = step_losses.apply_secret_step_losses(state, turn.march_losses, action.eliminated, action.recommit, ctx,
                                                  kind="march-loss", rule="RB 6.4", what=what)
     overruns = turn.march_overruns
     turn = msgspec.structs.replace(turn, march_losses=(), march_overruns=())
-    return sequence.start_routs(state, turn, rout_orders.overrun_routs(state, turn, overruns), "forced-march")
+    return TurnNext("march_losses_placed", state, turn, routs=tuple(group_moves.overrun_routs(state, turn, overruns)))
 
 
 def parse_march_losses(state: State, role: Side, turn: Turn, rest: str) -> Order:
@@ -187,7 +181,7 @@ def parse_march_losses(state: State, role: Side, turn: Turn, rest: str) -> Order
     group = turn.march_losses if turn.step == "march-losses" else ()
     if not group:
         raise OrderError("RB 6.4: only a Retreating unit whose Forced March has just failed loses a step "
-                         f"(now: {sequence.PROMPTS.get(turn.step, turn.step)})")
+                         f"(now: {steps.PROMPTS.get(turn.step, turn.step)})")
     rest = rest.strip()
     if rest.lower() not in ("", "auto"):
         named = [deployment.own_token(state, role, name) for name in re.split(r"\s*,\s*", rest)]

@@ -13,33 +13,18 @@ from rules.ritd import (
     deployment,
     group_moves,
     hidden,
-    player_orders,
     reachability,
     refusal,
     routs,
-    sequence,
     step_losses,
+    steps,
 )
 from rules.ritd import movement as mv
 from rules.ritd.actions import OrderError, PursuitLosses, Rout
-from rules.ritd.position import Side, enemy_of
+from rules.ritd.position import Side
 from rules.ritd.state import State, all_scenarios, current_identity, game_map, roster_of
-from rules.ritd.turn import PendingRout, Turn, movement_of
-
-
-def overrun_routs(state: State, turn: Turn, hexes) -> list[PendingRout]:
-    """RB 11.4 Overruns (T-13): the Disrupted enemy units in each Overrun hex
-    Rout; only the Overrunning units (of both Moves of an Offensive Turn, RB 11
-    sidebar) may Pursue, so every other active unit there counts as fired."""
-    pos, out = state.position, []
-    for h in dict.fromkeys(hexes):
-        if not routs.is_overrun(pos, h, turn.active):
-            continue
-        pursuers = set(routs.overrun_pursuers(pos, movement_of(turn), h))
-        fired = tuple(b.token for b in pos.blocks_in(h, turn.active) if b.token not in pursuers)
-        tokens = tuple(b.token for b in pos.blocks_in(h, turn.passive))
-        out.append(PendingRout(hex=h, side=turn.passive, tokens=tokens, fired=fired))
-    return out
+from rules.ritd.steps import TurnNext
+from rules.ritd.turn import Turn, movement_of
 
 
 def check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
@@ -96,16 +81,16 @@ def check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> lis
                 return [Problem("RB 11.3", f"now the Routed units in {where} make their Withdrawal Group Move: "
                                            f"'rout {where} -> <destination>'")]
             return list(group_moves.checked_move(state, pos, movement_of(turn), action).problems)
-    return [Problem("RB 11.3", f"a Rout in {where} is under way ({sequence.PROMPTS[turn.step]})")]
+    return [Problem("RB 11.3", f"a Rout in {where} is under way ({steps.PROMPTS[turn.step]})")]
 
 
-def apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> State:
+def apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> TurnNext:
     m, pos = game_map(), state.position
     r = turn.rout_queue[0]
     match action:
         case Rout(hex=hex_, slowest=slowest, eliminated=eliminated, recommit=recommit):
             # RB 11.3 Rout Attrition, in secret: new identity versions (T-12).
-            what = f"Rout Attrition in event {ctx.seq} ({player_orders.format_action(action)})"
+            what = f"Rout Attrition in event {ctx.seq} ({format_rout(action)})"
             state = step_losses.apply_secret_step_losses(state, r.tokens, eliminated, recommit, ctx,
                                                          kind="attrition", rule="RB 11.3", what=what, hex_=hex_)
             pos = state.position
@@ -117,24 +102,17 @@ def apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> Sta
                     state, result, hex_, tuple(recommit), ctx.seq, what))
             turn = msgspec.structs.replace(turn, routers=tuple(recommit), rout_slowest=slowest, rout_pursuit=None,
                                            rout_hits=0)
-            if not recommit:
-                return sequence.rout_done(state, turn)
-            if not routs.pursuit_eligible(pos, hex_, enemy_of(r.side), r.fired):
-                return sequence.rout_after_pursuit(state, turn, 0)
-            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="rout-pursuit"))
-        case routs.PursuitFire(pursuers=pursuers):
+            return TurnNext("rout_announced", state, turn)
+        case routs.PursuitFire():
             state = refusal.with_pursuit_obligations(state, action, turn.rout_slowest, ctx.seq)
-            turn = msgspec.structs.replace(turn, rout_pursuit=action)
-            if not pursuers:
-                return sequence.rout_after_pursuit(state, turn, 0)
-            return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="rout-dice"))
+            return TurnNext("rout_pursued", state, msgspec.structs.replace(turn, rout_pursuit=action))
         case PursuitLosses(recommit=recommit):
             state = refusal.apply_pursuit_losses(state, turn.routers, turn.rout_hits, action, ctx)
-            return sequence.rout_withdraw_or_eliminate(state, msgspec.structs.replace(turn, routers=tuple(recommit)))
+            return TurnNext("rout_losses_placed", state, msgspec.structs.replace(turn, routers=tuple(recommit)))
         case mv.Move():
             tokens = [u.token for u in action.units]
             moved = group_moves.checked_move(state, pos, movement_of(turn), action)
-            what = f"moved in event {ctx.seq} ({player_orders.format_action(action)})"
+            what = f"moved in event {ctx.seq} ({group_moves.format_move(action)})"
             out = mv.apply_move(m, pos, movement_of(turn), action)
             state = group_moves.note_routes(state, pos, [(u.token, u.path) for u in action.units], turn.number,
                                  withdrawal=action.withdrawal)
@@ -143,7 +121,7 @@ def apply_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> Sta
                                             + group_moves.speed_obligations(moved, ctx.seq, what),
                                             disrupted_in={**state.disrupted_in, **dict.fromkeys(tokens, turn.number)})
             state = group_moves.note_disruptions(state, pos, turn.number)
-            return sequence.rout_done(state, msgspec.structs.replace(turn, movement=out.turn))
+            return TurnNext("rout_withdrawn", state, msgspec.structs.replace(turn, movement=out.turn))
     raise ValueError(f"unchecked action {action!r}")
 
 

@@ -1,217 +1,50 @@
 """The Sequence of Play (RB 3.0): the only place that moves the game on.
 
-Who decides next (``pending``, STEP_OWNER), and every move from one step to
-the next: the Month (RB 3.1), the Initiative (RB 3.3), the Buildup (RB 16.1),
-the Player-Turn's steps (RB 3.4: supply, option, Movement, Refusing Battle,
-reveals, Combat, Blitz, Final Supply, Supply Revealed), Retreats and Probes
-(RB 10.3-10.41), Routs (RB 11.3) and the end of the turn.
+Every write of ``step``, ``stage`` and ``phase`` is here: the end of
+deployment (RB 18.0, 18.7), the initial hands (RB 18.0), the Initiative
+(RB 3.3), the Month (RB 3.1), the Buildup (RB 16.1-16.6), the Player-Turn's
+steps (RB 3.4: supply, option, Movement, Refusing Battle, reveals, Combat,
+Blitz, Final Supply, Supply Revealed), Retreats and Probes (RB 10.3-10.41),
+Routs (RB 11.3), the end of the turn and of the game (RB 17.0, 17.1).
+
+A rule's ``apply`` applies its effect and hands back what happened (a
+``steps.TurnNext`` or ``MonthNext`` naming the moment); the dispatchers
+(turn_orders, month_phase, openings for the dice, game) pass it to
+``advance`` or ``advance_month`` here, which decide the step that follows.
+Rule modules never import this one. Who decides next (``pending``) and the
+step tables are rules.ritd.steps.
 """
 
 from __future__ import annotations
 
-from typing import TypeVar, cast
+from typing import assert_never, cast
 
 import msgspec
 
-from pbem.deck import DECK
-from pbem.rulesapi import DICE, Decision, Problem
-from rules.ritd import battle, checked, group_moves, hidden, minefield_rules, routs, supply_checks, supplycards
 from rules.ritd import buildup as bu
+from rules.ritd import cards as cd
 from rules.ritd import combat_round as cr
-from rules.ritd import fire as fr
+from rules.ritd import deployment, group_moves, hidden, minefield_rules, retreats, routs, supply_checks, supplycards
 from rules.ritd import fortresses as fo
 from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd import reinforcements as rf
 from rules.ritd import supply as sp
-from rules.ritd.actions import kind_of
 from rules.ritd.cards import OPTION_COST
+from rules.ritd.combat_state import battle_hexes, combat_position, to_reveal
 from rules.ritd.position import SIDES, Side, enemy_of
-from rules.ritd.state import State, all_scenarios, current_turn, game_map, scenario_of
+from rules.ritd.state import State, all_scenarios, game_map, mines_of, scenario_of, supply_deck
+from rules.ritd.steps import MonthNext, TurnNext
 from rules.ritd.turn import PendingRout, Turn, movement_of
 from rules.ritd.victory import strategic_victory
-
-STEP_OWNER = {"initial-supply": "active", "option": "active", "blitz": "active", "movement": "active", "forced-march": "passive",
-              "refuse": "passive", "refuse-pursuit": "active", "refuse-dice": "passive",
-              "refuse-losses": "passive", "refuse-withdraw": "passive", "reveal-passive": "passive", "reveal-active": "active",
-              "battles": "active", "defensive-fire": "passive", "defensive-dice": "active",
-              "offensive-losses": "active", "offensive-fire": "active", "offensive-dice": "passive",
-              "defensive-losses": "passive", "final-supply": "active", "supply-revealed": "active",
-              "mines-passive": "passive", "mines-active": "active",
-              "retreat-probe": "passive", "probe-reveal": "active", "retreat-slowest": "active",
-              "retreat-pursuit": "passive", "retreat-dice": "active", "retreat-losses": "active",
-              "march-losses": "active",
-              # Rout steps belong to the Routing side or its enemy (T-12), see pending()
-              "rout-slowest": "", "rout-pursuit": "", "rout-dice": "", "rout-losses": "", "rout-withdraw": ""}
-
-
-PROMPTS = {
-    "initial-supply": "Initial Supply Check (RB 12.7): 'supply check', with Fortress or Oasis choices if asked",
-    "option": "play supply cards face down (RB 4.0): 'pass', 'basic', 'offensive' or 'assault'",
-    "movement": "Moves (RB 5.0), then 'forced march ...' (RB 6.4), then 'end movement'",
-    "refuse": "accept or Refuse Battle for each Attacked Group (RB 8.4)",
-    "refuse-pursuit": "Pursuit Fire on the Group Refusing Battle (RB 10.2, 10.5): 'pursue <hex> with <units>' "
-                      "or 'pursue <hex> with none'",
-    "refuse-losses": "place the Pursuit hits (RB 10.5, 9.5): 'pursuit losses <unit> <hits>, ...' or "
-                     "'pursuit losses auto'",
-    "refuse-withdraw": "the Withdrawal Group Move of the Group Refusing Battle (RB 10.2): "
-                       "'refuse-battle <hex> -> <destination>'",
-    "retreat-probe": "Probe Combat against the Partial Retreat (RB 10.4, 10.41): 'probe <hex>' or "
-                     "'no probe <hex>'",
-    "probe-reveal": "reveal your Rearguard for the Probe Combat (RB 10.41, 8.5): 'reveal units'",
-    "retreat-slowest": "the slowest speed of your Retreating units (RB 10.3, 10.5): 'retreat <hex> slowest <speed>'",
-    "retreat-pursuit": "Pursuit Fire on the Retreating units (RB 10.3, 10.5): 'pursue <hex> with <units>' "
-                       "or 'pursue <hex> with none'",
-    "retreat-losses": "place the Pursuit hits on your Retreating units (RB 10.5, 9.5): 'pursuit losses <unit> "
-                      "<hits>, ...' or 'pursuit losses auto'",
-    "march-losses": "the step lost by each Retreating unit whose Forced March failed (RB 6.4 sidebar "
-                    "\"Retreat Forced Marches\", 2.3): 'march losses auto'",
-    "mines-passive": "open your Minefield hexes that enemy units entered (RB 14.2): 'open minefields'",
-    "mines-active": "open your Minefield hexes that enemy units entered (RB 14.2): 'open minefields'",
-    "reveal-passive": "reveal your units in battles (RB 7.3): 'reveal units'",
-    "reveal-active": "reveal your units in battles (RB 7.3): 'reveal units'",
-    "battles": "choose the Active Battles (RB 8.6): 'battles <hex>, ...' or 'battles none', "
-               "with 'assault <hex>, ...' for Assault Battles (RB 4.3)",
-    "defensive-fire": "Defensive Fire (RB 9.1-9.3): the next unit, step by step, 'fire <hex>: <unit> at <class>', "
-                      "or a plan 'fire <hex>: <unit> at <class> [else <class>], ...' ('pbem explain fire <battle>')",
-    "offensive-fire": "Offensive Fire (RB 9.1-9.3): the next unit, step by step, 'fire <hex>: <unit> at <class>', "
-                      "or a plan 'fire <hex>: <unit> at <class> [else <class>], ...' ('pbem explain fire <battle>')",
-    "offensive-losses": "place the Defensive Fire hits (RB 9.5): 'losses <hex>: <unit> <hits>, ...' or "
-                        "'losses <hex> auto'",
-    "defensive-losses": "place the Offensive Fire hits (RB 9.5): 'losses <hex>: <unit> <hits>, ...' or "
-                        "'losses <hex> auto'",
-    "rout-slowest": "Rout (RB 11.3): Rout Attrition and the slowest speed of the survivors: "
-                    "'rout <hex> slowest <speed>'",
-    "rout-pursuit": "Pursuit Fire on the Routed units (RB 11.3, 10.5): 'pursue <hex> with <units>' or "
-                    "'pursue <hex> with none'",
-    "rout-losses": "place the Pursuit hits on the Routed units (RB 10.5, 9.5): 'pursuit losses <unit> <hits>, "
-                   "...' or 'pursuit losses auto'",
-    "rout-withdraw": "the Rout Withdrawal Group Move (RB 11.3): 'rout <hex> -> <destination>'",
-    "final-supply": "Final Supply Check (RB 12.7): 'supply check'",
-    "blitz": "Blitz (RB 3.45, 4.4): 'blitz' for the Blitz Movement and Combat phases, or 'no blitz'",
-    "supply-revealed": "Supply Revealed (RB 3.48): 'reveal option'",
-}
-
-
-T = TypeVar("T")
-
-
-def _fired(plan: T | None) -> T:
-    """The fire plan a dice step rolls for (its step follows the plan)."""
-    assert plan is not None
-    return plan
-
-
-def pending(state: State) -> Decision | None:
-    """RB 3.0: who decides next and what (a function of the frozen state,
-    asked several times per action: kept for the same state object)."""
-    return checked.once("pending", (state,), lambda: _pending(state))
-
-
-def _pending(state: State) -> Decision | None:
-    if state.phase == "over":
-        return None
-    if state.deck.jobs:
-        task = supplycards.deck_task(state)
-        assert task is not None  # deck jobs are waiting
-        return Decision(role=task.role, kind=DECK, prompt=f"the shared supply deck: {state.deck.jobs[0].kind} "
-                                                             "(RB 16.6; sent automatically)")
-    if state.phase == "deploy":
-        return Decision(role=state.side, kind="deploy",
-                        prompt=f"deploy the {state.side} starting forces (RB 18.0)")
-    if state.phase in ("cards", "initiative", "buildup", "final"):
-        if state.stage == "bp-dice":
-            n = bu.bp_dice_count(scenario_of(state))
-            return Decision(role=state.side, kind=DICE, dice=(6,) * (2 * n),
-                            prompt=f"Buildup Points dice, {n} each (RB 16.3)")
-        if state.stage == "early-dice":
-            return Decision(role=enemy_of(state.side), kind=DICE, dice=(6,) * len(state.early_slots),
-                            prompt=f"Early Arrival dice for the {state.side} player's hidden slots (RB 16.41)")
-        return Decision(role=state.side, kind=state.stage, prompt=STAGE_PROMPTS[state.stage])
-    turn = current_turn(state)
-    if turn.step == "forced-march":
-        # Rolled by the opponent of whoever acted last: the passive player after
-        # "end movement", the active one after a Retreat the passive player ended (T-35).
-        role = turn.active if state.actor == turn.passive else turn.passive
-        return Decision(role=role, kind=DICE, dice=(6,) * len(movement_of(turn).marches),
-                        prompt="Forced March dice (RB 6.4)")
-    if turn.step == "refuse-dice":
-        return Decision(role=turn.passive, kind=DICE, dice=routs.pursuit_dice_needed(_fired(turn.pursuit)),
-                        prompt="Pursuit Fire dice (RB 10.5)")
-    if turn.step == "retreat-dice":
-        return Decision(role=turn.active, kind=DICE, dice=routs.pursuit_dice_needed(_fired(turn.pursuit)),
-                        prompt=f"Pursuit Fire dice on the Retreat from {game_map().name(turn.retreating)} (RB 10.5)")
-    if turn.step.startswith("rout-"):
-        r = turn.rout_queue[0]
-        where = game_map().name(r.hex)
-        if turn.step == "rout-dice":
-            return Decision(role=r.side, kind=DICE, dice=routs.pursuit_dice_needed(_fired(turn.rout_pursuit)),
-                            prompt=f"Pursuit Fire dice on the Rout in {where} (RB 10.5)")
-        role = enemy_of(r.side) if turn.step == "rout-pursuit" else r.side
-        return Decision(role=role, kind=turn.step, prompt=f"{PROMPTS[turn.step]}: {where}")
-    role = turn.active if STEP_OWNER[turn.step] == "active" else turn.passive
-    if turn.probing and turn.step in _COMBAT_STEPS:
-        role = enemy_of(role)  # RB 10.41: roles reversed in Probe Combat
-    if turn.step in ("defensive-dice", "offensive-dice"):
-        return Decision(role=role, kind=DICE, dice=fr.dice_needed(battle.combat_position(state, turn),
-                                                                  battle.combat_round(state, turn), _fired(turn.fire)),
-                        prompt=f"{turn.step.split('-')[0].capitalize()} Fire dice in "
-                               f"{game_map().name(turn.battles[0])} (RB 9.4)")
-    prompt = PROMPTS[turn.step]
-    if turn.battles and turn.step != "battles":
-        prompt += f": {game_map().name(turn.battles[0])}"
-    if turn.fire_result is not None and turn.step in ("defensive-fire", "offensive-fire"):
-        prompt += battle.fire_so_far(turn.fire_result)  # RB 9.2: step-by-step fire under way
-    if turn.step == "refuse":
-        prompt += ": " + ", ".join(game_map().name(h) for h in turn.refusals)
-    elif turn.refusing:
-        prompt += f": {game_map().name(turn.refusing)}"
-    elif turn.retreating and not turn.battles:
-        prompt += f": {game_map().name(turn.retreating)}"
-    if turn.probing:
-        prompt = f"Probe Combat (RB 10.41): {prompt}"
-    return Decision(role=role, kind=turn.step, prompt=prompt)
-
-
-#: The Combat Round's steps, reused for Probe Combat with the roles reversed (RB 10.41).
-_COMBAT_STEPS = ("defensive-fire", "defensive-dice", "offensive-losses", "offensive-fire", "offensive-dice",
-                 "defensive-losses")
-
-
-STAGE_PROMPTS = {
-    "redraw": "keep your initial hand or redraw it once (RB 18.0): 'keep hand' or 'redraw'",
-    "challenge": "Initiative (RB 3.3): 'challenge' (one card face down, 'challenge with dummy' to bluff) "
-                 "or 'no challenge'",
-    "answer": "answer the Initiative challenge (RB 3.3): 'answer' (one card), 'answer with dummy' or 'decline'",
-    "open-challenge": "turn the challenge card face up (RB 3.3): 'open challenge'",
-    "buildup": "Buildup (RB 16.4-16.6): 'early arrival' and 'reinforce' first if units are due, then 'redeploy <unit> <hex> -> "
-               "... -> <hex>', 'sea <unit> -> <port>', 'refit <unit> <hex> -> ... -> <base>', "
-               "'rebuild <unit> [steps]', 'buy supply [n]', 'call malta group' (RB 18.6), and "
-               "'end buildup [discard <n> dummies]'",
-    "reveal-all": "the end of the game (RB 17.0): 'reveal all' turns every block face up",
-}
 
 
 def after_mines(state: State, turn: Turn) -> State:
     """The Minefield openings owed (T-30), passive player first, then the reveals (RB 7.3)."""
     for side, step in ((turn.passive, "mines-passive"), (turn.active, "mines-active")):
-        if minefield_rules.mines_of(state, side).due:
+        if mines_of(state, side).due:
             return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
     return _reveals(state, turn)
-
-
-def not_now(state: State, action: object) -> list[Problem]:
-    """RB 3.0: an action of another step of the Sequence of Play is refused
-    naming the step the game is in and what that step allows (its rule)."""
-    decision = pending(state)
-    if state.phase == "turn":
-        turn = current_turn(state)
-        where = f"{turn.active} Player-Turn {turn.number}, step '{turn.step}'"
-    else:
-        where = f"the {state.phase} phase" + (f", step '{state.stage}'" if state.stage else "")
-    now = decision.prompt if decision is not None else "nothing (the game is over)"
-    return [Problem("RB 3.0", f"{kind_of(action)} is not allowed now: the game is at {where}, "
-                              f"which allows {now}")]
 
 
 def after_redraw(state: State, side: Side) -> State:
@@ -290,10 +123,6 @@ def after_refusal(state: State, turn: Turn, hex_: str) -> State:
         return decided(state, turn, hex_)
     fired = tuple(p.token for p in turn.pursuit.pursuers) if turn.pursuit is not None else ()
     return start_routs(state, turn, [PendingRout(hex=hex_, side=turn.passive, tokens=left, fired=fired)], "refuse")
-
-
-#: The steps of a Retreat; a Probe's Combat Round runs in the combat steps (``turn.probing``).
-RETREAT_STEPS = ("retreat-probe", "probe-reveal", "retreat-slowest", "retreat-pursuit", "retreat-losses")
 
 
 def next_retreat(state: State, turn: Turn) -> State:
@@ -508,9 +337,9 @@ def _to_reveals(state: State, turn: Turn) -> State:
 def _reveals(state: State, turn: Turn) -> State:
     """RB 7.3: when all Movement is complete, both players reveal their units in
     battles, the passive player first (his decisions came last)."""
-    if battle.to_reveal(state, turn.passive):
+    if to_reveal(state, turn.passive):
         step = "reveal-passive"
-    elif battle.to_reveal(state, turn.active):
+    elif to_reveal(state, turn.active):
         step = "reveal-active"
     else:
         return to_combat(state, turn)
@@ -520,7 +349,7 @@ def _reveals(state: State, turn: Turn) -> State:
 def to_combat(state: State, turn: Turn) -> State:
     """T9: the active player chooses the Active Battles, unless this is a Pass
     Turn or no battle can be fought; else on to the Final Supply Check."""
-    step = "battles" if turn.cards and battle.battle_hexes(state.position) else _after_combat(turn)
+    step = "battles" if turn.cards and battle_hexes(state.position) else _after_combat(turn)
     return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
 
 
@@ -550,7 +379,7 @@ def after_losses(state: State, turn: Turn) -> State:
     fire; after the Offensive Fire losses, the next Active Battle (RB 9.1)."""
     turn = msgspec.structs.replace(turn, fire=None, fire_result=None)
     if turn.step in ("defensive-dice", "offensive-losses") \
-            and cr.both_sides_fight(battle.combat_position(state, turn), turn.battles[0]):
+            and cr.both_sides_fight(combat_position(state, turn), turn.battles[0]):
         return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="offensive-fire"))
     if turn.probing:
         return _after_probe(state, turn)
@@ -580,3 +409,232 @@ def end_turn(state: State, turn: Turn) -> State:
     if state.month >= scenario_of(state).end_month:  # RB 17.0: the last Month is over
         return msgspec.structs.replace(state, phase="final", stage="reveal-all", side=turn.passive, passes=passes)
     return _begin_buildup(msgspec.structs.replace(state, passes=0))
+
+
+# -- the moments the rules hand over (rules.ritd.steps.TurnMoment, MonthMoment) --------------
+
+def _to_step(state: State, turn: Turn, step: str) -> State:
+    return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step=step))
+
+
+def advance(nxt: TurnNext) -> State:
+    """RB 3.4: the step that follows what a Player-Turn rule just did
+    (turn_orders.apply_turn hands every rule's ``TurnNext`` here)."""
+    state, turn = nxt.state, nxt.turn
+    match nxt.moment:
+        case "supply_checked":
+            return supply_checked(state, turn, nxt.routs)
+        case "cards_played" | "blitz_taken":  # RB 3.44, 4.4: a Movement phase
+            return _to_step(state, turn, "movement")
+        case "blitz_declined":  # RB 3.46
+            return _to_step(state, turn, "final-supply")
+        case "option_revealed":
+            return end_turn(state, turn)
+        case "moved":
+            return moved(state, turn, nxt.routs, nxt.hex)
+        case "movement_ended":
+            return next_retreat(state, turn)
+        case "mines_opened":
+            return after_mines(state, turn)
+        case "units_revealed":
+            return units_revealed(state, turn)
+        case "battles_chosen":
+            return next_battle(state, turn)
+        case "fire_ordered":
+            return fire_ordered(state, turn)
+        case "losses_placed":  # T-11, T-12: the Routs first, then the Combat Round goes on
+            return start_routs(state, turn, nxt.routs, turn.step)
+        case "battle_accepted":
+            return decided(state, turn, nxt.hex)
+        case "refusal_announced":  # RB 10.2, 10.5
+            return _to_step(state, turn, "refuse-pursuit")
+        case "refusal_pursued":
+            return refusal_pursued(state, turn)
+        case "refusal_losses_placed":
+            return refusal_losses_placed(state, turn, nxt.hex, nxt.survivors)
+        case "probe_declined" | "retreat_losses_placed":  # RB 10.41, 10.3 step 3
+            return complete_retreat(state, turn)
+        case "probe_provoked":
+            return probe_provoked(state, turn)
+        case "rearguard_revealed":
+            return start_probe(state, turn)
+        case "retreat_announced":  # RB 10.3, 10.5
+            return _to_step(state, turn, "retreat-pursuit")
+        case "retreat_pursued":
+            return retreat_pursued(state, turn)
+        case "march_losses_placed":  # T-39: then the Overrun Routs of the same dice (T-13)
+            return start_routs(state, turn, nxt.routs, "forced-march")
+        case "rout_announced":
+            return rout_announced(state, turn)
+        case "rout_pursued":
+            return rout_pursued(state, turn)
+        case "rout_losses_placed":
+            return rout_withdraw_or_eliminate(state, turn)
+        case "rout_withdrawn":
+            return rout_done(state, turn)
+    assert_never(nxt.moment)
+
+
+def supply_checked(state: State, turn: Turn, pending_routs) -> State:
+    """RB 3.41-3.42: after the Initial Supply Check, the option; after the
+    Final one (RB 12.7, T-13), its Routs, then Supply Revealed (RB 3.48)."""
+    if turn.step == "initial-supply":
+        return _to_step(state, turn, "option")
+    return start_routs(state, turn, pending_routs, "supply-revealed")
+
+
+def moved(state: State, turn: Turn, pending_routs, origin: str) -> State:
+    """A Move made: the Withdrawal Group Move of a Group Refusing Battle ends
+    its Refusal (RB 10.2); in the Movement phase an Overrun interrupts
+    movement for the Rout (RB 11.4, T-13), then the active player moves on."""
+    if turn.step == "refuse-withdraw":
+        return after_refusal(state, turn, origin)
+    return start_routs(state, turn, pending_routs, "movement")
+
+
+def units_revealed(state: State, turn: Turn) -> State:
+    """RB 7.3: the passive player's reveal, then the active player's if he
+    has units in battles; then the Combat phase."""
+    if turn.step == "reveal-passive" and to_reveal(state, turn.active):
+        return _to_step(state, turn, "reveal-active")
+    return to_combat(state, turn)
+
+
+def fire_ordered(state: State, turn: Turn) -> State:
+    """RB 9.4: the fire ordered (``turn.fire``), its dice rolled next."""
+    return _to_step(state, turn, "defensive-dice" if turn.step == "defensive-fire" else "offensive-dice")
+
+
+def fire_rolled(state: State, turn: Turn, complete: bool) -> State:
+    """RB 9.2-9.5: after a fire order's dice, while the side's fire is not
+    ``complete`` (units still to fire and a target left) the same player
+    orders again (step-by-step fire); then the owner places the hits, or with
+    none the Combat Round goes on (RB 9.1)."""
+    if not complete:
+        return _to_step(state, turn, "defensive-fire" if turn.step == "defensive-dice" else "offensive-fire")
+    if turn.fire_result is not None and turn.fire_result.hits:
+        return _to_step(state, turn, "offensive-losses" if turn.step == "defensive-dice" else "defensive-losses")
+    return after_losses(state, turn)
+
+
+def refusal_pursued(state: State, turn: Turn) -> State:
+    """RB 10.5: the Pursuit Fire dice, or with the fire withheld (RB 10.2
+    sidebar) no hits: on to the Withdrawal Group Move."""
+    if turn.pursuit is None or not turn.pursuit.pursuers:
+        return after_pursuit(state, msgspec.structs.replace(turn, hits=0))
+    return _to_step(state, turn, "refuse-dice")
+
+
+def refusal_losses_placed(state: State, turn: Turn, hex_: str, survivors: bool) -> State:
+    """RB 10.2, 10.5: the survivors of the Pursuit make the Withdrawal Group
+    Move; with none the Refusal is over (its Disrupted units left Rout)."""
+    if not survivors:
+        return after_refusal(state, turn, hex_)
+    return _to_step(state, turn, "refuse-withdraw")
+
+
+def probe_provoked(state: State, turn: Turn) -> State:
+    """RB 10.41, 8.5: the Rearguard is revealed for the Probe Combat, unless
+    it is face up already."""
+    if retreats.rearguard_to_reveal(state, turn):
+        return _to_step(state, turn, "probe-reveal")
+    return start_probe(state, turn)
+
+
+def retreat_pursued(state: State, turn: Turn) -> State:
+    """RB 10.5: the Pursuit Fire dice, or with the fire withheld (RB 10.3
+    sidebar "Pursuit Deception") the Retreat completes."""
+    if turn.pursuit is None or not turn.pursuit.pursuers:
+        return complete_retreat(state, turn)
+    return _to_step(state, turn, "retreat-dice")
+
+
+def marches_rolled(state: State, turn: Turn, pending_routs) -> State:
+    """RB 6.4: after the Forced March dice, the steps lost by failed Retreat
+    Forced Marches first (T-39: ``turn.march_losses``), else the Overrun
+    Routs (RB 11.4, T-13), then movement ends as before (T-35)."""
+    if turn.march_losses:
+        return _to_step(state, turn, "march-losses")
+    return start_routs(state, turn, pending_routs, "forced-march")
+
+
+def rout_announced(state: State, turn: Turn) -> State:
+    """RB 11.3: after Rout Attrition, no survivor ends the Rout; survivors
+    nobody may Pursue withdraw at once; else the Pursuit Fire (RB 10.5)."""
+    r = turn.rout_queue[0]
+    if not turn.routers:
+        return rout_done(state, turn)
+    if not routs.pursuit_eligible(state.position, r.hex, enemy_of(r.side), r.fired):
+        return rout_after_pursuit(state, turn, 0)
+    return _to_step(state, turn, "rout-pursuit")
+
+
+def rout_pursued(state: State, turn: Turn) -> State:
+    """RB 10.5: the Pursuit Fire dice, or with the fire withheld no hits."""
+    if turn.rout_pursuit is None or not turn.rout_pursuit.pursuers:
+        return rout_after_pursuit(state, turn, 0)
+    return _to_step(state, turn, "rout-dice")
+
+
+def advance_month(nxt: MonthNext) -> State:
+    """The stage that follows what a rule outside the Player-Turns just did
+    (month_phase.apply_month hands every rule's ``MonthNext`` here)."""
+    state, side = nxt.state, nxt.side
+    match nxt.moment:
+        case "hand_kept":
+            return after_redraw(state, side)
+        case "no_challenge":  # RB 3.3: the Axis keeps the Initiative
+            return begin_month(state, "axis")
+        case "challenged":
+            return msgspec.structs.replace(state, stage="answer", side="axis")
+        case "answered":
+            return msgspec.structs.replace(state, stage="open-challenge", side="allied")
+        case "challenge_opened":
+            return begin_month(state, side)
+        case "early_arrival_announced":  # RB 16.41: the opponent rolls for the slots
+            return msgspec.structs.replace(state, stage="early-dice")
+        case "buildup_ended":
+            return buildup_ended(state, side)
+        case "game_judged":  # RB 17.0
+            return msgspec.structs.replace(state, phase="over", stage="")
+    assert_never(nxt.moment)
+
+
+def buildup_dice_rolled(state: State, side: Side) -> State:
+    """RB 16.3, 16.41: after the BP or the Early Arrival dice the Buildup goes
+    on, ``side`` to spend."""
+    return msgspec.structs.replace(state, stage="buildup", side=side)
+
+
+def buildup_ended(state: State, side: Side) -> State:
+    """RB 16.1, 18.7: Player 1's Buildup, then Player 2's; after both the
+    Initiative (RB 3.3), or after the pre-game Buildup the initial hands,
+    which each player may keep or redraw (RB 18.0)."""
+    if state.pregame:
+        if side == state.player1:
+            return msgspec.structs.replace(state, side=enemy_of(side))
+        return msgspec.structs.replace(state, phase="cards", stage="redraw", side="axis", pregame=False, ledgers={},
+                                       networks={}, owed={})
+    if side == state.player1:
+        return msgspec.structs.replace(state, stage="buildup", side=enemy_of(side))
+    return begin_initiative(state)
+
+
+def deployment_ended(state: State, side: Side) -> State:
+    """RB 18.0: the Axis deploys first, then the Allies; then the pre-game
+    Buildup (RB 18.7, BU-20: 30 BP each, no dice, before the first cards), or
+    the first shuffle of the shared deck deals both initial hands (its first
+    step rides on this event) and each may redraw once, Axis first."""
+    if side == "axis":
+        return msgspec.structs.replace(state, side="allied")
+    pre = scenario_of(state).special.pregame_buildup
+    if pre is not None:
+        state = msgspec.structs.replace(state, position=deployment.initial_fortress_control(state))
+        networks = {s: tuple(sorted(n)) for s, n in bu.buildup_networks(game_map(), state.position).items()}
+        return msgspec.structs.replace(state, phase="buildup", stage="buildup", side=pre.first,
+                                       player1=pre.first, pregame=True, networks=networks,
+                                       ledgers={s: bu.open_ledger(s, bu.pregame_bp(scenario_of(state))) for s in SIDES})
+    dealt = msgspec.structs.replace(state, phase="cards", stage="redraw", side="axis",
+                                    position=deployment.initial_fortress_control(state))
+    deals: list[tuple[str, int]] = [(s, supplycards.initial_cards(dealt, s)) for s in SIDES]
+    return msgspec.structs.replace(dealt, deck=cd.begin_round(dealt.deck, side, cd.deck_labels(supply_deck()), deals))

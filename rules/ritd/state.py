@@ -233,6 +233,11 @@ def hand_of(state: State, side: Side) -> Hand:
     return state.hands.get(side, Hand())
 
 
+def mines_of(state: State, side: Side) -> mines.SideMines:
+    """``side``'s Minefields (RB 14.0; the model is rules.ritd.mines)."""
+    return state.minefields.get(side, mines.SideMines())
+
+
 def current_turn(state: State) -> Turn:
     if state.turn is None:
         raise ValueError("no Player-Turn in progress")

@@ -2,7 +2,9 @@
 Fortress Supply (RB 13.1, 13.3) and Oasis Supply (RB 15.1) assignments they
 make, and ``explain_supply`` (why a unit is or is not supplied). Pure
 functions over a ``Position``; the Supply Lines and Network they read are
-rules.ritd.supply (decisions/supply.md, S-01..S-20).
+rules.ritd.supply (decisions/supply.md, S-01..S-20). At the end, the
+Player-Turn's check of one side over the State (``supply_check``, kept for
+``apply``), which rules.ritd.supply_steps and rules.ritd.canonical read.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from typing import NamedTuple
 import msgspec
 
 from pbem.rulesapi import Problem
-from rules.ritd import supply
+from rules.ritd import checked, supply
+from rules.ritd.actions import SupplyCheck
 from rules.ritd.hexmap import HexMap
 from rules.ritd.position import SIDES, Block, Position, Side
+from rules.ritd.state import State, game_map
 from rules.ritd.supply import (
     HEX_BLOCKED,
     HEX_OPEN,
@@ -540,4 +544,32 @@ def explain_supply(m: HexMap, pos: Position, token_or_hex: str) -> list[str]:
     return out
 
 
-__all__ = ["buildup_supply_check", "explain_supply", "final_supply_check", "initial_supply_check"]
+# -- the Player-Turn's Supply Checks over the State (RB 12.7, 11.2) ---------------------------
+
+def recoverable(state: State, side: Side) -> tuple[str, ...]:
+    """RB 11.2: Disrupted units that have spent a complete enemy Player-Turn Disrupted."""
+    now = len(state.turns)
+    out = []
+    for b in state.position.blocks_of(side):
+        since = state.disrupted_in.get(b.token)
+        if b.disrupted and since is not None and any(
+                state.turns[t - 1] != side for t in range(since + 1, now)):
+            out.append(b.token)
+    return tuple(out)
+
+
+def supply_check(state: State, step: str, action: SupplyCheck, side: Side) -> tuple[Position, SupplyReport]:
+    """The Initial or Final Supply Check (RB 12.7) of ``side`` with the
+    Fortress and Oasis choices of ``action``, kept for ``apply`` (rules.ritd.checked)."""
+    def compute() -> tuple[Position, SupplyReport]:
+        m, pos = game_map(), state.position
+        choices = SupplyChoices(fortress=dict(action.fortress), oasis=dict(action.oasis))
+        if step == "initial-supply":
+            return initial_supply_check(m, pos, side, choices, recoverable=recoverable(state, side))
+        return final_supply_check(m, pos, side, choices)
+
+    return checked.once("supply", (state.position, action, step, side, state.turns, state.disrupted_in), compute)
+
+
+__all__ = ["buildup_supply_check", "explain_supply", "final_supply_check", "initial_supply_check", "recoverable",
+           "supply_check"]

@@ -12,37 +12,13 @@ import re
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import canonical, checked, deployment, group_moves, routs, sequence, supply_checks
+from rules.ritd import canonical, deployment, group_moves, routs, supply_checks
 from rules.ritd import supply as sp
 from rules.ritd.actions import OrderError, SupplyCheck
-from rules.ritd.position import Position, Side
+from rules.ritd.position import Side
 from rules.ritd.state import State, game_map
+from rules.ritd.steps import TurnNext
 from rules.ritd.turn import PendingRout, Turn
-
-
-def recoverable(state: State, side: Side) -> tuple[str, ...]:
-    """RB 11.2: Disrupted units that have spent a complete enemy Player-Turn Disrupted."""
-    now = len(state.turns)
-    out = []
-    for b in state.position.blocks_of(side):
-        since = state.disrupted_in.get(b.token)
-        if b.disrupted and since is not None and any(
-                state.turns[t - 1] != side for t in range(since + 1, now)):
-            out.append(b.token)
-    return tuple(out)
-
-
-def supply_check(state: State, step: str, action: SupplyCheck, side: Side) -> tuple[Position, sp.SupplyReport]:
-    """The Initial or Final Supply Check (RB 12.7) of ``side`` with the
-    Fortress and Oasis choices of ``action``, kept for ``apply`` (rules.ritd.checked)."""
-    def compute() -> tuple[Position, sp.SupplyReport]:
-        m, pos = game_map(), state.position
-        choices = sp.SupplyChoices(fortress=dict(action.fortress), oasis=dict(action.oasis))
-        if step == "initial-supply":
-            return supply_checks.initial_supply_check(m, pos, side, choices, recoverable=recoverable(state, side))
-        return supply_checks.final_supply_check(m, pos, side, choices)
-
-    return checked.once("supply", (state.position, action, step, side, state.turns, state.disrupted_in), compute)
 
 
 def check_supply(state: State, turn: Turn, action: SupplyCheck, side: Side, ctx) -> list[Problem]:
@@ -50,18 +26,17 @@ def check_supply(state: State, turn: Turn, action: SupplyCheck, side: Side, ctx)
     step = turn.step
     if step not in ("initial-supply", "final-supply"):
         return [Problem("RB 12.7", "Supply Checks come at the start and the end of the Player-Turn")]
-    _, report = supply_check(state, step, action, side)
+    _, report = supply_checks.supply_check(state, step, action, side)
     problems = list(report.problems)
     problems += [Problem(n.rule, f"{n.message}: one of {', '.join(n.candidates)}") for n in report.needed]
     return problems
 
 
-def apply_supply(state: State, turn: Turn, action: SupplyCheck, side: Side, ctx) -> State:
+def apply_supply(state: State, turn: Turn, action: SupplyCheck, side: Side, ctx) -> TurnNext:
     if turn.step == "initial-supply":
-        pos, _ = supply_check(state, turn.step, action, side)
-        state = group_moves.note_disruptions(state, pos, turn.number)
-        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="option"))
-    pos, report = supply_check(state, turn.step, action, side)
+        pos, _ = supply_checks.supply_check(state, turn.step, action, side)
+        return TurnNext("supply_checked", group_moves.note_disruptions(state, pos, turn.number), turn)
+    pos, report = supply_checks.supply_check(state, turn.step, action, side)
     # RB 12.7, 11 sidebar (CB-11, T-13): engaged units newly Disrupted
     # for lack of a Supply Line and unshielded are eliminated; the
     # Disrupted units they shielded Rout (T-12).
@@ -71,7 +46,7 @@ def apply_supply(state: State, turn: Turn, action: SupplyCheck, side: Side, ctx)
     where = {pos.block(t).hex for t in final.eliminated}
     pending_routs = [PendingRout(hex=h, side=owner, tokens=tokens) for h, owner, tokens in final.rout
                      if owner == side and h in where]
-    return sequence.start_routs(state, turn, pending_routs, "supply-revealed")
+    return TurnNext("supply_checked", state, turn, routs=tuple(pending_routs))
 
 
 def parse_supply(state: State, role: Side, rest: str) -> SupplyCheck:
@@ -95,7 +70,7 @@ def supply_orders(state: State, role: Side, turn: Turn) -> list[str]:
     (RB 13.3, 15.1): every choice for each, the others at their first."""
     m = game_map()
     check = supply_checks.initial_supply_check if turn.step == "initial-supply" else supply_checks.final_supply_check
-    kwargs = {"recoverable": recoverable(state, role)} if turn.step == "initial-supply" else {}
+    kwargs = {"recoverable": supply_checks.recoverable(state, role)} if turn.step == "initial-supply" else {}
     _, report = check(m, state.position, role, sp.SupplyChoices(), **kwargs)
     if not report.needed:
         return ["supply check"]

@@ -14,11 +14,12 @@ from pbem.rulesapi import Order, Problem
 from rules.ritd import cards as cd
 from rules.ritd import fortresses as fo
 from rules.ritd import movement as mv
-from rules.ritd import sequence, supplycards
+from rules.ritd import supplycards
 from rules.ritd.actions import Blitz, OrderError, PlayCards, RevealOption
 from rules.ritd.cards import OPTION_COST, Hand
 from rules.ritd.position import Side
 from rules.ritd.state import State, game_map, hand_of, scenario_of
+from rules.ritd.steps import TurnNext
 from rules.ritd.turn import Turn, movement_of, option_label
 
 #: 'pass', '<option> [+ n dummies]' or 'bluff n' (RB 3.42, 4.5); the cards played
@@ -70,7 +71,7 @@ def fortress_bluff_problems(state: State, side: Side, count: int, real: int | No
                                "Routed (RB 4.5, 13.2 sidebar; T-42)")]
 
 
-def apply_play_cards(state: State, turn: Turn, action: PlayCards, side: Side, ctx) -> State:
+def apply_play_cards(state: State, turn: Turn, action: PlayCards, side: Side, ctx) -> TurnNext:
     count, label = action.count, action.label
     real = 0 if count == 0 else cd.parse_real(ctx.value(label), count)
     # RB 4.0-4.2: one Move, two with two real cards; a replay that cannot
@@ -81,9 +82,9 @@ def apply_play_cards(state: State, turn: Turn, action: PlayCards, side: Side, ct
     hands = {**state.hands, side: cd.spend(hand_of(state, side), count, real)}
     deck = cd.take(state.deck, side, action.cards, to_played=True)
     # A new Movement begins: the previous Player-Turn's arrows go.
-    return msgspec.structs.replace(state, hands=hands, deck=deck, last_moves=(), turn=msgspec.structs.replace(
-        turn, step="movement", cards=count, option_label=label, real=-1 if real is None else real,
-        option="pass" if count == 0 else "", movement=movement))
+    return TurnNext("cards_played", msgspec.structs.replace(state, hands=hands, deck=deck, last_moves=()),
+                    msgspec.structs.replace(turn, cards=count, option_label=label, real=-1 if real is None else real,
+                                            option="pass" if count == 0 else "", movement=movement))
 
 
 def parse_play_cards(state: State, role: Side, turn: Turn, low: str, ctx) -> Order | None:
@@ -143,12 +144,12 @@ def check_blitz(state: State, turn: Turn, action: Blitz, side: Side, ctx) -> lis
     return probs
 
 
-def apply_blitz(state: State, turn: Turn, action: Blitz, side: Side, ctx) -> State:
+def apply_blitz(state: State, turn: Turn, action: Blitz, side: Side, ctx) -> TurnNext:
     if not action.go:
-        return msgspec.structs.replace(state, turn=msgspec.structs.replace(turn, step="final-supply"))
+        return TurnNext("blitz_declined", state, turn)
     movement = mv.start_blitz_movement(state.position, movement_of(turn))
-    return msgspec.structs.replace(state, turn=msgspec.structs.replace(
-        turn, step="movement", blitz=True, movement=movement, battles=(), assault=()))
+    return TurnNext("blitz_taken", state, msgspec.structs.replace(turn, blitz=True, movement=movement, battles=(),
+                                                                  assault=()))
 
 
 def blitz_orders(turn: Turn) -> list[str]:
@@ -190,13 +191,13 @@ def option_problems(state: State, turn: Turn, value: bytes | None) -> list[Probl
     return problems
 
 
-def apply_reveal_option(state: State, turn: Turn, action: RevealOption, side: Side, ctx) -> State:
+def apply_reveal_option(state: State, turn: Turn, action: RevealOption, side: Side, ctx) -> TurnNext:
     real = cd.parse_real(ctx.value(turn.option_label), turn.cards) or 0
     made = turn.movement.moves_made if turn.movement else 0
     # RB 3.48: the cards played are shown (their keys opened in this event).
     state = msgspec.structs.replace(state, deck=cd.queue_show(
         state.deck, side, state.deck.played.get(side, ()), "play", turn.option_label))
-    return sequence.end_turn(state, msgspec.structs.replace(turn, real=real, option=cd.option_name(
+    return TurnNext("option_revealed", state, msgspec.structs.replace(turn, real=real, option=cd.option_name(
         real, made, bool(turn.assault), turn.blitz)))
 
 

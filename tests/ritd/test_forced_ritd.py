@@ -74,7 +74,7 @@ def test_without_forced_the_receive_leaves_every_step_to_the_player(tmp_path):
 
 
 def test_every_publicly_forced_step_names_an_order_and_a_rule_and_a_step_of_the_sequence():
-    from rules.ritd.sequence import PROMPTS, STAGE_PROMPTS
+    from rules.ritd.steps import PROMPTS, STAGE_PROMPTS
 
     for kind, (order, rule) in PUBLICLY_FORCED.items():
         assert kind in PROMPTS or kind in STAGE_PROMPTS, kind

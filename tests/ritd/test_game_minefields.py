@@ -13,7 +13,7 @@ from pbem.errors import IllegalAction, VerifyError
 from rules.ritd import RULES as RITD
 from rules.ritd import game as ritd
 from rules.ritd import mines
-from rules.ritd.battle import combat_round
+from rules.ritd.combat_state import combat_round
 from rules.ritd.state import all_scenarios, game_map
 from rules.ritd.view import MineView
 from tests.ritd.ritd_table import new_game

@@ -19,7 +19,7 @@ from rules.ritd import RULES as RITD
 from rules.ritd import combat_round as cr
 from rules.ritd import game as ritd
 from rules.ritd import group_moves, routs, sequence, step_losses
-from rules.ritd.battle import combat_round
+from rules.ritd.combat_state import combat_round
 from rules.ritd.group_moves import unit_speed
 from rules.ritd.sequence import next_retreat
 from rules.ritd.state import all_scenarios, game_map

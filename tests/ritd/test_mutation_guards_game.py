@@ -30,7 +30,7 @@ from rules.ritd.actions import (
     SupplyCheck,
 )
 from rules.ritd.position import Battle, Block, Position
-from rules.ritd.sequence import STEP_OWNER
+from rules.ritd.steps import STEP_OWNER
 from rules.ritd.turn import PendingRout, Turn
 from rules.ritd.victory import VictoryResult
 from tests.ritd.movement_support import MAP, at

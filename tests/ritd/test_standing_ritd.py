@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from pbem import session
 from pbem.cli import cli
 from rules.ritd import RULES as RITD
-from rules.ritd.sequence import PROMPTS
 from rules.ritd.standing import SETTLES, STANDING
+from rules.ritd.steps import PROMPTS
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_forced_ritd import _deliver, _send
 from tests.ritd.test_game_combat import REGROUP

@@ -64,5 +64,5 @@ def test_rb_16_52_a_unit_refitting_when_the_game_ends_is_counted_by_both_players
             from rules.ritd import hidden
             return hidden.encode_identity("7 SG", 3) if label == hidden.identity_label("Lrefit", 0) else None
 
-    over = month_phase.apply_reveal_all(state, RevealAll(), "allied", Opened())
+    over = month_phase.apply_month(state, RevealAll(), "allied", Opened())  # RB 17.0: the sequence ends the game
     assert over.phase == "over" and over.result is not None
