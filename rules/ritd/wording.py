@@ -5,9 +5,48 @@ name (RB 1.1).
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-from rules.ritd.state import State, game_map
+from rules.ritd.hexmap import HexMap
+from rules.ritd.position import Position
+
+if TYPE_CHECKING:
+    from rules.ritd.state import State
+
+#: How a message names a hex (RB 1.1): ``hex_label`` bound to the map, or the
+#: hex id as it is for a caller with no map (a pure rule called directly).
+HexNamer = Callable[[str], str]
+#: How a message names a block: ``unit_namer`` of the reader's Position, or
+#: the token as it is for a caller with no reader (a pure rule called directly).
+UnitNamer = Callable[[str], str]
+
+
+def unit_label(pos: Position, token: str) -> str:
+    """A block as a message names it: "Unit (token)" where ``pos`` knows the
+    block's unit (face up, or this side's own), else the token alone (nothing
+    hidden leaks)."""
+    unit = pos.block(token).unit if pos.has_block(token) else ""
+    return f"{unit} ({token})" if unit else token
+
+
+def unit_namer(pos: Position) -> UnitNamer:
+    """``unit_label`` as the reader of ``pos`` names blocks."""
+    return functools.partial(unit_label, pos)
+
+
+def unit_labels(name: UnitNamer, tokens: Iterable[str]) -> str:
+    """Blocks named by ``name``, comma separated."""
+    return ", ".join(map(name, tokens))
+
+
+def hex_label(m: HexMap, hex_: str) -> str:
+    """A hex as a message names it: its name on the map (RB 1.1), else the
+    text as given (a hex id the player wrote that is not on the map)."""
+    return m.name(hex_) if hex_ in m.hexes else hex_
+
 
 _TOKENS = re.compile(r"\b[AL][0-9a-f]{8}\b")
 
@@ -53,5 +92,6 @@ _HEX = re.compile(r"\b\d{4}\b")
 
 def with_hex_names(text: str) -> str:
     """``text`` with hex numbers shown by their names."""
+    from rules.ritd.state import game_map
     m = game_map()
     return _HEX.sub(lambda x: m.name(x.group()) if x.group() in m.hexes else x.group(), text)
