@@ -30,9 +30,10 @@ from rules.ritd.units import ARMS_CLASSES, ArmsClass
 
 
 def check_combat(state: State, turn: Turn, action: object, side: Side) -> list[Problem]:
-    """The Combat phase's orders (RB 8.6, 9.1-9.5); hexes named in problems (RB 1.1)."""
+    """The Combat phase's orders (RB 8.6, 9.1-9.5); problems name hexes (RB 1.1)
+    and the units this replay knows."""
     pos = combat_position(state, turn)
-    place = functools.partial(wording.hex_label, game_map())
+    place, name = functools.partial(wording.hex_label, game_map()), wording.unit_namer(state.position)
     match action:
         case cr.BattleSelection():
             if turn.step != "battles":
@@ -51,11 +52,12 @@ def check_combat(state: State, turn: Turn, action: object, side: Side) -> list[P
             if hex_ != rnd.hex or firer != due:
                 return [Problem("RB 9.1", f"now {due} fires in {place(rnd.hex)} ({turn.step.split('-')[0]} fire)")]
             return fr.check_fire_plan(pos, rnd, action, prior=turn.fire_result, units=roster_of(state).get,
-                                      place=place)
+                                      place=place, name=name)
         case ls.LossAllocation(hex=hex_):
             if turn.step not in ("offensive-losses", "defensive-losses") or turn.fire_result is None:
                 return [Problem("RB 9.5", "no hits are waiting to be placed")]
-            return ls.check_allocation(pos, turn.fire_result, action, units=roster_of(state).get, place=place)
+            return ls.check_allocation(pos, turn.fire_result, action, units=roster_of(state).get, place=place,
+                                       name=name)
     return steps.not_now(state, action)
 
 
@@ -263,7 +265,7 @@ def check_reveal_units(state: State, turn: Turn, action: RevealUnits, side: Side
                if not ctx.opened(hidden.identity_label(b.token, state.versions.get(b.token, 0)))]
     if missing:
         return [Problem("RB 7.3", f"open the identity of every unit of yours in a battle: "
-                                  f"{', '.join(missing)} not opened")]
+                                  f"{wording.unit_labels(wording.unit_namer(state.position), missing)} not opened")]
     return []
 
 
