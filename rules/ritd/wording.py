@@ -1,6 +1,8 @@
 """How problems and descriptions name units and hexes, with what this replay
 knows: a block's unit where it is known (never a hidden one), a hex by its
-name (RB 1.1).
+name (RB 1.1). Each message names them where it is written (``unit_label``,
+``unit_namer``, ``hex_label``); ``in_words`` turns the words of an action
+into words for people (issue 21).
 """
 
 from __future__ import annotations
@@ -48,22 +50,8 @@ def hex_label(m: HexMap, hex_: str) -> str:
     return m.name(hex_) if hex_ in m.hexes else hex_
 
 
+#: A block token in the words of an action (``in_words``).
 _TOKENS = re.compile(r"\b[AL][0-9a-f]{8}\b")
-
-
-def with_unit_names(state: State, text: str) -> str:
-    """``text`` with the tokens of blocks this replay can identify shown as
-    "Unit (token)"; other tokens stay as they are (nothing hidden leaks)."""
-    pos = state.position
-
-    def name(match: re.Match[str]) -> str:
-        token = match.group()
-        unit = pos.block(token).unit if pos.has_block(token) else ""
-        return f"{unit} ({token})" if unit else token
-
-    return _TOKENS.sub(name, text)
-
-
 _SIDE_OF_TOKEN = {"A": "Axis", "L": "Allied"}
 _UNSEEN_RUN = re.compile(r"\ban (Axis|Allied) block(?:,? an \1 block)+")
 
@@ -85,13 +73,3 @@ def in_words(state: State, text: str) -> str:
         return f"{match.group(0).count(' block')} {match.group(1)} blocks"
 
     return _UNSEEN_RUN.sub(count, _TOKENS.sub(name, text))
-
-
-_HEX = re.compile(r"\b\d{4}\b")
-
-
-def with_hex_names(text: str) -> str:
-    """``text`` with hex numbers shown by their names."""
-    from rules.ritd.state import game_map
-    m = game_map()
-    return _HEX.sub(lambda x: m.name(x.group()) if x.group() in m.hexes else x.group(), text)
