@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import deployment, group_moves, reachability
+from rules.ritd import deployment, group_moves, reachability, wording
 from rules.ritd import movement as mv
 from rules.ritd.actions import EnterBase, OrderError
 from rules.ritd.hexmap import HexMap
@@ -26,6 +26,7 @@ from rules.ritd.position import Battle, Block, Position, Side
 from rules.ritd.state import State, game_map
 from rules.ritd.steps import TurnNext
 from rules.ritd.turn import Turn, movement_of
+from rules.ritd.wording import UnitNamer, unit_labels
 
 #: ``Engagement.from_hex`` of a unit that Engaged its Base from the off-board area.
 OFF_BOARD = ""
@@ -37,10 +38,12 @@ def waiting_blocks(state: State, side: Side) -> dict[str, Block]:
 
 
 def entry_problems(m: HexMap, pos: Position, turn: mv.MovementTurn, action: EnterBase,
-                   waiting: Mapping[str, Block], speeds: Mapping[str, int | None]) -> mv.MoveCheck:
+                   waiting: Mapping[str, Block], speeds: Mapping[str, int | None], *,
+                   name: UnitNamer = str) -> mv.MoveCheck:
     """Every problem with the entry (RB 4.0-7.0 as for any Group Move, RB 16.4
     sidebar), and the speeds hidden blocks need (the step onto the map is one
-    hex of movement)."""
+    hex of movement); ``name``: how the problems name a block (the token as
+    it is by default)."""
     side = turn.side
     base = m.base(side)
     probs: list[Problem] = []
@@ -52,7 +55,7 @@ def entry_problems(m: HexMap, pos: Position, turn: mv.MovementTurn, action: Ente
         probs.append(Problem("RB 6.0", "a unit is listed twice in one Move"))
     absent = [t for t in tokens if t not in waiting]
     if absent:
-        probs.append(Problem("RB 16.4", f"{', '.join(absent)} {'is' if len(absent) == 1 else 'are'} not waiting "
+        probs.append(Problem("RB 16.4", f"{unit_labels(name, absent)} {'is' if len(absent) == 1 else 'are'} not waiting "
                                         f"off board near the {side} Base"))
     if probs:
         return mv.MoveCheck(tuple(probs))
@@ -64,20 +67,20 @@ def entry_problems(m: HexMap, pos: Position, turn: mv.MovementTurn, action: Ente
         pos, blocks=pos.blocks + tuple(msgspec.structs.replace(waiting[t], hex=base) for t in tokens))
     onward = tuple(u for u in action.units if len(u.path) >= 2)
     move = mv.Move(kind="group", origin=base, units=onward, rommel=action.rommel)
-    probs += [p for p in mv.check_move(m, at_base, turn, move, dict.fromkeys(tokens, MAX_SPEED)).problems
+    probs += [p for p in mv.check_move(m, at_base, turn, move, dict.fromkeys(tokens, MAX_SPEED), name=name).problems
               if not (p.rule == "RB 5.0" and "at least one unit" in p.message) and p.rule != "RB 6.1"
               and not (engaged and p.rule in ("RB 7.2", "RB 10.1"))]
     for u in action.units:
         b = waiting[u.token]
         if not u.path or u.path[0] != base:
-            probs.append(Problem("RB 16.4", f"{b.token} enters by its Base {m.name(base)}: its route begins there"))
+            probs.append(Problem("RB 16.4", f"{name(b.token)} enters by its Base {m.name(base)}: its route begins there"))
             continue
         if engaged and len(u.path) > 1:
-            probs.append(Problem("RB 6.0", f"{b.token} must stop on Engaging in {m.name(base)}; it cannot move "
+            probs.append(Problem("RB 6.0", f"{name(b.token)} must stop on Engaging in {m.name(base)}; it cannot move "
                                            f"on to {m.name(u.path[-1])}"))
             continue
         # RB 6.1-6.3: one hex onto the map, then the route on it.
-        into = f"{b.token} cannot enter {m.name(base)} and move {len(u.path) - 1} hexes"
+        into = f"{name(b.token)} cannot enter {m.name(base)} and move {len(u.path) - 1} hexes"
         problem, obligation = mv.off_map_distance(m, u.path, u.token, speeds.get(u.token), rommel=action.rommel,
                                                   too_far=f"{into} on to {m.name(u.path[-1])}", too_far_for_any=into)
         probs += [problem] if problem else []
@@ -132,7 +135,8 @@ def check_enter_base(state: State, turn: Turn, action: EnterBase, side: Side, ct
         return [Problem("RB 3.44", "the units waiting off board enter their Base by a Move, in the Movement phase")]
     waiting = waiting_blocks(state, side)
     return list(entry_problems(game_map(), state.position, movement_of(turn), action, waiting,
-                               _speeds(state, waiting, [u.token for u in action.units])).problems)
+                               _speeds(state, waiting, [u.token for u in action.units]),
+                               name=wording.unit_namer(state.position)).problems)  # off board: as this replay knows
 
 
 def apply_enter_base(state: State, turn: Turn, action: EnterBase, side: Side, ctx) -> TurnNext:

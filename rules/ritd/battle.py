@@ -6,6 +6,7 @@ fire, losses and fortresses (decisions/combat.md names each one's sections).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from typing import cast
@@ -29,11 +30,10 @@ from rules.ritd.units import ARMS_CLASSES, ArmsClass
 
 
 def check_combat(state: State, turn: Turn, action: object, side: Side) -> list[Problem]:
-    return [Problem(p.rule, wording.with_hex_names(p.message)) for p in _check_combat_raw(state, turn, action, side)]
-
-
-def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> list[Problem]:
+    """The Combat phase's orders (RB 8.6, 9.1-9.5); problems name hexes (RB 1.1)
+    and the units this replay knows."""
     pos = combat_position(state, turn)
+    place, name = functools.partial(wording.hex_label, game_map()), wording.unit_namer(state.position)
     match action:
         case cr.BattleSelection():
             if turn.step != "battles":
@@ -43,19 +43,21 @@ def _check_combat_raw(state: State, turn: Turn, action: object, side: Side) -> l
             assault_turn = None if turn.real < 0 else (turn.real >= OPTION_COST["assault"] and made <= 1)
             return cr.check_battle_selection(pos, side, action, new_battles=new_battles(turn),
                                              fortress_hexes=fo.fortress_hexes(game_map()), assault_turn=assault_turn,
-                                             blitz=turn.blitz, partial_retreats=turn.partial)
+                                             blitz=turn.blitz, partial_retreats=turn.partial, place=place)
         case fr.FirePlan(hex=hex_, side=firer):
             if turn.step not in ("defensive-fire", "offensive-fire"):
                 return [Problem("RB 9.1", "no fire is due now")]
             rnd = combat_round(state, turn)
             due = rnd.defensive_side if turn.step == "defensive-fire" else rnd.offensive_side
             if hex_ != rnd.hex or firer != due:
-                return [Problem("RB 9.1", f"now {due} fires in {rnd.hex} ({turn.step.split('-')[0]} fire)")]
-            return fr.check_fire_plan(pos, rnd, action, prior=turn.fire_result, units=roster_of(state).get)
+                return [Problem("RB 9.1", f"now {due} fires in {place(rnd.hex)} ({turn.step.split('-')[0]} fire)")]
+            return fr.check_fire_plan(pos, rnd, action, prior=turn.fire_result, units=roster_of(state).get,
+                                      place=place, name=name)
         case ls.LossAllocation(hex=hex_):
             if turn.step not in ("offensive-losses", "defensive-losses") or turn.fire_result is None:
                 return [Problem("RB 9.5", "no hits are waiting to be placed")]
-            return ls.check_allocation(pos, turn.fire_result, action, units=roster_of(state).get)
+            return ls.check_allocation(pos, turn.fire_result, action, units=roster_of(state).get, place=place,
+                                       name=name)
     return steps.not_now(state, action)
 
 
@@ -166,14 +168,13 @@ def fire_lines(state: State, result: fr.FireResult, since: int = 0) -> tuple[str
     where = game_map().name(result.hex)
     lines = []
     for shot in result.shots[since:]:
+        who = wording.unit_label(state.position, shot.token)
         unused = f"; {' and '.join(shot.unused)} unused" if shot.unused and shot.target is not None else ""
         if shot.target is None:
-            lines.append(wording.with_unit_names(state, f"{where}: {shot.token} does not fire: no target left "
-                                                            f"({' '.join(map(str, shot.dice))} unused)"))
+            lines.append(f"{where}: {who} does not fire: no target left ({' '.join(map(str, shot.dice))} unused)")
             continue
         hits = f"{shot.hits} hit{'s' * (shot.hits != 1)}" + (" (halved: Minefield)" if shot.half else "")
-        lines.append(wording.with_unit_names(state, f"{where}: {shot.token} at {shot.target} ({shot.fire}): "
-                                   f"{' '.join(map(str, shot.dice))} -> {hits}{unused}"))
+        lines.append(f"{where}: {who} at {shot.target} ({shot.fire}): {' '.join(map(str, shot.dice))} -> {hits}{unused}")
     return tuple(lines)
 
 
@@ -243,15 +244,15 @@ def explain_fire(state: State, role: Side, where: str = "") -> list[str]:
     artillery = [b for b in waiting if b.unit and roster.get(b.unit).arms_class == "artillery"]
     for b in waiting:
         if not b.unit:
-            lines.append(wording.with_unit_names(state, f"To fire: {b.token} (hidden)"))
+            lines.append(f"To fire: {wording.unit_label(state.position, b.token)} (hidden)")
             continue
         arms = roster.get(b.unit).arms_class
         legal = fr.legal_targets(arms, present)
         first = " (artillery fires first)" if artillery and arms == "artillery" else \
             " (after the artillery)" if artillery else ""
-        lines.append(wording.with_unit_names(
-            state, f"To fire: {b.token} ({arms}, {b.cv} CV x{cr.dice_multiplier(pos, rnd, side, arms)} dice) at "
-                   f"{' or '.join(legal) or 'nothing: no target left'}{first}"))
+        lines.append(f"To fire: {wording.unit_label(state.position, b.token)} ({arms}, {b.cv} CV "
+                     f"x{cr.dice_multiplier(pos, rnd, side, arms)} dice) at "
+                     f"{' or '.join(legal) or 'nothing: no target left'}{first}")
     return lines
 
 
@@ -264,7 +265,7 @@ def check_reveal_units(state: State, turn: Turn, action: RevealUnits, side: Side
                if not ctx.opened(hidden.identity_label(b.token, state.versions.get(b.token, 0)))]
     if missing:
         return [Problem("RB 7.3", f"open the identity of every unit of yours in a battle: "
-                                  f"{', '.join(missing)} not opened")]
+                                  f"{wording.unit_labels(wording.unit_namer(state.position), missing)} not opened")]
     return []
 
 

@@ -38,6 +38,7 @@ from rules.ritd.movement import road_bonus
 from rules.ritd.position import SIDES, Block, Position, Side, enemy_of
 from rules.ritd.scenarios import Scenario
 from rules.ritd.units import Roster, Unit
+from rules.ritd.wording import UnitNamer
 
 #: RB 16.5: at most 20 BPs may be Saved for later Months.
 SAVE_LIMIT = 20
@@ -353,11 +354,13 @@ SpendAction = Redeploy | SeaRedeploy | ReturnForRefit | Replace | BuySupply
 
 class BuildupContext(msgspec.Struct, frozen=True):
     """What stays fixed during a Buildup: the map, both Supply Networks as
-    fixed by RB 16.2 (``buildup_networks``) and the roster."""
+    fixed by RB 16.2 (``buildup_networks``) and the roster; and how the
+    problems name a block (``name``: the token as it is by default)."""
 
     m: HexMap
     networks: Mapping[Side, frozenset[str]]
     roster: Roster
+    name: UnitNamer = str
 
 
 class Spent(msgspec.Struct, frozen=True):
@@ -395,23 +398,24 @@ def redeployment_cost(m: HexMap, path: Sequence[str]) -> int:
     return REDEPLOY_BP * len(redeployment_legs(m, path))
 
 
-def _owned_block(pos: Position, side: Side, token: str, rule: str) -> tuple[Block | None, list[Problem]]:
+def _owned_block(pos: Position, side: Side, token: str, rule: str,
+                 name: UnitNamer) -> tuple[Block | None, list[Problem]]:
     if not pos.has_block(token):
-        return None, [Problem(rule, f"no such block on the map: {token}")]
+        return None, [Problem(rule, f"no such block on the map: {name(token)}")]
     b = pos.block(token)
     if b.side != side:
-        return None, [Problem(rule, f"{token} is not a {side} unit")]
+        return None, [Problem(rule, f"{name(token)} is not a {side} unit")]
     return b, []
 
 
-def _leaving_problems(pos: Position, b: Block, rule: str, what: str) -> list[Problem]:
+def _leaving_problems(pos: Position, b: Block, rule: str, what: str, name: UnitNamer) -> list[Problem]:
     """RB 11.1: Disrupted units cannot Redeploy or Return to Base; RB 16.51:
     out of a battle only if a friendly unit stays behind."""
     probs = []
     if b.disrupted:
-        probs.append(Problem("RB 11.1", f"{b.token} is Disrupted and cannot {what} during Buildup"))
+        probs.append(Problem("RB 11.1", f"{name(b.token)} is Disrupted and cannot {what} during Buildup"))
     if pos.battle(b.hex) is not None and len(pos.blocks_in(b.hex, b.side)) < 2:
-        probs.append(Problem(rule, f"{b.token} may leave the battle at {b.hex} only if a friendly unit "
+        probs.append(Problem(rule, f"{name(b.token)} may leave the battle at {b.hex} only if a friendly unit "
                                    f"stays behind (RB 16.51)"))
     return probs
 
@@ -440,7 +444,7 @@ def _entry_problems(ctx: BuildupContext, pos: Position, side: Side, hex_: str, r
 def _path_problems(ctx: BuildupContext, pos: Position, b: Block, path: Sequence[str], rule: str) -> list[Problem]:
     m = ctx.m
     if len(path) < 2 or path[0] != b.hex:
-        return [Problem(rule, f"the route must start at {b.token}'s hex {m.name(b.hex)} and enter at "
+        return [Problem(rule, f"the route must start at {ctx.name(b.token)}'s hex {m.name(b.hex)} and enter at "
                               f"least one hex")]
     probs: list[Problem] = []
     unknown = [h for h in path if h not in m.hexes]
@@ -459,10 +463,10 @@ def _path_problems(ctx: BuildupContext, pos: Position, b: Block, path: Sequence[
 def check_redeploy(ctx: BuildupContext, pos: Position, ledger: Ledger, action: Redeploy) -> list[Problem]:
     """RB 16.51: every problem with a land Redeployment."""
     rule = "RB 16.51"
-    b, probs = _owned_block(pos, ledger.side, action.token, rule)
+    b, probs = _owned_block(pos, ledger.side, action.token, rule, ctx.name)
     if b is None:
         return probs
-    probs = _leaving_problems(pos, b, rule, "Redeploy") + _path_problems(ctx, pos, b, action.path, rule)
+    probs = _leaving_problems(pos, b, rule, "Redeploy", ctx.name) + _path_problems(ctx, pos, b, action.path, rule)
     if not probs:
         cost = redeployment_cost(ctx.m, action.path)
         if cost > ledger.available:
@@ -525,12 +529,12 @@ def check_sea_redeploy(ctx: BuildupContext, pos: Position, ledger: Ledger, actio
     """RB 16.53: every problem with one unit's Sea Redeployment."""
     rule = "RB 16.53"
     m, side = ctx.m, ledger.side
-    b, probs = _owned_block(pos, side, action.token, rule)
+    b, probs = _owned_block(pos, side, action.token, rule, ctx.name)
     if b is None:
         return probs
     if action.to not in m.hexes:
         return [Problem(rule, f"no such hex: {action.to}")]
-    probs = _leaving_problems(pos, b, rule, "Redeploy")
+    probs = _leaving_problems(pos, b, rule, "Redeploy", ctx.name)
     for h, what in ((b.hex, "departure"), (action.to, "arrival")):
         if not is_port(m, h):
             probs.append(Problem(rule, f"{m.name(h)} is not a Port (only Fortresses and Bases are)"))
@@ -579,10 +583,10 @@ def apply_sea_redeploy(ctx: BuildupContext, pos: Position, ledger: Ledger, actio
 def check_refit(ctx: BuildupContext, pos: Position, ledger: Ledger, action: ReturnForRefit) -> list[Problem]:
     """RB 16.52: every problem with a Return for Refit."""
     rule = "RB 16.52"
-    b, probs = _owned_block(pos, ledger.side, action.token, rule)
+    b, probs = _owned_block(pos, ledger.side, action.token, rule, ctx.name)
     if b is None:
         return probs
-    probs = _leaving_problems(pos, b, rule, "Return to Base") + _path_problems(ctx, pos, b, action.path, rule)
+    probs = _leaving_problems(pos, b, rule, "Return to Base", ctx.name) + _path_problems(ctx, pos, b, action.path, rule)
     base = ctx.m.base(ledger.side)
     if action.path and action.path[-1] != base:
         probs.append(Problem(rule, f"a Return for Refit follows an overland route ending in the Base "
@@ -616,16 +620,16 @@ def check_replace(ctx: BuildupContext, pos: Position, ledger: Ledger, action: Re
     """RB 16.54: every problem with Replacements for one unit. Needs the
     unit's identity and CV (the owner's view, or the audit)."""
     rule = "RB 16.54"
-    b, probs = _owned_block(pos, ledger.side, action.token, rule)
+    b, probs = _owned_block(pos, ledger.side, action.token, rule, ctx.name)
     if b is None:
         return probs
     m = ctx.m
     if action.steps < 1:
         probs.append(Problem(rule, "at least one Replacement step"))
     if b.hex != m.base(ledger.side):
-        probs.append(Problem(rule, f"Replacements are received in Base only ({b.token} is at {m.name(b.hex)})"))
+        probs.append(Problem(rule, f"Replacements are received in Base only ({ctx.name(b.token)} is at {m.name(b.hex)})"))
     if not b.unit:
-        return probs + [Problem(rule, f"{b.token}'s unit is not known to this side")]
+        return probs + [Problem(rule, f"{ctx.name(b.token)}'s unit is not known to this side")]
     unit = ctx.roster.get(b.unit)
     new_cv = b.cv + action.steps * unit.cv_per_step
     if action.steps >= 1 and new_cv > unit.max_cv:

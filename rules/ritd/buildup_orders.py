@@ -14,7 +14,7 @@ import msgspec
 from pbem.rulesapi import Order, Problem
 from rules.ritd import buildup as bu
 from rules.ritd import cards as cd
-from rules.ritd import deployment, group_moves, hidden, minefield_rules, supplycards
+from rules.ritd import deployment, group_moves, hidden, minefield_rules, supplycards, wording
 from rules.ritd import reinforcements as rf
 from rules.ritd.actions import BuildMinefield, CallMalta, EarlyArrival, EndBuildup, OrderError, Rebuild, Reinforce
 from rules.ritd.cards import Hand
@@ -26,8 +26,9 @@ from rules.ritd.units import UnknownUnit
 
 
 def buildup_ctx(state: State) -> bu.BuildupContext:
+    """The Buildup's fixed context (RB 16.2), its problems naming the blocks this replay knows."""
     return bu.BuildupContext(m=game_map(), networks={cast(Side, k): frozenset(v) for k, v in state.networks.items()},
-                             roster=all_scenarios().roster)
+                             roster=all_scenarios().roster, name=wording.unit_namer(state.position))
 
 
 def due_units(state: State, side: Side) -> tuple:
@@ -159,7 +160,7 @@ def _new_block_problems(state: State, side: Side, tokens: tuple[str, ...],
     idents: dict[str, tuple[str, int]] = {}
     for t in tokens:
         if not hidden.is_token_of(t, side) or state.position.has_block(t) or t in state.versions:
-            probs.append(Problem("RB 2.0", f"'{t}' is not a new {side} block token"))
+            probs.append(Problem("RB 2.0", f"'{wording.unit_label(state.position, t)}' is not a new {side} block token"))
         label = hidden.identity_label(t)
         if not ctx.committed(label):
             probs.append(Problem("RB 2.0", f"the block's identity must be committed as '{label}'"))
@@ -216,14 +217,15 @@ def _rebuild_problems(state: State, side: Side, ledger: bu.Ledger, token: str, s
     """RB 16.54: Replacements; a replay that does not know the unit checks
     the public part and keeps an obligation on the identities (T-21)."""
     pos, m = state.position, game_map()
+    who = wording.unit_label(pos, token)
     if not pos.has_block(token) or pos.block(token).side != side:
-        return [Problem("RB 16.54", f"no {side} block {token} on the map")]
+        return [Problem("RB 16.54", f"no {side} block {who} on the map")]
     b = pos.block(token)
     probs = []
     if steps < 1 or bp < 1:
         probs.append(Problem("RB 16.54", "at least one Replacement step, paid in BPs"))
     if b.hex != m.base(side):
-        probs.append(Problem("RB 16.54", f"Replacements are received in Base only ({token} is at {m.name(b.hex)})"))
+        probs.append(Problem("RB 16.54", f"Replacements are received in Base only ({who} is at {m.name(b.hex)})"))
     if bp > ledger.available:
         probs.append(Problem("RB 16.5", f"{bp} BP for Replacements; {ledger.available} BP left"))
     label = hidden.identity_label(token, state.versions.get(token, 0) + 1)

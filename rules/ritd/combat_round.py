@@ -16,6 +16,7 @@ import msgspec
 from pbem.rulesapi import Problem
 from rules.ritd.position import Block, Position, Side, enemy_of
 from rules.ritd.units import ArmsClass, Unit, load_units
+from rules.ritd.wording import HexNamer
 
 #: A full hit is two half-hits (RB 9.52); losses are counted in halves.
 HALVES_PER_HIT = 2
@@ -83,8 +84,10 @@ def check_battle_selection(
     blitz: bool = False,
     assault_turn: bool | None = False,
     partial_retreats: Iterable[str] = (),
+    place: HexNamer = str,
 ) -> list[Problem]:
-    """Every problem with the active player's Active and Assault Battles.
+    """Every problem with the active player's Active and Assault Battles
+    (hexes named by ``place``, RB 1.1).
 
     ``assault_turn`` is None while the turn option is still secret: Assault
     Battles are then accepted, and ``needs_assault_turn`` tells the caller
@@ -96,22 +99,22 @@ def check_battle_selection(
     seen: set[str] = set()
     for h in selection.active:
         if h in seen:
-            probs.append(Problem("RB 8.6", f"battle {h} is selected twice"))
+            probs.append(Problem("RB 8.6", f"battle {place(h)} is selected twice"))
         seen.add(h)
         if h not in battles:
-            probs.append(Problem("RB 8.6", f"there is no battle in {h}"))
+            probs.append(Problem("RB 8.6", f"there is no battle in {place(h)}"))
         elif not both_sides_fight(pos, h):
-            probs.append(Problem("RB 11.11", f"battle {h} has Undisrupted units of one side only; "
+            probs.append(Problem("RB 11.11", f"battle {place(h)} has Undisrupted units of one side only; "
                                              "Disrupted units take no part in combat"))
         if h in barred:
-            probs.append(Problem("RB 10.4", f"combat may not be initiated in {h}: a Partial Retreat "
+            probs.append(Problem("RB 10.4", f"combat may not be initiated in {place(h)}: a Partial Retreat "
                                             "was made from it this Player-Turn"))
     for h in mandatory_battles(pos, side, new_battles=new_battles, fortress_hexes=fortress_hexes,
                                blitz=blitz, partial_retreats=partial_retreats):
         if h not in seen:
             rule = "RB 13.2" if h not in set(new_battles) else "RB 8.6"
             why = "a new battle" if rule == "RB 8.6" else "a Fortress battle you attack"
-            probs.append(Problem(rule, f"combat in {h} is mandatory: it is {why}"))
+            probs.append(Problem(rule, f"combat in {place(h)} is mandatory: it is {why}"))
     if selection.assault:
         if blitz:
             probs.append(Problem("RB 4.4", "Blitz Combat is a Basic Combat Round: no Assault Battles"))
@@ -119,7 +122,7 @@ def check_battle_selection(
             probs.append(Problem("RB 4.3", "Assault Battles need an Assault Turn"))
     for h in selection.assault:
         if h not in seen:
-            probs.append(Problem("RB 8.6", f"Assault Battle {h} must also be an Active Battle"))
+            probs.append(Problem("RB 8.6", f"Assault Battle {place(h)} must also be an Active Battle"))
     if len(set(selection.assault)) != len(selection.assault):
         probs.append(Problem("RB 8.6", "an Assault Battle is listed twice"))
     return probs

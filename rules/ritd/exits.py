@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import group_moves, reachability
+from rules.ritd import group_moves, reachability, wording
 from rules.ritd import losses as ls
 from rules.ritd import movement as mv
 from rules.ritd.actions import ExitMap, OrderError
@@ -26,6 +26,7 @@ from rules.ritd.movement_types import MAX_SPEED
 from rules.ritd.position import Position, Side
 from rules.ritd.state import State, game_map
 from rules.ritd.turn import Turn, movement_of
+from rules.ritd.wording import UnitNamer, unit_labels
 
 
 @functools.cache
@@ -44,14 +45,15 @@ def map_end_hexes(m: HexMap, side: Side) -> frozenset[str]:
 
 
 def exit_problems(m: HexMap, pos: Position, turn: mv.MovementTurn, action: ExitMap,
-                  speeds: Mapping[str, int | None]) -> mv.MoveCheck:
+                  speeds: Mapping[str, int | None], *, name: UnitNamer = str) -> mv.MoveCheck:
     """Every problem with the exit (RB 5.1, 6.1-6.3, 7.2, 17.1 sidebar) and
-    the speeds hidden blocks need (one hex more than their route on the map)."""
+    the speeds hidden blocks need (one hex more than their route on the map);
+    ``name``: how the problems name a block (the token as it is by default)."""
     units = tuple(u for u in action.units if len(u.path) >= 2)
     move = mv.Move(kind="group", origin=action.origin, units=units, rommel=action.rommel)
     # The Move's rules (Moves left, RB 11.4 step 5, Rommel Bonus, membership, routes); the
     # distance is judged below with the step off the map (every speed "fastest" here).
-    probs = [p for p in mv.check_move(m, pos, turn, move, dict.fromkeys(speeds, MAX_SPEED)).problems
+    probs = [p for p in mv.check_move(m, pos, turn, move, dict.fromkeys(speeds, MAX_SPEED), name=name).problems
              if not (p.rule == "RB 5.0" and "at least one unit" in p.message) and p.rule != "RB 6.1"]
     obligations: list[mv.SpeedObligation] = []
     if not action.units:
@@ -61,7 +63,7 @@ def exit_problems(m: HexMap, pos: Position, turn: mv.MovementTurn, action: ExitM
         probs.append(Problem("RB 6.0", "a unit is listed twice in one Move"))
     unknown = [t for t in tokens if not pos.has_block(t)]
     if unknown:
-        probs.append(Problem("RB 5.0", f"no such block: {', '.join(unknown)}"))
+        probs.append(Problem("RB 5.0", f"no such block: {unit_labels(name, unknown)}"))
     ends = map_end_hexes(m, turn.side)
     for u in action.units:
         if not pos.has_block(u.token):
@@ -69,26 +71,26 @@ def exit_problems(m: HexMap, pos: Position, turn: mv.MovementTurn, action: ExitM
         b = pos.block(u.token)
         if len(u.path) < 2:  # already in the edge hex: its Move is the step off the map
             if b.hex != action.origin or (u.path and u.path[0] != b.hex):
-                probs.append(Problem("RB 5.1", f"{b.token} is not in the moving Group at {m.name(action.origin)}"))
+                probs.append(Problem("RB 5.1", f"{name(b.token)} is not in the moving Group at {m.name(action.origin)}"))
             if b.side != turn.side:
                 probs.append(Problem("RB 3.4", "only the Active Player moves in his Movement phase"))
             if b.disrupted:
-                probs.append(Problem("RB 11.1", f"{b.token} is Disrupted and cannot move except to Rout"))
+                probs.append(Problem("RB 11.1", f"{name(b.token)} is Disrupted and cannot move except to Rout"))
             if turn.has_moved(b.token):
-                probs.append(Problem("RB 6.0", f"{b.token} has already moved this Player-Turn"))
+                probs.append(Problem("RB 6.0", f"{name(b.token)} has already moved this Player-Turn"))
         last = u.path[-1] if u.path else b.hex
         if mv.enemy_in(pos, b.hex, b.side):
-            probs.append(Problem("RB 7.2", f"{b.token} is in a battle: a unit leaving one Disengages and "
+            probs.append(Problem("RB 7.2", f"{name(b.token)} is in a battle: a unit leaving one Disengages and "
                                            "Retreats (RB 10.3); it cannot leave the map"))
         if last not in ends:
             probs.append(Problem("RB 17.1", f"{m.name(last)} is not on the enemy map-end: the {turn.side} "
                                             f"player exits from {', '.join(sorted(m.name(h) for h in ends))}"))
         elif len(u.path) >= 2 and mv.enemy_in(pos, last, b.side):
-            probs.append(Problem("RB 6.0", f"{b.token} must stop on Engaging in {m.name(last)}; it cannot "
+            probs.append(Problem("RB 6.0", f"{name(b.token)} must stop on Engaging in {m.name(last)}; it cannot "
                                            "move on off the map"))
         # RB 6.1-6.3: the route on the map and one hex more.
         route = u.path if len(u.path) >= 2 else (b.hex,)
-        far = f"{b.token} cannot move {len(route) - 1} hexes to {m.name(last)} and off the map"
+        far = f"{name(b.token)} cannot move {len(route) - 1} hexes to {m.name(last)} and off the map"
         problem, obligation = mv.off_map_distance(m, route, u.token, speeds.get(u.token), rommel=action.rommel,
                                                   too_far=far, too_far_for_any=far)
         probs += [problem] if problem else []
@@ -121,7 +123,8 @@ def check_exit(state: State, turn: Turn, action: ExitMap, side: Side, ctx) -> li
     if turn.step != "movement":
         return [Problem("RB 3.44", "units exit the map by a Move, in the Movement phase")]
     speeds = group_moves.speeds_of(state, state.position, [u.token for u in action.units])
-    return list(exit_problems(game_map(), state.position, movement_of(turn), action, speeds).problems)
+    return list(exit_problems(game_map(), state.position, movement_of(turn), action, speeds,
+                              name=wording.unit_namer(state.position)).problems)
 
 
 def apply_exit(state: State, turn: Turn, action: ExitMap, side: Side, ctx) -> State:

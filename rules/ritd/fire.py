@@ -19,6 +19,7 @@ from rules.ritd.firetable import DIE_FACES, Fire, load_fire_table
 from rules.ritd.losses import ClassHits, absorber_of, best_use, class_capacity
 from rules.ritd.position import Block, Position, Side, enemy_of
 from rules.ritd.units import ARMS_CLASSES, ArmsClass
+from rules.ritd.wording import HexNamer, UnitNamer, unit_labels
 
 # ------------------------------------------------------------------ targets (RB 9.3)
 
@@ -113,17 +114,19 @@ def fire_complete(pos: Position, rnd: CombatRound, result: FireResult, *, units:
 
 
 def check_fire_plan(pos: Position, rnd: CombatRound, plan: FirePlan, *, prior: FireResult | None = None,
-                    units: UnitLookup | None = None) -> list[Problem]:
+                    units: UnitLookup | None = None, place: HexNamer = str,
+                    name: UnitNamer = str) -> list[Problem]:
     """Every problem with a fire order (RB 9.0-9.3, 11.1), given the side's
     fire so far (``prior``: the orders already scored in this Defensive or
-    Offensive Fire, None before the first)."""
+    Offensive Fire, None before the first); blocks named by ``name``, hexes
+    by ``place`` (RB 1.1)."""
     look = lookup_of(units)
     probs: list[Problem] = []
     if plan.hex != rnd.hex:
-        probs.append(Problem("RB 9.0", f"this Combat Round is in {rnd.hex}, not {plan.hex}"))
+        probs.append(Problem("RB 9.0", f"this Combat Round is in {place(rnd.hex)}, not {place(plan.hex)}"))
         return probs
     if pos.battle(rnd.hex) is None:
-        return [Problem("RB 8.0", f"there is no battle in {rnd.hex}")]
+        return [Problem("RB 8.0", f"there is no battle in {place(rnd.hex)}")]
     if not plan.fires:
         return [Problem("RB 9.2", "name the unit firing and its target Class: 'fire <hex>: <unit> at <class>'")]
     present = targets_left(pos, rnd, plan.side, prior, units=look)
@@ -133,46 +136,47 @@ def check_fire_plan(pos: Position, rnd: CombatRound, plan: FirePlan, *, prior: F
         if all(b.unit for b in waiting.values()) else set()
     seen: set[str] = set()
     for i, f in enumerate(plan.fires):
+        who = name(f.token)
         if f.token in seen:
-            probs.append(Problem("RB 9.2", f"{f.token} fires twice; each unit fires once per Combat Round"))
+            probs.append(Problem("RB 9.2", f"{who} fires twice; each unit fires once per Combat Round"))
             continue
         seen.add(f.token)
         if f.token in fired:
-            probs.append(Problem("RB 9.0", f"{f.token} has already fired in this Combat Round; each unit fires once"))
+            probs.append(Problem("RB 9.0", f"{who} has already fired in this Combat Round; each unit fires once"))
             continue
         if not pos.has_block(f.token):
-            probs.append(Problem("RB 9.2", f"there is no unit {f.token}"))
+            probs.append(Problem("RB 9.2", f"there is no unit {who}"))
             continue
         b = pos.block(f.token)
         if b.side != plan.side or b.hex != rnd.hex:
-            probs.append(Problem("RB 9.2", f"{f.token} is not a {plan.side} unit in the battle in {rnd.hex}"))
+            probs.append(Problem("RB 9.2", f"{who} is not a {plan.side} unit in the battle in {place(rnd.hex)}"))
             continue
         if b.disrupted:
-            probs.append(Problem("RB 11.1", f"{f.token} is Disrupted and cannot fire"))
+            probs.append(Problem("RB 11.1", f"{who} is Disrupted and cannot fire"))
             continue
         if not b.unit or b.cv <= 0:
-            probs.append(Problem("RB 8.5", f"{f.token} is not revealed: its unit and CV must be known to fire"))
+            probs.append(Problem("RB 8.5", f"{who} is not revealed: its unit and CV must be known to fire"))
             continue
         arms = look(b.unit).arms_class
         if arms == "artillery":
             artillery_left.discard(f.token)
         elif artillery_left:
-            probs.append(Problem("RB 9.2", f"{f.token} fires before artillery: artillery must fire first "
-                                           f"({', '.join(sorted(artillery_left))} not fired yet)"))
+            probs.append(Problem("RB 9.2", f"{who} fires before artillery: artillery must fire first "
+                                           f"({unit_labels(name, sorted(artillery_left))} not fired yet)"))
             artillery_left = set()
         legal = legal_targets(arms, present)
         if f.target not in legal:
-            probs.append(Problem("RB 9.3", f"{f.token} ({arms}) may not target {f.target}: "
+            probs.append(Problem("RB 9.3", f"{who} ({arms}) may not target {f.target}: "
                                            f"{_targeting_reason(arms, f.target, present)}"))
         order = (f.target,) + f.fallback
         if len(set(order)) != len(order):
-            probs.append(Problem("RB 9.3", f"{f.token} lists a target class twice"))
+            probs.append(Problem("RB 9.3", f"{who} lists a target class twice"))
         if f.fallback and i == 0:
-            probs.append(Problem("RB 9.3", f"{f.token} fires first in this order, at a target legal now: "
+            probs.append(Problem("RB 9.3", f"{who} fires first in this order, at a target legal now: "
                                            "its fallbacks could never be used (CB-19)"))
         gone = [c for c in f.fallback if c not in present]
         if gone and i:
-            probs.append(Problem("RB 9.3", f"{f.token}: fallback {', '.join(gone)} is no enemy Class left "
+            probs.append(Problem("RB 9.3", f"{who}: fallback {', '.join(gone)} is no enemy Class left "
                                            "in the battle: it could never be used (CB-19)"))
     return probs
 

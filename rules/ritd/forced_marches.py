@@ -37,6 +37,7 @@ from rules.ritd.movement_types import (
     SpeedObligation,
 )
 from rules.ritd.position import Block, Position
+from rules.ritd.wording import UnitNamer
 
 # ------------------------------------------------------------ forced marches
 
@@ -47,46 +48,48 @@ def regroups_near(m: HexMap, turn: MovementTurn, hex_: str) -> tuple[RegroupReco
     return tuple(r for r in turn.regroups if hex_ == r.command_point or m.is_adjacent(hex_, r.command_point))
 
 
-def _march_basis(m: HexMap, pos: Position, turn: MovementTurn, fm: ForcedMarch
+def _march_basis(m: HexMap, pos: Position, turn: MovementTurn, fm: ForcedMarch, name: UnitNamer = str
                  ) -> tuple[list[Problem], bool, bool, bool, tuple[str, ...]]:
-    """(problems, regroup, rommel, retreat, route still to go) for one attempt."""
+    """(problems, regroup, rommel, retreat, route still to go) for one attempt
+    (its unit named by ``name``)."""
+    who = name(fm.token)
     if not pos.has_block(fm.token):
-        return [Problem("RB 6.4", f"no such block: {fm.token}")], False, False, False, ()
+        return [Problem("RB 6.4", f"no such block: {who}")], False, False, False, ()
     b = pos.block(fm.token)
     rec = turn.moved_unit(fm.token)
     if len(fm.path) < 2:
-        return [Problem("RB 6.4", f"{fm.token}: a Forced March needs a destination")], False, False, False, ()
+        return [Problem("RB 6.4", f"{who}: a Forced March needs a destination")], False, False, False, ()
     if rec is not None and rec.phase == turn.phase and not rec.regroup:
         # A Group Move: one hex on from where it stopped.
         if tuple(fm.path[:-1]) != rec.path:
-            return [Problem("RB 6.4", f"{fm.token}: a Forced March continues the unit's own move "
+            return [Problem("RB 6.4", f"{who}: a Forced March continues the unit's own move "
                                       f"({' - '.join(m.name(h) for h in rec.path)}) by one hex")], \
                 False, rec.rommel, rec.retreat, ()
         if any(p.token == fm.token for p in turn.marches):
-            return [Problem("RB 6.4", f"{fm.token} already has a Forced March announced")], False, False, False, ()
+            return [Problem("RB 6.4", f"{who} already has a Forced March announced")], False, False, False, ()
         return [], False, rec.rommel, rec.retreat, (fm.path[-2], fm.path[-1])
     if rec is not None:
-        return [Problem("RB 6.0", f"{fm.token} has already moved this Player-Turn")], False, False, False, ()
+        return [Problem("RB 6.0", f"{who} has already moved this Player-Turn")], False, False, False, ()
     # A Regroup: the unit did not reach the destination and has not moved.
     regroups = [r for r in regroups_near(m, turn, b.hex) if r.destination == fm.path[-1]]
     if not regroups:
-        return [Problem("RB 6.4", f"{fm.token} did not move this phase and is not in or adjacent to the "
+        return [Problem("RB 6.4", f"{who} did not move this phase and is not in or adjacent to the "
                                   f"Command Point of a Regroup Move to {m.name(fm.path[-1])}")], \
             True, False, False, ()
     if any(p.token == fm.token for p in turn.marches):
-        return [Problem("RB 6.4", f"{fm.token} already has a Forced March announced")], True, False, False, ()
+        return [Problem("RB 6.4", f"{who} already has a Forced March announced")], True, False, False, ()
     return [], True, regroups[0].rommel, is_retreat(pos, b), tuple(fm.path)
 
 
 def _march_step_problems(
     m: HexMap, pos: Position, turn: MovementTurn, block: Block, path: Sequence[str],
-    speed: int | None, ctx: MoveContext,
+    speed: int | None, ctx: MoveContext, name: UnitNamer = str,
 ) -> tuple[list[Problem], int]:
     """The extra hex of a Group Move's Forced March: the step itself must be
     legal from where the unit stopped, and the whole route must fit the
     unit's speed plus one (RB 6.4, MV-08)."""
     here, dest = path[-2], path[-1]
-    who = block.token
+    who = name(block.token)
     probs: list[Problem] = []
     if not m.is_adjacent(here, dest):
         return [Problem("RB 6.4", f"{who}: {m.name(dest)} is not next to {m.name(here)}")], MIN_SPEED
@@ -95,13 +98,13 @@ def _march_step_problems(
                                        f"{m.hexside_name(here, dest)}"))
     if enemy_in(pos, here, block.side):
         probs.append(Problem("RB 6.0", f"{who} Engaged in {m.name(here)} and must stop there"))
-    elif any(e.token == who and e.hex == here for e in turn.engagements):
+    elif any(e.token == block.token and e.hex == here for e in turn.engagements):
         # The enemy it Attacked is gone: Overrun and Routed (MV-08).
         probs.append(Problem("RB 11.4", f"{who} Overran {m.name(here)} and must stop there, moving no "
                                         "further this turn"))
     enemy = enemy_in(pos, dest, block.side)
     if enemy:
-        if ctx.retreat or turn.has_disengaged(who):
+        if ctx.retreat or turn.has_disengaged(block.token):
             probs.append(Problem("RB 7.2", f"{who} has Disengaged this Player-Turn and may not re-engage "
                                            f"({m.name(dest)})"))
         limit, used = m.hexside_limit(here, dest), hexside_used(turn, here, dest)
@@ -123,12 +126,13 @@ def _march_step_problems(
 
 def check_forced_marches(
     m: HexMap, pos: Position, turn: MovementTurn, marches: Sequence[ForcedMarch],
-    speeds: Mapping[str, int | None],
+    speeds: Mapping[str, int | None], *, name: UnitNamer = str,
 ) -> MoveCheck:
     """Every problem with the Forced March attempts announced after all
     Moves (RB 6.4): one hex past the normal maximum, only by units of this
     phase's Moves, never into engagements beyond hexside limits (counting
-    every attempt as if it succeeded)."""
+    every attempt as if it succeeded). ``name``: how the problems name a
+    block (the token as it is by default)."""
     probs: list[Problem] = []
     obligations: list[SpeedObligation] = []
     if turn.marches_announced:
@@ -140,27 +144,27 @@ def check_forced_marches(
     seen: set[str] = set()
     for fm in marches:
         if fm.token in seen:
-            probs.append(Problem("RB 6.4", f"{fm.token}: one Forced March per unit"))
+            probs.append(Problem("RB 6.4", f"{name(fm.token)}: one Forced March per unit"))
             continue
         seen.add(fm.token)
-        p, regroup, rommel, retreat, _ = _march_basis(m, pos, cur, fm)
+        p, regroup, rommel, retreat, _ = _march_basis(m, pos, cur, fm, name)
         if p:
             probs.extend(p)
             continue
         b = pos.block(fm.token)
         if b.side != turn.side:
-            probs.append(Problem("RB 6.4", f"{fm.token}: only the Active Player may Force March"))
+            probs.append(Problem("RB 6.4", f"{name(fm.token)}: only the Active Player may Force March"))
             continue
         rec = cur.moved_unit(fm.token)
         if b.disrupted and not (rec is not None and rec.retreat):
-            probs.append(Problem("RB 11.1", f"{fm.token} is Disrupted and cannot move"))
+            probs.append(Problem("RB 11.1", f"{name(fm.token)} is Disrupted and cannot move"))
             continue
         ctx = MoveContext(rommel=rommel, forced=True, retreat=retreat)
         if rec is None:
             # Regroup: the whole route from the original hex, as for a Move.
-            pr, need = path_problems(m, pos, cur, b, fm.path, speeds.get(fm.token), ctx, None)
+            pr, need = path_problems(m, pos, cur, b, fm.path, speeds.get(fm.token), ctx, None, name=name)
         else:
-            pr, need = _march_step_problems(m, pos, cur, b, fm.path, speeds.get(fm.token), ctx)
+            pr, need = _march_step_problems(m, pos, cur, b, fm.path, speeds.get(fm.token), ctx, name)
         probs.extend(pr)
         if speeds.get(fm.token) is None and need > MIN_SPEED:
             obligations.append(SpeedObligation(fm.token, need, "RB 6.4"))

@@ -46,7 +46,6 @@ from rules.ritd import (
     steps,
     supplycards,
     turn_orders,
-    wording,
 )
 from rules.ritd.actions import (
     AcceptBattle,
@@ -87,7 +86,7 @@ def check(state: State, action: object, ctx) -> list[Problem]:
     if state.phase == "deploy":
         return [Problem("RB 18.0", "the scenario set-up comes first")]
     if state.phase != "turn":
-        return [Problem(p.rule, wording.with_unit_names(state, p.message)) for p in month_phase.check_month(state, action, side, ctx)]
+        return month_phase.check_month(state, action, side, ctx)
     return turn_orders.check_turn(state, current_turn(state), action, side, ctx)
 
 

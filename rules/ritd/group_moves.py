@@ -21,6 +21,7 @@ from rules.ritd import (
     reachability,
     routs,
     steps,
+    wording,
 )
 from rules.ritd import losses as ls
 from rules.ritd import movement as mv
@@ -61,11 +62,13 @@ def speeds_of(state: State, pos: Position, tokens) -> dict[str, int | None]:
 
 def checked_move(state: State, pos: Position, movement: mv.MovementTurn, action: mv.Move,
                  network=None) -> mv.MoveCheck:
-    """The check of a Move (RB 5.0-6.4) with this game's unit speeds. Judged
-    on the default Supply Network it is kept for ``apply`` (rules.ritd.checked)."""
+    """The check of a Move (RB 5.0-6.4) with this game's unit speeds, blocks
+    named as ``pos`` knows them. Judged on the default Supply Network it is
+    kept for ``apply`` (rules.ritd.checked)."""
     def compute() -> mv.MoveCheck:
         tokens = [u.token for u in action.units]
-        return mv.check_move(game_map(), pos, movement, action, speeds_of(state, pos, tokens), network=network)
+        return mv.check_move(game_map(), pos, movement, action, speeds_of(state, pos, tokens), network=network,
+                             name=wording.unit_namer(pos))
 
     if network is not None:
         return compute()
@@ -75,10 +78,12 @@ def checked_move(state: State, pos: Position, movement: mv.MovementTurn, action:
 def checked_marches(state: State, pos: Position, movement: mv.MovementTurn,
                     marches: tuple[mv.ForcedMarch, ...]) -> mv.MoveCheck:
     """The check of the Forced Marches announced (RB 6.4) with this game's
-    unit speeds, kept for ``apply`` (rules.ritd.checked)."""
+    unit speeds, blocks named as ``pos`` knows them, kept for ``apply``
+    (rules.ritd.checked)."""
     def compute() -> mv.MoveCheck:
         speeds = speeds_of(state, pos, [f.token for f in marches])
-        return forced_marches.check_forced_marches(game_map(), pos, movement, marches, speeds)
+        return forced_marches.check_forced_marches(game_map(), pos, movement, marches, speeds,
+                                                   name=wording.unit_namer(pos))
 
     return checked.once("marches", (pos, movement, marches, state.options), compute)
 
@@ -385,7 +390,7 @@ def check_move_action(state: State, turn: Turn, action: mv.Move, side: Side, ctx
         if action.withdrawal != "refuse" or action.origin != turn.refusing:
             return [Problem("RB 10.2", f"now the Group Refusing Battle in {m.name(turn.refusing)} "
                                        "makes its Withdrawal Group Move")]
-        problems = mv.refusal_problems(m, pos, movement_of(turn), action.origin)
+        problems = mv.refusal_problems(m, pos, movement_of(turn), action.origin, name=wording.unit_namer(pos))
     elif turn.step == "movement":
         problems = []
     else:

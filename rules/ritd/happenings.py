@@ -122,7 +122,7 @@ def _plural(blocks: Sequence[BlockView]) -> bool:
 def without_tokens(text: str, names: dict[str, BlockView]) -> str:
     """A line of the game's own words with every block token taken out: a
     named unit stays named, an unnamed block is said by its side."""
-    for token, b in names.items():  # "Unit (token)", as wording.with_unit_names writes it
+    for token, b in names.items():  # "Unit (token)", as wording.unit_label writes it
         if b.unit:
             text = text.replace(f"{b.unit} ({token})", b.unit)
 

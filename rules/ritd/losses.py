@@ -17,6 +17,7 @@ from pbem.rulesapi import Problem
 from rules.ritd.combat_round import HALVES_PER_HIT, UnitLookup, firing_units, lookup_of
 from rules.ritd.position import Block, Position, Side, enemy_of
 from rules.ritd.units import Unit
+from rules.ritd.wording import HexNamer, UnitNamer
 
 if TYPE_CHECKING:
     from rules.ritd.fire import FireResult
@@ -106,7 +107,9 @@ class LossOutcome(msgspec.Struct, frozen=True):
 
 def group_problems(pos: Position, owner: Side, groups: Mapping[str, tuple[ClassHits, tuple[Block, ...]]],
                     losses: Sequence[Loss], look: UnitLookup, group_of: Callable[[Block], str],
-                    rule: str) -> list[Problem]:
+                    rule: str, *, name: UnitNamer = str) -> list[Problem]:
+    """Every problem with ``losses`` placed on ``owner``'s ``groups`` (RB 9.5,
+    9.52), each block named by ``name`` (the token as it is by default)."""
     probs: list[Problem] = []
     placed: dict[str, list[Loss]] = {}
     unusable_hits: dict[str, list[Problem]] = {}  # per group: hits placed where they cannot be used
@@ -114,26 +117,26 @@ def group_problems(pos: Position, owner: Side, groups: Mapping[str, tuple[ClassH
     seen: set[str] = set()
     for loss in losses:
         if loss.token in seen:
-            probs.append(Problem(rule, f"{loss.token} is listed twice"))
+            probs.append(Problem(rule, f"{name(loss.token)} is listed twice"))
             continue
         seen.add(loss.token)
         if loss.hits < 0 or loss.half_hits < 0:
-            probs.append(Problem(rule, f"{loss.token}: hits cannot be negative"))
+            probs.append(Problem(rule, f"{name(loss.token)}: hits cannot be negative"))
             continue
         if not pos.has_block(loss.token):
-            probs.append(Problem(rule, f"there is no unit {loss.token}"))
+            probs.append(Problem(rule, f"there is no unit {name(loss.token)}"))
             continue
         b = pos.block(loss.token)
         g = group_of(b) if b.side == owner else ""
         if g not in groups or b not in groups[g][1]:
-            probs.append(Problem(rule, f"{loss.token} cannot take these hits (not an eligible {owner} unit)"))
+            probs.append(Problem(rule, f"{name(loss.token)} cannot take these hits (not an eligible {owner} unit)"))
             continue
         placed.setdefault(g, []).append(loss)
         if b.unit:  # known here: revealed in battle (RB 8.5), or the owner's own replay
             waste = unusable(loss, absorber_of(b, look(b.unit)))
             if waste:
                 unusable_hits.setdefault(g, []).append(
-                    Problem("RB 9.5", f"{loss.token} ({b.unit} at CV {b.cv}): {waste}"))
+                    Problem("RB 9.5", f"{name(loss.token)} ({b.unit} at CV {b.cv}): {waste}"))
     for g, ls in placed.items():
         scored = groups[g][0]
         h = sum(x.hits for x in ls)
@@ -166,17 +169,18 @@ def group_problems(pos: Position, owner: Side, groups: Mapping[str, tuple[ClassH
     probs += [p for g, ps in unusable_hits.items() if g not in refused for p in ps]
     for g, ls in placed.items():
         if g not in refused and g not in unusable_hits:
-            probs += split_problems(ls, groups[g][0].hits)
+            probs += split_problems(ls, groups[g][0].hits, name=name)
     return probs
 
 
-def split_problems(losses: Sequence[Loss], full_hits: int) -> list[Problem]:
+def split_problems(losses: Sequence[Loss], full_hits: int, *, name: UnitNamer = str) -> list[Problem]:
     """The one form of a placement where full hits and half-hits both landed
     (RB 9.52; rules version 6, issue 27 point 6): two half-hits count as one
     hit, so a unit taking one hit or two half-hits ends the same, and the
     placement would have two signed forms. The form: the full hits go first,
     in the order the units are listed; a unit takes half-hits only for what
-    no full hit is left for."""
+    no full hit is left for. Each block is named by ``name`` (the token as
+    it is by default)."""
     left = full_hits
     probs: list[Problem] = []
     for loss in losses:
@@ -185,7 +189,7 @@ def split_problems(losses: Sequence[Loss], full_hits: int) -> list[Problem]:
         left -= hits
         if hits != loss.hits:
             want = Loss(loss.token, hits, halves - HALVES_PER_HIT * hits)
-            probs.append(Problem("RB 9.52", f"{loss.token}: {_halves_text(halves)} placed as {_split_text(loss)}; "
+            probs.append(Problem("RB 9.52", f"{name(loss.token)}: {_halves_text(halves)} placed as {_split_text(loss)}; "
                                             f"the one valid form is {_split_text(want)}: two half-hits count as "
                                             "one hit, so full hits are placed first, in the order the units "
                                             "are listed, and half-hits only where no full hit is left"))
@@ -248,16 +252,18 @@ def _class_groups(pos: Position, result: FireResult, look: UnitLookup
 
 
 def check_allocation(pos: Position, result: FireResult, allocation: LossAllocation, *,
-                     units: UnitLookup | None = None) -> list[Problem]:
+                     units: UnitLookup | None = None, place: HexNamer = str,
+                     name: UnitNamer = str) -> list[Problem]:
     """Every problem with the owner's placement of ``result``'s hits (RB 9.5,
     9.52): only units of the hit Class, no more hits than scored, and every
-    hit that can remove CV does."""
+    hit that can remove CV does. Blocks named by ``name``, hexes by
+    ``place`` (RB 1.1)."""
     look = lookup_of(units)
     if allocation.hex != result.hex:
-        return [Problem("RB 9.5", f"these hits were scored in {result.hex}, not {allocation.hex}")]
+        return [Problem("RB 9.5", f"these hits were scored in {place(result.hex)}, not {place(allocation.hex)}")]
     groups = _class_groups(pos, result, look)
     return group_problems(pos, enemy_of(result.side), groups, allocation.losses, look,
-                           lambda b: look(b.unit).arms_class, "RB 9.5")
+                           lambda b: look(b.unit).arms_class, "RB 9.5", name=name)
 
 
 def apply_losses(pos: Position, losses: Iterable[Loss], scored_halves: int, hex_: str, owner: Side, *,

@@ -70,6 +70,7 @@ from rules.ritd.withdrawals import (
     withdrawal_route_problems,
     withdrawal_routes,
 )
+from rules.ritd.wording import UnitNamer, unit_labels
 
 #: The movement vocabulary is rules.ritd.movement_types, re-exported here;
 #: Forced Marches are rules.ritd.forced_marches, reachability rules.ritd.reachability,
@@ -266,13 +267,16 @@ def path_problems(
     speed: int | None,
     ctx: MoveContext,
     lines: Sequence[SupplyRoute] | None,
+    *,
+    name: UnitNamer = str,
 ) -> tuple[list[Problem], int]:
     """Every problem with one unit's route, and the minimum speed it needs.
 
-    ``lines``: the unit's withdrawal Supply Lines when this is a Withdrawal.
+    ``lines``: the unit's withdrawal Supply Lines when this is a Withdrawal;
+    ``name``: how the problems name the unit (the token as it is by default).
     """
     probs: list[Problem] = []
-    who = f"{block.token}"
+    who = name(block.token)
     side = block.side
     if len(path) < 2:
         return [Problem("RB 5.1", f"{who}: a move needs a destination other than its own hex")], MIN_SPEED
@@ -342,7 +346,7 @@ def path_problems(
                                        f"{route_text(m, path, retreat, ctx.rommel, ctx.forced)})"))
     # RB 5.3 conditions 1, 2 and 4 (3 is about the whole Move).
     if ctx.withdrawal:
-        probs.extend(withdrawal_route_problems(m, block, path, lines or ()))
+        probs.extend(withdrawal_route_problems(m, block, path, lines or (), name=name))
     return probs, min_speed
 
 
@@ -429,9 +433,11 @@ def check_move(
     lines: SupplyLines | None = None,
     network: SupplyNetwork | None = None,
     together: Collection[str] = (),
+    name: UnitNamer = str,
 ) -> MoveCheck:
     """Every problem with ``move`` (RB 4.0-8.4, 10.1-10.4), and the speed
-    obligations of blocks whose speed is not in ``speeds``.
+    obligations of blocks whose speed is not in ``speeds``; ``name``: how the
+    problems name a block (the token as it is by default).
 
     ``lines`` / ``network`` default to rules.ritd.supply (needed only for
     Withdrawal Moves). ``together``: other units of the same Move, not in
@@ -464,7 +470,7 @@ def check_move(
         probs.append(Problem("RB 6.0", "a unit is listed twice in one Move"))
     unknown = [t for t in tokens if not pos.has_block(t)]
     if unknown:
-        probs.append(Problem("RB 5.0", f"no such block: {', '.join(unknown)}"))
+        probs.append(Problem("RB 5.0", f"no such block: {unit_labels(name, unknown)}"))
         return MoveCheck(tuple(probs))
     blocks = [pos.block(t) for t in tokens]
     mover = (blocks[0].side if blocks else
@@ -488,17 +494,17 @@ def check_move(
     for b in blocks:
         if move.withdrawal == "rout":
             if not b.disrupted:
-                probs.append(Problem("RB 11.3", f"{b.token} is not Disrupted; only Disrupted units Rout"))
+                probs.append(Problem("RB 11.3", f"{name(b.token)} is not Disrupted; only Disrupted units Rout"))
         else:
             if b.disrupted:
-                probs.append(Problem("RB 11.1", f"{b.token} is Disrupted and cannot move except to Rout"))
+                probs.append(Problem("RB 11.1", f"{name(b.token)} is Disrupted and cannot move except to Rout"))
             if not passive and turn.has_moved(b.token):
-                probs.append(Problem("RB 6.0", f"{b.token} has already moved this Player-Turn"))
+                probs.append(Problem("RB 6.0", f"{name(b.token)} has already moved this Player-Turn"))
     # RB 5.1 / 5.2 membership.
     if move.kind == "group":
         for b in blocks:
             if b.hex != move.origin:
-                probs.append(Problem("RB 5.1", f"{b.token} is not in the moving Group at {m.name(move.origin)}"))
+                probs.append(Problem("RB 5.1", f"{name(b.token)} is not in the moving Group at {m.name(move.origin)}"))
         if move.destination and any(u.path[-1] != move.destination for u in move.units if u.path):
             probs.append(Problem("RB 5.1", "destination given but units end elsewhere"))
     else:
@@ -512,15 +518,15 @@ def check_move(
             probs.append(Problem("RB 5.2", "a Regroup Move needs a destination hex"))
         for b in blocks:
             if b.hex != move.origin and not m.is_adjacent(b.hex, move.origin):
-                probs.append(Problem("RB 5.2", f"{b.token} in {m.name(b.hex)} is neither in nor adjacent to "
+                probs.append(Problem("RB 5.2", f"{name(b.token)} in {m.name(b.hex)} is neither in nor adjacent to "
                                                f"the Command Point {m.name(move.origin)}"))
         for u in move.units:
             if u.path and move.destination and u.path[-1] != move.destination:
-                probs.append(Problem("RB 5.2", f"{u.token} does not end in the common destination "
+                probs.append(Problem("RB 5.2", f"{name(u.token)} does not end in the common destination "
                                                f"{m.name(move.destination)}"))
     # RB 10.2 / 10.4: whole Groups only for Refusals and Withdrawals out of battles.
     if move.withdrawal == "refuse":
-        probs.extend(refusal_problems(m, pos, turn, move.origin, lines=lines_of))
+        probs.extend(refusal_problems(m, pos, turn, move.origin, lines=lines_of, name=name))
     if move.withdrawal:
         for h in {b.hex for b in blocks}:
             if enemy_in(pos, h, mover):
@@ -528,7 +534,7 @@ def check_move(
                            if not x.disrupted and x.token not in tokens and x.token not in together]
                 if staying and move.withdrawal != "rout":
                     probs.append(Problem("RB 10.4", f"a Partial Retreat cannot be made by Withdrawal Move: "
-                                                    f"{', '.join(staying)} would stay in {m.name(h)}"))
+                                                    f"{unit_labels(name, staying)} would stay in {m.name(h)}"))
     # Routes, one unit after another on the changing position.
     wlines = {b.token: withdrawal_lines(m, pos, b, lines_of) for b in blocks} if move.withdrawal else {}
     cur_pos, cur_turn = pos, turn
@@ -537,14 +543,14 @@ def check_move(
         if overrun_at and u.path and u.path[-1] != overrun_at:
             # RB 11.4: "Once all Attacking units have entered the hex, movement is interrupted".
             probs.append(Problem("RB 11.4", f"movement is interrupted for the Rout once the Overrunning units "
-                                            f"have entered {m.name(overrun_at)}: {b.token} may join the Attack, or "
+                                            f"have entered {m.name(overrun_at)}: {name(b.token)} may join the Attack, or "
                                             f"move after the Rout in a further order of this Move"))
             continue
         ctx = MoveContext(withdrawal=move.withdrawal, rommel=move.rommel and not passive,
                    retreat=is_retreat(pos, b))
         here = cur_pos.block(b.token)
         p, need = path_problems(m, cur_pos, cur_turn, here, u.path, speeds.get(b.token), ctx,
-                                 wlines.get(b.token))
+                                 wlines.get(b.token), name=name)
         probs.extend(p)
         if speeds.get(b.token) is None and need > MIN_SPEED:
             obligations.append(SpeedObligation(b.token, need))
@@ -625,10 +631,11 @@ def _announce_retreat(turn: MovementTurn, block: Block, path: Sequence[str], ctx
                                                      regroup, ctx.rommel),))
 
 
-def retreat_blockers(m: HexMap, pos: Position, turn: MovementTurn, token: str) -> list[Problem]:
-    """Why the announced route of Retreating ``token`` can no longer be taken:
-    a hex on it now holds enemy units it may not enter (RB 6.0, 7.2, 10.1;
-    only an Overrun's Rout can have put them there since, T-36)."""
+def retreat_blockers(m: HexMap, pos: Position, turn: MovementTurn, token: str, *,
+                     name: UnitNamer = str) -> list[Problem]:
+    """Why the announced route of Retreating ``token`` (named by ``name``) can
+    no longer be taken: a hex on it now holds enemy units it may not enter
+    (RB 6.0, 7.2, 10.1; only an Overrun's Rout can have put them there since, T-36)."""
     r = turn.pending_retreat(token)
     if r is None or not pos.has_block(token):
         return []
@@ -636,7 +643,7 @@ def retreat_blockers(m: HexMap, pos: Position, turn: MovementTurn, token: str) -
     probs = []
     for h in r.path[1:]:
         if enemy_in(pos, h, side) and not coexists(pos, h, side, True, r.withdrawal):
-            probs.append(Problem("RB 10.1", f"{token} cannot Retreat through {m.name(h)}: enemy units are there "
+            probs.append(Problem("RB 10.1", f"{name(token)} cannot Retreat through {m.name(h)}: enemy units are there "
                                             "now"))
             break
     return probs
@@ -670,36 +677,37 @@ def complete_retreat(m: HexMap, pos: Position, turn: MovementTurn, token: str) -
 
 
 def refusal_problems(m: HexMap, pos: Position, turn: MovementTurn, hex_: str, *,
-                     lines: SupplyLines | None = None) -> list[Problem]:
-    """Why the Group in ``hex_`` may not Refuse Battle now (RB 8.4, 10.2)."""
+                     lines: SupplyLines | None = None, name: UnitNamer = str) -> list[Problem]:
+    """Why the Group in ``hex_`` may not Refuse Battle now (RB 8.4, 10.2),
+    its blocks named by ``name`` (the token as it is by default)."""
     lines_of = lines or default_lines
     passive = enemy_of(turn.side)
-    name = m.name(hex_) if hex_ in m.hexes else hex_
+    where = m.name(hex_) if hex_ in m.hexes else hex_
     probs: list[Problem] = []
     if turn.marches:
         probs.append(Problem("RB 8.4", "Refusing Battle comes after all enemy Moves, including Forced Marches"))
     if hex_ not in turn.attacked:
-        probs.append(Problem("RB 8.4", f"the Group in {name} was not Attacked in this Movement phase"))
+        probs.append(Problem("RB 8.4", f"the Group in {where} was not Attacked in this Movement phase"))
     if hex_ in turn.battles_at_start:
-        probs.append(Problem("RB 8.4", f"the Group in {name} was already engaged when Movement began"))
+        probs.append(Problem("RB 8.4", f"the Group in {where} was already engaged when Movement began"))
     if hex_ in turn.refused:
-        probs.append(Problem("RB 10.2", f"the Group in {name} has already Refused Battle"))
+        probs.append(Problem("RB 10.2", f"the Group in {where} has already Refused Battle"))
     battle = pos.battle(hex_)
     if battle is None or battle.defender != passive:
-        probs.append(Problem("RB 10.2", f"there is no battle in {name} in which the {passive} side defends"))
+        probs.append(Problem("RB 10.2", f"there is no battle in {where} in which the {passive} side defends"))
         return probs
     group = [b for b in pos.blocks_in(hex_, passive) if not b.disrupted]
     if not group:
-        probs.append(Problem("RB 8.2", f"the Group in {name} is all Disrupted: it Routs (RB 11.3) rather "
+        probs.append(Problem("RB 8.2", f"the Group in {where} is all Disrupted: it Routs (RB 11.3) rather "
                                        "than Refusing Battle"))
         return probs
     without = [b.token for b in group if not withdrawal_lines(m, pos, b, lines_of)]
     if without and len(without) < len(group):
         probs.append(Problem("RB 10.2", f"a mixed Group of which only some units have a Supply Line may not "
-                                        f"Refuse Battle ({', '.join(without)} ha{'s' if len(without) == 1 else 've'}"
+                                        f"Refuse Battle ({unit_labels(name, without)} ha{'s' if len(without) == 1 else 've'}"
                                         " none)"))
     elif without:
-        probs.append(Problem("RB 5.3", f"no unit of the Group in {name} has a Supply Line, so none can "
+        probs.append(Problem("RB 5.3", f"no unit of the Group in {where} has a Supply Line, so none can "
                                        "Withdraw"))
     return probs
 

@@ -263,14 +263,14 @@ def explain(state: State, role: Side, topic: str, args: str, ctx) -> list[str]:
             target = deployment.own_token(state, role, args)
         except ValueError:
             target = deployment.place_name(args)
-        return [wording.with_unit_names(state, line) for line in supply_checks.explain_supply(m, pos, target)]
+        return supply_checks.explain_supply(m, pos, target, name=wording.unit_namer(pos))
     if topic == "move":
         token = deployment.own_token(state, role, args)
         turn = state.turn
         movement = turn.movement if turn is not None and turn.movement is not None and turn.active == role \
             else mv.start_movement(pos, role, moves_allowed=2, rommel_bonus=scenario_of(state).special.rommel_bonus)
-        return [wording.with_unit_names(state, line)
-                for line in reachability.explain_move(m, pos, movement, token, group_moves.block_speed(state, pos.block(token)))]
+        return reachability.explain_move(m, pos, movement, token, group_moves.block_speed(state, pos.block(token)),
+                                         name=wording.unit_namer(pos))
     if topic in ("bp", "buildup"):
         return _divulged(state, role, args.strip().lower())
     if topic == "cards":

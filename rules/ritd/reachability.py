@@ -37,6 +37,7 @@ from rules.ritd.movement_types import (
     WithdrawalKind,
 )
 from rules.ritd.position import Block, Position
+from rules.ritd.wording import UnitNamer
 
 # ------------------------------------------------------------ reachability
 
@@ -157,15 +158,17 @@ def explain_move(
     rommel: bool = False,
     lines: SupplyLines | None = None,
     network: SupplyNetwork | None = None,
+    name: UnitNamer = str,
 ) -> list[str]:
     """``pbem explain move <unit>``: the hexes the unit can reach this move,
     by place name with route, then every neighbouring hex it cannot reach
-    and why (speed, terrain, engagement stop, hexside limit, road bonus)."""
+    and why (speed, terrain, engagement stop, hexside limit, road bonus);
+    units named by ``name`` (the token as it is by default)."""
     b = pos.block(token)
     spd = MAX_SPEED if speed is None else speed
     reach = reachable(m, pos, turn, token, speed, withdrawal=withdrawal, rommel=rommel,
                       lines=lines, network=network)
-    head = f"{token} in {m.name(b.hex)}, speed {spd if speed is not None else f'unknown (at most {MAX_SPEED})'}"
+    head = f"{name(token)} in {m.name(b.hex)}, speed {spd if speed is not None else f'unknown (at most {MAX_SPEED})'}"
     out = [head]
     status = []
     if b.disrupted and withdrawal != "rout":
@@ -198,7 +201,8 @@ def explain_move(
     if not reach.paths and not status:
         # Nothing reachable for a reason of the Move, not of any one route.
         probe = Move("group", b.hex, (), withdrawal=withdrawal, rommel=rommel)
-        general = [p for p in check_move(m, pos, turn, probe, {token: spd}, lines=lines, network=network).problems
+        general = [p for p in check_move(m, pos, turn, probe, {token: spd}, lines=lines, network=network,
+                                         name=name).problems
                    if p.rule != "RB 5.0"]
         out += [f"  note: {p}" for p in general]
     if frontier:
@@ -210,10 +214,11 @@ def explain_move(
             out.append(f"  {m.name(dest)}: no passable route ({', '.join(sides)} hexside; RB 1.4)")
             continue
         path = min(paths, key=lambda p: (len(p), p))
-        probs, _ = path_problems(m, pos, turn, b, path, spd, ctx, wl)
+        probs, _ = path_problems(m, pos, turn, b, path, spd, ctx, wl, name=name)
         if not probs:
             mv = Move("group", b.hex, (UnitMove(token, path),), withdrawal=withdrawal, rommel=rommel)
-            probs = list(check_move(m, pos, turn, mv, {token: spd}, lines=lines, network=network).problems)
+            probs = list(check_move(m, pos, turn, mv, {token: spd}, lines=lines, network=network,
+                                    name=name).problems)
         reasons = list(dict.fromkeys(str(p) for p in probs)) or ["only by a longer route than the unit can take"]
         out.append(f"  {m.name(dest)}: {'; '.join(reasons)}")
     return out

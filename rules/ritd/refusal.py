@@ -16,6 +16,7 @@ from rules.ritd import (
     reachability,
     routs,
     step_losses,
+    wording,
 )
 from rules.ritd import losses as ls
 from rules.ritd import movement as mv
@@ -30,15 +31,17 @@ from rules.ritd.turn import Turn, movement_of
 def check_refusal(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
     """RB 10.2 Refusing Battle: the announcement, the Pursuit Fire, the losses."""
     m, pos = game_map(), state.position
+    name = wording.unit_namer(pos)
     match action:
         case RefuseBattle(hex=hex_, slowest=slowest):
             if turn.step != "refuse" or hex_ not in turn.refusals:
                 return [Problem("RB 8.4", f"there is no Attacked Group awaiting a decision in "
                                           f"{m.name(hex_) if hex_ in m.hexes else hex_}")]
-            problems = mv.refusal_problems(m, pos, movement_of(turn), hex_)
+            problems = mv.refusal_problems(m, pos, movement_of(turn), hex_, name=name)
             refusers, _ = routs.refusal_split(pos, hex_, side)  # Disrupted units left behind Rout (T-12)
             speeds = group_moves.speeds_of(state, pos, refusers)
-            problems += routs.check_slowest_speed(refusers, routs.SlowestSpeed(hex_, slowest), speeds).problems
+            problems += routs.check_slowest_speed(refusers, routs.SlowestSpeed(hex_, slowest), speeds,
+                                                  name).problems
             return problems
         case routs.PursuitFire(hex=hex_):
             if turn.step != "refuse-pursuit" or hex_ != turn.refusing:
@@ -46,7 +49,8 @@ def check_refusal(state: State, turn: Turn, action: object, side: Side, ctx) -> 
                                            "slowest speed")]
             eligible = routs.pursuit_eligible(pos, hex_, side)
             speeds = group_moves.speeds_of(state, pos, [p.token for p in action.pursuers])
-            return list(routs.check_pursuit(pos, action, turn.slowest, eligible=eligible, speeds=speeds).problems)
+            return list(routs.check_pursuit(pos, action, turn.slowest, eligible=eligible, speeds=speeds,
+                                            name=name).problems)
         case PursuitLosses(hex=hex_):
             if turn.step != "refuse-losses" or hex_ != turn.refusing:
                 return [Problem("RB 10.5", "Pursuit hits are placed after the Pursuit dice")]
@@ -59,6 +63,7 @@ def pursuit_losses_problems(state: State, tokens: tuple[str, ...], hits: int, ac
     """Pursuit hits placed in secret on ``tokens`` (T-10): each named once, new
     versions committed, the implied placement legal where this replay knows it."""
     eliminated, recommit = action.eliminated, action.recommit
+    name = wording.unit_namer(state.position)
     problems = []
     strange = [t for t in eliminated if t not in tokens] + [t for t in recommit if t in eliminated]
     if strange or sorted(set(eliminated) | set(recommit)) != sorted(tokens) \
@@ -69,12 +74,12 @@ def pursuit_losses_problems(state: State, tokens: tuple[str, ...], hits: int, ac
     for t in recommit:
         label = hidden.identity_label(t, state.versions.get(t, 0) + 1)
         if not ctx.committed(label):
-            problems.append(Problem("RB 10.5", f"the new identity of {t} must be committed as '{label}'"))
+            problems.append(Problem("RB 10.5", f"the new identity of {name(t)} must be committed as '{label}'"))
     if problems:
         return problems
     old, new = loss_identities(state, tokens, recommit, ctx)
     if old is not None and new is not None:
-        problems += step_losses.loss_problems(state, side, action.hex, tokens, old, new, eliminated, hits)
+        problems += step_losses.loss_problems(state, side, action.hex, tokens, old, new, eliminated, hits, name)
     return problems
 
 

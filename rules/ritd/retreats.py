@@ -17,6 +17,7 @@ from rules.ritd import (
     routs,
     step_losses,
     steps,
+    wording,
 )
 from rules.ritd import movement as mv
 from rules.ritd.actions import MarchLosses, OrderError, Probe, PursuitLosses, RetreatSpeed, RevealUnits
@@ -24,6 +25,7 @@ from rules.ritd.position import Block, Position, Side
 from rules.ritd.state import State, current_identity, game_map, roster_of
 from rules.ritd.steps import TurnNext
 from rules.ritd.turn import Turn
+from rules.ritd.wording import unit_labels
 
 
 def with_retreaters(before: Position, fought: Position, retreaters: tuple[str, ...]) -> Position:
@@ -56,6 +58,7 @@ def check_retreat(state: State, turn: Turn, action: object, side: Side, ctx) -> 
     """A Retreat of the active player (RB 10.3, 10.4, 10.41): the Probe, the
     slowest speed, the Pursuit Fire, the losses, the Rearguard revealed."""
     m, pos = game_map(), state.position
+    name = wording.unit_namer(pos)
     hex_, step = turn.retreating, turn.step
     where = m.name(hex_) if hex_ in m.hexes else "no hex"
     match action:
@@ -65,21 +68,23 @@ def check_retreat(state: State, turn: Turn, action: object, side: Side, ctx) -> 
                                             f"movement (now: {steps.PROMPTS.get(step, step)})")]
             missing = _unopened(state, probers_to_reveal(state, turn), ctx) if go else []
             if missing:
-                return [Problem("RB 8.5", f"open the identity of every Probing unit: {', '.join(missing)} not opened")]
+                return [Problem("RB 8.5", f"open the identity of every Probing unit: {unit_labels(name, missing)} not opened")]
             return []
         case RetreatSpeed(hex=h, slowest=slowest):
             if step != "retreat-slowest" or h != hex_:
                 return [Problem("RB 10.5", "the slowest speed is announced when a Retreat is pursued "
                                            f"(now: {steps.PROMPTS.get(step, step)})")]
             return list(routs.check_slowest_speed(turn.retreaters, routs.SlowestSpeed(h, slowest),
-                                                  group_moves.speeds_of(state, pos, turn.retreaters)).problems)
+                                                  group_moves.speeds_of(state, pos, turn.retreaters),
+                                                  name).problems)
         case routs.PursuitFire(hex=h):
             if step != "retreat-pursuit" or h != hex_:
                 return [Problem("RB 10.5", "Pursuit Fire follows the Retreating player's announcement of the "
                                            "slowest speed")]
             eligible = routs.pursuit_eligible(pos, h, side, turn.probe_fired)
             speeds = group_moves.speeds_of(state, pos, [p.token for p in action.pursuers])
-            return list(routs.check_pursuit(pos, action, turn.slowest, eligible=eligible, speeds=speeds).problems)
+            return list(routs.check_pursuit(pos, action, turn.slowest, eligible=eligible, speeds=speeds,
+                                            name=name).problems)
         case PursuitLosses(hex=h):
             if step != "retreat-losses" or h != hex_:
                 return [Problem("RB 10.5", "Pursuit hits are placed after the Pursuit dice")]
@@ -89,7 +94,7 @@ def check_retreat(state: State, turn: Turn, action: object, side: Side, ctx) -> 
                 return [Problem("RB 7.3", "units in battles are revealed when all Movement is complete")]
             missing = _unopened(state, rearguard_to_reveal(state, turn), ctx)
             if missing:
-                return [Problem("RB 8.5", f"open the identity of every Rearguard unit: {', '.join(missing)} not "
+                return [Problem("RB 8.5", f"open the identity of every Rearguard unit: {unit_labels(name, missing)} not "
                                           "opened")]
             return []
     return [Problem("RB 10.3", f"the Retreat from {where} is under way: {steps.PROMPTS.get(step, step)}")]
@@ -136,10 +141,11 @@ def check_march_losses(state: State, turn: Turn, action: object, side: Side, ctx
         return [Problem("RB 6.4", "name each Retreating unit whose Forced March failed once: eliminated at its "
                                   "last step (RB 2.3), or with a new identity version one step less (T-39)")]
     problems = []
+    name = wording.unit_namer(state.position)
     for t in recommit:
         label = hidden.identity_label(t, state.versions.get(t, 0) + 1)
         if not ctx.committed(label):
-            problems.append(Problem("RB 6.4", f"the new identity of {t} must be committed as '{label}'"))
+            problems.append(Problem("RB 6.4", f"the new identity of {name(t)} must be committed as '{label}'"))
     if problems:
         return problems
     roster = roster_of(state)
@@ -154,9 +160,10 @@ def check_march_losses(state: State, turn: Turn, action: object, side: Side, ctx
                 try:
                     new = hidden.decode_identity(value)
                 except ValueError as exc:
-                    problems.append(Problem("RB 2.0", f"block {t}: {exc}"))
+                    problems.append(Problem("RB 2.0", f"block {name(t)}: {exc}"))
                     continue
-        problems += step_losses.step_loss_problems(roster, t, old, new, t in eliminated, "RB 6.4", step_losses.MARCH_LOSS)
+        problems += step_losses.step_loss_problems(roster, t, old, new, t in eliminated, "RB 6.4", step_losses.MARCH_LOSS,
+                                                   name)  # positional: tests stand in for it (lambda *args)
     return problems
 
 

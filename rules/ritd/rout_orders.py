@@ -18,6 +18,7 @@ from rules.ritd import (
     routs,
     step_losses,
     steps,
+    wording,
 )
 from rules.ritd import movement as mv
 from rules.ritd.actions import OrderError, PursuitLosses, Rout
@@ -29,6 +30,7 @@ from rules.ritd.turn import Turn, movement_of
 
 def check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
     m, pos = game_map(), state.position
+    name = wording.unit_namer(pos)
     r = turn.rout_queue[0]
     where = m.name(r.hex)
     match action:
@@ -43,7 +45,7 @@ def check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> lis
             for t in recommit:
                 label = hidden.identity_label(t, state.versions.get(t, 0) + 1)
                 if not ctx.committed(label):
-                    problems.append(Problem("RB 11.3", f"the new identity of {t} must be committed as '{label}'"))
+                    problems.append(Problem("RB 11.3", f"the new identity of {name(t)} must be committed as '{label}'"))
             if problems:
                 return problems
             old = {t: current_identity(state, t, ctx) for t in r.tokens}
@@ -55,13 +57,13 @@ def check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> lis
             known_new = {t: i for t, i in new.items() if i is not None}
             if len(known_old) == len(old) and len(known_new) == len(new):
                 problems += step_losses.attrition_problems(roster_of(state), r.tokens, known_old, known_new,
-                                                           eliminated)
+                                                           eliminated, name=name)
             if not recommit:
                 if slowest:
                     problems.append(Problem("RB 11.3", "no Routed unit survives: announce no slowest speed"))
                 return problems
             problems += routs.check_slowest_speed(recommit, routs.SlowestSpeed(hex_, slowest),
-                                                  group_moves.speeds_of(state, pos, recommit)).problems
+                                                  group_moves.speeds_of(state, pos, recommit), name).problems
             return problems
         case routs.PursuitFire(hex=hex_):
             if turn.step != "rout-pursuit" or hex_ != r.hex:
@@ -70,7 +72,7 @@ def check_rout(state: State, turn: Turn, action: object, side: Side, ctx) -> lis
             eligible = routs.pursuit_eligible(pos, hex_, side, r.fired)
             speeds = group_moves.speeds_of(state, pos, [p.token for p in action.pursuers])
             return list(routs.check_pursuit(pos, action, turn.rout_slowest, eligible=eligible,
-                                            speeds=speeds).problems)
+                                            speeds=speeds, name=name).problems)
         case PursuitLosses(hex=hex_):
             if turn.step != "rout-losses" or hex_ != r.hex:
                 return [Problem("RB 10.5", "Pursuit hits are placed after the Pursuit dice")]

@@ -50,6 +50,7 @@ from rules.ritd import movement as mv
 from rules.ritd.firetable import DIE_FACES
 from rules.ritd.hexmap import HexMap
 from rules.ritd.position import Position, Side, enemy_of
+from rules.ritd.wording import UnitNamer, unit_labels
 
 #: RB 10.5: a Pursuit die scores a hit on 4, 5 or 6.
 PURSUIT_HITS_FROM = 4
@@ -107,8 +108,9 @@ class PursuitCheck(msgspec.Struct, frozen=True):
 
 
 def check_slowest_speed(retreating: Sequence[str], announced: SlowestSpeed,
-                        speeds: Mapping[str, int | None]) -> PursuitCheck:
-    """Check the announced slowest speed against the speeds known (RB 10.5)."""
+                        speeds: Mapping[str, int | None], name: UnitNamer = str) -> PursuitCheck:
+    """Check the announced slowest speed against the speeds known (RB 10.5);
+    ``name``: how the problems name a block (the token as it is by default)."""
     probs: list[Problem] = []
     if not mv.MIN_SPEED <= announced.speed <= mv.MAX_SPEED:
         probs.append(Problem("RB 6.1", f"unit speeds are {mv.MIN_SPEED}-{mv.MAX_SPEED}, not {announced.speed}"))
@@ -116,7 +118,7 @@ def check_slowest_speed(retreating: Sequence[str], announced: SlowestSpeed,
     known = {t: speeds.get(t) for t in retreating}
     slower = [t for t, s in known.items() if s is not None and s < announced.speed]
     if slower:
-        probs.append(Problem("RB 10.5", f"{', '.join(slower)} is slower than the announced {announced.speed}"))
+        probs.append(Problem("RB 10.5", f"{unit_labels(name, slower)} is slower than the announced {announced.speed}"))
     unknown = tuple(t for t, s in known.items() if s is None)
     if not unknown:
         if not probs and all(s != announced.speed for s in known.values()):
@@ -134,39 +136,40 @@ def pursuit_eligible(pos: Position, hex_: str, side: Side, fired: Collection[str
 
 
 def check_pursuit(pos: Position, fire: PursuitFire, slowest: int, *, eligible: Collection[str],
-                  speeds: Mapping[str, int | None]) -> PursuitCheck:
+                  speeds: Mapping[str, int | None], name: UnitNamer = str) -> PursuitCheck:
     """Every problem with a Pursuit Fire order (RB 10.5): eligible units,
-    each once, rolling exactly the dice its speed gives (CB-08)."""
+    each once, rolling exactly the dice its speed gives (CB-08); ``name``:
+    how the problems name a block (the token as it is by default)."""
     probs: list[Problem] = []
     obs: list[PursuitSpeedObligation] = []
     seen: set[str] = set()
     for p in fire.pursuers:
         if p.token in seen:
-            probs.append(Problem("RB 10.5", f"{p.token} pursues twice; each unit fires once"))
+            probs.append(Problem("RB 10.5", f"{name(p.token)} pursues twice; each unit fires once"))
             continue
         seen.add(p.token)
         if p.token not in eligible:
-            probs.append(Problem("RB 10.5", f"{p.token} may not pursue: it is not an Undisrupted unit in "
+            probs.append(Problem("RB 10.5", f"{name(p.token)} may not pursue: it is not an Undisrupted unit in "
                                             f"{fire.hex} that has not yet fired"))
             continue
         if p.dice not in (1, 2):
-            probs.append(Problem("RB 10.5", f"{p.token}: a pursuer rolls 1 die (as fast) or 2 (faster), "
+            probs.append(Problem("RB 10.5", f"{name(p.token)}: a pursuer rolls 1 die (as fast) or 2 (faster), "
                                             f"not {p.dice}"))
             continue
         speed = speeds.get(p.token)
         if speed is None:
             lo, hi = (slowest, slowest) if p.dice == 1 else (slowest + 1, mv.MAX_SPEED)
             if lo > hi:
-                probs.append(Problem("RB 10.5", f"{p.token}: no unit is faster than speed {slowest}"))
+                probs.append(Problem("RB 10.5", f"{name(p.token)}: no unit is faster than speed {slowest}"))
             else:
                 obs.append(PursuitSpeedObligation((p.token,), lo, hi))
             continue
         want = pursuit_dice_for(slowest, speed)
         if want == 0:
-            probs.append(Problem("RB 10.5", f"{p.token} (speed {speed}) is slower than the Retreating "
+            probs.append(Problem("RB 10.5", f"{name(p.token)} (speed {speed}) is slower than the Retreating "
                                             f"group (speed {slowest}) and cannot pursue"))
         elif want != p.dice:
-            probs.append(Problem("RB 10.5", f"{p.token} (speed {speed}) rolls {want} dice against speed "
+            probs.append(Problem("RB 10.5", f"{name(p.token)} (speed {speed}) rolls {want} dice against speed "
                                             f"{slowest}, not {p.dice}"))
     return PursuitCheck(tuple(probs), tuple(obs))
 
@@ -195,15 +198,17 @@ def _retreat_groups(pos: Position, retreating: Sequence[str], hits: int
 
 
 def check_pursuit_losses(pos: Position, retreating: Sequence[str], hits: int,
-                         allocation: ls.LossAllocation, *, units: cr.UnitLookup | None = None) -> list[Problem]:
+                         allocation: ls.LossAllocation, *, units: cr.UnitLookup | None = None,
+                         name: UnitNamer = str) -> list[Problem]:
     """The retreating player's placement of Pursuit hits on any Retreating
     units, under RB 9.5 (elite two hits per step, waste only without an
-    alternative). Needs the units' identities (the owner's view)."""
+    alternative). Needs the units' identities (the owner's view). ``name``:
+    how the problems name a block (the token as it is by default)."""
     look = cr.lookup_of(units)
     side, groups = _retreat_groups(pos, retreating, hits)
     members = set(retreating)
     return ls.group_problems(pos, side, groups, allocation.losses, look,
-                              lambda b: "Retreating units" if b.token in members else "", "RB 10.5")
+                              lambda b: "Retreating units" if b.token in members else "", "RB 10.5", name=name)
 
 
 def apply_pursuit_losses(pos: Position, retreating: Sequence[str], hits: int,

@@ -14,13 +14,15 @@ from rules.ritd.hidden import Obligation
 from rules.ritd.position import Block, Position, Side
 from rules.ritd.state import State, current_identity, roster_of
 from rules.ritd.units import Roster, UnknownUnit
+from rules.ritd.wording import UnitNamer
 
 
 def attrition_problems(roster: Roster, tokens, old: dict[str, tuple[str, int]], new: dict[str, tuple[str, int]],
-                        eliminated) -> list[Problem]:
+                        eliminated, *, name: UnitNamer = str) -> list[Problem]:
     """Did each Routed unit lose exactly one step of Rout Attrition (RB 11.3, 2.3)? (T-12)"""
     return [p for t in tokens
-            for p in step_loss_problems(roster, t, old[t], new.get(t), t in eliminated, "RB 11.3", "Rout Attrition")]
+            for p in step_loss_problems(roster, t, old[t], new.get(t), t in eliminated, "RB 11.3", "Rout Attrition",
+                                        name)]
 
 
 #: What a failed Retreat Forced March costs, in the words of the problems (RB 6.4 sidebar, T-39).
@@ -28,15 +30,17 @@ MARCH_LOSS = "the step lost by its failed Retreat Forced March"
 
 
 def step_loss_problems(roster: Roster, t: str, old: tuple[str, int], new: tuple[str, int] | None,
-                        eliminated: bool, rule: str, what: str) -> list[Problem]:
+                        eliminated: bool, rule: str, what: str, name: UnitNamer = str) -> list[Problem]:
     """Did unit ``t``, ``old`` (unit, CV) before, lose exactly one step by
     ``what`` (RB 2.3: eliminated at its last step)? ``new``: its new identity,
-    None where this replay cannot see it (only the elimination is checked)."""
+    None where this replay cannot see it (only the elimination is checked).
+    ``name``: how a block not named by its identity is named (the token as
+    it is by default)."""
     unit, cv = old
     try:
         u = roster.get(unit)
     except UnknownUnit:
-        return [Problem("RB 2.0", f"block {t} is {unit!r}, not a unit of the game")]
+        return [Problem("RB 2.0", f"block {name(t)} is {unit!r}, not a unit of the game")]
     after = cv - u.cv_per_step
     if eliminated:
         if after >= u.min_cv:
@@ -52,10 +56,11 @@ def step_loss_problems(roster: Roster, t: str, old: tuple[str, int], new: tuple[
 
 def loss_problems(state: State, side: Side, hex_: str, refusers: tuple[str, ...],
                    old: dict[str, tuple[str, int]], new: dict[str, tuple[str, int]], eliminated: tuple[str, ...],
-                   hits: int) -> list[Problem]:
+                   hits: int, name: UnitNamer = str) -> list[Problem]:
     """Is the placement that the old and new identity versions imply a legal
     one of ``hits`` Pursuit hits (RB 10.5, 9.5, 2.3)? A lost step took
-    ``hits_per_step`` hits (CB-15). (T-10)"""
+    ``hits_per_step`` hits (CB-15). (T-10) ``name``: how a block not named by
+    its identity is named (the token as it is by default)."""
     roster = roster_of(state)
     probs: list[Problem] = []
     losses = []
@@ -65,7 +70,7 @@ def loss_problems(state: State, side: Side, hex_: str, refusers: tuple[str, ...]
         try:
             u = roster.get(unit)
         except UnknownUnit:
-            probs.append(Problem("RB 2.0", f"block {t} is {unit!r}, not a unit of the game"))
+            probs.append(Problem("RB 2.0", f"block {name(t)} is {unit!r}, not a unit of the game"))
             continue
         blocks.append(Block(token=t, side=side, hex=hex_, unit=unit, cv=cv))
         if t in eliminated:
@@ -73,7 +78,7 @@ def loss_problems(state: State, side: Side, hex_: str, refusers: tuple[str, ...]
             continue
         nunit, ncv = new[t]
         if nunit != unit:
-            probs.append(Problem("RB 2.0", f"block {t} was {unit} and is now committed as {nunit}"))
+            probs.append(Problem("RB 2.0", f"block {name(t)} was {unit} and is now committed as {nunit}"))
             continue
         if ncv > cv or (cv - ncv) % u.cv_per_step or ncv < u.min_cv:
             probs.append(Problem("RB 2.3", f"{unit} ({t}) cannot go from CV {cv} to CV {ncv} by losing steps"))
@@ -84,7 +89,7 @@ def loss_problems(state: State, side: Side, hex_: str, refusers: tuple[str, ...]
         return probs
     pos = Position(blocks=tuple(blocks))
     return routs.check_pursuit_losses(pos, refusers, hits, ls.LossAllocation(hex_, tuple(losses)),
-                                      units=roster.get)
+                                      units=roster.get, name=name)
 
 
 def apply_secret_step_losses(state: State, tokens: tuple[str, ...], eliminated: tuple[str, ...],

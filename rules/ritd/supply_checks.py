@@ -15,7 +15,7 @@ from typing import NamedTuple
 import msgspec
 
 from pbem.rulesapi import Problem
-from rules.ritd import checked, supply
+from rules.ritd import checked, supply, wording
 from rules.ritd.actions import SupplyCheck
 from rules.ritd.hexmap import HexMap
 from rules.ritd.position import SIDES, Block, Position, Side
@@ -39,6 +39,7 @@ from rules.ritd.supply import (
     side_supply,
     supply_lines,
 )
+from rules.ritd.wording import UnitNamer
 
 # ----------------------------------------------------- Fortress, Oasis Supply
 
@@ -52,7 +53,8 @@ class _Assignment(NamedTuple):
 
 
 def _assign_oases(
-    m: HexMap, s: SideSupply, blocks: list[Block], choices: SupplyChoices, check: CheckKind, out: _Assignment
+    m: HexMap, s: SideSupply, blocks: list[Block], choices: SupplyChoices, check: CheckKind, out: _Assignment,
+    name: UnitNamer = str,
 ) -> None:
     """RB 15.1: one unit in each friendly Oasis is Supplied by it; units in
     the Oasis at the Initial check come first; the assignment persists."""
@@ -72,13 +74,14 @@ def _assign_oases(
             pick = needy[0].token
             if chosen is not None and chosen != pick:
                 out.problems.append(
-                    Problem("RB 15.1", f"{chosen} cannot take Oasis Supply at {m.name(o)}: {pick} is the unit there that needs it")
+                    Problem("RB 15.1", f"{name(chosen)} cannot take Oasis Supply at {m.name(o)}: {name(pick)} is the unit there "
+                            "that needs it")
                 )
         elif chosen in {b.token for b in needy}:
             pick = chosen
         else:
             if chosen is not None:
-                out.problems.append(Problem("RB 15.1", f"{chosen} is not a unit in {m.name(o)} needing Oasis Supply"))
+                out.problems.append(Problem("RB 15.1", f"{name(chosen)} is not a unit in {m.name(o)} needing Oasis Supply"))
             out.needed.append(
                 ChoiceNeeded(
                     "RB 15.1",
@@ -95,7 +98,8 @@ def _assign_oases(
 
 
 def _assign_fortresses(
-    m: HexMap, s: SideSupply, blocks: list[Block], choices: SupplyChoices, check: CheckKind, out: _Assignment
+    m: HexMap, s: SideSupply, blocks: list[Block], choices: SupplyChoices, check: CheckKind, out: _Assignment,
+    name: UnitNamer = str,
 ) -> None:
     """RB 13.3: an Isolated Fortress supplies up to its Port Capacity; units
     inside first, then the others that can trace to it, nearest first."""
@@ -171,7 +175,7 @@ def _assign_fortresses(
                 out.problems.append(
                     Problem(
                         "RB 13.3",
-                        f"{t} cannot be chosen for Fortress Supply from {m.name(f)}: "
+                        f"{name(t)} cannot be chosen for Fortress Supply from {m.name(f)}: "
                         "units inside the Fortress, then the nearest units, have priority",
                     )
                 )
@@ -198,7 +202,8 @@ def _engaged(pos: Position, b: Block) -> bool:
 
 
 def _assign(
-    m: HexMap, pos: Position, side: Side, s: SideSupply, choices: SupplyChoices | None, check: CheckKind
+    m: HexMap, pos: Position, side: Side, s: SideSupply, choices: SupplyChoices | None, check: CheckKind,
+    name: UnitNamer = str,
 ) -> tuple[list[Block], _Assignment]:
     choices = choices or SupplyChoices()
     blocks = list(pos.blocks_of(side))
@@ -210,8 +215,8 @@ def _assign(
     for f, _ in choices.fortress.items():
         if f not in s.isolated:
             out.problems.append(Problem("RB 13.3", f"{m.name(f) if f in m.hexes else f} is not an Isolated {side} Fortress"))
-    _assign_oases(m, s, blocks, choices, check, out)
-    _assign_fortresses(m, s, blocks, choices, check, out)
+    _assign_oases(m, s, blocks, choices, check, out, name)
+    _assign_fortresses(m, s, blocks, choices, check, out, name)
     if out.fortress or out.oasis:
         blocks = [
             _replace(
@@ -230,8 +235,11 @@ def initial_supply_check(
     side: Side,
     choices: SupplyChoices | None = None,
     recoverable: Iterable[str] = (),
+    *,
+    name: UnitNamer = str,
 ) -> tuple[Position, SupplyReport]:
-    """RB 12.7 Initial Supply Check of ``side``.
+    """RB 12.7 Initial Supply Check of ``side`` (its problems naming blocks
+    by ``name``, the token as it is by default).
 
     Assigns Fortress (RB 13.3) and Oasis (RB 15.1) Supply afresh, marks
     Unsupplied units and unmarks Supplied ones, and recovers the Disrupted
@@ -243,7 +251,7 @@ def initial_supply_check(
     ``problems`` set.
     """
     s = side_supply(m, pos, side)
-    blocks, asg = _assign(m, pos, side, s, choices, "initial")
+    blocks, asg = _assign(m, pos, side, s, choices, "initial", name)
     report_base = {"check": "initial", "side": side, "isolated": s.isolated}
     if asg.needed or asg.problems:
         return pos, SupplyReport(**report_base, needed=tuple(asg.needed), problems=tuple(asg.problems))  # type: ignore[arg-type]
@@ -278,9 +286,10 @@ def initial_supply_check(
 
 
 def final_supply_check(
-    m: HexMap, pos: Position, side: Side, choices: SupplyChoices | None = None
+    m: HexMap, pos: Position, side: Side, choices: SupplyChoices | None = None, *, name: UnitNamer = str
 ) -> tuple[Position, SupplyReport]:
-    """RB 12.7 Final Supply Check of ``side``.
+    """RB 12.7 Final Supply Check of ``side`` (its problems naming blocks by
+    ``name``, the token as it is by default).
 
     Fortress and Oasis assignments of the Initial check stand; capacity left
     over is assigned now (RB 13.3, 15.1). Units now Supplied lose their
@@ -292,7 +301,7 @@ def final_supply_check(
     for ``initial_supply_check``.
     """
     s = side_supply(m, pos, side)
-    blocks, asg = _assign(m, pos, side, s, choices, "final")
+    blocks, asg = _assign(m, pos, side, s, choices, "final", name)
     report_base = {"check": "final", "side": side, "isolated": s.isolated}
     if asg.needed or asg.problems:
         return pos, SupplyReport(**report_base, needed=tuple(asg.needed), problems=tuple(asg.problems))  # type: ignore[arg-type]
@@ -502,9 +511,10 @@ def _format_line(m: HexMap, line: SupplyLine) -> str:
     return f"{via} ({line.length} hexes to the {what} {m.name(line.source_hex)}): " + " ".join(parts)
 
 
-def explain_supply(m: HexMap, pos: Position, token_or_hex: str) -> list[str]:
+def explain_supply(m: HexMap, pos: Position, token_or_hex: str, *, name: UnitNamer = str) -> list[str]:
     """Lines of text for ``pbem explain supply <hex or unit>``: each unit's
-    Supply status and every Supply Line hex by hex, or why it has none.
+    (named by ``name``, the token as it is by default) Supply status and
+    every Supply Line hex by hex, or why it has none.
 
     Raises UnknownLocation (from ``HexMap.resolve``) for text that is neither
     a token in ``pos`` nor a location.
@@ -525,7 +535,7 @@ def explain_supply(m: HexMap, pos: Position, token_or_hex: str) -> list[str]:
         marks = [x for x, on in (("Disrupted", b.disrupted), ("Unsupplied marker", b.unsupplied), ("Raider", b.raider)) if on]
         tag = f" [{', '.join(marks)}]" if marks else ""
         if how is None:
-            out.append(f"{b.token} ({b.side}) at {m.name(b.hex)}{tag}: no Supply Line (RB 12.2)")
+            out.append(f"{name(b.token)} ({b.side}) at {m.name(b.hex)}{tag}: no Supply Line (RB 12.2)")
             out.extend(f"  - {r}" for r in _why_not(m, s, b))
             if s.isolated:
                 for f in s.isolated:
@@ -539,7 +549,8 @@ def explain_supply(m: HexMap, pos: Position, token_or_hex: str) -> list[str]:
         else:
             label = "Oasis Supplied"
         lines = supply_lines(m, pos, b.side, b.hex)
-        out.append(f"{b.token} ({b.side}) at {m.name(b.hex)}{tag}: {label} (RB 12.2); {len(lines)} Supply Line(s):")
+        out.append(f"{name(b.token)} ({b.side}) at {m.name(b.hex)}{tag}: {label} (RB 12.2); "
+                   f"{len(lines)} Supply Line(s):")
         out.extend(f"  {i}) {_format_line(m, line)}" for i, line in enumerate(lines, 1))
     return out
 
@@ -565,8 +576,9 @@ def supply_check(state: State, step: str, action: SupplyCheck, side: Side) -> tu
         m, pos = game_map(), state.position
         choices = SupplyChoices(fortress=dict(action.fortress), oasis=dict(action.oasis))
         if step == "initial-supply":
-            return initial_supply_check(m, pos, side, choices, recoverable=recoverable(state, side))
-        return final_supply_check(m, pos, side, choices)
+            return initial_supply_check(m, pos, side, choices, recoverable=recoverable(state, side),
+                                        name=wording.unit_namer(pos))
+        return final_supply_check(m, pos, side, choices, name=wording.unit_namer(pos))
 
     return checked.once("supply", (state.position, action, step, side, state.turns, state.disrupted_in), compute)
 

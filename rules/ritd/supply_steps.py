@@ -12,7 +12,7 @@ import re
 import msgspec
 
 from pbem.rulesapi import Order, Problem
-from rules.ritd import canonical, deployment, group_moves, routs, supply_checks
+from rules.ritd import canonical, deployment, group_moves, routs, supply_checks, wording
 from rules.ritd import supply as sp
 from rules.ritd.actions import OrderError, SupplyCheck
 from rules.ritd.position import Side
@@ -28,7 +28,8 @@ def check_supply(state: State, turn: Turn, action: SupplyCheck, side: Side, ctx)
         return [Problem("RB 12.7", "Supply Checks come at the start and the end of the Player-Turn")]
     _, report = supply_checks.supply_check(state, step, action, side)
     problems = list(report.problems)
-    problems += [Problem(n.rule, f"{n.message}: one of {', '.join(n.candidates)}") for n in report.needed]
+    name = wording.unit_namer(state.position)
+    problems += [Problem(n.rule, f"{n.message}: one of {wording.unit_labels(name, n.candidates)}") for n in report.needed]
     return problems
 
 
@@ -69,9 +70,11 @@ def supply_orders(state: State, role: Side, turn: Turn) -> list[str]:
     """'supply check', with the Fortress and Oasis choices the check needs
     (RB 13.3, 15.1): every choice for each, the others at their first."""
     m = game_map()
-    check = supply_checks.initial_supply_check if turn.step == "initial-supply" else supply_checks.final_supply_check
-    kwargs = {"recoverable": supply_checks.recoverable(state, role)} if turn.step == "initial-supply" else {}
-    _, report = check(m, state.position, role, sp.SupplyChoices(), **kwargs)
+    if turn.step == "initial-supply":
+        _, report = supply_checks.initial_supply_check(m, state.position, role, sp.SupplyChoices(),
+                                                       recoverable=supply_checks.recoverable(state, role))
+    else:
+        _, report = supply_checks.final_supply_check(m, state.position, role, sp.SupplyChoices())
     if not report.needed:
         return ["supply check"]
     options = [list(itertools.islice(itertools.combinations(sorted(n.candidates), n.count), 12))

@@ -22,7 +22,6 @@ from rules.ritd import (
     steps,
     supply_steps,
     turn_options,
-    wording,
 )
 from rules.ritd import combat_round as cr
 from rules.ritd import fire as fr
@@ -119,8 +118,7 @@ def _rule_for(turn: Turn, action: object) -> TurnRule | None:
 def check_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> list[Problem]:
     """RB 3.4: a Player-Turn action, judged by the rule of its step or its type."""
     rule = _rule_for(turn, action)
-    problems = rule.check(state, turn, action, side, ctx) if rule is not None else steps.not_now(state, action)
-    return [Problem(p.rule, wording.with_unit_names(state, p.message)) for p in problems]
+    return rule.check(state, turn, action, side, ctx) if rule is not None else steps.not_now(state, action)
 
 
 def apply_turn(state: State, turn: Turn, action: object, side: Side, ctx) -> State:

@@ -16,6 +16,7 @@ from pbem.rulesapi import Problem
 from rules.ritd.hexmap import HexMap
 from rules.ritd.movement_types import SupplyLines, SupplyRoute
 from rules.ritd.position import Block, Position, Side
+from rules.ritd.wording import UnitNamer
 
 # ------------------------------------------------------------ supply adapter
 
@@ -136,8 +137,10 @@ def withdrawal_routes(m: HexMap, pos: Position, token: str, *,
 
 
 def withdrawal_route_problems(m: HexMap, block: Block, path: Sequence[str],
-                               lines: Sequence[SupplyRoute]) -> list[Problem]:
-    who = block.token
+                               lines: Sequence[SupplyRoute], *, name: UnitNamer = str) -> list[Problem]:
+    """RB 5.3 conditions 1, 2 and 4 for one unit's Withdrawal route, the unit
+    named by ``name`` (the token as it is by default)."""
+    who = name(block.token)
     if not lines:
         return [Problem("RB 5.3", f"condition 1: {who} has no Supply Line it may withdraw along, "
                                   "so it cannot make a Withdrawal Move")]

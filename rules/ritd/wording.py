@@ -1,30 +1,57 @@
 """How problems and descriptions name units and hexes, with what this replay
 knows: a block's unit where it is known (never a hidden one), a hex by its
-name (RB 1.1).
+name (RB 1.1). Each message names them where it is written (``unit_label``,
+``unit_namer``, ``hex_label``); ``in_words`` turns the words of an action
+into words for people (issue 21).
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-from rules.ritd.state import State, game_map
+from rules.ritd.hexmap import HexMap
+from rules.ritd.position import Position
 
+if TYPE_CHECKING:
+    from rules.ritd.state import State
+
+#: How a message names a hex (RB 1.1): ``hex_label`` bound to the map, or the
+#: hex id as it is for a caller with no map (a pure rule called directly).
+HexNamer = Callable[[str], str]
+#: How a message names a block: ``unit_namer`` of the reader's Position, or
+#: the token as it is for a caller with no reader (a pure rule called directly).
+UnitNamer = Callable[[str], str]
+
+
+def unit_label(pos: Position, token: str) -> str:
+    """A block as a message names it: "Unit (token)" where ``pos`` knows the
+    block's unit (face up, or this side's own), else the token alone (nothing
+    hidden leaks)."""
+    unit = pos.block(token).unit if pos.has_block(token) else ""
+    return f"{unit} ({token})" if unit else token
+
+
+def unit_namer(pos: Position) -> UnitNamer:
+    """``unit_label`` as the reader of ``pos`` names blocks."""
+    return functools.partial(unit_label, pos)
+
+
+def unit_labels(name: UnitNamer, tokens: Iterable[str]) -> str:
+    """Blocks named by ``name``, comma separated."""
+    return ", ".join(map(name, tokens))
+
+
+def hex_label(m: HexMap, hex_: str) -> str:
+    """A hex as a message names it: its name on the map (RB 1.1), else the
+    text as given (a hex id the player wrote that is not on the map)."""
+    return m.name(hex_) if hex_ in m.hexes else hex_
+
+
+#: A block token in the words of an action (``in_words``).
 _TOKENS = re.compile(r"\b[AL][0-9a-f]{8}\b")
-
-
-def with_unit_names(state: State, text: str) -> str:
-    """``text`` with the tokens of blocks this replay can identify shown as
-    "Unit (token)"; other tokens stay as they are (nothing hidden leaks)."""
-    pos = state.position
-
-    def name(match: re.Match[str]) -> str:
-        token = match.group()
-        unit = pos.block(token).unit if pos.has_block(token) else ""
-        return f"{unit} ({token})" if unit else token
-
-    return _TOKENS.sub(name, text)
-
-
 _SIDE_OF_TOKEN = {"A": "Axis", "L": "Allied"}
 _UNSEEN_RUN = re.compile(r"\ban (Axis|Allied) block(?:,? an \1 block)+")
 
@@ -46,12 +73,3 @@ def in_words(state: State, text: str) -> str:
         return f"{match.group(0).count(' block')} {match.group(1)} blocks"
 
     return _UNSEEN_RUN.sub(count, _TOKENS.sub(name, text))
-
-
-_HEX = re.compile(r"\b\d{4}\b")
-
-
-def with_hex_names(text: str) -> str:
-    """``text`` with hex numbers shown by their names."""
-    m = game_map()
-    return _HEX.sub(lambda x: m.name(x.group()) if x.group() in m.hexes else x.group(), text)
