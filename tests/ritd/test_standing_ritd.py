@@ -18,7 +18,7 @@ from rules.ritd.standing import SETTLES, STANDING
 from rules.ritd.steps import PROMPTS
 from tests.ritd.ritd_table import new_game
 from tests.ritd.test_forced_ritd import _deliver, _send
-from tests.ritd.test_game_combat import REGROUP
+from tests.ritd.test_game_combat import battle as battle  # noqa: F401  (fixture)
 from tests.ritd.test_game_setup import DEMO_AXIS, demo_allied
 
 pytestmark = pytest.mark.usefixtures("registered_ritd")
@@ -30,15 +30,11 @@ def _set(side, *names: str) -> None:
 
 
 @pytest.fixture
-def sollum(tmp_path, monkeypatch):
-    """The Demo battle in Sollum, every die a 6, up to the Allies' Defensive Fire."""
-    monkeypatch.setattr("pbem.game.roll", lambda *args: (6,) * len(args[-1]))
-    table = new_game(tmp_path, "demo", DEMO_AXIS, demo_allied())
-    table.play("axis", *REGROUP)
-    table.play("allied", "accept-battle Sollum", "reveal units")
-    table.play("axis", "reveal units")
-    table.play("axis", "battles Sollum")
-    return table
+def sollum(battle):
+    """The Demo battle in Sollum (test_game_combat's fixture: every die a 6,
+    both sides revealed), up to the Allies' Defensive Fire."""
+    battle.play("axis", "battles Sollum")
+    return battle
 
 
 def test_rb_9_5_losses_auto_places_the_hits_in_the_automatic_answer(sollum):
