@@ -220,6 +220,10 @@ def decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
             continue
         try:
             ids = {lbl: decode_identity(state, lbl, v) for lbl, v in zip(ob.labels, values)}
+            # The versions the obligation's own event committed, as committed: hits
+            # placed in the open on them later (T-34, ``public_cv``) came after the
+            # step this obligation judges, and would count as losses of that step.
+            committed = {lbl: hidden.decode_identity(v) for lbl, v in zip(ob.labels, values)}
         except ValueError as exc:
             problems.append(Problem("RB 2.0", f"event {ob.seq}: {exc}"))
             continue
@@ -238,25 +242,25 @@ def decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
         elif ob.kind == "attrition":
             t = ob.tokens[0]
             routed = (ob.unit, ob.cv) if ob.unit else ids[ob.labels[0]]
-            survivor = {} if t in ob.eliminated else {t: ids[ob.labels[-1]]}
+            survivor = {} if t in ob.eliminated else {t: committed[ob.labels[-1]]}
             problems += [Problem(p.rule, f"{where}: {p.message}")
                          for p in step_losses.attrition_problems(roster_of(state), (t,), {t: routed}, survivor,
                                                                  ob.eliminated)]
         elif ob.kind == "march-loss":  # RB 6.4 sidebar (T-39)
             t = ob.tokens[0]
             marched = (ob.unit, ob.cv) if ob.unit else ids[ob.labels[0]]
-            after = None if t in ob.eliminated else ids[ob.labels[-1]]
+            after = None if t in ob.eliminated else committed[ob.labels[-1]]
             problems += [Problem(p.rule, f"{where}: {p.message}")
                          for p in step_losses.step_loss_problems(roster_of(state), t, marched, after, t in ob.eliminated,
                                                       "RB 6.4", step_losses.MARCH_LOSS)]
         elif ob.kind == "rebuild":  # RB 16.54 (T-21)
-            old_id, new_id = cast(tuple[str, int], ids[ob.labels[0]]), ids[ob.labels[1]]
+            old_id, new_id = cast(tuple[str, int], ids[ob.labels[0]]), committed[ob.labels[1]]
             problems += [Problem(p.rule, f"{where}: {p.message}")
                          for p in buildup_orders.rebuild_identity_problems(old_id[0], old_id[1], ob.needed, ob.hits, new_id)]
         elif ob.kind == "losses":
             n = len(ob.tokens)  # the old versions first, then the survivors' new ones
             old_ids = {_token(lbl): ids[lbl] for lbl in ob.labels[:n]}
-            new_ids = {_token(lbl): ids[lbl] for lbl in ob.labels[n:]}
+            new_ids = {_token(lbl): committed[lbl] for lbl in ob.labels[n:]}
             problems += [Problem(p.rule, f"{where}: {p.message}")
                          for p in step_losses.loss_problems(state, cast(Side, side), ob.hex, ob.tokens, old_ids, new_ids,
                                                             ob.eliminated,

@@ -228,3 +228,36 @@ def test_rb_9_52_issue_27_6_the_frozen_version_5_still_accepts_both_forms() -> N
     fire5 = cb5.FireResult(hex=HEX, side="allied", shots=(), hits={"armor": cb5.ClassHits(1, 2)})
     alloc = cb5.LossAllocation(HEX, (cb5.Loss("B1", 0, 2),))
     assert cb5.check_allocation(pos, fire5, alloc, units=units) == []
+
+
+def test_t_10_t_34_a_later_open_hit_on_the_new_version_is_not_counted_as_a_pursuit_loss() -> None:
+    """Found by random self-play (1942, seed 11): the Allied 4 Ind/7 Mot (CV 4)
+    refused battle and took the one Pursuit hit in secret (new identity
+    version CV 3, T-10); later, revealed in a battle, it took a hit in the
+    open, recorded on its new version (CV 2, T-34). When the old version was
+    opened, the check read the new version's CV as it stands now (2) and
+    accused the honest player of placing 2 hits for 1. The step judged is the
+    one of its own event: the new version counts as committed (CV 3)."""
+    from rules.ritd import hidden
+    from rules.ritd.openings import decide_labelled
+    from rules.ritd.state import initial_state
+
+    token, old, new = "Leffbd9f9", "Leffbd9f9.id0", "Leffbd9f9.id1"
+    ob = hidden.Obligation(token=token, seq=21, kind="losses", rule="RB 10.5",
+                           what="Pursuit losses placed in event 21 (1 hits)", hex="1010", tokens=(token,),
+                           labels=(old, new), hits=1)
+    values = {old: hidden.encode_identity("4 Ind/7 Mot", 4), new: hidden.encode_identity("4 Ind/7 Mot", 3)}
+
+    class Ctx:
+        def value(self, label: str) -> bytes | None:
+            return values.get(label)
+
+    state = initial_state("1942", ())
+    state = state.__class__(**{**{f: getattr(state, f) for f in state.__struct_fields__},
+                               "obligations": (ob,), "public_cv": {new: 2}})
+    after, problems = decide_labelled(state, Ctx())
+    assert problems == [] and after.obligations == ()
+    # The same placement with a step too many (CV 2 committed) is still refused.
+    values[new] = hidden.encode_identity("4 Ind/7 Mot", 2)
+    _, problems = decide_labelled(state, Ctx())
+    assert _rules(problems) == ["RB 10.5"] and "2 hits and 0 half-hits placed, but only 1 hits" in problems[0].message
