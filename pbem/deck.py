@@ -921,12 +921,3 @@ def seed_label(rnd: str, role: str) -> str:
     """The commitment label of ``role``'s seed for round ``rnd`` (opened at the audit)."""
     return f"deck/{rnd}/seed/{role}"
 
-
-def role_of(step: int) -> int:
-    """FIRST for steps 1 and 3, SECOND for 2 and 4."""
-    return FIRST if step % 2 else SECOND
-
-
-def dealing_step(drawer: int) -> int:
-    """The step whose per-card key the drawer's opponent publishes to deal to ``drawer``."""
-    return 4 if drawer == FIRST else 3
