@@ -128,10 +128,7 @@ def _standing(rules: rulesapi.RulesModule, replay: Replay, role: str, action: ms
     try:
         names = frozenset(rules.standing_orders())
         order = rules.standing_order(replay.state, role, replay.ctx(role), names) if names else None
-        if order is None:
-            return False
-        given = rules.parse_order(replay.state, role, order, _Compose(replay.ctx(role))).action
-        return bool(msgspec.json.decode(action, type=rules.action_type) == given)
+        return order is not None and _is_order(rules, replay, role, order, action)
     except Exception:  # noqa: BLE001 - a step this public fold cannot judge is a player's
         return False
 
@@ -140,12 +137,15 @@ def _forced(rules: rulesapi.RulesModule, replay: Replay, role: str, action: msgs
     """Whether ``role``'s only legal order in the public view is ``action``."""
     try:
         legal = expand_order_templates(rules.legal_orders(replay.state, role, replay.ctx(role)))
-        if len(legal) != 1:
-            return False
-        only = rules.parse_order(replay.state, role, legal[0], _Compose(replay.ctx(role))).action
-        return bool(msgspec.json.decode(action, type=rules.action_type) == only)
+        return len(legal) == 1 and _is_order(rules, replay, role, legal[0], action)
     except Exception:  # noqa: BLE001 - a game may need its secrets to list or parse: nothing is publicly forced
         return False
+
+
+def _is_order(rules: rulesapi.RulesModule, replay: Replay, role: str, order: str, action: msgspec.Raw) -> bool:
+    """Whether the signed ``action`` is ``order`` as ``role``'s rules parse it now."""
+    given = rules.parse_order(replay.state, role, order, _Compose(replay.ctx(role))).action
+    return bool(msgspec.json.decode(action, type=rules.action_type) == given)
 
 
 class _Compose:

@@ -419,7 +419,7 @@ def claim_step(seat: Seat, out: Path | None = None) -> ClaimStep:
     when no resend of the log's head is recorded, else the claim (refused with
     IllegalAction while premature). Writes one file each, whole or not at all."""
     from pbem.fileio import make_dirs, read_regular, write_atomic
-    from pbem.session import _unanswered, export_turn
+    from pbem.session import export_turn, unanswered_events
 
     replay, role, gd = seat.replay, seat.role, seat.gd
     at = now()
@@ -428,7 +428,7 @@ def claim_step(seat: Seat, out: Path | None = None) -> ClaimStep:
     resend_path = folder / f"resend-{replay.seq:06d}.json"
     resend = read_resend(read_regular(resend_path, 1 << 16, "resend record")) if resend_path.is_file() else None
     if resend is None or resend.resend.head != replay.head.hex():
-        mine = _unanswered(replay, role) or [status.seq]
+        mine = unanswered_events(replay, role) or [status.seq]
         since = min(mine[0], status.seq)
         make_dirs(folder)
         at = max(at, replay.history[-1].time)  # never before the log's last signed time

@@ -668,9 +668,10 @@ class Rules(Generic[S, A, V]):
     def standing_order(self, state: S, role: str, ctx: Ctx, names: frozenset[str]) -> str | None:
         """The order the standing orders ``names`` that ``role`` has set give
         at the pending step, or None (the default) when none of them covers
-        it. Asked only when the decision is ``role``'s; pbem gives the order
-        in its automatic answer only when it is among ``legal_orders`` and
-        commits no new secret, and never where a person must choose."""
+        it. Asked only when the decision is ``role``'s; the order must be one
+        of ``legal_orders`` (pbem does not list them again: its draft path
+        checks the order), and pbem gives it in its automatic answer only when
+        it commits no new secret."""
         return None
 
     def label_owner(self, state: S, label: str) -> str | None:

@@ -708,7 +708,7 @@ def _joined_before(gd: GameDir, invitation: Sequence[bytes], role: str) -> int |
     if len(held) <= len(invitation):
         return len(held)
     replay = load_public(gd)
-    unanswered = _unanswered(replay, role)
+    unanswered = unanswered_events(replay, role)
     if unanswered and unanswered[0] == len(invitation) and gd.read_local().role == role:
         sent = _write_turn(gd, replay, unanswered, None)
         sent.resent = True
@@ -785,7 +785,7 @@ def send(seat: Seat, *, note: str = "", open_all: bool = False, out: Path | None
     if end:
         _require_ends(seat.replay, end)
     if not game_over and (decision is None or decision.role != seat.role):
-        unanswered = _unanswered(seat.replay, seat.role)
+        unanswered = unanswered_events(seat.replay, seat.role)
         if unanswered and not draft.orders:
             # Already signed (by an earlier send that may have been killed before it wrote
             # the turn file): write their turn file again instead of failing.
@@ -857,7 +857,7 @@ def _terminal(seat: Seat, end: str, *, note: str, out: Path | None) -> Sent:
     last = seat.replay.history[-1]
     if last.author == seat.role and last.end == end and seat.replay.ended is not None:
         # Signed by an earlier run whose delivery failed: its turn file again, nothing new signed.
-        sent = _write_turn(seat.gd, seat.replay, _unanswered(seat.replay, seat.role), out)
+        sent = _write_turn(seat.gd, seat.replay, unanswered_events(seat.replay, seat.role), out)
         sent.resent = True
         return sent
     _require_ends(seat.replay, end)
@@ -906,12 +906,12 @@ def _commit_send(seat: Seat, composed: _Composed, out: Path | None, auto: bool =
     clear_draft(seat.gd, role)
     seat.vault, seat.replay = composed.data, composed.replay
     snapshot.save(seat.gd, composed.replay, seat.identity)
-    sent = _write_turn(seat.gd, composed.replay, _unanswered(composed.replay, role), out)
+    sent = _write_turn(seat.gd, composed.replay, unanswered_events(composed.replay, role), out)
     sent.auto = auto
     return sent
 
 
-def _unanswered(replay: Replay, role: str) -> list[int]:
+def unanswered_events(replay: Replay, role: str) -> list[int]:
     """My events since the opponent's latest one: what the opponent needs from me."""
     theirs = [i.seq for i in replay.history if i.author != role]
     start = (max(theirs) + 1) if theirs else 0
@@ -1082,8 +1082,9 @@ def automatic_orders(replay: Replay, role: str, data: VaultData, *, forced: bool
         if step is None:
             return None
         order, is_forced = step
-        legal = list(rules.legal_orders(probe.state, role, ctx))
-        if (legal != [order]) if is_forced else (order not in legal):
+        # A forced step must leave exactly that order; a standing order is one of the
+        # listed orders by the hook's contract, and compose_orders checks it anyway.
+        if is_forced and list(rules.legal_orders(probe.state, role, ctx)) != [order]:
             return None
         try:
             orders, held = compose_orders(rules, replay, role, data, list(comp.orders), [order], held=comp)

@@ -69,7 +69,7 @@ def span_of(replay: Replay, role: str, first: int | None) -> tuple[int, int]:
     """The events ``role`` may ask back: from ``first`` (default: its first event
     after the opponent's last) to the head. IllegalAction (exit 5) saying why
     there are none, or why ``first`` is not one of them."""
-    mine = sessionmod._unanswered(replay, role)
+    mine = sessionmod.unanswered_events(replay, role)
     if not mine or replay.seq < 1 or replay.history[-1].author != role:
         raise IllegalAction(f"nothing to take back: the last event ({replay.seq}) is not yours; a takeback asks back "
                             "your own events since your opponent's last one (decision 28)")
