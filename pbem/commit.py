@@ -41,6 +41,20 @@ def hash_parts(*parts: bytes) -> bytes:
     return hashlib.sha256(b"".join([len(part).to_bytes(8, "big") + part for part in parts])).digest()
 
 
+def _prefixed(tag: bytes) -> bytes:
+    return len(tag).to_bytes(8, "big") + tag
+
+
+# The hashes a whole-set opening computes by the thousand (a map's every hex),
+# written out: the same bytes as ``hash_parts`` (tests/test_vectors.py pins
+# both), without its per-part loop (issue 20).
+_LEN32 = (32).to_bytes(8, "big")
+_LEAF_PREFIX = _prefixed(_LEAF)
+_NODE_PREFIX = _prefixed(_NODE) + _LEN32
+_LEAF_SALT_PREFIX = _prefixed(_LEAF_SALT)
+_sha256 = hashlib.sha256
+
+
 def commitment_digest(game: bytes, label: str, salt: bytes, value: bytes) -> bytes:
     return hash_parts(_COMMIT, game, label.encode("utf-8"), salt, value)
 
@@ -59,10 +73,14 @@ def opens(digest: bytes, game: bytes, label: str, salt: bytes, value: bytes) -> 
 
 
 def _leaf(salt: bytes, key: str, value: bytes) -> bytes:
-    return hash_parts(_LEAF, salt, key.encode("utf-8"), value)
+    k = key.encode("utf-8")
+    return _sha256(b"".join((_LEAF_PREFIX, len(salt).to_bytes(8, "big"), salt, len(k).to_bytes(8, "big"), k,
+                             len(value).to_bytes(8, "big"), value))).digest()
 
 
 def _node(left: bytes, right: bytes) -> bytes:
+    if len(left) == 32 and len(right) == 32:
+        return _sha256(_NODE_PREFIX + left + _LEN32 + right).digest()
     return hash_parts(_NODE, left, right)
 
 
@@ -124,7 +142,9 @@ class MerkleSet:
 
 def leaf_salt(seed: bytes, key: str) -> bytes:
     """The salt of leaf ``key`` in a set committed from ``seed``."""
-    return hash_parts(_LEAF_SALT, seed, key.encode("utf-8"))
+    k = key.encode("utf-8")
+    return _sha256(b"".join((_LEAF_SALT_PREFIX, len(seed).to_bytes(8, "big"), seed, len(k).to_bytes(8, "big"),
+                             k))).digest()
 
 
 def set_from_seed(leaves: Mapping[str, bytes], seed: bytes) -> MerkleSet:

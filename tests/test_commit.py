@@ -65,3 +65,19 @@ def test_every_leaf_of_any_set_opens_and_no_forged_value_does(leaves, data):
     flipped = b"1" if leaves[key] == b"0" else b"0"
     assert not verify_leaf(tree.root, LeafOpening(key=proof.key, value=flipped.hex(), salt=proof.salt,
                                                   index=proof.index, size=proof.size, path=proof.path))
+
+
+@settings(max_examples=200, deadline=None)
+@given(salt=st.binary(min_size=0, max_size=40), key=st.text(max_size=20), value=st.binary(max_size=70),
+       left=st.binary(min_size=0, max_size=40), right=st.binary(min_size=0, max_size=40))
+def test_the_written_out_set_hashes_are_hash_parts(salt, key, value, left, right):
+    """Issue 20: a whole-set opening hashes a map's every hex, so the leaf, node
+    and leaf-salt hashes are written out without hash_parts' loop; they must
+    stay the very bytes of the published definition (DESIGN 4, tests/test_vectors.py)."""
+    from pbem import commit as c
+
+    assert c._leaf(salt, key, value) == c.hash_parts(c._LEAF, salt, key.encode("utf-8"), value)
+    assert c._node(left, right) == c.hash_parts(c._NODE, left, right)
+    assert c._node(left.ljust(32, b"x")[:32], right.ljust(32, b"y")[:32]) == \
+        c.hash_parts(c._NODE, left.ljust(32, b"x")[:32], right.ljust(32, b"y")[:32])
+    assert c.leaf_salt(salt, key) == c.hash_parts(c._LEAF_SALT, salt, key.encode("utf-8"))

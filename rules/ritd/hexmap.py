@@ -236,6 +236,11 @@ class HexMap:
         self._road_at = road_at
         self._place_at = {p.hex: p for p in places}
         self._place_by_name = {p.name: p for p in places}
+        #: Side -> the hex of its Base (RB 1.6), the first listed (``base``).
+        self._base_of: dict[Side, HexId] = {}
+        for p in places:
+            if p.is_base and p.side is not None:
+                self._base_of.setdefault(p.side, p.hex)
         self._line_by_name = {normalize(line.name): line for line in lines}
         self._area_by_name = {normalize(name): name for name in areas}
         by_axial = {(h.q, h.r): h.id for h in hexes.values()}
@@ -442,11 +447,8 @@ class HexMap:
         return p if p is not None and p.is_oasis else None
 
     def base(self, side: Side) -> HexId:
-        """The hex of a side's Base (RB 1.6)."""
-        for p in self.places:
-            if p.is_base and p.side == side:
-                return p.hex
-        raise KeyError(side)
+        """The hex of a side's Base (RB 1.6); KeyError if it has none."""
+        return self._base_of[side]
 
     def base_side(self, hex_: HexId) -> Side | None:
         p = self._place_at.get(hex_)
