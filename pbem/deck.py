@@ -602,8 +602,19 @@ def _labels(history: Mapping[str, DeckRound]) -> list[str]:
     return out
 
 
+#: Results of ``group.exp(point, e)`` computed ahead by pbem.logcheck's second
+#: process (same code, same bytes), keyed by (the point's hex, e): a hint is the
+#: value the multiplication gives, and one that is missing is computed here.
+ExpHints = Mapping[tuple[str, int], int]
+
+
+def unlock_exponent(group: AnyGroup, k_first: int, k_second: int) -> int:
+    """What a step-4 point is raised to, to remove both per-card keys."""
+    return pow(k_first * k_second % group.q, -1, group.q)
+
+
 def unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
-           k_first: int, k_second: int, unchecked: Unchecked | None = None) -> str:
+           k_first: int, k_second: int, unchecked: Unchecked | None = None, hints: ExpHints | None = None) -> str:
     """The card at ``pos`` of the completed round ``rnd`` under both players'
     per-card keys for it (already checked by the caller); DeckError if it
     opens to no card of the deck."""
@@ -613,7 +624,11 @@ def unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: 
     cards = done.steps[-1].cards
     if not 0 <= pos < len(cards):
         raise DeckError(f"position {pos} is outside the deck", rnd)
-    x = group.exp(parse_elem(group, cards[pos], unchecked), pow(k_first * k_second % group.q, -1, group.q))
+    e = unlock_exponent(group, k_first, k_second)
+    point = parse_elem(group, cards[pos], unchecked)
+    x = hints.get((cards[pos], e)) if hints else None
+    if x is None:
+        x = group.exp(point, e)
     label = decode_card(group, game, _labels(history), x)
     if label is None:
         raise DeckError(f"position {pos} does not open to a card of the deck", rnd)

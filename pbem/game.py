@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -380,6 +381,9 @@ class Replay:
     #: gives the same answers, computed by its second process.
     signature_check: Callable[[Ed25519PublicKey, Unwrapped], bool] | None = field(
         default=None, repr=False, compare=False)
+    #: Whole-set openings checked ahead by pbem.logcheck's second process (the same
+    #: ``set_opens``): (root, seed, sha256 of the encoded leaves) -> whether it opens.
+    set_hints: Mapping[tuple[bytes, bytes, bytes], bool] | None = field(default=None, repr=False, compare=False)
     #: The salt of each ``known`` value (label -> salt): a value counts only for a
     #: commitment it opens. After a takeback (decision 28) a label may be committed
     #: again with another value; the perspective knows the new one only, and the
@@ -1260,8 +1264,11 @@ class Replay:
                 raise VerifyError(f"{where}: opens '{opening.label}', committed by {record.author}")
             if opening.label in self.opened:
                 raise VerifyError(f"{where}: opens '{opening.label}' a second time")
-            value = bytes.fromhex(opening.value)
-            if not opening_matches(record, self.commit_domain, opening.label, bytes.fromhex(opening.salt), value):
+            value, salt = bytes.fromhex(opening.value), bytes.fromhex(opening.salt)
+            hint = None if record.kind != "set" or not self.set_hints else \
+                self.set_hints.get((record.digest, salt, hashlib.sha256(value).digest()))
+            if not (hint if hint is not None else opening_matches(record, self.commit_domain, opening.label, salt,
+                                                                   value)):
                 raise VerifyError(f"{where}: the opening of '{opening.label}' does not match its "
                                   f"commitment from event {record.seq}")
             self.opened[opening.label] = value

@@ -137,6 +137,8 @@ class DeckLedger:
     #: set: elements are read unchecked and collected here; whoever set it
     #: checks them all before trusting this ledger (pbem.logcheck).
     unchecked: deckmod.Unchecked | None = field(default=None, repr=False, compare=False)
+    #: Multiplications of ``card`` computed ahead by a second process (pbem.logcheck).
+    exp_hints: deckmod.ExpHints | None = field(default=None, repr=False, compare=False)
 
     def fork(self) -> DeckLedger:
         """An independent copy (steps, sources and keys are immutable and shared)."""
@@ -278,7 +280,8 @@ class DeckLedger:
         if k1 is None or k2 is None:
             return None
         try:
-            label = deckmod.unlock(deckmod.PLAY, seats.game_id, self.history(), rnd, pos, k1, k2, self.unchecked)
+            label = deckmod.unlock(deckmod.PLAY, seats.game_id, self.history(), rnd, pos, k1, k2, self.unchecked,
+                                   self.exp_hints)
         except DeckError:
             return None
         self._cards[(rnd, pos)] = label

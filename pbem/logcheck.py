@@ -9,16 +9,23 @@ same result, and on a bad log the same first error, faster:
 - a second process (``os.fork``, Linux, a single-threaded caller, a log of at
   least ``MIN_EVENTS``) checks every event's signature ahead of the replay,
   which waits for the answer of each event before it applies the event, so a
-  forged event never reaches the rules. On verify it also checks every point
-  of every shuffle step (``crypto_core_ed25519_is_valid_point``); on audit it
-  runs the arithmetic of the deck audit (``deckmod.audit_rounds``) on the
-  rounds it reads from the log, used only if its input is byte for byte the
-  one the replay's ledger gives;
+  forged event never reaches the rules. On verify it sends with each answer
+  what it computed ahead for that event (card multiplications, whole-set
+  openings: ``_Ahead``), and then checks the points of every shuffle step
+  (``crypto_core_ed25519_is_valid_point``) but those the opponent's next
+  step took as its input (``consented_only``, left to receive and audit:
+  docs/deck.md "Checks computed once"); on audit it runs the arithmetic of
+  the deck audit (``deckmod.audit_rounds``) on the rounds it reads from the
+  log, used only if its input is byte for byte the one the replay's ledger
+  gives;
 - the replay reads the shuffle steps' points without their subgroup check
   (``DeckLedger.unchecked``) and checks, before it trusts anything, every
   point neither the second process checked nor the deck audit multiplied
   (a multiplication in libsodium refuses what the check refuses:
   ``deckmod.Ed25519Group.exp``).
+
+On one core, verify reads the points unchecked and checks all but
+``consented_only`` after the replay (``_deferred``).
 
 Any failure of the fast path (a refused event, a deck audit fault, a point
 that is not valid, a second process that died) reruns the reference, whose
@@ -41,7 +48,7 @@ from dataclasses import dataclass, field
 import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from pbem import codec
+from pbem import codec, commit
 from pbem import deck as deckmod
 from pbem.codec import Unwrapped
 from pbem.errors import IllegalAction
@@ -113,7 +120,9 @@ def _finish(r: Replay, known: Mapping[str, bytes], audit: bool,
 
 
 def verify(rules: RulesModule, events: Sequence[bytes]) -> Replay:
-    """Every event checked in order from the public perspective (``pbem verify``)."""
+    """Every event checked in order from the public perspective (``pbem verify``);
+    of the shuffle points, those the next step of their round has taken as its
+    input are left to receive and audit (``consented_only``)."""
     return _check(rules, events, None, {}, {}, audit=False).replay
 
 
@@ -127,12 +136,49 @@ def audit(rules: RulesModule, events: Sequence[bytes], role: str) -> Checked:
 
 def _check(rules: RulesModule, events: Sequence[bytes], role: str | None, known: Mapping[str, bytes],
            salts: Mapping[str, bytes], audit: bool) -> Checked:
-    if not _two_cores(events):
-        return _plain(rules, events, role, known, audit, salts)
     try:
-        return _fast(rules, events, role, known, audit, salts)
+        if _two_cores(events):
+            return _fast(rules, events, role, known, audit, salts)
+        if not audit:
+            return _deferred(rules, events)
     except Exception:  # noqa: BLE001 - whatever went wrong, the reference decides (and names the fault)
-        return _plain(rules, events, role, known, audit, salts)
+        pass
+    return _plain(rules, events, role, known, audit, salts)
+
+
+def consented_only(rounds: Mapping[str, Sequence[deckmod.Step]]) -> set[str]:
+    """The shuffle points ``pbem verify`` leaves to receive and audit: those of a
+    step that the next step of its round, signed by the opponent (the ledger
+    takes the steps of a round in order, alternating authors), has taken as its
+    input, and of no other step. That opponent's pbem checked each of them at
+    receipt and multiplied each (libsodium refuses a point the check refuses),
+    so only a client that skipped both could have signed over a bad one: its
+    own user, the only one a bad point can harm (it would let the step's author
+    follow cards through that user's shuffle). The audit still multiplies every
+    point and names the step and its signer (docs/deck.md "Checks computed once")."""
+    taken: set[str] = set()
+    last: set[str] = set()
+    for steps in rounds.values():
+        for step in steps[:-1]:
+            taken.update(step.cards)
+        if steps:
+            last.update(steps[-1].cards)
+    return taken - last
+
+
+def _deferred(rules: RulesModule, events: Sequence[bytes]) -> Checked:
+    """``pbem verify`` on one core: the replay reads the shuffle points unchecked,
+    then checks all but ``consented_only``; any failure runs the reference."""
+    r = Replay(rules, role=None, known={}, describe=False)
+    unchecked: deckmod.Unchecked = set()
+    r.ledger.unchecked = unchecked
+    for stored in events:
+        r.apply_stored(stored)
+    for text in unchecked - consented_only(r.ledger.rounds):
+        if deckmod._valid(deckmod.PLAY, text) is None:
+            raise _Fallback
+    r.ledger.unchecked = None
+    return Checked(r)
 
 
 def _two_cores(events: Sequence[bytes]) -> bool:
@@ -162,6 +208,9 @@ def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: 
             return answer == _SIG_OK
 
         r.signature_check = signature_ok
+        if not audit:  # the second process works ahead of the replay: its hints arrive with the signatures
+            r.set_hints = helper.set_hints
+            r.ledger.exp_hints = helper.exp_hints
         for index in range(1, len(events)):
             position[0] = index
             r.apply_stored(events[index])
@@ -178,14 +227,18 @@ def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: 
                     return None
                 return deckmod.audit_rounds(deckmod.PLAY, r.game_id, given.rounds, given.openings, given.authors,
                                             unchecked, perms=result.perms)
-        elif result is not None:
-            covered.update(p.hex() for p in result.valid)
+        else:
+            covered.update(consented_only(r.ledger.rounds))
+            if result is not None:
+                covered.update(p.hex() for p in result.valid)
         checked = _finish(r, known, audit, rounds_done)
         for text in unchecked - covered:
             if deckmod._valid(deckmod.PLAY, text) is None:
                 raise _Fallback
         r.ledger.unchecked = None
+        r.ledger.exp_hints = None
         r.signature_check = None
+        r.set_hints = None
         return checked
     finally:
         helper.close()
@@ -207,13 +260,31 @@ class _Result(msgspec.Struct, frozen=True):
     perms: dict[str, tuple[list[int], list[int]]] | None = None
 
 
+class _Hints(msgspec.Struct, frozen=True, array_like=True):
+    """What the second process computed ahead for one event (verify): the
+    event's whole-set openings ((root, seed, sha256 of the leaves, opens?),
+    ``commit.set_opens``) and the card multiplications its published keys
+    make possible ((step-4 point hex, exponent, result), 32-byte big-endian
+    integers: ``deck.unlock``). Hints of an event the replay refuses, or
+    that it never asks for, are never used."""
+
+    sets: list[tuple[bytes, bytes, bytes, bool]] = []
+    exps: list[tuple[str, bytes, bytes]] = []
+
+
 class _Helper:
-    """The second process and the pipe its answers come through."""
+    """The second process and the pipe its answers come through: per event
+    after the genesis, its signature answer (1 byte) and its hints (4-byte
+    length, msgpack ``_Hints``); then the ``_Result`` and its length."""
 
     def __init__(self, pid: int, fd: int) -> None:
         self.pid, self.fd = pid, fd
         self.buf = bytearray()
         self.eof = False
+        self.answers: list[int] = []
+        self.offset = 0
+        self.set_hints: dict[tuple[bytes, bytes, bytes], bool] = {}
+        self.exp_hints: dict[tuple[str, int], int] = {}
 
     @classmethod
     def start(cls, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey], roles: Sequence[str],
@@ -240,15 +311,41 @@ class _Helper:
             self.buf += chunk
         return len(self.buf) >= n
 
+    def _record(self) -> bool:
+        """Read the next event's answer and hints; False if the second process sent no more."""
+        at = self.offset
+        if not self._need(at + 5):
+            return False
+        size = int.from_bytes(self.buf[at + 1:at + 5], "big")
+        if not self._need(at + 5 + size):
+            return False
+        if size:
+            try:
+                hints = _hints.decode(bytes(self.buf[at + 5:at + 5 + size]))
+            except (msgspec.DecodeError, ValueError):
+                return False
+            for root, seed, digest, ok in hints.sets:
+                self.set_hints[(root, seed, digest)] = ok
+            for text, e, x in hints.exps:
+                self.exp_hints[(text, int.from_bytes(e, "big"))] = int.from_bytes(x, "big")
+        self.answers.append(self.buf[at])
+        self.offset = at + 5 + size
+        return True
+
     def signature(self, position: int) -> int:
         """The answer for the event at ``position`` (from 1), _SIG_NONE if there is none."""
-        return self.buf[position - 1] if self._need(position) else _SIG_NONE
+        while len(self.answers) < position:
+            if not self._record():
+                return _SIG_NONE
+        return self.answers[position - 1]
 
     def result(self, answers: int) -> _Result | None:
-        """What the second process sent after its ``answers`` signature answers (None: nothing usable)."""
+        """What the second process sent after its ``answers`` event answers (None: nothing usable)."""
+        if self.signature(answers) == _SIG_NONE and answers:
+            return None
         while not self.eof:
             self._need(len(self.buf) + (1 << 16))
-        data = bytes(self.buf[answers:])
+        data = bytes(self.buf[self.offset:])
         if len(data) < 8 or int.from_bytes(data[-8:], "big") != len(data) - 8:
             return None
         try:
@@ -273,9 +370,12 @@ def _write(fd: int, data: bytes) -> None:
 
 def _work(fd: int, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey], roles: Sequence[str],
           known: Mapping[str, bytes], game: bytes, audit: bool) -> None:
-    """The second process: one answer byte per event after the genesis, then the
-    ``_Result`` (msgpack) and its length (8 bytes)."""
-    bodies = []
+    """The second process: per event after the genesis, its signature answer (1
+    byte) and its ``_Hints`` (4-byte length, then msgpack; verify only), then the
+    ``_Result`` (msgpack) and its length (8 bytes). On verify it checks the
+    points of every shuffle step but ``consented_only``, after the events."""
+    steps: list[tuple[str, deckmod.DeckAction]] = []
+    ahead = None if audit else _Ahead()
     for stored in events[1:]:
         answer = _SIG_NONE
         try:
@@ -285,33 +385,93 @@ def _work(fd: int, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey]
                 answer = _SIG_OK if verify_signature(key, u.sig, codec.signing_input(u.body)) else _SIG_BAD
         except Exception:  # noqa: BLE001 - the replay refuses it itself, before its signature
             u = None
-        _write(fd, bytes([answer]))
-        bodies.append(u if answer == _SIG_OK else None)
-    steps: list[tuple[str, deckmod.DeckAction]] = []
-    for u in bodies:
-        if u is None:
-            continue
-        try:
-            body = codec.decode_body(u.body)
-        except Exception:  # noqa: BLE001
-            continue
-        for raw in body.actions:
+        body = None
+        if answer == _SIG_OK and u is not None:
             try:
-                steps.append((body.author, _deck_actions.decode(bytes(raw))))
+                body = codec.decode_body(u.body)
+            except Exception:  # noqa: BLE001 - the replay refuses it itself
+                body = None
+        found: list[deckmod.DeckAction] = []
+        for raw in body.actions if body is not None else ():
+            try:
+                found.append(_deck_actions.decode(bytes(raw)))
             except msgspec.DecodeError:
                 continue
+        payload = b"" if ahead is None or body is None else ahead.event(body, found)
+        _write(fd, bytes([answer]) + len(payload).to_bytes(4, "big") + payload)
+        if body is not None:
+            steps += [(body.author, action) for action in found]
     if audit:
         out = _audit_rounds(steps, roles, known, game)
     else:
-        valid = []
+        rounds: dict[str, list[deckmod.Step]] = {}
         for _, action in steps:
             if isinstance(action, deckmod.DeckStep):
-                for text in action.step.cards:
-                    if len(text) == 2 * deckmod.PLAY.size and deckmod._valid(deckmod.PLAY, text) is not None:
+                rounds.setdefault(action.step.round, []).append(action.step)
+        skip = consented_only(rounds)  # as the replay's ledger will find them, for an honest log
+        valid = []
+        for texts in rounds.values():
+            for step in texts:
+                for text in step.cards:
+                    if text not in skip and len(text) == 2 * deckmod.PLAY.size and \
+                            deckmod._valid(deckmod.PLAY, text) is not None:
                         valid.append(bytes.fromhex(text))
         out = _Result(valid=valid)
     payload = msgspec.msgpack.encode(out)
     _write(fd, payload + len(payload).to_bytes(8, "big"))
+
+
+class _Ahead:
+    """The second process's work ahead of the replay, event by event (verify):
+    the same pure functions the replay would call, on the log's own bytes."""
+
+    def __init__(self) -> None:
+        self.sets: dict[str, bytes] = {}
+        self.step4: dict[str, list[str]] = {}
+        self.keys: dict[tuple[str, int, int], int] = {}
+
+    def event(self, body: codec.Body, deck: Sequence[deckmod.DeckAction]) -> bytes:
+        hints = _Hints(sets=[], exps=[])
+        for c in body.commits:
+            if c.kind == "set":
+                self.sets.setdefault(c.label, bytes.fromhex(c.digest))
+        for o in body.reveals:
+            root = self.sets.get(o.label)
+            if root is not None:
+                seed, data = bytes.fromhex(o.salt), bytes.fromhex(o.value)
+                hints.sets.append((root, seed, hashlib.sha256(data).digest(), commit.set_opens(root, seed, data)))
+        pairs: set[tuple[str, int]] = set()
+        for action in deck:
+            opened: list[deckmod.KeyOpening] = list(action.deal)
+            if isinstance(action, deckmod.DeckStep):
+                if action.step.step == deckmod.STEPS:
+                    self.step4.setdefault(action.step.round, list(action.step.cards))
+                    pairs.update((action.step.round, i) for i in range(len(action.step.cards)))
+            else:
+                opened += action.open
+            for k in opened:
+                if k.step in (3, 4):
+                    try:
+                        self.keys.setdefault((k.round, k.step, k.index), int(k.key, 16))
+                    except ValueError:
+                        continue
+                    pairs.add((k.round, k.index))
+        group = deckmod.PLAY
+        for rnd, pos in sorted(pairs):
+            cards = self.step4.get(rnd)
+            k3, k4 = self.keys.get((rnd, 3, pos)), self.keys.get((rnd, 4, pos))
+            if cards is None or k3 is None or k4 is None or not 0 <= pos < len(cards):
+                continue
+            try:
+                e = deckmod.unlock_exponent(group, k3, k4)
+                x = group.exp(deckmod.parse_elem(group, cards[pos], set()), e)
+            except (deckmod.DeckError, ValueError):
+                continue  # the replay meets the same fault, and names it
+            hints.exps.append((cards[pos], e.to_bytes(32, "big"), x.to_bytes(32, "big")))
+        return msgspec.msgpack.encode(hints) if hints.sets or hints.exps else b""
+
+
+_hints = msgspec.msgpack.Decoder(_Hints)
 
 
 def _audit_rounds(steps: Sequence[tuple[str, deckmod.DeckAction]], roles: Sequence[str],

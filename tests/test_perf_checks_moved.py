@@ -10,10 +10,16 @@
   multiplications (libsodium's noclamp refuses a point outside the
   prime-order subgroup): a bad point in any step of a round still fails it.
 - A bad point is still refused at receipt (``pbem receive``), naming its signer.
+- ``pbem verify`` leaves to receive and audit the points of a shuffle step that
+  the opponent's next step of the round took as its input (``consented_only``);
+  the audit still refuses them, naming the step and its signer.
+- The second process's work ahead of the replay (card multiplications,
+  whole-set openings) gives the values the replay would compute.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 
@@ -22,7 +28,7 @@ import pytest
 from click.testing import CliRunner
 from nacl.bindings import crypto_core_ed25519_add, crypto_core_ed25519_from_uniform
 
-from pbem import codec, logcheck, session
+from pbem import codec, commit, logcheck, session
 from pbem import deck as D
 from pbem.cli import cli
 from pbem.errors import PbemError
@@ -246,3 +252,74 @@ def test_no_second_process_without_fork_or_for_a_short_log(monkeypatch):
     monkeypatch.setenv(logcheck.ENV, "1")
     monkeypatch.delattr(os, "fork", raising=False)
     assert not logcheck._two_cores([b""] * logcheck.MIN_EVENTS)
+
+
+# -- what verify leaves to receive and audit: points the opponent's next step took --------------
+
+
+def test_verify_leaves_a_point_that_the_opponents_next_step_took_to_receive_and_audit(demo, monkeypatch):
+    """docs/deck.md "Checks computed once": a bad point in shuffle step 1, and the
+    opponent's step 2 signed over it (which pbem's receive would have refused:
+    test_a_bad_point_is_refused_by_receive_naming_its_signer). Verify, on one
+    core and on two, accepts the log: only a client that skipped its own check
+    could have signed step 2, and the only one a bad point can harm is its user.
+    The audit refuses it, naming the step and its signer, as before."""
+    out, events, rules = demo
+    position, body, index, action = _deck_events(events)[0]
+    assert action.step.step == 1
+    head = _with_point(out, events, position, body, index, action, 3, BAD_POINTS["small-order component"])
+    follower = codec.decode_body(codec.unwrap(events[position + 1]).body)
+    taken = msgspec.json.decode(bytes(follower.actions[-1]), type=D.DeckAction)
+    assert isinstance(taken, D.DeckStep) and taken.step.step == 2 and follower.author != body.author
+    follower = msgspec.structs.replace(follower, prev=codec.sha256(head[-1]).hex())
+    log = head + [session._sign(_identity(out, follower.author), follower)]
+    plain, two = _both(monkeypatch, logcheck.verify, rules, log)
+    assert plain == two and plain[0] == "ok"
+    plain, two = _both(monkeypatch, logcheck.audit, rules, log, "*")
+    assert plain == two and plain[0] == "IllegalAction"
+    assert f"event {position} by {body.author}" in plain[1] and "step 1" in plain[1]
+    assert "not a point of the prime-order subgroup" in plain[1]
+    # without the opponent's step the same point is verify's to refuse (the log ends there)
+    plain, two = _both(monkeypatch, logcheck.verify, rules, head)
+    assert plain == two and plain[0] == "IllegalAction" and f"event {position} by {body.author}" in plain[1]
+
+
+def test_consented_only_is_the_points_of_a_followed_step_and_of_no_other():
+    done, _ = _round()
+    rounds = {"r1": done[:3]}  # steps 1-3: steps 1 and 2 are followed, step 3 is not (yet)
+    skip = logcheck.consented_only(rounds)
+    assert skip == set(done[0].cards) | set(done[1].cards)
+    reused = msgspec.structs.replace(done[2], cards=[done[0].cards[4]] + list(done[2].cards[1:]))
+    assert done[0].cards[4] not in logcheck.consented_only({"r1": [done[0], done[1], reused]})
+    assert logcheck.consented_only({"r1": done[:1]}) == set()
+    assert logcheck.consented_only({"r1": done, "r2": []}) == set().union(*(s.cards for s in done[:3])) - set(
+        done[3].cards)
+
+
+def test_the_second_process_hints_are_the_values_the_replay_would_compute(demo):
+    """What logcheck's second process sends ahead (verify): each card
+    multiplication and each whole-set opening, computed by the same functions."""
+    out, events, rules = demo
+    ahead = logcheck._Ahead()
+    exps = sets = 0
+    for stored in events[1:]:
+        body = codec.decode_body(codec.unwrap(stored).body)
+        found = []
+        for raw in body.actions:
+            try:
+                found.append(msgspec.json.decode(bytes(raw), type=D.DeckAction))
+            except msgspec.DecodeError:
+                continue
+        payload = ahead.event(body, found)
+        if not payload:
+            continue
+        hints = logcheck._hints.decode(payload)
+        for text, e, x in hints.exps:
+            assert D.PLAY.exp(int(text, 16), int.from_bytes(e, "big")) == int.from_bytes(x, "big")
+            exps += 1
+        for root, seed, digest, ok in hints.sets:
+            value = next(bytes.fromhex(o.value) for o in body.reveals if bytes.fromhex(o.salt) == seed)
+            assert hashlib.sha256(value).digest() == digest
+            assert ok is True and ok == commit.set_opens(root, seed, value)
+            sets += 1
+    assert exps > 10, "cards were dealt and their multiplications sent ahead"
