@@ -7,6 +7,7 @@ from __future__ import annotations
 import msgspec
 
 from rules.ritd import buildup as bu
+from rules.ritd import checked
 from rules.ritd.position import SIDES, Position, Side
 from rules.ritd.state import OPTIONS, LastMove, State, all_scenarios, game_map, outcome
 
@@ -78,7 +79,15 @@ class View(msgspec.Struct, frozen=True):
 
 
 def view(state: State, role: Side | None) -> View:
-    """What ``role`` sees: own blocks in full, others only where opened (DESIGN 4)."""
+    """What ``role`` sees: own blocks in full, others only where opened (DESIGN 4).
+
+    Kept for the few latest states (rules.ritd.checked): the wording of an
+    event's actions asks the view of each state twice, after one action and
+    before the next (``happenings``, ``lost_tokens``)."""
+    return checked.once("view", (state, role), lambda: _view(state, role))
+
+
+def _view(state: State, role: Side | None) -> View:
     m = game_map()
     blocks = []
     for b in sorted(state.position.blocks, key=lambda b: (b.side, b.hex, b.token)):
