@@ -71,18 +71,23 @@ def _identity(out, role):
     return load_identity(__import__("pathlib").Path(gd.read_local().identity), THROWAWAY_PASSPHRASE)
 
 
+def _deck_actions(body):
+    """(action index, deck action) of every deck action of an event's body."""
+    found = []
+    for k, raw in enumerate(body.actions):
+        try:
+            found.append((k, msgspec.json.decode(bytes(raw), type=D.DeckAction)))
+        except msgspec.DecodeError:
+            continue
+    return found
+
+
 def _deck_events(events):
     """(position, body, action index, DeckStep) of every shuffle step in the log."""
     found = []
     for i, stored in enumerate(events):
         body = codec.decode_body(codec.unwrap(stored).body)
-        for k, raw in enumerate(body.actions):
-            try:
-                action = msgspec.json.decode(bytes(raw), type=D.DeckAction)
-            except msgspec.DecodeError:
-                continue
-            if isinstance(action, D.DeckStep):
-                found.append((i, body, k, action))
+        found += [(i, body, k, action) for k, action in _deck_actions(body) if isinstance(action, D.DeckStep)]
     return found
 
 
@@ -257,27 +262,28 @@ def test_no_second_process_without_fork_or_for_a_short_log(monkeypatch):
 # -- what verify leaves to receive and audit: points the opponent's next step took --------------
 
 
-def test_verify_leaves_a_point_that_the_opponents_next_step_took_to_receive_and_audit(demo, monkeypatch):
-    """docs/deck.md "Checks computed once": a bad point in shuffle step 1, and the
-    opponent's step 2 signed over it (which pbem's receive would have refused:
+@pytest.mark.parametrize("step", [1, 2, 3])
+def test_verify_leaves_a_point_that_the_opponents_next_step_took_to_receive_and_audit(demo, monkeypatch, step):
+    """docs/deck.md "Checks computed once": a bad point in shuffle step 1, 2 or 3,
+    and the opponent's next step signed over it (which pbem's receive would have refused:
     test_a_bad_point_is_refused_by_receive_naming_its_signer). Verify, on one
     core and on two, accepts the log: only a client that skipped its own check
     could have signed step 2, and the only one a bad point can harm is its user.
     The audit refuses it, naming the step and its signer, as before."""
     out, events, rules = demo
-    position, body, index, action = _deck_events(events)[0]
-    assert action.step.step == 1
+    position, body, index, action = _deck_events(events)[step - 1]
+    assert action.step.step == step
     head = _with_point(out, events, position, body, index, action, 3, BAD_POINTS["small-order component"])
     follower = codec.decode_body(codec.unwrap(events[position + 1]).body)
-    taken = msgspec.json.decode(bytes(follower.actions[-1]), type=D.DeckAction)
-    assert isinstance(taken, D.DeckStep) and taken.step.step == 2 and follower.author != body.author
+    taken = [a for _, a in _deck_actions(follower) if isinstance(a, D.DeckStep)]
+    assert taken and taken[0].step.step == step + 1 and follower.author != body.author
     follower = msgspec.structs.replace(follower, prev=codec.sha256(head[-1]).hex())
     log = head + [session._sign(_identity(out, follower.author), follower)]
     plain, two = _both(monkeypatch, logcheck.verify, rules, log)
     assert plain == two and plain[0] == "ok"
     plain, two = _both(monkeypatch, logcheck.audit, rules, log, "*")
     assert plain == two and plain[0] == "IllegalAction"
-    assert f"event {position} by {body.author}" in plain[1] and "step 1" in plain[1]
+    assert f"event {position} by {body.author}" in plain[1] and f"step {step}" in plain[1]
     assert "not a point of the prime-order subgroup" in plain[1]
     # without the opponent's step the same point is verify's to refuse (the log ends there)
     plain, two = _both(monkeypatch, logcheck.verify, rules, head)
@@ -304,13 +310,7 @@ def test_the_second_process_hints_are_the_values_the_replay_would_compute(demo):
     exps = sets = 0
     for stored in events[1:]:
         body = codec.decode_body(codec.unwrap(stored).body)
-        found = []
-        for raw in body.actions:
-            try:
-                found.append(msgspec.json.decode(bytes(raw), type=D.DeckAction))
-            except msgspec.DecodeError:
-                continue
-        payload = ahead.event(body, found)
+        payload = ahead.event(body, [action for _, action in _deck_actions(body)])
         if not payload:
             continue
         hints = logcheck._hints.decode(payload)
