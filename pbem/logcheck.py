@@ -431,6 +431,7 @@ class _Ahead:
         self.sets: dict[str, bytes] = {}
         self.step4: dict[str, list[str]] = {}
         self.keys: dict[tuple[str, int, int], int] = {}
+        self.sent: set[tuple[str, int]] = set()
 
     def event(self, body: codec.Body, deck: Sequence[deckmod.DeckAction]) -> bytes:
         hints = _Hints(sets=[], exps=[])
@@ -462,8 +463,9 @@ class _Ahead:
         for rnd, pos in sorted(pairs):
             cards = self.step4.get(rnd)
             k3, k4 = self.keys.get((rnd, 3, pos)), self.keys.get((rnd, 4, pos))
-            if cards is None or k3 is None or k4 is None or not 0 <= pos < len(cards):
+            if cards is None or k3 is None or k4 is None or not 0 <= pos < len(cards) or (rnd, pos) in self.sent:
                 continue
+            self.sent.add((rnd, pos))  # keys are kept first come: a pair is computed once
             try:
                 e = deckmod.unlock_exponent(group, k3, k4)
                 x = group.exp(deckmod.parse_elem(group, cards[pos], set()), e)
