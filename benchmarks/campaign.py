@@ -141,6 +141,7 @@ def forget_memos() -> None:
     pbem.commit.set_opens.cache_clear()
     pbem.deck._valid.cache_clear()
     pbem.deck.encode_card.cache_clear()
+    getattr(pbem.deck, "_DECODERS", []).clear()
     for name in ("rules.ritd.supply", "rules.ritd.checked"):
         module = sys.modules.get(name)
         if module is not None and hasattr(module, "_MEMO"):
@@ -444,6 +445,7 @@ def floor():
 def forget():
     import pbem.commit, pbem.deck
     pbem.commit.set_opens.cache_clear(); pbem.deck._valid.cache_clear(); pbem.deck.encode_card.cache_clear()
+    getattr(pbem.deck, "_DECODERS", []).clear()
     for name in ("rules.ritd.supply", "rules.ritd.checked"):
         m = sys.modules.get(name)
         if m is not None and hasattr(m, "_MEMO"):

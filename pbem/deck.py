@@ -602,6 +602,26 @@ def _labels(history: Mapping[str, DeckRound]) -> list[str]:
     return out
 
 
+#: The latest (first steps of the rounds, group, game) -> {encoding: label} of
+#: ``_decoder``: the key holds the (immutable) steps, so an identity is never reused.
+_DECODERS: list[tuple[tuple[object, ...], dict[int, str]]] = []
+
+
+def _decoder(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound]) -> dict[int, str]:
+    """Each card of the deck's history by its encoding, the first listed for an
+    encoding (``decode_card`` over ``_labels``, computed once per history)."""
+    key = (group, game, *(done.steps[0] for done in history.values()))
+    for k, found in reversed(_DECODERS):
+        if len(k) == len(key) and k[0] == group and k[1] == game and all(a is b for a, b in zip(k[2:], key[2:])):
+            return found
+    found = {}
+    for label in _labels(history):
+        found.setdefault(encode_card(group, game, label), label)
+    _DECODERS.append((key, found))
+    del _DECODERS[:-4]
+    return found
+
+
 #: Results of ``group.exp(point, e)`` computed ahead by pbem.logcheck's second
 #: process (same code, same bytes), keyed by (the point's hex, e): a hint is the
 #: value the multiplication gives, and one that is missing is computed here.
@@ -629,7 +649,7 @@ def unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: 
     x = hints.get((cards[pos], e)) if hints else None
     if x is None:
         x = group.exp(point, e)
-    label = decode_card(group, game, _labels(history), x)
+    label = _decoder(group, game, history).get(x)
     if label is None:
         raise DeckError(f"position {pos} does not open to a card of the deck", rnd)
     return label
