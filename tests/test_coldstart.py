@@ -36,6 +36,12 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Modules a cold `pbem show` must not load (issue 20; RESULTS.md, cold show).
 AVOIDED = ("importlib.metadata", "email", "csv", "cryptography.hazmat.primitives.serialization")
 
+#: The rules' modules a cold `pbem show` without a draft does not need: the
+#: order rules (rules.ritd.game imports them all), the Supply Lines, and
+#: fractions (for the German unit value of RB 17.2).
+AVOIDED_RULES = ("fractions", "rules.ritd.game", "rules.ritd.canonical", "rules.ritd.month_phase",
+                 "rules.ritd.turn_orders", "rules.ritd.group_moves", "rules.ritd.supply")
+
 #: Runs `pbem show -g GAME` as pbem.__main__ does, then reports on stderr (last
 #: line, JSON) its exit code and which of the modules named in argv[2] it loaded.
 CHILD = """
@@ -71,6 +77,37 @@ def test_a_cold_show_of_a_real_game_imports_neither_importlib_metadata_nor_seria
     assert code == 0 and "you are axis" in out and "(Rommel in the Desert)" in out
     # The probe sees what it looks for: the game's rules and the key's scrypt are loaded.
     assert loaded == ["rules.ritd", "cryptography.hazmat.primitives.kdf.scrypt"]
+
+
+def test_a_cold_show_from_the_replay_cache_imports_no_order_rule(ritd_game):
+    """The Allied player owes nothing in this game (the Axis owes deck work,
+    which his show composes and applies: that needs the order rules): his
+    show restores the cache and renders it with rules.ritd.state and .view."""
+    code, loaded, out = cold_show(ritd_game.parent / "allied", AVOIDED_RULES + ("rules.ritd.state", "rules.ritd.view"))
+    assert code == 0 and "you are allied" in out and "(Rommel in the Desert)" in out
+    assert loaded == ["rules.ritd.state", "rules.ritd.view"]
+
+
+#: The hooks rules.ritd.RitdRules serves from the module of their rule, not
+#: through rules.ritd.game: hook -> (module, name there, name in game).
+DIRECT_HOOKS = {"SPEC": ("state", "SPEC", "SPEC"), "state_type": ("state", "State", "State"),
+                "pending": ("steps", "pending", "pending"), "view": ("view", "view", "view"),
+                "outcome": ("state", "outcome", "outcome"), "render_text": ("view", "render_text", "render_text")}
+
+
+def test_the_hooks_a_show_calls_are_the_ones_rules_ritd_game_serves():
+    """CurrentRitdRules reaches these hooks without importing rules.ritd.game: each is
+    the very object game re-exports, so every command gets the same answer."""
+    from rules.ritd import RULES, game
+
+    for hook, (module, name, in_game) in DIRECT_HOOKS.items():
+        mine = getattr(importlib.import_module(f"rules.ritd.{module}"), name)
+        assert mine is getattr(game, in_game), hook
+    assert RULES.SPEC is game.SPEC and RULES.state_type is game.State
+    state = RULES.initial_state("1941", ())
+    assert RULES.pending(state) == game.pending(state) and RULES.outcome(state) == game.outcome(state)
+    view = RULES.view(state, "axis")
+    assert view == game.view(state, "axis") and RULES.render_text(view) == game.render_text(view)
 
 
 def test_the_entry_point_reader_finds_the_file_importlib_metadata_finds_here():
