@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Sequence
-from fractions import Fraction
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
 
@@ -35,6 +34,9 @@ from rules.ritd.units import (
     decode_named,
     load_units,
 )
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 FILE = "scenarios.toml"
 SIDES: tuple[Side, ...] = ("axis", "allied")
@@ -90,6 +92,8 @@ class Victory(_Struct, frozen=True):
 
     @property
     def german_unit_value(self) -> Fraction:
+        from fractions import Fraction  # here: only the victory check (RB 17) needs it, not a cold show
+
         return Fraction(self.german_unit_value_num, self.german_unit_value_den)
 
 
