@@ -259,3 +259,24 @@ def test_a_frozen_rules_version_of_pbem_is_found_without_scanning_every_distribu
     monkeypatch.setattr(rulesapi, "_entry_points", no_scan)
     frozen = rulesapi.load_version("ritd", "5")
     assert frozen.SPEC.id == "ritd" and frozen.SPEC.version == "5"
+
+
+def test_the_scenario_checks_select_by_label_code_as_the_roster_does():
+    """rules.ritd.scenarios selects by appearance code from an index built once
+    per roster (the scenario checks ask ~200 times, at every start): the same
+    units in the same (roster) order as Roster.with_appearance, for every
+    side and every set of up to three codes, repeated codes included."""
+    import itertools
+
+    from rules.ritd import scenarios
+    from rules.ritd.units import load_units
+
+    packaged = load_units()
+    for roster in (packaged, packaged.with_optional_i_tanks()):
+        codes = sorted({u.appearance for u in roster}, key=str) + ["no such code", 99]
+        for side in ("axis", "allied"):
+            for n in (0, 1, 2, 3):
+                for chosen in itertools.combinations(codes, n):
+                    asked = (*chosen, *chosen[:1])
+                    assert scenarios._with_appearance(roster, side, asked) == roster.with_appearance(side, *asked)
+    assert scenarios._with_appearance(packaged, "axis", ("S",)) != ()  # the probe selects something
