@@ -23,6 +23,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 
@@ -280,3 +281,55 @@ def test_the_scenario_checks_select_by_label_code_as_the_roster_does():
                     asked = (*chosen, *chosen[:1])
                     assert scenarios._with_appearance(roster, side, asked) == roster.with_appearance(side, *asked)
     assert scenarios._with_appearance(packaged, "axis", ("S",)) != ()  # the probe selects something
+
+
+# -- the decoded twins of the data files read at every start (rules.ritd.datafiles) ------
+
+REGENERATE = os.environ.get("PBEM_REGENERATE_GOLDEN") == "1"
+
+
+@pytest.mark.parametrize("name", ["map.toml", "scenarios.toml"])
+def test_a_data_file_read_at_every_start_has_a_current_decoded_twin(name):
+    """The twin is made from the file's exact bytes (PBEM_REGENERATE_GOLDEN=1
+    rewrites it after the TOML changed), and decodes to exactly what parsing
+    the TOML gives, as the loaders' own types and as plain values."""
+    from rules.ritd import datafiles, hexmap, scenarios
+
+    assert name in datafiles.TWINNED
+    data = datafiles.read_bytes(name)
+    path = ROOT / "rules" / "ritd" / "data" / datafiles.twin_name(name)
+    if REGENERATE:
+        path.write_bytes(datafiles.twin_bytes(name, data))
+    assert path.read_bytes() == datafiles.twin_bytes(name, data), (
+        f"{path.name} is not {name}'s twin: run PBEM_REGENERATE_GOLDEN=1 pytest tests/test_coldstart.py")
+    type_ = {"map.toml": hexmap._MapFile, "scenarios.toml": scenarios._ScenariosFile}[name]
+    fast = datafiles.from_twin(name, data, type_)
+    assert fast is not None and fast == msgspec.toml.decode(data, type=type_)
+    assert datafiles.from_twin(name, data, dict) == msgspec.toml.decode(data)
+
+
+def test_a_twin_is_used_only_for_the_bytes_it_was_made_from(monkeypatch):
+    """Other bytes (an edited file, a test's altered copy), a missing twin or one
+    that does not decode: None, and the loaders parse the TOML (their errors
+    name the entry as before)."""
+    from rules.ritd import datafiles, scenarios
+    from rules.ritd.datafiles import DataError
+
+    data = datafiles.read_bytes("scenarios.toml")
+    assert datafiles.from_twin("scenarios.toml", data, scenarios._ScenariosFile) is not None
+    edited = data.replace(b"hand_limit = 16", b"hand_limit = 17")
+    assert edited != data and datafiles.from_twin("scenarios.toml", edited, scenarios._ScenariosFile) is None
+    assert scenarios.load_scenarios_bytes(edited).supply_deck.hand_limit == 17
+    assert datafiles.from_twin("scenarios.toml", data, int) is None  # does not decode into the type
+    assert datafiles.from_twin("units.toml", datafiles.read_bytes("units.toml"), dict) is None  # no twin
+    broken = data.replace(b'[[calendar]]\nid = "1941"', b'[[calendar]]\nid = 1941', 1)
+    assert broken != data
+    with pytest.raises(DataError, match=r"scenarios.toml: invalid entry: Expected `str`, got `int` - at `\$.calendar\[0\].id`"):
+        scenarios.load_scenarios_bytes(broken)
+    real = datafiles.read_bytes
+    monkeypatch.setattr(datafiles, "read_bytes", lambda name: b"{" if name.endswith(".json") else real(name))
+    assert datafiles.from_twin("scenarios.toml", data, scenarios._ScenariosFile) is None  # a damaged twin
+    with pytest.raises(ValueError, match="a date, time, inf or nan"):
+        datafiles.twin_bytes("x.toml", b"when = 1979-05-27T07:32:00Z\n")
+    with pytest.raises(ValueError, match="a date, time, inf or nan"):
+        datafiles.twin_bytes("x.toml", b"x = [1.5, inf]\n")
