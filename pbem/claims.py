@@ -29,7 +29,6 @@ import datetime
 import os
 import time as timemod
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -113,8 +112,7 @@ def span(seconds: int) -> str:
     return " ".join(parts)
 
 
-@dataclass(frozen=True)
-class ClockStatus:
+class ClockStatus(msgspec.Struct, frozen=True):
     """Who owes the pending decision since when, and the time control's limit."""
 
     role: str
@@ -292,8 +290,7 @@ def encode_claim(claim: ClaimFile) -> bytes:
 
 # -- checking a claim ---------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     holds: bool
     text: str
     claim: Claim
@@ -398,8 +395,7 @@ def _verify(key: object, sig_hex: str, data: bytes) -> bool:
 
 # -- the commands (pbem claim, pbem claim --check) -----------------------------------
 
-@dataclass(frozen=True)
-class ClaimStep:
+class ClaimStep(msgspec.Struct, frozen=True):
     """What ``pbem claim`` did: resent (``turn_file``, claimable from ``claim_from``)
     or claimed (``claim_file``)."""
 

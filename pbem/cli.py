@@ -27,6 +27,11 @@ GAME_ENV = "PBEM_GAME"
 HOME_ENV = "PBEM_HOME"
 PASSPHRASE_ENV = "PBEM_PASSPHRASE"
 
+#: The parameter types of every path option, made once: each click.Path asks
+#: gettext for its name (a search of the locale directories), 35 times at start-up else.
+_PATH = click.Path(path_type=Path)
+_DIRECTORY = click.Path(path_type=Path, file_okay=False)
+
 
 def _home() -> Path:
     return Path(os.environ.get(HOME_ENV) or Path.home() / ".pbem")
@@ -150,11 +155,11 @@ def _seat(game: Path, identity: Path | None, passphrase_file: Path | None, *, ex
     return load_seat(gd, ident)
 
 
-game_option = click.option("-g", "--game", type=click.Path(path_type=Path), envvar=GAME_ENV,
+game_option = click.option("-g", "--game", type=_PATH, envvar=GAME_ENV,
                            default=".", show_default=True, help="Game directory (or $PBEM_GAME).")
-identity_option = click.option("-i", "--identity", type=click.Path(path_type=Path), default=None,
+identity_option = click.option("-i", "--identity", type=_PATH, default=None,
                                help="Identity key file (default: the game's, else $PBEM_HOME/identity.key).")
-passphrase_option = click.option("--passphrase-file", type=click.Path(path_type=Path), default=None,
+passphrase_option = click.option("--passphrase-file", type=_PATH, default=None,
                                  help=f"Read the passphrase from this file (else ${PASSPHRASE_ENV}, else prompt).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 
@@ -235,7 +240,7 @@ def cli(ctx: click.Context, traceback: bool) -> None:
 # -- identities ---------------------------------------------------------------
 
 @cli.command()
-@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+@click.option("-o", "--out", type=_PATH, default=None,
               help="Private key file to write (default $PBEM_HOME/identity.key); the public key goes to OUT.pub.")
 @click.option("--name", default="", help="Your name, stored with the key.")
 @click.option("--force", is_flag=True, help="Overwrite an existing key file.")
@@ -260,12 +265,12 @@ def keygen(out: Path | None, name: str, force: bool, passphrase_file: Path | Non
 
 
 @cli.command("key")
-@click.argument("path", type=click.Path(path_type=Path), required=False)
+@click.argument("path", type=_PATH, required=False)
 @click.option("--change-passphrase", is_flag=True,
               help="Re-encrypt the private key under a new passphrase (the key itself, and so every game "
                    "and fingerprint, stays the same).")
 @passphrase_option
-@click.option("--new-passphrase-file", type=click.Path(path_type=Path), default=None,
+@click.option("--new-passphrase-file", type=_PATH, default=None,
               help="With --change-passphrase: read the new passphrase from this file (else prompt twice).")
 @json_option
 def key_cmd(path: Path | None, change_passphrase: bool, passphrase_file: Path | None,
@@ -336,9 +341,9 @@ def _orders(orders: tuple[str, ...], orders_file: Path | None) -> list[str]:
     return out
 
 
-orders_file_option = click.option("-f", "--orders-file", type=click.Path(path_type=Path), default=None,
+orders_file_option = click.option("-f", "--orders-file", type=_PATH, default=None,
                                   help="Read orders from a file, one per line ('-' for stdin; # comments).")
-out_option = click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+out_option = click.option("-o", "--out", type=_PATH, default=None,
                           help="Where to write the turn file (default: GAME/outbox/; '-' for stdout).")
 
 
@@ -364,7 +369,7 @@ def _print_turn_to_stdout(sent, game: Path) -> None:
 
 
 @cli.command()
-@click.argument("directory", type=click.Path(path_type=Path))
+@click.argument("directory", type=_PATH)
 @click.option("--rules", "--game", "rules_id", required=True, help="Rules id, e.g. ritd (see 'pbem rules list').",
               shell_complete=lambda ctx, param, incomplete: _complete_rules(incomplete))
 @click.option("--scenario", default=None,
@@ -483,8 +488,8 @@ def _require_options(**values: Any) -> None:
 
 
 @cli.command()
-@click.argument("invitation", type=click.Path(path_type=Path))
-@click.argument("directory", type=click.Path(path_type=Path))
+@click.argument("invitation", type=_PATH)
+@click.argument("directory", type=_PATH)
 @click.option("--host-fingerprint", default=None,
               help="Refuse to join unless the host's key has this fingerprint (check it with them).")
 @click.option("--order", "orders", multiple=True, help="Your set-up order (repeatable).")
@@ -944,7 +949,7 @@ def standing(names: tuple[str, ...], off: tuple[str, ...], clear: bool, game: Pa
               help="Do not sign anything: re-export events SINCE.. to resend a lost turn file.")
 @click.option("--eml", is_flag=True, help="Also write an email message (.eml) carrying the turn file.")
 @click.option("--smtp", is_flag=True, help="Send the email through the SMTP server of --smtp-config.")
-@click.option("--smtp-config", type=click.Path(path_type=Path), default=None,
+@click.option("--smtp-config", type=_PATH, default=None,
               help="SMTP settings (TOML; default $PBEM_HOME/smtp.toml); the password from its password_command, "
                    "the system keyring, the file itself if only you can read it, or $PBEM_SMTP_PASSWORD.")
 @click.option("--from", "sender", default="", help="Sender address (default: the game's --email).")
@@ -1002,7 +1007,7 @@ def _mail_options(f: Any) -> Any:
     for option in reversed((
         click.option("--eml", is_flag=True, help="Also write an email message (.eml) carrying the turn file."),
         click.option("--smtp", is_flag=True, help="Send the email through the SMTP server of --smtp-config."),
-        click.option("--smtp-config", type=click.Path(path_type=Path), default=None,
+        click.option("--smtp-config", type=_PATH, default=None,
                      help="SMTP settings (TOML; default $PBEM_HOME/smtp.toml)."),
         click.option("--from", "sender", default="", help="Sender address (default: the game's --email)."),
         click.option("--to", "recipient", default="", help="Recipient address (default: the game's "
@@ -1122,11 +1127,11 @@ def _read_request(path: Path) -> bytes:
 @takeback.command("ask")
 @click.option("--from", "first", type=click.IntRange(min=1), default=None,
               help="The first event to take back (default: your first since your opponent's last).")
-@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+@click.option("-o", "--out", type=_PATH, default=None,
               help="Where to write the request (default: GAME/outbox/; '-' for stdout).")
 @click.option("--eml", is_flag=True, help="Also write an email message (.eml) carrying the request.")
 @click.option("--smtp", is_flag=True, help="Send that email through the SMTP server of --smtp-config.")
-@click.option("--smtp-config", type=click.Path(path_type=Path), default=None,
+@click.option("--smtp-config", type=_PATH, default=None,
               help="SMTP settings (TOML; default $PBEM_HOME/smtp.toml).")
 @click.option("--from-address", "sender", default="", help="Sender address (default: the game's --email).")
 @click.option("--to", "recipient", default="", help="Recipient address (default: the game's --opponent-email).")
@@ -1169,7 +1174,7 @@ def takeback_ask(first: int | None, out: Path | None, eml: bool, smtp: bool, smt
 
 
 @takeback.command("grant")
-@click.argument("request", type=click.Path(path_type=Path))
+@click.argument("request", type=_PATH)
 @click.option("--note", default="", help="A message to your opponent, sent in the event.")
 @_mail_options
 @out_option
@@ -1205,7 +1210,7 @@ def takeback_grant(request: Path, note: str, eml: bool, smtp: bool, smtp_config:
 
 
 @takeback.command("refuse")
-@click.argument("request", type=click.Path(path_type=Path))
+@click.argument("request", type=_PATH)
 @game_option
 @json_option
 def takeback_refuse(request: Path, game: Path, as_json: bool) -> None:
@@ -1282,7 +1287,7 @@ def _mail_turn(game: Path, sent, *, sender: str, recipient: str, write_eml: bool
 
 
 @cli.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("files", nargs=-1, required=True, type=_PATH)
 @click.option("--no-auto", is_flag=True, help="Do not answer dice requests automatically.")
 @game_option
 @identity_option
@@ -1370,11 +1375,11 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
 # -- mail from an IMAP mailbox: fetch and watch (issue 21 point 6) ------------------------
 
 imap_config_option = click.option(
-    "--imap-config", type=click.Path(path_type=Path), default=None,
+    "--imap-config", type=_PATH, default=None,
     help="IMAP settings (TOML; default $PBEM_HOME/imap.toml); the password from its password_command, the "
          "system keyring, the file itself if only you can read it, or $PBEM_IMAP_PASSWORD.")
 answer_smtp_option = click.option(
-    "--smtp-config", type=click.Path(path_type=Path), default=None,
+    "--smtp-config", type=_PATH, default=None,
     help="SMTP settings for the automatic answers' emails (default $PBEM_HOME/smtp.toml).")
 passphrase_command_option = click.option(
     "--passphrase-command", envvar="PBEM_PASSPHRASE_COMMAND", default=None,
@@ -1412,7 +1417,7 @@ def _mail_setup(games: tuple[Path, ...], identity: Path | None, passphrase_file:
 
 
 @cli.command()
-@click.argument("games", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("games", nargs=-1, type=_PATH)
 @imap_config_option
 @answer_smtp_option
 @identity_option
@@ -1447,7 +1452,7 @@ def fetch(games: tuple[Path, ...], imap_config: Path | None, smtp_config: Path |
 
 
 @cli.command()
-@click.argument("games", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("games", nargs=-1, type=_PATH)
 @click.option("--interval", type=click.FloatRange(min=1), default=60, show_default=True,
               help="Seconds between passes.")
 @click.option("--once", is_flag=True, help="One pass, then exit (its exit code says what failed).")
@@ -1504,7 +1509,7 @@ def explain(topic: str, subject: tuple[str, ...], game: Path, identity: Path | N
 # -- checking -------------------------------------------------------------------------
 
 @cli.command()
-@click.argument("directory", type=click.Path(path_type=Path), required=False)
+@click.argument("directory", type=_PATH, required=False)
 @game_option
 @json_option
 def verify(directory: Path | None, game: Path, as_json: bool) -> None:
@@ -1542,7 +1547,7 @@ def verify(directory: Path | None, game: Path, as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--check", "check_file", type=click.Path(path_type=Path), default=None,
+@click.option("--check", "check_file", type=_PATH, default=None,
               help="Do not claim: check the claim FILE against its log, or the game's (-g) if given.")
 @out_option
 @game_option
@@ -1620,10 +1625,10 @@ def evidence(ctx: click.Context, game: Path, as_json: bool) -> None:
 
 
 @evidence.command("clear")
-@click.argument("consent_files", nargs=-1, type=click.Path(path_type=Path))
-@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+@click.argument("consent_files", nargs=-1, type=_PATH)
+@click.option("-o", "--out", type=_PATH, default=None,
               help="Where to write your consent file for the opponent (default: GAME/outbox/).")
-@click.option("-g", "--game", type=click.Path(path_type=Path), envvar=GAME_ENV, default=None,
+@click.option("-g", "--game", type=_PATH, envvar=GAME_ENV, default=None,
               help="Game directory (default: the one given to 'pbem evidence', else $PBEM_GAME, else .).")
 @identity_option
 @passphrase_option
@@ -1656,7 +1661,7 @@ def evidence_clear(ctx: click.Context, consent_files: tuple[Path, ...], out: Pat
 
 
 @cli.command()
-@click.argument("directory", type=click.Path(path_type=Path), required=False)
+@click.argument("directory", type=_PATH, required=False)
 @game_option
 @json_option
 def audit(directory: Path | None, game: Path, as_json: bool) -> None:
@@ -1695,7 +1700,7 @@ def audit(directory: Path | None, game: Path, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("directory", type=click.Path(path_type=Path), required=False)
+@click.argument("directory", type=_PATH, required=False)
 @game_option
 @json_option
 def log(directory: Path | None, game: Path, as_json: bool) -> None:
@@ -1756,7 +1761,7 @@ def vault() -> None:
 
 
 @vault.command("backup")
-@click.argument("out", type=click.Path(path_type=Path))
+@click.argument("out", type=_PATH)
 @game_option
 def vault_backup(out: Path, game: Path) -> None:
     """Copy your (still encrypted) vault to OUT. Without it you cannot open your commitments."""
@@ -1866,7 +1871,7 @@ def _overlays(overlays: tuple[str, ...]) -> tuple[str, ...]:
 
 @cli.command("map")
 @click.argument("rules_id", required=False)
-@click.option("-g", "--game", type=click.Path(path_type=Path), default=None,
+@click.option("-g", "--game", type=_PATH, default=None,
               help="Draw this game's map with the pieces your side sees (instead of RULES_ID's empty map).")
 @identity_option
 @passphrase_option
@@ -1874,7 +1879,7 @@ def _overlays(overlays: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--page", type=click.Choice(["a4", "a3", "letter"]), default="a4", show_default=True,
               help="Landscape page size. A map whose hexes would be under 12 mm across on one page "
                    "is printed as an overview and tiles (then -o names a directory).")
-@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+@click.option("-o", "--out", type=_PATH, default=None,
               help="Write the SVG to this .svg file (default: stdout), or into this directory (any "
                    "other path): map.svg, or overview.svg and one tile-NAME.svg per tile.")
 def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, passphrase_file: Path | None,
@@ -1931,7 +1936,7 @@ def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, pass
 @cli.command()
 @click.option("--format", "fmt", type=click.Choice(["html", "text"]), default="html", show_default=True,
               help="HTML for print (A4 or Letter, with the map), or plain text (an email body).")
-@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+@click.option("-o", "--out", type=_PATH, default=None,
               help="Write the report here (default: stdout).")
 @game_option
 @identity_option
@@ -1965,7 +1970,7 @@ def report(fmt: str, out: Path | None, game: Path, identity: Path | None, passph
 @click.option("--rules", "rules_id", default=None,
               help="Rules to demonstrate (default: ritd if it offers a demo, else the first that does).",
               shell_complete=lambda ctx, param, incomplete: _complete_rules(incomplete))
-@click.option("--dir", "directory", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--dir", "directory", type=_DIRECTORY, default=None,
               help="Where to play and write the reports (default: a new temporary directory).")
 @click.option("--keep", is_flag=True,
               help="Keep the throwaway private keys, to go on exploring the game with 'pbem show -g DIR/ROLE'.")
@@ -2020,7 +2025,7 @@ def demo(rules_id: str | None, directory: Path | None, keep: bool, max_events: i
 @click.option("--scenario", required=True, help="Scenario id of the rules.",
               shell_complete=lambda ctx, param, incomplete: _complete_spec(ctx, "scenarios", incomplete))
 @click.option("--seed", type=int, required=True, help="Seed of the random policy (same seed, same choices).")
-@click.option("--out", "directory", type=click.Path(path_type=Path, file_okay=False), required=True,
+@click.option("--out", "directory", type=_DIRECTORY, required=True,
               help="Directory for both players' games, throwaway keys and reports.")
 @click.option("--max-events", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Stop (successfully) when the log holds this many events.")

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
+
 from pbem.game import EventInfo, takeback_text
 from pbem.rulesapi import Combat, Happening, RulesModule
 from pbem.text import escaped, shown
@@ -33,8 +35,7 @@ Format = Literal["html", "text"]
 FORMATS: tuple[str, ...] = ("html", "text")
 
 
-@dataclass(frozen=True)
-class Said:
+class Said(msgspec.Struct, frozen=True):
     """One of the rules' happenings (``Rules.happenings``) ready to print:
     its sentence with the rule, and for a combat its table as (heading,
     value) rows; ``happening`` keeps the rules' own fields for a game's
@@ -52,8 +53,7 @@ class Said:
         return f"{text} ({self.rule})" if self.rule else text
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(msgspec.Struct, frozen=True):
     """One event of the log in words, from what the reader's replay knows:
     its actions (``describe_action``), the dice it rolled with their
     purposes and results, and what happened (``happenings``).

@@ -23,6 +23,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 
@@ -35,6 +36,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Modules a cold `pbem show` must not load (issue 20; RESULTS.md, cold show).
 AVOIDED = ("importlib.metadata", "email", "csv", "cryptography.hazmat.primitives.serialization")
+
+#: The rules' modules a cold `pbem show` without a draft does not need: the
+#: order rules (rules.ritd.game imports them all), the Supply Lines, and
+#: fractions (for the German unit value of RB 17.2).
+AVOIDED_RULES = ("fractions", "rules.ritd.game", "rules.ritd.canonical", "rules.ritd.month_phase",
+                 "rules.ritd.turn_orders", "rules.ritd.group_moves", "rules.ritd.supply")
 
 #: Runs `pbem show -g GAME` as pbem.__main__ does, then reports on stderr (last
 #: line, JSON) its exit code and which of the modules named in argv[2] it loaded.
@@ -71,6 +78,37 @@ def test_a_cold_show_of_a_real_game_imports_neither_importlib_metadata_nor_seria
     assert code == 0 and "you are axis" in out and "(Rommel in the Desert)" in out
     # The probe sees what it looks for: the game's rules and the key's scrypt are loaded.
     assert loaded == ["rules.ritd", "cryptography.hazmat.primitives.kdf.scrypt"]
+
+
+def test_a_cold_show_from_the_replay_cache_imports_no_order_rule(ritd_game):
+    """The Allied player owes nothing in this game (the Axis owes deck work,
+    which his show composes and applies: that needs the order rules): his
+    show restores the cache and renders it with rules.ritd.state and .view."""
+    code, loaded, out = cold_show(ritd_game.parent / "allied", AVOIDED_RULES + ("rules.ritd.state", "rules.ritd.view"))
+    assert code == 0 and "you are allied" in out and "(Rommel in the Desert)" in out
+    assert loaded == ["rules.ritd.state", "rules.ritd.view"]
+
+
+#: The hooks rules.ritd.RitdRules serves from the module of their rule, not
+#: through rules.ritd.game: hook -> (module, name there, name in game).
+DIRECT_HOOKS = {"SPEC": ("state", "SPEC", "SPEC"), "state_type": ("state", "State", "State"),
+                "pending": ("steps", "pending", "pending"), "view": ("view", "view", "view"),
+                "outcome": ("state", "outcome", "outcome"), "render_text": ("view", "render_text", "render_text")}
+
+
+def test_the_hooks_a_show_calls_are_the_ones_rules_ritd_game_serves():
+    """CurrentRitdRules reaches these hooks without importing rules.ritd.game: each is
+    the very object game re-exports, so every command gets the same answer."""
+    from rules.ritd import RULES, game
+
+    for hook, (module, name, in_game) in DIRECT_HOOKS.items():
+        mine = getattr(importlib.import_module(f"rules.ritd.{module}"), name)
+        assert mine is getattr(game, in_game), hook
+    assert RULES.SPEC is game.SPEC and RULES.state_type is game.State
+    state = RULES.initial_state("1941", ())
+    assert RULES.pending(state) == game.pending(state) and RULES.outcome(state) == game.outcome(state)
+    view = RULES.view(state, "axis")
+    assert view == game.view(state, "axis") and RULES.render_text(view) == game.render_text(view)
 
 
 def test_the_entry_point_reader_finds_the_file_importlib_metadata_finds_here():
@@ -222,3 +260,76 @@ def test_a_frozen_rules_version_of_pbem_is_found_without_scanning_every_distribu
     monkeypatch.setattr(rulesapi, "_entry_points", no_scan)
     frozen = rulesapi.load_version("ritd", "5")
     assert frozen.SPEC.id == "ritd" and frozen.SPEC.version == "5"
+
+
+def test_the_scenario_checks_select_by_label_code_as_the_roster_does():
+    """rules.ritd.scenarios selects by appearance code from an index built once
+    per roster (the scenario checks ask ~200 times, at every start): the same
+    units in the same (roster) order as Roster.with_appearance, for every
+    side and every set of up to three codes, repeated codes included."""
+    import itertools
+
+    from rules.ritd import scenarios
+    from rules.ritd.units import load_units
+
+    packaged = load_units()
+    for roster in (packaged, packaged.with_optional_i_tanks()):
+        codes = sorted({u.appearance for u in roster}, key=str) + ["no such code", 99]
+        for side in ("axis", "allied"):
+            for n in (0, 1, 2, 3):
+                for chosen in itertools.combinations(codes, n):
+                    asked = (*chosen, *chosen[:1])
+                    assert scenarios._with_appearance(roster, side, asked) == roster.with_appearance(side, *asked)
+    assert scenarios._with_appearance(packaged, "axis", ("S",)) != ()  # the probe selects something
+
+
+# -- the decoded twins of the data files read at every start (rules.ritd.datafiles) ------
+
+REGENERATE = os.environ.get("PBEM_REGENERATE_GOLDEN") == "1"
+
+
+@pytest.mark.parametrize("name", ["map.toml", "scenarios.toml"])
+def test_a_data_file_read_at_every_start_has_a_current_decoded_twin(name):
+    """The twin is made from the file's exact bytes (PBEM_REGENERATE_GOLDEN=1
+    rewrites it after the TOML changed), and decodes to exactly what parsing
+    the TOML gives, as the loaders' own types and as plain values."""
+    from rules.ritd import datafiles, hexmap, scenarios
+
+    assert name in datafiles.TWINNED
+    data = datafiles.read_bytes(name)
+    path = ROOT / "rules" / "ritd" / "data" / datafiles.twin_name(name)
+    if REGENERATE:
+        path.write_bytes(datafiles.twin_bytes(name, data))
+    assert path.read_bytes() == datafiles.twin_bytes(name, data), (
+        f"{path.name} is not {name}'s twin: run PBEM_REGENERATE_GOLDEN=1 pytest tests/test_coldstart.py")
+    type_ = {"map.toml": hexmap._MapFile, "scenarios.toml": scenarios._ScenariosFile}[name]
+    fast = datafiles.from_twin(name, data, type_)
+    assert fast is not None and fast == msgspec.toml.decode(data, type=type_)
+    assert datafiles.from_twin(name, data, dict) == msgspec.toml.decode(data)
+
+
+def test_a_twin_is_used_only_for_the_bytes_it_was_made_from(monkeypatch):
+    """Other bytes (an edited file, a test's altered copy), a missing twin or one
+    that does not decode: None, and the loaders parse the TOML (their errors
+    name the entry as before)."""
+    from rules.ritd import datafiles, scenarios
+    from rules.ritd.datafiles import DataError
+
+    data = datafiles.read_bytes("scenarios.toml")
+    assert datafiles.from_twin("scenarios.toml", data, scenarios._ScenariosFile) is not None
+    edited = data.replace(b"hand_limit = 16", b"hand_limit = 17")
+    assert edited != data and datafiles.from_twin("scenarios.toml", edited, scenarios._ScenariosFile) is None
+    assert scenarios.load_scenarios_bytes(edited).supply_deck.hand_limit == 17
+    assert datafiles.from_twin("scenarios.toml", data, int) is None  # does not decode into the type
+    assert datafiles.from_twin("units.toml", datafiles.read_bytes("units.toml"), dict) is None  # no twin
+    broken = data.replace(b'[[calendar]]\nid = "1941"', b'[[calendar]]\nid = 1941', 1)
+    assert broken != data
+    with pytest.raises(DataError, match=r"scenarios.toml: invalid entry: Expected `str`, got `int` - at `\$.calendar\[0\].id`"):
+        scenarios.load_scenarios_bytes(broken)
+    real = datafiles.read_bytes
+    monkeypatch.setattr(datafiles, "read_bytes", lambda name: b"{" if name.endswith(".json") else real(name))
+    assert datafiles.from_twin("scenarios.toml", data, scenarios._ScenariosFile) is None  # a damaged twin
+    with pytest.raises(ValueError, match="a date, time, inf or nan"):
+        datafiles.twin_bytes("x.toml", b"when = 1979-05-27T07:32:00Z\n")
+    with pytest.raises(ValueError, match="a date, time, inf or nan"):
+        datafiles.twin_bytes("x.toml", b"x = [1.5, inf]\n")

@@ -7,7 +7,8 @@
 ``ritd = rules.ritd:RULES``): an instance of the engine's contract
 (pbem.rulesapi.Rules) whose hooks are the functions of ``rules.ritd.game``
 and its sibling modules. They are imported when first called, so that
-``pbem map ritd`` and ``pbem rules check ritd`` do not load the whole game.
+``pbem map ritd`` and ``pbem rules check ritd`` do not load the whole game,
+and a cold ``pbem show`` loads no order rule (``CurrentRitdRules``).
 A released older version stays playable as a frozen package served by the
 same class (``rules.ritd_v3:RULES``, entry point ``ritd@3``).
 """
@@ -221,6 +222,31 @@ class CurrentRitdRules(RitdRules):
 
     def waiting(self, state: State, role: str | None) -> list[str]:  # issue 21 point 3: pending (half-)hits
         return self._module("pending_hits").waiting(state, role)  # type: ignore[no-any-return]
+
+    # The hooks a cold 'pbem show' calls, from the module of their rule, which
+    # rules.ritd.game re-exports: show then imports no order rule (issue 20).
+    # Here, not in RitdRules: a frozen package it serves (rules.ritd_v3) has
+    # its own layout.
+
+    @property
+    def SPEC(self) -> Spec:  # noqa: N802
+        return self._module("state").SPEC  # type: ignore[no-any-return]
+
+    @property
+    def state_type(self) -> type[State]:
+        return self._module("state").State  # type: ignore[no-any-return]
+
+    def pending(self, state: State) -> Decision | None:
+        return self._module("steps").pending(state)  # type: ignore[no-any-return]
+
+    def view(self, state: State, role: str | None) -> View:
+        return self._module("view").view(state, role)  # type: ignore[no-any-return]
+
+    def outcome(self, state: State) -> Outcome | None:
+        return self._module("state").outcome(state)  # type: ignore[no-any-return]
+
+    def render_text(self, view: View) -> str:
+        return self._module("view").render_text(view)  # type: ignore[no-any-return]
 
 
 RULES = CurrentRitdRules()

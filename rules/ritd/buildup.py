@@ -30,7 +30,6 @@ from typing import Literal
 import msgspec
 
 from pbem.rulesapi import Problem
-from rules.ritd import supply
 from rules.ritd.firetable import DIE_FACES
 from rules.ritd.fortresses import is_besieged
 from rules.ritd.hexmap import HexMap
@@ -127,6 +126,8 @@ PREGAME_SEQUENCE: tuple[Step, ...] = (
 def buildup_networks(m: HexMap, pos: Position) -> dict[Side, frozenset[str]]:
     """RB 16.2: both Supply Networks, taken after the Buildup Supply Check and
     kept unchanged for the whole Buildup (16.51 sidebar)."""
+    from rules.ritd import supply  # here, not at the top: State (rules.ritd.state) needs only the Ledger
+
     return {side: supply.network(m, pos, side) for side in SIDES}
 
 

@@ -7,12 +7,24 @@ adjudicate with the same map, roster and tables.
 
 This module reads package data only; it never touches the game directory or
 any other file.
+
+Parsing TOML (tomllib, pure Python) is most of what loading the map and the
+scenarios costs, and every command that shows the game does it. So those
+files have a decoded twin in the package (``map.decoded.json``: what tomllib
+reads from the file, as JSON, with the SHA-256 of the exact bytes it was made
+from; msgspec decodes JSON in C). A twin is used only for the bytes it names,
+and gives the same values as parsing them (a test checks that for every
+twin); other bytes (an edited file before ``PBEM_REGENERATE_GOLDEN=1 pytest
+tests/test_coldstart.py`` remade its twin, or a test's altered copy), a
+missing twin or a twin that does not decode are parsed from TOML as before.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
-from typing import TypeVar
+import math
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -42,12 +54,70 @@ def read_bytes(name: str) -> bytes:
     return importlib.resources.files("rules.ritd.data").joinpath(name).read_bytes()
 
 
+#: The data files with a decoded twin: those read at every start (the map for
+#: any view, the scenarios for SPEC and ``render_text``).
+TWINNED: tuple[str, ...] = ("map.toml", "scenarios.toml")
+
+
+class _Twin(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    sha256: str
+    data: msgspec.Raw
+
+
+def twin_name(name: str) -> str:
+    """The package file holding the decoded twin of data file ``name``."""
+    return name.removesuffix(".toml") + ".decoded.json"
+
+
+def from_twin(name: str, data: bytes, type_: type[T]) -> T | None:
+    """``data``, the bytes of data file ``name``, decoded into ``type_`` from the
+    file's decoded twin; None when the twin is missing, made from other bytes,
+    or does not decode into ``type_`` (the caller then parses the TOML, which
+    names any problem)."""
+    try:
+        twin = msgspec.json.decode(read_bytes(twin_name(name)), type=_Twin)
+    except (OSError, msgspec.DecodeError):  # e.g. an install without the twins: parse the TOML
+        return None
+    if twin.source != name or twin.sha256 != hashlib.sha256(data).hexdigest():
+        return None
+    try:
+        return msgspec.json.decode(twin.data, type=type_)
+    except msgspec.DecodeError:
+        return None
+
+
+def _plain(value: Any) -> bool:
+    """Only what JSON gives back unchanged: no dates or times, no inf or nan."""
+    if isinstance(value, dict):
+        return all(_plain(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, str | int | bool)
+
+
+def twin_bytes(name: str, data: bytes) -> bytes:
+    """The decoded twin of data file ``name`` holding ``data`` (the TOML as
+    tomllib reads it). ValueError for TOML whose values JSON would change."""
+    raw = msgspec.toml.decode(data)
+    if not _plain(raw):
+        raise ValueError(f"{name}: holds a date, time, inf or nan, which a JSON twin cannot keep")
+    twin = {"source": name, "sha256": hashlib.sha256(data).hexdigest(), "data": raw}
+    return msgspec.json.format(msgspec.json.encode(twin), indent=1) + b"\n"
+
+
 def decode(name: str, data: bytes, type_: type[T]) -> T:
-    """Decode TOML ``data`` (from file ``name``) into ``type_``.
+    """Decode TOML ``data`` (from file ``name``) into ``type_``, from the
+    file's decoded twin when it was made from exactly these bytes.
 
     Raises DataError naming the file and msgspec's path to the bad entry
     (e.g. ``$.hexes[12].terrain``) for syntax or schema errors.
     """
+    fast = from_twin(name, data, type_) if name in TWINNED else None
+    if fast is not None:
+        return fast
     try:
         return msgspec.toml.decode(data, type=type_)
     except msgspec.ValidationError as exc:

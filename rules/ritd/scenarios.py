@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Sequence
-from fractions import Fraction
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
 
-from rules.ritd.datafiles import DataError, read_bytes
+from rules.ritd.datafiles import DataError, from_twin, read_bytes
 from rules.ritd.units import (
     LAST_MONTH,
     Appearance,
@@ -35,6 +34,9 @@ from rules.ritd.units import (
     decode_named,
     load_units,
 )
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 FILE = "scenarios.toml"
 SIDES: tuple[Side, ...] = ("axis", "allied")
@@ -90,6 +92,8 @@ class Victory(_Struct, frozen=True):
 
     @property
     def german_unit_value(self) -> Fraction:
+        from fractions import Fraction  # here: only the victory check (RB 17) needs it, not a cold show
+
         return Fraction(self.german_unit_value_num, self.german_unit_value_den)
 
 
@@ -153,6 +157,24 @@ def zone_places(zone: Zone) -> list[tuple[PlaceKind, str]]:
 # --- unit selections --------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=8)
+def _by_appearance(roster: Roster) -> dict[tuple[Side, Appearance], tuple[tuple[int, Unit], ...]]:
+    """The roster's units by side and label code, each with its place in the
+    roster: checking the scenarios selects by code about 200 times, and each
+    ``Roster.with_appearance`` reads the whole roster."""
+    index: dict[tuple[Side, Appearance], list[tuple[int, Unit]]] = {}
+    for place, unit in enumerate(roster):
+        index.setdefault((unit.side, unit.appearance), []).append((place, unit))
+    return {key: tuple(units) for key, units in index.items()}
+
+
+def _with_appearance(roster: Roster, side: Side, codes: Sequence[Appearance]) -> tuple[Unit, ...]:
+    """``roster.with_appearance(side, *codes)``: in roster order, from the index."""
+    index = _by_appearance(roster)
+    found = [pair for code in set(codes) for pair in index.get((side, code), ())]
+    return tuple(unit for _, unit in sorted(found, key=lambda pair: pair[0]))
+
+
 def _select(
     roster: Roster,
     side: Side,
@@ -165,7 +187,7 @@ def _select(
 
     Raises UnknownUnit for a name not in the roster.
     """
-    chosen = list(roster.with_appearance(side, *appearance))
+    chosen = list(_with_appearance(roster, side, appearance))
     for name in units:
         chosen.append(roster.get(name))
     dropped = {roster.get(name).name for name in except_}
@@ -498,7 +520,7 @@ def _check_side(roster: Roster, s: Scenario, side: Side) -> None:
 
     def check_codes(codes: Sequence[Appearance], where: str) -> None:
         for code in codes:
-            if not roster.with_appearance(side, code):
+            if not _with_appearance(roster, side, (code,)):
                 raise _fail(where, f"no {side} unit carries appearance {code!r}")
 
     group_ids: set[str] = set()
@@ -509,7 +531,7 @@ def _check_side(roster: Roster, s: Scenario, side: Side) -> None:
         group_ids.add(group.id)
         check_codes(group.appearance, where)
         units = _selection(where, functools.partial(group.select, roster, side))
-        by_code = {u.name for u in roster.with_appearance(side, *group.appearance)}
+        by_code = {u.name for u in _with_appearance(roster, side, group.appearance)}
         for name in group.except_:
             if roster.get(name).name not in by_code:
                 raise _fail(
@@ -628,7 +650,9 @@ def load_scenarios_bytes(data: bytes, roster: Roster | None = None) -> Scenarios
     units but RB 18.4 gives 28``.
     """
     roster = load_units() if roster is None else roster
-    decoded = decode_named(FILE, data, _ScenariosFile, "scenario", ("id",))
+    decoded = from_twin(FILE, data, _ScenariosFile)  # the same values, without parsing TOML (datafiles)
+    if decoded is None:
+        decoded = decode_named(FILE, data, _ScenariosFile, "scenario", ("id",))
     deck = decoded.supply_deck
     if deck.real < 1 or deck.dummy < 0 or deck.real != 2 * deck.dummy:
         raise _fail(
