@@ -35,7 +35,8 @@ from pbem.table import THROWAWAY_PASSPHRASE
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Modules a cold `pbem show` must not load (issue 20; RESULTS.md, cold show).
-AVOIDED = ("importlib.metadata", "email", "csv", "cryptography.hazmat.primitives.serialization")
+AVOIDED = ("importlib.metadata", "email", "csv", "cryptography.hazmat.primitives.serialization",
+           "importlib.resources")
 
 #: The rules' modules a cold `pbem show` without a draft does not need: the
 #: order rules (rules.ritd.game imports them all), the Supply Lines, and
@@ -288,12 +289,12 @@ def test_the_scenario_checks_select_by_label_code_as_the_roster_does():
 REGENERATE = os.environ.get("PBEM_REGENERATE_GOLDEN") == "1"
 
 
-@pytest.mark.parametrize("name", ["map.toml", "scenarios.toml"])
+@pytest.mark.parametrize("name", ["map.toml", "scenarios.toml", "units.toml"])
 def test_a_data_file_read_at_every_start_has_a_current_decoded_twin(name):
     """The twin is made from the file's exact bytes (PBEM_REGENERATE_GOLDEN=1
     rewrites it after the TOML changed), and decodes to exactly what parsing
     the TOML gives, as the loaders' own types and as plain values."""
-    from rules.ritd import datafiles, hexmap, scenarios
+    from rules.ritd import datafiles, hexmap, scenarios, units
 
     assert name in datafiles.TWINNED
     data = datafiles.read_bytes(name)
@@ -302,7 +303,7 @@ def test_a_data_file_read_at_every_start_has_a_current_decoded_twin(name):
         path.write_bytes(datafiles.twin_bytes(name, data))
     assert path.read_bytes() == datafiles.twin_bytes(name, data), (
         f"{path.name} is not {name}'s twin: run PBEM_REGENERATE_GOLDEN=1 pytest tests/test_coldstart.py")
-    type_ = {"map.toml": hexmap._MapFile, "scenarios.toml": scenarios._ScenariosFile}[name]
+    type_ = {"map.toml": hexmap._MapFile, "scenarios.toml": scenarios._ScenariosFile, "units.toml": units._UnitsFile}[name]
     fast = datafiles.from_twin(name, data, type_)
     assert fast is not None and fast == msgspec.toml.decode(data, type=type_)
     assert datafiles.from_twin(name, data, dict) == msgspec.toml.decode(data)
@@ -321,7 +322,7 @@ def test_a_twin_is_used_only_for_the_bytes_it_was_made_from(monkeypatch):
     assert edited != data and datafiles.from_twin("scenarios.toml", edited, scenarios._ScenariosFile) is None
     assert scenarios.load_scenarios_bytes(edited).supply_deck.hand_limit == 17
     assert datafiles.from_twin("scenarios.toml", data, int) is None  # does not decode into the type
-    assert datafiles.from_twin("units.toml", datafiles.read_bytes("units.toml"), dict) is None  # no twin
+    assert datafiles.from_twin("fire_table.toml", datafiles.read_bytes("fire_table.toml"), dict) is None  # no twin
     broken = data.replace(b'[[calendar]]\nid = "1941"', b'[[calendar]]\nid = 1941', 1)
     assert broken != data
     with pytest.raises(DataError, match=r"scenarios.toml: invalid entry: Expected `str`, got `int` - at `\$.calendar\[0\].id`"):
@@ -333,3 +334,28 @@ def test_a_twin_is_used_only_for_the_bytes_it_was_made_from(monkeypatch):
         datafiles.twin_bytes("x.toml", b"when = 1979-05-27T07:32:00Z\n")
     with pytest.raises(ValueError, match="a date, time, inf or nan"):
         datafiles.twin_bytes("x.toml", b"x = [1.5, inf]\n")
+
+
+# -- package data without importlib.resources (pbem.rulesapi.package_data) ---------------------
+
+
+def test_package_data_reads_what_importlib_resources_reads():
+    """Every data file of every rules package of this checkout, the same bytes;
+    a missing file raises as importlib.resources does."""
+    import importlib.resources
+
+    from pbem.rulesapi import package_data
+
+    packages = sorted(p.parent.parent.name for p in (ROOT / "rules").glob("*/data/__init__.py"))
+    assert {"ritd", "ritd_v5", "paa"} <= set(packages)
+    for name in packages:
+        package = f"rules.{name}.data"
+        files = [f for f in importlib.resources.files(package).iterdir() if f.name.endswith((".toml", ".json"))]
+        assert files
+        for f in files:
+            assert package_data(package, f.name) == f.read_bytes(), (package, f.name)
+    with pytest.raises(FileNotFoundError):
+        package_data("rules.ritd.data", "no-such-file.toml")
+    # a name that is a path: left to importlib.resources, which reads it
+    assert package_data("rules.ritd.data", "../data/map.toml") == \
+        importlib.resources.files("rules.ritd.data").joinpath("../data/map.toml").read_bytes()

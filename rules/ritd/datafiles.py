@@ -1,7 +1,8 @@
 """Reading and validating the data files of Rommel in the Desert.
 
 Data files live in ``rules/ritd/data/`` (package ``rules.ritd.data``) and are
-read with importlib.resources so that a plain install works. The engine hashes
+read through the package's loader (``pbem.rulesapi.package_data``, as
+importlib.resources reads them) so that a plain install works. The engine hashes
 exactly these bytes into genesis (DESIGN section 3), so both players provably
 adjudicate with the same map, roster and tables.
 
@@ -11,8 +12,11 @@ any other file.
 Parsing TOML (tomllib, pure Python) is most of what loading the map and the
 scenarios costs, and every command that shows the game does it. So those
 files have a decoded twin in the package (``map.decoded.json``: what tomllib
-reads from the file, as JSON, with the SHA-256 of the exact bytes it was made
-from; msgspec decodes JSON in C). A twin is used only for the bytes it names,
+reads from the file, as JSON, with the length and CRC-32 of the exact bytes it
+was made from; msgspec decodes JSON in C). The fingerprint only tells an
+edited file from the one its twin was made from: the package is trusted code,
+and what binds the players to the data is pbem's hash of the TOML bytes in
+the genesis (a rules package does no cryptography). A twin is used only for the bytes it names,
 and gives the same values as parsing them (a test checks that for every
 twin); other bytes (an edited file before ``PBEM_REGENERATE_GOLDEN=1 pytest
 tests/test_coldstart.py`` remade its twin, or a test's altered copy), a
@@ -21,12 +25,13 @@ missing twin or a twin that does not decode are parsed from TOML as before.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.resources
 import math
+import zlib
 from typing import Any, TypeVar
 
 import msgspec
+
+from pbem.rulesapi import package_data
 
 T = TypeVar("T")
 
@@ -51,17 +56,18 @@ class DataError(ValueError):
 
 def read_bytes(name: str) -> bytes:
     """The exact bytes of data file ``name`` (e.g. ``"map.toml"``)."""
-    return importlib.resources.files("rules.ritd.data").joinpath(name).read_bytes()
+    return package_data("rules.ritd.data", name)
 
 
 #: The data files with a decoded twin: those read at every start (the map for
-#: any view, the scenarios for SPEC and ``render_text``).
-TWINNED: tuple[str, ...] = ("map.toml", "scenarios.toml")
+#: any view, the scenarios for SPEC and ``render_text``, the units they name).
+TWINNED: tuple[str, ...] = ("map.toml", "scenarios.toml", "units.toml")
 
 
 class _Twin(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     source: str
-    sha256: str
+    size: int
+    crc32: int
     data: msgspec.Raw
 
 
@@ -79,7 +85,7 @@ def from_twin(name: str, data: bytes, type_: type[T]) -> T | None:
         twin = msgspec.json.decode(read_bytes(twin_name(name)), type=_Twin)
     except (OSError, msgspec.DecodeError):  # e.g. an install without the twins: parse the TOML
         return None
-    if twin.source != name or twin.sha256 != hashlib.sha256(data).hexdigest():
+    if twin.source != name or twin.size != len(data) or twin.crc32 != zlib.crc32(data):
         return None
     try:
         return msgspec.json.decode(twin.data, type=type_)
@@ -104,7 +110,7 @@ def twin_bytes(name: str, data: bytes) -> bytes:
     raw = msgspec.toml.decode(data)
     if not _plain(raw):
         raise ValueError(f"{name}: holds a date, time, inf or nan, which a JSON twin cannot keep")
-    twin = {"source": name, "sha256": hashlib.sha256(data).hexdigest(), "data": raw}
+    twin = {"source": name, "size": len(data), "crc32": zlib.crc32(data), "data": raw}
     return msgspec.json.format(msgspec.json.encode(twin), indent=1) + b"\n"
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
 
-from rules.ritd.datafiles import DataError, from_twin, read_bytes
+from rules.ritd.datafiles import DataError, read_bytes
 from rules.ritd.units import (
     LAST_MONTH,
     Appearance,
@@ -650,9 +650,7 @@ def load_scenarios_bytes(data: bytes, roster: Roster | None = None) -> Scenarios
     units but RB 18.4 gives 28``.
     """
     roster = load_units() if roster is None else roster
-    decoded = from_twin(FILE, data, _ScenariosFile)  # the same values, without parsing TOML (datafiles)
-    if decoded is None:
-        decoded = decode_named(FILE, data, _ScenariosFile, "scenario", ("id",))
+    decoded = decode_named(FILE, data, _ScenariosFile, "scenario", ("id",))
     deck = decoded.supply_deck
     if deck.real < 1 or deck.dummy < 0 or deck.real != 2 * deck.dummy:
         raise _fail(

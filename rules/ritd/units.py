@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
-from rules.ritd.datafiles import DataError, read_bytes
+from rules.ritd.datafiles import TWINNED, DataError, from_twin, read_bytes
 
 FILE = "units.toml"
 
@@ -270,10 +270,14 @@ def decode_named(
 ) -> S:
     """Decode TOML ``data`` into ``type_``, naming the entry in any error.
 
-    Like ``datafiles.decode``, but when msgspec reports a path such as
+    Like ``datafiles.decode`` (the file's decoded twin when it was made from
+    exactly these bytes), but when msgspec reports a path such as
     ``$.unit[12].max_cv`` the DataError also names that entry, e.g.
     ``unit "21Pz/5"``, from its ``name_keys`` fields (joined by " -> ").
     """
+    fast = from_twin(file, data, type_) if file in TWINNED else None  # the same values, without parsing TOML
+    if fast is not None:
+        return fast
     try:
         return msgspec.toml.decode(data, type=type_)
     except msgspec.DecodeError as exc:
