@@ -334,16 +334,20 @@ class _Helper:
         self.offset = at + 5 + size
         return True
 
+    def _records(self, n: int) -> bool:
+        """Whether the answers of the first ``n`` events came (read as needed)."""
+        while len(self.answers) < n:
+            if not self._record():
+                return False
+        return True
+
     def signature(self, position: int) -> int:
         """The answer for the event at ``position`` (from 1), _SIG_NONE if there is none."""
-        while len(self.answers) < position:
-            if not self._record():
-                return _SIG_NONE
-        return self.answers[position - 1]
+        return self.answers[position - 1] if self._records(position) else _SIG_NONE
 
     def result(self, answers: int) -> _Result | None:
         """What the second process sent after its ``answers`` event answers (None: nothing usable)."""
-        if self.signature(answers) == _SIG_NONE and answers:
+        if not self._records(answers):
             return None
         while not self.eof:
             self._need(len(self.buf) + (1 << 16))

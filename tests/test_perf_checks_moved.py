@@ -327,3 +327,33 @@ def test_the_second_process_hints_are_the_values_the_replay_would_compute(demo):
             assert ok is True and ok == commit.set_opens(root, seed, value)
             sets += 1
     assert exps > 10, "cards were dealt and their multiplications sent ahead"
+
+
+def test_the_second_process_answers_are_read_event_by_event_then_its_result():
+    """The pipe's records (pbem.logcheck._Helper): per event a signature answer
+    and its hints, then the result; an event the second process could not check
+    (its answer "none") still counts as answered."""
+    read, write = os.pipe()
+    hints = msgspec.msgpack.encode(logcheck._Hints(sets=[], exps=[("ab" * 32, (5).to_bytes(32, "big"),
+                                                                   (7).to_bytes(32, "big"))]))
+    result = msgspec.msgpack.encode(logcheck._Result(valid=[b"x" * 32]))
+    os.write(write, bytes([logcheck._SIG_OK]) + (0).to_bytes(4, "big")
+             + bytes([logcheck._SIG_NONE]) + len(hints).to_bytes(4, "big") + hints
+             + result + len(result).to_bytes(8, "big"))
+    os.close(write)
+    helper = logcheck._Helper(0, read)  # only its pipe: no process behind it
+    try:
+        assert helper.signature(1) == logcheck._SIG_OK and helper.exp_hints == {}
+        assert helper.signature(2) == logcheck._SIG_NONE and helper.exp_hints == {("ab" * 32, 5): 7}
+        got = helper.result(2)
+        assert got is not None and got.valid == [b"x" * 32]
+    finally:
+        os.close(read)
+    read, write = os.pipe()
+    os.write(write, bytes([logcheck._SIG_OK]) + (3).to_bytes(4, "big") + b"\x90")  # cut short: it died
+    os.close(write)
+    helper = logcheck._Helper(0, read)
+    try:
+        assert helper.signature(1) == logcheck._SIG_NONE and helper.result(1) is None
+    finally:
+        os.close(read)
