@@ -46,7 +46,7 @@ from __future__ import annotations
 import functools
 import hmac
 import secrets
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -321,12 +321,17 @@ def encode_deck(group: AnyGroup, game: bytes, labels: Sequence[str]) -> list[int
     return elems
 
 
+def card_table(group: AnyGroup, game: bytes, labels: Iterable[str]) -> dict[int, str]:
+    """Each label by its encoding (the first listed, should two share one)."""
+    table: dict[int, str] = {}
+    for label in labels:
+        table.setdefault(encode_card(group, game, label), label)
+    return table
+
+
 def decode_card(group: AnyGroup, game: bytes, labels: Sequence[str], element: int) -> str | None:
     """The label among ``labels`` whose encoding is ``element``, or None."""
-    for label in labels:
-        if encode_card(group, game, label) == element:
-            return label
-    return None
+    return card_table(group, game, labels).get(element)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -595,31 +600,23 @@ def own_key(group: AnyGroup, game: bytes, rnd: str, seed: bytes, role: int, pos:
     return open_key(group, game, rnd, seed, 3 if role == FIRST else 4, pos)
 
 
-def _labels(history: Mapping[str, DeckRound]) -> list[str]:
-    out: list[str] = []
-    for done in history.values():
-        out += [s.label for s in done.steps[0].sources if isinstance(s, Card)]
-    return out
-
-
 #: The latest (first steps of the rounds, group, game) -> {encoding: label} of
 #: ``_decoder``: the key holds the (immutable) steps, so an identity is never reused.
 _DECODERS: list[tuple[tuple[object, ...], dict[int, str]]] = []
 
 
 def _decoder(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound]) -> dict[int, str]:
-    """Each card of the deck's history by its encoding, the first listed for an
-    encoding (``decode_card`` over ``_labels``, computed once per history)."""
+    """``card_table`` of every card that entered a round of the deck's history,
+    built once per history: ``unlock`` tells the card an unlocked element is."""
     key = (group, game, *(done.steps[0] for done in history.values()))
-    for k, found in reversed(_DECODERS):
+    for k, kept in reversed(_DECODERS):
         if len(k) == len(key) and k[0] == group and k[1] == game and all(a is b for a, b in zip(k[2:], key[2:])):
-            return found
-    found = {}
-    for label in _labels(history):
-        found.setdefault(encode_card(group, game, label), label)
-    _DECODERS.append((key, found))
+            return kept
+    table = card_table(group, game, (src.label for done in history.values() for src in done.steps[0].sources
+                                     if isinstance(src, Card)))
+    _DECODERS.append((key, table))
     del _DECODERS[:-4]
-    return found
+    return table
 
 
 #: Results of ``group.exp(point, e)`` computed ahead by pbem.logcheck's second

@@ -1041,9 +1041,9 @@ class Replay:
         self._sets = {}
         self.secret_dice = r.secret_dice
         self.dice_origin = r.dice_origin
-        unchecked = self.ledger.unchecked
+        old = self.ledger
         self.ledger = r.ledger
-        self.ledger.unchecked = unchecked
+        self.ledger.unchecked, self.ledger.exp_hints = old.unchecked, old.exp_hints  # pbem.logcheck's, kept
         self.draw_offer = r.draw_offer
         self.ended = r.ended
 

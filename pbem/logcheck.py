@@ -449,14 +449,10 @@ class _Ahead:
                 hints.sets.append((root, seed, hashlib.sha256(data).digest(), commit.set_opens(root, seed, data)))
         pairs: set[tuple[str, int]] = set()
         for action in deck:
-            opened: list[deckmod.KeyOpening] = list(action.deal)
-            if isinstance(action, deckmod.DeckStep):
-                if action.step.step == deckmod.STEPS:
-                    self.step4.setdefault(action.step.round, list(action.step.cards))
-                    pairs.update((action.step.round, i) for i in range(len(action.step.cards)))
-            else:
-                opened += action.open
-            for k in opened:
+            if isinstance(action, deckmod.DeckStep) and action.step.step == deckmod.STEPS:
+                self.step4.setdefault(action.step.round, list(action.step.cards))
+                pairs.update((action.step.round, i) for i in range(len(action.step.cards)))
+            for k in _keys_of(action):
                 if k.step in (3, 4):
                     try:
                         self.keys.setdefault((k.round, k.step, k.index), int(k.key, 16))
@@ -482,6 +478,12 @@ class _Ahead:
 _hints = msgspec.msgpack.Decoder(_Hints)
 
 
+def _keys_of(action: deckmod.DeckAction) -> list[deckmod.KeyOpening]:
+    """The per-card keys a deck message publishes: a step's deal, or the deal and
+    the openings of a key message."""
+    return list(action.deal) if isinstance(action, deckmod.DeckStep) else list(action.deal) + list(action.open)
+
+
 def _audit_rounds(steps: Sequence[tuple[str, deckmod.DeckAction]], roles: Sequence[str],
                   known: Mapping[str, bytes], game: bytes) -> _Result:
     """``audit_rounds`` of the input a ledger that accepted these deck messages gives
@@ -493,10 +495,7 @@ def _audit_rounds(steps: Sequence[tuple[str, deckmod.DeckAction]], roles: Sequen
         if isinstance(action, deckmod.DeckStep):
             rounds.setdefault(action.step.round, []).append(action.step)
             first.setdefault(action.step.round, author)
-            opened: list[deckmod.KeyOpening] = list(action.deal)
-        else:
-            opened = list(action.deal) + list(action.open)
-        for k in opened:
+        for k in _keys_of(action):
             keys.setdefault((k.round, k.step, k.index), k)
     names = [r for r, s in rounds.items() if len(s) == deckmod.STEPS]
     other = {role: next((o for o in roles if o != role), "") for role in roles}

@@ -81,6 +81,8 @@ def from_twin(name: str, data: bytes, type_: type[T]) -> T | None:
     file's decoded twin; None when the twin is missing, made from other bytes,
     or does not decode into ``type_`` (the caller then parses the TOML, which
     names any problem)."""
+    if name not in TWINNED:
+        return None
     try:
         twin = msgspec.json.decode(read_bytes(twin_name(name)), type=_Twin)
     except (OSError, msgspec.DecodeError):  # e.g. an install without the twins: parse the TOML
@@ -121,7 +123,7 @@ def decode(name: str, data: bytes, type_: type[T]) -> T:
     Raises DataError naming the file and msgspec's path to the bad entry
     (e.g. ``$.hexes[12].terrain``) for syntax or schema errors.
     """
-    fast = from_twin(name, data, type_) if name in TWINNED else None
+    fast = from_twin(name, data, type_)
     if fast is not None:
         return fast
     try:

@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
-from rules.ritd.datafiles import TWINNED, DataError, from_twin, read_bytes
+from rules.ritd.datafiles import DataError, from_twin, read_bytes
 
 FILE = "units.toml"
 
@@ -275,7 +275,7 @@ def decode_named(
     ``$.unit[12].max_cv`` the DataError also names that entry, e.g.
     ``unit "21Pz/5"``, from its ``name_keys`` fields (joined by " -> ").
     """
-    fast = from_twin(file, data, type_) if file in TWINNED else None  # the same values, without parsing TOML
+    fast = from_twin(file, data, type_)  # the same values, without parsing TOML (datafiles)
     if fast is not None:
         return fast
     try:
