@@ -1,5 +1,3 @@
-import sys
+from pbem.entry import run
 
-from pbem.cli import main
-
-sys.exit(main())
+run()

@@ -8,7 +8,6 @@ so that start-up stays small.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -43,6 +42,8 @@ def _default_identity() -> Path:
 
 def _emit(data: Any, as_json: bool, text: str) -> None:
     if as_json:
+        import json
+
         click.echo(json.dumps(data, indent=2, sort_keys=True))
     else:
         click.echo(text)
@@ -1945,6 +1946,8 @@ def map_cmd(rules_id: str | None, game: Path | None, identity: Path | None, pass
 def report(fmt: str, out: Path | None, game: Path, identity: Path | None, passphrase_file: Path | None,
            overlays: tuple[str, ...]) -> None:
     """Your printable turn report: the situation from your side, what happened since your last event, the map."""
+    import msgspec
+
     from pbem import report as reportmod
     from pbem.fileio import write_atomic
 
@@ -1953,9 +1956,7 @@ def report(fmt: str, out: Path | None, game: Path, identity: Path | None, passph
     built = reportmod.build(seat.replay, seat.role, overlays=wanted)
     waiting = _waiting(seat)
     if waiting:  # what my draft's dice left to settle, as 'pbem show' says it (issue 21 point 3)
-        import dataclasses
-
-        built = dataclasses.replace(built, waiting=tuple(waiting))
+        built = msgspec.structs.replace(built, waiting=tuple(waiting))
     text = reportmod.render(built, fmt)  # type: ignore[arg-type]
     if out is None or str(out) == "-":
         click.echo(text, nl=False)

@@ -45,9 +45,8 @@ from __future__ import annotations
 
 import functools
 import hmac
-import secrets
+import os
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Annotated
 
 import msgspec
@@ -94,8 +93,7 @@ class DeckError(ValueError):
         self.author = author
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(msgspec.Struct, frozen=True):
     """The quadratic residues mod a safe prime ``p = 2q + 1`` (order ``q``, prime).
 
     Elements are ints in ``(1, p-1)``; ``exp`` is ``pow`` mod ``p``."""
@@ -136,8 +134,7 @@ class Group:
 ED25519_L = 2**252 + 27742317777372353535851937790883648493
 
 
-@dataclass(frozen=True)
-class Ed25519Group:
+class Ed25519Group(msgspec.Struct, frozen=True):
     """The prime-order subgroup of Ed25519 through libsodium (PyNaCl).
 
     An element is the int of a canonical 32-byte point encoding read
@@ -378,8 +375,10 @@ def parse_elem(group: AnyGroup, text: str, unchecked: Unchecked | None = None) -
 # --- secrets derived from one seed per player and round ---------------------------
 
 def new_seed() -> bytes:
-    """32 random bytes: everything a player needs for one round (keep it in the vault)."""
-    return secrets.token_bytes(32)
+    """32 random bytes: everything a player needs for one round (keep it in the vault).
+    The operating system's generator, as ``secrets.token_bytes`` is (without
+    loading ``secrets``, and ``random`` with it, at every start)."""
+    return os.urandom(32)
 
 
 def _derive(group: AnyGroup, game: bytes, rnd: str, seed: bytes, what: bytes, *ints: int, nbytes: int) -> int:

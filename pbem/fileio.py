@@ -40,7 +40,6 @@ import contextlib
 import errno
 import importlib
 import os
-import signal
 import stat
 import time
 from collections.abc import Iterable, Iterator
@@ -106,6 +105,8 @@ class FaultPlan:
     @staticmethod
     def die() -> None:
         """A real kill: no finally block, no atexit handler, no flush runs."""
+        import signal  # the fault-injection harness only: not loaded at every start
+
         if hasattr(signal, "SIGKILL"):
             os.kill(os.getpid(), signal.SIGKILL)
         os._exit(137)

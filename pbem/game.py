@@ -26,7 +26,6 @@ start, so every deferred check becomes an immediate one).
 from __future__ import annotations
 
 import copy
-import dataclasses
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -73,16 +72,14 @@ from pbem.text import shown
 AUDIT = "*"
 
 
-@dataclass(frozen=True)
-class CommitRecord:
+class CommitRecord(msgspec.Struct, frozen=True):
     digest: bytes
     seq: int
     author: str
     kind: str = ""  # "set": a Merkle set root (pbem.commit)
 
 
-@dataclass(frozen=True)
-class DiceOrigin:
+class DiceOrigin(msgspec.Struct, frozen=True):
     """Dice asked for in event ``seq`` by ``author``; rolled when the opponent answers."""
 
     seq: int
@@ -97,8 +94,7 @@ class DiceOrigin:
     openings: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class SecretDie:
+class SecretDie(msgspec.Struct, frozen=True):
     """A secret die rolled with the seed committed as its label (DESIGN 5)."""
 
     event_hash: bytes
@@ -244,8 +240,7 @@ class _Ctx:
         return self._replay.card(rnd, pos)
 
 
-@dataclass
-class _Event:
+class _Event(msgspec.Struct):
     """An event being folded: what its start found, the action labels so far."""
 
     seq: int
@@ -259,8 +254,8 @@ class _Event:
     rewind: Replay | None = None
     #: A game action (not a deck message) was applied: the author played on.
     played: bool = False
-    labels: list[str] = field(default_factory=list)
-    said: list[Happening] = field(default_factory=list)
+    labels: list[str] = msgspec.field(default_factory=list)
+    said: list[Happening] = msgspec.field(default_factory=list)
     turn: str = ""
 
 
@@ -309,7 +304,7 @@ class OpenEvent:
         twin = self._replay.fork()
         if known:
             twin._learn(known)
-        ev = dataclasses.replace(self._event, labels=list(self._event.labels), said=list(self._event.said))
+        ev = msgspec.structs.replace(self._event, labels=list(self._event.labels), said=list(self._event.said))
         index = len(body.actions) + 1
         judging: list[Any] = []
 
@@ -329,7 +324,7 @@ class OpenEvent:
         hash as head. ``body`` must hold the same actions and commitments."""
         body = self._body if body is None else body
         twin = self._replay.fork()
-        ev = dataclasses.replace(self._event, labels=list(self._event.labels), said=list(self._event.said))
+        ev = msgspec.structs.replace(self._event, labels=list(self._event.labels), said=list(self._event.said))
         twin._judged(body, [], lambda: twin._finish(ev, body, codec.sha256(codec.canonical(body))))
         return twin
 

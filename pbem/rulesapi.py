@@ -29,7 +29,6 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import msgspec
@@ -156,8 +155,7 @@ class Decision(msgspec.Struct, frozen=True):
     openings: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, eq=False)
-class OrderGroup:
+class OrderGroup(msgspec.Struct, frozen=True, eq=False):
     """A group of the orders a role may give now, for ``Rules.order_tree``
     (issue 26 point 6): ``pbem options`` lists groups before orders, and
     random self-play chooses a group before an order, level by level.
@@ -181,7 +179,8 @@ class OrderGroup:
     children: tuple[OrderGroup, ...] | Callable[[], Sequence[OrderGroup]] = ()
     ends_step: bool = False
     note: str = ""
-    _made: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: What ``leaf_orders``, ``groups`` and ``count`` produced (never given: a memo).
+    _made: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def leaf_orders(self) -> tuple[str, ...]:
         """The group's own orders (not its sub-groups')."""
@@ -721,8 +720,7 @@ def available() -> list[str]:
     return sorted(set(_entry_points()) | set(_registered))
 
 
-@dataclass(frozen=True)
-class _EntryPoint:
+class _EntryPoint(msgspec.Struct, frozen=True):
     """One entry point of a distribution (``name = value`` under ``[group]``),
     loaded as ``importlib.metadata.EntryPoint.load`` loads it: the module,
     then the attributes after ':' one by one."""

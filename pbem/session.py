@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -130,8 +129,7 @@ def rules_for(gd: GameDir) -> RulesModule:
     return rulesapi.load_version(genesis.rules, genesis.rules_version)
 
 
-@dataclass
-class Seat:
+class Seat(msgspec.Struct):
     """My side of a game: the unlocked identity, role and vault."""
 
     gd: GameDir
@@ -142,7 +140,7 @@ class Seat:
     replay: Replay
     #: My draft's event folded on ``replay`` (``Composer``), kept between
     #: ``draft_replay`` and ``add_orders`` in one process; used only if it fits.
-    composer: Composer | None = field(default=None, repr=False, compare=False)
+    composer: Composer | None = None
 
     @property
     def vault_path(self) -> Path:
@@ -567,14 +565,13 @@ def simulate_draft(replay: Replay, role: str, data: VaultData, orders: Sequence[
 
 # -- creating and joining -----------------------------------------------------
 
-@dataclass
-class Sent:
+class Sent(msgspec.Struct):
     turn_file: Path
     seqs: list[int]
     auto: bool = False
     resent: bool = False  # events signed earlier, turn file written again
     #: For people: the orders an automatic answer gave and why (forced, standing).
-    said: list[str] = field(default_factory=list)
+    said: list[str] = msgspec.field(default_factory=list)
 
 
 def new_game(path: Path, rules_id: str, scenario: str, role: str, identity: Identity,
@@ -864,8 +861,7 @@ def _terminal(seat: Seat, end: str, *, note: str, out: Path | None) -> Sent:
     return _commit_send(seat, _compose(seat, [], note=note, open_all=True, end=end), out)
 
 
-@dataclass
-class _Composed:
+class _Composed(msgspec.Struct):
     body: Body
     stored: bytes
     data: VaultData
@@ -971,8 +967,7 @@ def export_turn(gd: GameDir, since: int, out: Path | None) -> Sent:
 
 # -- receiving ----------------------------------------------------------------
 
-@dataclass
-class Received:
+class Received(msgspec.Struct):
     appended: list[int]
     duplicates: list[int]
     auto_reply: Sent | None = None
@@ -1280,14 +1275,13 @@ def turn_summary(replay: Replay, seqs: Sequence[int]) -> str:
 
 # -- verification and audit ---------------------------------------------------
 
-@dataclass
-class Audit:
+class Audit(msgspec.Struct):
     replay: Replay
     unopened: dict[str, list[str]]
     #: The shared deck's audit (pbem.deck): per completed round, every position's
     #: card, holder and the round it went back into; empty without a deck or
     #: while seeds are unopened.
-    deck: list[deckmod.Dealt] = field(default_factory=list)
+    deck: list[deckmod.Dealt] = msgspec.field(default_factory=list)
 
 
 def audit(events: list[bytes], rules: RulesModule) -> Audit:
@@ -1300,8 +1294,7 @@ def audit(events: list[bytes], rules: RulesModule) -> Audit:
     return Audit(checked.replay, checked.unopened, checked.deck)
 
 
-@dataclass
-class Evidence:
+class Evidence(msgspec.Struct):
     """One equivocation record in ``evidence/``: the pair of files, what they
     claim, and whether they prove it (both events of this game, same author and
     seq, different, each validly signed by that author)."""

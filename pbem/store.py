@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -176,6 +175,8 @@ class GameDir:
     def write_game_toml(self, game_id: str, genesis: codec.Genesis) -> None:
         """Public summary of genesis for humans (the events are authoritative)."""
         def q(text: str) -> str:
+            import json
+
             return json.dumps(text)  # JSON strings are valid TOML basic strings
 
         lines = [

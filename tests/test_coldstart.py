@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Modules a cold `pbem show` must not load (issue 20; RESULTS.md, cold show).
 AVOIDED = ("importlib.metadata", "email", "csv", "cryptography.hazmat.primitives.serialization",
-           "importlib.resources")
+           "importlib.resources", "secrets", "signal")
 
 #: The rules' modules a cold `pbem show` without a draft does not need: the
 #: order rules (rules.ritd.game imports them all), the Supply Lines, and
@@ -122,7 +122,7 @@ def test_the_entry_point_reader_finds_the_file_importlib_metadata_finds_here():
 
 # -- layouts: where the dist-info is, as importlib.metadata looks for it -------------------
 
-ENTRY_POINTS = "[console_scripts]\npbem = pbem.cli:main\n\n[pbem.rules]\nritd = rules.ritd:RULES\n"
+ENTRY_POINTS = "[console_scripts]\npbem = pbem.entry:run\n\n[pbem.rules]\nritd = rules.ritd:RULES\n"
 
 
 def dist_info(site: Path, name: str, text: str | None = ENTRY_POINTS) -> Path:

@@ -224,7 +224,7 @@ def test_a_game_s_own_happenings_template_replaces_the_engine_s(tmp_path: Path) 
     table = round_one(tmp_path)
     seat = table.player("attacker").seat
     built = report.build(seat.replay, "attacker")
-    own = report.Report(**{**built.__dict__, "templates": "tests.hilltop_templates"})
+    own = msgspec.structs.replace(built, templates="tests.hilltop_templates")
     text = report.render(own, "text")
     assert "SKIRMISH SAYS: Assault on Hill 12" in text and "SINCE YOUR LAST ORDERS" in text
     assert "Where      Hill 12" not in text
@@ -234,7 +234,7 @@ def test_a_game_s_own_happenings_template_replaces_the_engine_s(tmp_path: Path) 
 def test_a_game_s_own_style_sheet_replaces_the_engine_s(tmp_path: Path) -> None:
     table = round_one(tmp_path)
     built = report.build(table.player("attacker").seat.replay, "attacker")
-    own = report.render(report.Report(**{**built.__dict__, "templates": "tests.hilltop_templates"}), "html")
+    own = report.render(msgspec.structs.replace(built, templates="tests.hilltop_templates"), "html")
     assert "Hilltop's own style sheet" in own and "@media print" not in own
     assert '<table class="combat">' in own  # its summary partial for HTML is the engine's
     check_html(own)

@@ -38,8 +38,7 @@ def fixed_randomness(monkeypatch):
         nonlocal counter
         counter = itertools.count()
 
-    monkeypatch.setattr(session.os, "urandom", fake)
-    monkeypatch.setattr("pbem.deck.secrets.token_bytes", fake)
+    monkeypatch.setattr(session.os, "urandom", fake)  # every seed of the deck too (deck.new_seed)
     return reset
 
 

@@ -13,7 +13,6 @@ highway, track and trail (RB 1.5).
 
 from __future__ import annotations
 
-import difflib
 import functools
 import heapq
 from collections.abc import Iterable, Iterator
@@ -470,6 +469,8 @@ class HexMap:
         try:
             return frozenset({self.resolve(text)})
         except UnknownLocation as exc:
+            import difflib  # only for a name not found: not loaded at every start
+
             close = difflib.get_close_matches(normalize(text), list(self._area_by_name), n=2, cutoff=0.6)
             suggestions = tuple(self._area_by_name[c] for c in close) + exc.suggestions
             raise UnknownLocation(text, "no area or place of that name", suggestions) from None

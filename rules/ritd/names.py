@@ -14,10 +14,10 @@ This module knows coordinates and names only; the map data comes from
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+
+import msgspec
 
 HexId = str
 
@@ -114,8 +114,7 @@ def normalize(name: str) -> str:
     return " ".join(name.replace(".", " ").replace("-", " ").lower().split())
 
 
-@dataclass(frozen=True)
-class Gazetteer:
+class Gazetteer(msgspec.Struct, frozen=True):
     """Place names of one map and the hexes that exist on it.
 
     ``places`` maps each printable place name to its hex; ``aliases`` maps
@@ -125,17 +124,19 @@ class Gazetteer:
     places: Mapping[str, HexId]
     aliases: Mapping[str, str]
     hexes: frozenset[HexId]
-    _index: dict[str, str] = field(init=False, repr=False, compare=False)
-    _by_hex: dict[HexId, str] = field(init=False, repr=False, compare=False)
+    #: Made from the fields by ``__post_init__`` (never given).
+    _index: dict[str, str] = {}
+    _by_hex: dict[HexId, str] = {}
 
     def __post_init__(self) -> None:
-        index: dict[str, str] = {}
+        index, by_hex = self._index, self._by_hex  # each instance's own (fresh) dicts
+        index.clear()
+        by_hex.clear()
         for name in self.places:
             index[normalize(name)] = name
         for alias, name in self.aliases.items():
             index[normalize(alias)] = name
-        object.__setattr__(self, "_index", index)
-        object.__setattr__(self, "_by_hex", {h: n for n, h in self.places.items()})
+        by_hex.update({h: n for n, h in self.places.items()})
 
     def spellings(self) -> Iterable[str]:
         """Every normalized spelling that names a place."""
@@ -178,6 +179,8 @@ class Gazetteer:
 
     def suggest(self, text: str) -> tuple[str, ...]:
         """Up to three place names spelt like ``text`` (difflib)."""
+        import difflib  # only for a name not found: not loaded at every start
+
         matches = difflib.get_close_matches(normalize(text), list(self._index), n=3, cutoff=0.6)
         seen: list[str] = []
         for m in matches:

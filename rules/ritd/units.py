@@ -13,7 +13,6 @@ Everything here is pure: the loader reads package data only, through
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from collections.abc import Iterator, Mapping
@@ -237,6 +236,8 @@ class Roster:
         """
         unit = self._by_key.get(normalize_name(name))
         if unit is None:
+            import difflib  # only for a name not found: not loaded at every start
+
             close = difflib.get_close_matches(
                 normalize_name(name), list(self._by_key), n=3, cutoff=0.6
             )
