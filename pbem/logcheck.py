@@ -176,11 +176,16 @@ def _deferred(rules: RulesModule, events: Sequence[bytes]) -> Checked:
     r.ledger.unchecked = unchecked
     for stored in events:
         r.apply_stored(stored)
-    for text in unchecked - consented_only(r.ledger.rounds):
-        if deckmod._valid(deckmod.PLAY, text) is None:
-            raise _Fallback
+    _check_rest(unchecked, consented_only(r.ledger.rounds))
     r.ledger.unchecked = None
     return Checked(r)
+
+
+def _check_rest(unchecked: deckmod.Unchecked, covered: set[str]) -> None:
+    """Check every point read unchecked that nothing else vouched for; _Fallback on a bad one."""
+    for text in unchecked - covered:
+        if deckmod._valid(deckmod.PLAY, text) is None:
+            raise _Fallback
 
 
 def _two_cores(events: Sequence[bytes]) -> bool:
@@ -234,9 +239,7 @@ def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: 
             if result is not None:
                 covered.update(p.hex() for p in result.valid)
         checked = _finish(r, known, audit, rounds_done)
-        for text in unchecked - covered:
-            if deckmod._valid(deckmod.PLAY, text) is None:
-                raise _Fallback
+        _check_rest(unchecked, covered)
         r.ledger.unchecked = None
         r.ledger.exp_hints = None
         r.signature_check = None
@@ -415,12 +418,14 @@ def _work(fd: int, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey]
             if isinstance(action, deckmod.DeckStep):
                 rounds.setdefault(action.step.round, []).append(action.step)
         skip = consented_only(rounds)  # as the replay's ledger will find them, for an honest log
+        multiplied = ahead.multiplied if ahead is not None else set()
         valid = []
         for texts in rounds.values():
             for step in texts:
                 for text in step.cards:
+                    # A point _Ahead multiplied is valid: libsodium refuses what the check refuses.
                     if text not in skip and len(text) == 2 * deckmod.PLAY.size and \
-                            deckmod._valid(deckmod.PLAY, text) is not None:
+                            (text in multiplied or deckmod._valid(deckmod.PLAY, text) is not None):
                         valid.append(bytes.fromhex(text))
         out = _Result(valid=valid)
     payload = msgspec.msgpack.encode(out)
@@ -436,6 +441,8 @@ class _Ahead:
         self.step4: dict[str, list[str]] = {}
         self.keys: dict[tuple[str, int, int], int] = {}
         self.sent: set[tuple[str, int]] = set()
+        #: The step-4 points multiplied without a refusal (each is a valid point).
+        self.multiplied: set[str] = set()
 
     def event(self, body: codec.Body, deck: Sequence[deckmod.DeckAction]) -> bytes:
         hints = _Hints(sets=[], exps=[])
@@ -471,6 +478,7 @@ class _Ahead:
                 x = group.exp(deckmod.parse_elem(group, cards[pos], set()), e)
             except (deckmod.DeckError, ValueError):
                 continue  # the replay meets the same fault, and names it
+            self.multiplied.add(cards[pos])
             hints.exps.append((cards[pos], e.to_bytes(32, "big"), x.to_bytes(32, "big")))
         return msgspec.msgpack.encode(hints) if hints.sets or hints.exps else b""
 
