@@ -51,7 +51,7 @@ from pbem.errors import (
     VersionMismatch,
 )
 from pbem.identity import parse_public, verify_signature
-from pbem.ledger import AuditInput, DeckData, DeckLedger
+from pbem.ledger import AuditInput, DeckLedger
 from pbem.rulesapi import (
     ACTION,
     DICE,
@@ -200,7 +200,9 @@ class ReplayData(msgspec.Struct, frozen=True):
     secret_dice: dict[str, SecretDieData] = {}
     #: Opened leaves of Merkle sets: [label, key, value hex].
     leaves: list[tuple[str, str, str]] = []
-    deck: DeckData = DeckData()
+    #: The shared deck's ``DeckData`` as JSON (``DeckLedger.encoded``): decoded
+    #: only when the restored replay first reads its ledger.
+    deck: msgspec.Raw = msgspec.Raw(b"{}")
     #: The time control's ledger (docs/protocol.md decision 23).
     owed: Owed | None = None
     leave_used: dict[str, int] = {}
@@ -532,7 +534,7 @@ class Replay:
             secret_dice={k: SecretDieData(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
                          for k, d in self.secret_dice.items()},
             leaves=[(label, key, value.hex()) for (label, key), value in self.leaves.items()],
-            deck=self.ledger.data(), owed=self.owed, leave_used=dict(self.leave_used), ended=self.ended,
+            deck=msgspec.Raw(self.ledger.encoded()), owed=self.owed, leave_used=dict(self.leave_used), ended=self.ended,
             draw_offer=self.draw_offer)
 
     def restored(self, data: ReplayData) -> Replay:
@@ -557,7 +559,7 @@ class Replay:
                          for k, d in data.secret_dice.items()}
         r.leaves = {(label, key): bytes.fromhex(value) for label, key, value in data.leaves}
         r.history = list(data.history)
-        r.ledger = DeckLedger.from_data(data.deck)
+        r.ledger = DeckLedger.from_encoded(bytes(data.deck))
         r.owed = data.owed
         r.leave_used = dict(data.leave_used)
         r.ended = data.ended

@@ -12,19 +12,24 @@ the seeds this replay can see, which labels are committed) is passed in by
 the Replay as a ``Seats`` view.
 
 ``data()``/``from_data`` turn a ledger into the plain, typed ``DeckData``
-that the replay cache (pbem.snapshot) stores, and back.
+that the replay cache (pbem.snapshot) stores, and back. The cache stores it
+as JSON (``encoded``), and a ledger restored from it (``from_encoded``)
+decodes that JSON only when something first reads it: most commands that
+restore a cache (an ordinary turn received, a report shown) never touch
+the deck, and a late game's deck is most of its cache (issue 20).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import msgspec
 
 from pbem import deck as deckmod
 from pbem.deck import DeckError
+from pbem.errors import BadFile
 
 
 class Seats(Protocol):
@@ -139,9 +144,52 @@ class DeckLedger:
     unchecked: deckmod.Unchecked | None = field(default=None, repr=False, compare=False)
     #: Multiplications of ``card`` computed ahead by a second process (pbem.logcheck).
     exp_hints: deckmod.ExpHints | None = field(default=None, repr=False, compare=False)
+    #: The JSON of this ledger's ``DeckData`` not decoded yet (``from_encoded``):
+    #: while it is set, the fields above from ``rounds`` to ``_cards`` are absent
+    #: from the instance, and the first read of any of them decodes it.
+    _encoded: bytes | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_encoded(cls, encoded: bytes) -> DeckLedger:
+        """The ledger whose ``encoded()`` JSON is ``encoded`` (trusted, as for
+        ``from_data``: the replay cache's own, authenticated), decoded when one
+        of its fields is first read."""
+        ledger = cls.__new__(cls)
+        ledger.unchecked = None
+        ledger.exp_hints = None
+        ledger._encoded = encoded
+        return ledger
+
+    def encoded(self) -> bytes:
+        """This ledger's ``DeckData`` as JSON: what ``from_encoded`` reads. A
+        ledger never decoded gives back the very bytes it was made from."""
+        if self._encoded is not None:
+            return self._encoded
+        return msgspec.json.encode(self.data())
+
+    def _decode(self) -> None:
+        encoded, self._encoded = self._encoded or b"", None
+        try:
+            d = msgspec.json.decode(encoded, type=DeckData)
+        except msgspec.DecodeError as exc:  # an authenticated cache of this very pbem version: never expected
+            raise BadFile(f"the replay cache's shared deck cannot be read ({exc}): delete the game directory's "
+                          "cache/ folder and run the command again (the log replays in full)") from None
+        self.__dict__.update(DeckLedger.from_data(d).__dict__, unchecked=self.unchecked, exp_hints=self.exp_hints,
+                             _encoded=None)
+
+    if not TYPE_CHECKING:  # mypy keeps checking every attribute name of a ledger
+        def __getattr__(self, name: str):
+            # Called only for an attribute the instance lacks: a field of a ledger
+            # made by from_encoded and not decoded yet.
+            if self.__dict__.get("_encoded") is None or name not in _DECODED:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            self._decode()
+            return self.__dict__[name]
 
     def fork(self) -> DeckLedger:
         """An independent copy (steps, sources and keys are immutable and shared)."""
+        if self._encoded is not None:
+            return DeckLedger.from_encoded(self._encoded)
         return DeckLedger(rounds={k: list(v) for k, v in self.rounds.items()}, first=dict(self.first),
                           sources=dict(self.sources), keys=dict(self.keys), dealt=dict(self.dealt),
                           opened=dict(self.opened), where=dict(self.where), _cards=dict(self._cards))
@@ -380,3 +428,7 @@ class DeckLedger:
                    dealt={(rnd, p): who for rnd, p, who in d.dealt},
                    opened={(rnd, p): who for rnd, p, who in d.opened},
                    where={(rnd, s): (seq, who) for rnd, s, seq, who in d.where})
+
+
+#: The fields ``DeckLedger.from_encoded`` leaves to be decoded on first read.
+_DECODED = frozenset(("rounds", "first", "sources", "keys", "dealt", "opened", "where", "_cards"))

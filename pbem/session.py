@@ -1019,7 +1019,9 @@ def receive(seat: Seat, turn_files: Sequence[tuple[str, bytes]], *, auto_reply: 
         snapshot.save(seat.gd, twin, seat.identity)
     result = Received(appended=sorted(appended), duplicates=sorted(set(duplicates)))
     decision = twin.pending()
-    if decision is not None and decision.role == seat.role:
+    # Without auto_reply only dice or deck work is reported (waiting_for_dice):
+    # the orders of a forced step would be composed only to be thrown away.
+    if decision is not None and decision.role == seat.role and (auto_reply or decision.kind in (DICE, DECK)):
         said = ["the entropy for the dice"] if decision.kind == DICE else \
             ["the shared deck's work"] if decision.kind == DECK else []
         automatic = automatic_orders(twin, seat.role, seat.vault, forced=forced,

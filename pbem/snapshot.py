@@ -15,6 +15,12 @@ replay (PLAN: the cheap check is the event count and the hash of the last
 event; ``pbem verify`` and ``pbem audit`` never use the cache and check
 every event).
 
+The shared deck's part of the fold is read back as the JSON it was saved
+as and decoded only when the command first reads the deck
+(``DeckLedger.from_encoded``): a late game's deck is most of the cache, and
+an ordinary turn received or a report shown never reads it; a command that
+does not touch it writes those bytes back as they were.
+
 Being derived and checked when read, the cache is written atomically but
 without fsync (``write_atomic(durable=False)``), after the events it
 summarises are durable: after a power loss it may be stale or empty, which

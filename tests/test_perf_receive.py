@@ -1,0 +1,208 @@
+"""What a receive spends that does not follow from the turn it receives (issue 20,
+"receive ... independent of log length"):
+
+- The replay cache keeps the shared deck as the JSON it was saved as, and a
+  restored ledger decodes it only when something first reads it
+  (``DeckLedger.from_encoded``): an ordinary turn that works no deck leaves it
+  undecoded and saves it back byte for byte. A ledger so restored equals the
+  one it was saved from, forks apart from it, and decodes when first read.
+- ``pbem receive --no-auto`` composes no automatic answer it would throw away:
+  only dice or deck work is reported then ("the opponent's dice wait ...").
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+
+from pbem import codec, session, snapshot
+from pbem.cli import cli
+from pbem.deck import DECK
+from pbem.errors import BadFile
+from pbem.game import Replay
+from pbem.identity import load_identity
+from pbem.ledger import DeckData, DeckLedger, KeyData, SourceData, StepData
+from pbem.rulesapi import DICE
+from pbem.store import GameDir
+from pbem.table import THROWAWAY_PASSPHRASE
+
+
+def _data() -> DeckData:
+    cards = [f"{i:064x}" for i in range(4)]
+    step = StepData("s1", 1, cards, cards, [SourceData(f"card-{i}") for i in range(4)])
+    return DeckData(rounds={"s1": [step, StepData("s1", 2, cards, cards)]}, first={"s1": "axis"},
+                    keys=[KeyData("s1", 3, 0, "ab" * 32, "cd" * 16)], dealt=[("s1", 0, "allied")],
+                    opened=[("s1", 0, "allied")], where=[("s1", 1, 5, "axis"), ("s1", -2, 7, "axis")])
+
+
+def test_a_ledger_from_its_json_equals_the_one_saved_and_decodes_when_first_read():
+    saved = DeckLedger.from_data(_data())
+    encoded = saved.encoded()
+    lazy = DeckLedger.from_encoded(encoded)
+    assert "rounds" not in vars(lazy) and lazy.encoded() is encoded  # untouched: the very bytes back
+    assert "rounds" not in vars(lazy.fork())  # a fork of it stays undecoded too
+    assert lazy == saved and "rounds" in vars(lazy)  # the first read decodes
+    assert lazy.encoded() == encoded and lazy.data() == _data()
+    assert lazy.card(None, "s1", 0) is None  # type: ignore[arg-type] # an incomplete round shows no card
+    with pytest.raises(AttributeError, match="no attribute 'nonesuch'"):
+        _ = DeckLedger.from_encoded(encoded).nonesuch  # other names are not decoded for
+
+
+def test_a_ledger_from_its_json_forks_apart_and_keeps_what_logcheck_set():
+    lazy = DeckLedger.from_encoded(DeckLedger.from_data(_data()).encoded())
+    twin = lazy.fork()
+    twin.dealt[("s1", 1)] = "axis"
+    assert ("s1", 1) not in lazy.dealt and ("s1", 1) in twin.dealt
+    hints: dict = {}
+    other = DeckLedger.from_encoded(lazy.encoded())
+    other.exp_hints = hints
+    assert other.rounds == lazy.rounds and other.exp_hints is hints  # kept through the decoding
+
+
+def test_a_ledger_whose_json_is_not_a_deck_is_a_bad_file_naming_the_cache():
+    lazy = DeckLedger.from_encoded(b'{"rounds": 5}')
+    with pytest.raises(BadFile, match="replay cache's shared deck cannot be read.*cache/"):
+        _ = lazy.rounds
+
+
+# -- a whole receive -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """A RitD Demo played by the random bots: it deals and opens cards of the shared deck."""
+    out = tmp_path_factory.mktemp("receive") / "demo"
+    result = CliRunner().invoke(cli, ["selfplay", "--rules", "ritd", "--scenario", "demo", "--seed", "7",
+                                      "--out", str(out), "--max-events", "600"])
+    assert result.exit_code == 0, result.output
+    return out, GameDir(out / "axis").read_events()
+
+
+def _works_deck(stored: bytes) -> bool:
+    """Whether the event carries a deck message (its canonical JSON names the message's type)."""
+    return b'"type":"deck-step"' in stored or b'"type":"deck-keys"' in stored
+
+
+def _receiver(out: Path, events: list[bytes], seq: int, tmp: Path) -> tuple[GameDir, Path]:
+    """The receiver of event ``seq`` holding events 0..seq-1 with its replay cache built, and the turn file."""
+    receiver = next(r for r in ("axis", "allied") if r != codec.unwrap(events[seq]).author)
+    copy = tmp / f"{receiver}{seq}"
+    shutil.copytree(out / receiver, copy, ignore=shutil.ignore_patterns("lock", "cache", "drafts"))
+    gd = GameDir(copy)
+    for later in range(seq, gd.event_count()):
+        gd.event_path(later).unlink()
+    identity = load_identity(Path(gd.read_local().identity), THROWAWAY_PASSPHRASE)
+    snapshot.save(gd, session.load_seat(gd, identity).replay, identity)
+    turn = tmp / f"turn{seq}.pbem"
+    turn.write_bytes(b"pbem-turn v1\n---\n" + events[seq] + b"\n")
+    return gd, turn
+
+
+def _cached_fold(gd: GameDir) -> Replay:
+    identity = load_identity(Path(gd.read_local().identity), THROWAWAY_PASSPHRASE)
+    return session.load_seat(gd, identity).replay
+
+
+def _full_fold(gd: GameDir) -> Replay:
+    shutil.rmtree(gd.path / "cache")
+    return _cached_fold(gd)
+
+
+def test_an_ordinary_turn_received_leaves_the_deck_undecoded_and_saves_it_back_unchanged(demo, tmp_path,
+                                                                                        monkeypatch):
+    out, events = demo
+    seq = next(s for s in range(len(events) - 3, 2, -1) if not _works_deck(events[s]) and s > 20)
+    gd, turn = _receiver(out, events, seq, tmp_path)
+    decoded: list[int] = []
+    real = DeckLedger._decode
+    monkeypatch.setattr(DeckLedger, "_decode", lambda self: decoded.append(1) or real(self))
+    monkeypatch.setenv("PBEM_PASSPHRASE", THROWAWAY_PASSPHRASE)
+    result = CliRunner().invoke(cli, ["receive", "--no-auto", "-g", str(gd.path), str(turn)])
+    assert result.exit_code == 0, result.output
+    assert decoded == []
+    cached = _cached_fold(gd)
+    assert "rounds" not in vars(cached.ledger) and cached.ledger  # the deck is there, still as saved
+    full = _full_fold(gd)
+    assert cached.snapshot() == full.snapshot() and cached.ledger == full.ledger
+
+
+def test_a_turn_that_works_the_deck_decodes_it_and_the_cache_equals_a_full_replay(demo, tmp_path, monkeypatch):
+    out, events = demo
+    seq = next(s for s in range(len(events) - 1, 2, -1) if _works_deck(events[s]))
+    gd, turn = _receiver(out, events, seq, tmp_path)
+    decoded: list[int] = []
+    real = DeckLedger._decode
+    monkeypatch.setattr(DeckLedger, "_decode", lambda self: decoded.append(1) or real(self))
+    monkeypatch.setenv("PBEM_PASSPHRASE", THROWAWAY_PASSPHRASE)
+    result = CliRunner().invoke(cli, ["receive", "--no-auto", "-g", str(gd.path), str(turn)])
+    assert result.exit_code == 0, result.output
+    assert decoded  # the deck message needed the ledger
+    cached = _cached_fold(gd)
+    assert msgspec.json.encode(cached.snapshot()) == msgspec.json.encode(_full_fold(gd).snapshot())
+
+
+# -- receive --no-auto composes nothing it would throw away -------------------------------------
+
+
+def _pending_own_step(out: Path, events: list[bytes]) -> int:
+    """An event after which its receiver decides a step that is not dice or deck work."""
+    rules = session.rules_for(GameDir(out / "axis"))
+    r = Replay(rules)
+    for seq, stored in enumerate(events[:-1]):
+        r.apply_stored(stored)
+        decision = r.pending()
+        if seq > 5 and decision is not None and decision.kind not in (DICE, DECK) and \
+                decision.role != codec.unwrap(stored).author:
+            return seq
+    raise AssertionError("no such event in the Demo")
+
+
+@pytest.mark.parametrize("auto", [False, True])
+def test_receive_without_auto_composes_no_answer_for_a_persons_step(demo, tmp_path, monkeypatch, auto):
+    out, events = demo
+    seq = _pending_own_step(out, events)
+    gd, turn = _receiver(out, events, seq, tmp_path)
+    asked: list[str] = []
+    real = session.automatic_orders
+    monkeypatch.setattr(session, "automatic_orders", lambda replay, role, *a, **k: asked.append(role) or
+                        real(replay, role, *a, **k))
+    monkeypatch.setenv("PBEM_PASSPHRASE", THROWAWAY_PASSPHRASE)
+    args = ["receive", "-g", str(gd.path), str(turn)] if auto else ["receive", "--no-auto", "-g", str(gd.path),
+                                                                    str(turn)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert f"received events {seq}-{seq}" in result.output and "dice wait" not in result.output
+    assert asked == ([gd.read_local().role] if auto else [])  # with auto, pbem looks for a forced step
+
+
+def test_receive_without_auto_still_says_when_the_dice_wait_for_my_entropy(demo, tmp_path, monkeypatch):
+    """Dice work is still looked at without auto: where the dice answer could go
+    alone, the receive says it waits for ``pbem send``."""
+    out, events = demo
+    rules = session.rules_for(GameDir(out / "axis"))
+    r = Replay(rules)
+    dice = []
+    for s, stored in enumerate(events[:-1]):
+        r.apply_stored(stored)
+        decision = r.pending()
+        if s > 5 and decision is not None and decision.kind == DICE and decision.role != codec.unwrap(stored).author:
+            dice.append(s)
+    assert dice, "the Demo asks for dice"
+    asked: list[str] = []
+    real = session.automatic_orders
+    monkeypatch.setattr(session, "automatic_orders", lambda replay, role, *a, **k: asked.append(role) or
+                        real(replay, role, *a, **k))
+    monkeypatch.setenv("PBEM_PASSPHRASE", THROWAWAY_PASSPHRASE)
+    said = []
+    for seq in dice[:8]:
+        gd, turn = _receiver(out, events, seq, tmp_path)
+        asked.clear()
+        result = CliRunner().invoke(cli, ["receive", "--no-auto", "-g", str(gd.path), str(turn)])
+        assert result.exit_code == 0, result.output
+        assert asked == [gd.read_local().role]
+        said.append("the opponent's dice wait for your entropy: run 'pbem send'" in result.output)
+    assert any(said)
