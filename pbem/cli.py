@@ -1351,9 +1351,10 @@ def receive(files: tuple[Path, ...], no_auto: bool, game: Path, identity: Path |
         lines.append(f"already held, skipped: events {result.duplicates}")
     if not result.appended and not result.duplicates:
         lines.append("nothing new")
-    last = seat.replay.history[-1]
-    for info in seat.replay.history:
-        if info.seq in result.appended and info.rolls is not None:
+    history = seat.replay.history
+    last = history[-1]
+    for info in (history[seq] for seq in result.appended):  # entry seq is event seq's
+        if info.rolls is not None:
             lines.append(f"dice asked in event {info.rolls.asked_seq} by {info.rolls.asker}: "
                          f"{dice_text(info.rolls.values, info.rolls.sides, seat.rules, info.rolls.purposes, info.rolls.results)}")
     if result.auto_reply is not None:

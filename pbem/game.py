@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -51,7 +51,7 @@ from pbem.errors import (
     VersionMismatch,
 )
 from pbem.identity import parse_public, verify_signature
-from pbem.ledger import AuditInput, DeckLedger
+from pbem.ledger import AuditInput, DeckData, DeckLedger
 from pbem.rulesapi import (
     ACTION,
     DICE,
@@ -70,6 +70,8 @@ from pbem.rulesapi import (
 from pbem.text import shown
 
 AUDIT = "*"
+#: An empty ledger's ``DeckLedger.encoded``.
+_NO_DECK = msgspec.json.encode(DeckData())
 
 
 class CommitRecord(msgspec.Struct, frozen=True):
@@ -148,6 +150,103 @@ class EventInfo(msgspec.Struct, frozen=True, array_like=True):
     takeback: TakenBack | None = None
 
 
+class History(Sequence[EventInfo]):
+    """A replay's history: one EventInfo per event, in log order (a list that
+    only grows: ``append``).
+
+    A replay restored from the cache (``Replay.restored``) holds the entries
+    before its last one as the JSON the cache saved them in, and decodes them
+    the first time one of them is read: a receive reads the last entry and the
+    new ones only, and a late game's history was the largest part of what its
+    cache decoded and encoded again at every command (issue 20). Reading any
+    entry, iterating or comparing gives what a plain list would."""
+
+    __slots__ = ("_older", "_count", "_items")
+
+    def __init__(self, items: Iterable[EventInfo] = ()) -> None:
+        #: The first ``_count`` entries as a JSON array, not decoded yet (None: none).
+        self._older: bytes | None = None
+        self._count = 0
+        #: The other entries, decoded.
+        self._items: list[EventInfo] = list(items)
+
+    @classmethod
+    def from_parts(cls, older: bytes, count: int, newer: Iterable[EventInfo]) -> History:
+        """The ``parts`` of a history (trusted: the replay cache's own, authenticated)."""
+        history = cls(newer)
+        if count:
+            history._older, history._count = older, count
+        return history
+
+    def parts(self) -> tuple[bytes, int, list[EventInfo]]:
+        """(every entry but the last as a JSON array, how many, [the last entry]):
+        what the replay cache stores. Entries never decoded are given back as the
+        very JSON they came as."""
+        items = self._items
+        newer, rest = (items[-1:], items[:-1]) if items else ([], [])
+        if not rest:
+            return self._older or b"[]", self._count, newer
+        encoded = msgspec.json.encode(rest)
+        if self._older is None:
+            return encoded, len(rest), newer
+        return self._older[:-1] + b"," + encoded[1:], self._count + len(rest), newer
+
+    def _all(self) -> list[EventInfo]:
+        if self._older is not None:
+            try:
+                older = msgspec.json.decode(self._older, type=list[EventInfo])
+            except msgspec.DecodeError as exc:  # an authenticated cache of this very pbem version: never expected
+                raise BadFile(f"the replay cache's history cannot be read ({exc}): delete the game directory's "
+                              "cache/ folder and run the command again (the log replays in full)") from None
+            if len(older) != self._count:
+                raise BadFile("the replay cache's history holds the wrong number of events: delete the game "
+                              "directory's cache/ folder and run the command again (the log replays in full)")
+            self._items = older + self._items
+            self._older, self._count = None, 0
+        return self._items
+
+    def append(self, info: EventInfo) -> None:
+        self._items.append(info)
+
+    def copy(self) -> History:
+        """An independent copy (entries are immutable and shared; so is the undecoded JSON)."""
+        twin = History(self._items)
+        twin._older, twin._count = self._older, self._count
+        return twin
+
+    def __len__(self) -> int:
+        return self._count + len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> EventInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[EventInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> EventInfo | list[EventInfo]:
+        if isinstance(index, slice):
+            return self._all()[index]
+        at = index + len(self) if index < 0 else index
+        if self._count <= at < len(self):
+            return self._items[at - self._count]  # a newer entry: nothing to decode
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[EventInfo]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, History):
+            return self._all() == other._all()
+        if isinstance(other, list):
+            return self._all() == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __repr__(self) -> str:
+        return f"History({self._all()!r})"
+
+
 class Owed(msgspec.Struct, frozen=True, array_like=True):
     """Who owes the pending decision, since which event (the one after which the
     decision passed to ``role``) and that event's signed time (0: none signed)."""
@@ -195,6 +294,8 @@ class ReplayData(msgspec.Struct, frozen=True):
     opened: dict[str, str]
     entropy_commit: dict[str, str]
     entropy_seq: dict[str, int]
+    #: The history's last entry ([] before the genesis), and the entries before it
+    #: as a JSON array of ``history_older_count`` EventInfo (``History.parts``).
     history: list[EventInfo]
     dice_origin: OriginData | None = None
     secret_dice: dict[str, SecretDieData] = {}
@@ -210,6 +311,8 @@ class ReplayData(msgspec.Struct, frozen=True):
     ended: Outcome | None = None
     #: The event holding the draw offer that stands (-1: none).
     draw_offer: int = -1
+    history_older: msgspec.Raw = msgspec.Raw(b"[]")
+    history_older_count: int = 0
 
 
 class _Ctx:
@@ -354,7 +457,7 @@ class Replay:
     secret_dice: dict[str, SecretDie] = field(default_factory=dict)
     #: (set label, key) -> value of every leaf opened in the log.
     leaves: dict[tuple[str, str], bytes] = field(default_factory=dict)
-    history: list[EventInfo] = field(default_factory=list)
+    history: History = field(default_factory=History)
     _sets: dict[str, dict[str, bytes]] = field(default_factory=dict, repr=False)
     #: The shared deck (pbem.deck, DESIGN 4): its own ledger (pbem.ledger).
     ledger: DeckLedger = field(default_factory=DeckLedger)
@@ -479,7 +582,7 @@ class Replay:
         twin.secret_dice = dict(self.secret_dice)
         twin.leaves = dict(self.leaves)
         twin._sets = {}
-        twin.history = list(self.history)
+        twin.history = self.history.copy()
         twin.ledger = self.ledger.fork()
         twin.leave_used = dict(self.leave_used)
         return twin
@@ -518,29 +621,34 @@ class Replay:
             twin._apply_body(body, codec.sha256(codec.canonical(body)))
         return twin
 
-    def snapshot(self) -> ReplayData:
+    def snapshot(self, *, with_deck: bool = True) -> ReplayData:
         """This replay's fold as plain data (the genesis, keys and perspective are
-        not in it: ``restored`` takes them from the replay it is called on)."""
+        not in it: ``restored`` takes them from the replay it is called on).
+        ``with_deck=False``: the shared deck left out (an empty ledger's), for a
+        caller that stores ``self.ledger`` itself (pbem.snapshot)."""
         o = self.dice_origin
+        older, older_count, newer = self.history.parts()
         return ReplayData(
             seq=self.seq, head=self.head.hex(), state=msgspec.Raw(msgspec.json.encode(self.state)),
             commitments=[CommitData(k, v.digest.hex(), v.seq, v.author, v.kind) for k, v in self.commitments.items()],
             opened={k: v.hex() for k, v in self.opened.items()},
             entropy_commit={k: v.hex() for k, v in self.entropy_commit.items()},
             entropy_seq=dict(self.entropy_seq),
-            history=list(self.history),
+            history=newer,
             dice_origin=None if o is None else OriginData(o.seq, o.event_hash.hex(), o.author, o.x_author.hex(),
                                                           o.sides, o.secret, o.purposes, o.openings),
             secret_dice={k: SecretDieData(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
                          for k, d in self.secret_dice.items()},
             leaves=[(label, key, value.hex()) for (label, key), value in self.leaves.items()],
-            deck=msgspec.Raw(self.ledger.encoded()), owed=self.owed, leave_used=dict(self.leave_used), ended=self.ended,
-            draw_offer=self.draw_offer)
+            deck=msgspec.Raw(self.ledger.encoded() if with_deck else _NO_DECK), owed=self.owed, leave_used=dict(self.leave_used), ended=self.ended,
+            draw_offer=self.draw_offer, history_older=msgspec.Raw(older), history_older_count=older_count)
 
-    def restored(self, data: ReplayData) -> Replay:
+    def restored(self, data: ReplayData, ledger: DeckLedger | None = None) -> Replay:
         """A fork of this replay (its genesis opened, perspective set) advanced to
-        the fold ``data`` describes. ``data`` is trusted (a checked replay's own
-        ``snapshot``); msgspec.DecodeError if its state is not of the rules' type."""
+        the fold ``data`` describes, with ``ledger`` as its shared deck if given
+        (``data`` taken with ``with_deck=False``). ``data`` is trusted (a checked
+        replay's own ``snapshot``); msgspec.DecodeError if its state is not of the
+        rules' type."""
         state = msgspec.json.decode(bytes(data.state), type=self.rules.state_type)
         r = self.fork()
         r.state = state
@@ -558,8 +666,8 @@ class Replay:
         r.secret_dice = {k: SecretDie(bytes.fromhex(d.event_hash), d.index, bytes.fromhex(d.x), d.sides)
                          for k, d in data.secret_dice.items()}
         r.leaves = {(label, key): bytes.fromhex(value) for label, key, value in data.leaves}
-        r.history = list(data.history)
-        r.ledger = DeckLedger.from_encoded(bytes(data.deck))
+        r.history = History.from_parts(bytes(data.history_older), data.history_older_count, data.history)
+        r.ledger = ledger if ledger is not None else DeckLedger.from_encoded(bytes(data.deck))
         r.owed = data.owed
         r.leave_used = dict(data.leave_used)
         r.ended = data.ended

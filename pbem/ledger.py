@@ -144,31 +144,38 @@ class DeckLedger:
     unchecked: deckmod.Unchecked | None = field(default=None, repr=False, compare=False)
     #: Multiplications of ``card`` computed ahead by a second process (pbem.logcheck).
     exp_hints: deckmod.ExpHints | None = field(default=None, repr=False, compare=False)
-    #: The JSON of this ledger's ``DeckData`` not decoded yet (``from_encoded``):
-    #: while it is set, the fields above from ``rounds`` to ``_cards`` are absent
-    #: from the instance, and the first read of any of them decodes it.
-    _encoded: bytes | None = field(default=None, repr=False, compare=False)
+    #: The JSON of this ledger's ``DeckData`` not decoded yet, or what reads it
+    #: (``from_encoded``): while it is set, the fields above from ``rounds`` to
+    #: ``_cards`` are absent from the instance, and the first read of any of them
+    #: decodes it.
+    _encoded: bytes | Callable[[], bytes] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_encoded(cls, encoded: bytes) -> DeckLedger:
-        """The ledger whose ``encoded()`` JSON is ``encoded`` (trusted, as for
-        ``from_data``: the replay cache's own, authenticated), decoded when one
-        of its fields is first read."""
+    def from_encoded(cls, encoded: bytes | Callable[[], bytes]) -> DeckLedger:
+        """The ledger whose ``encoded()`` JSON is ``encoded``, or what a call of
+        ``encoded`` returns (trusted, as for ``from_data``: the replay cache's own,
+        authenticated), read and decoded when one of its fields is first read."""
         ledger = cls.__new__(cls)
         ledger.unchecked = None
         ledger.exp_hints = None
         ledger._encoded = encoded
         return ledger
 
+    def source(self) -> bytes | Callable[[], bytes] | None:
+        """What ``from_encoded`` was given, while this ledger was never read (None after)."""
+        return self._encoded
+
     def encoded(self) -> bytes:
         """This ledger's ``DeckData`` as JSON: what ``from_encoded`` reads. A
         ledger never decoded gives back the very bytes it was made from."""
-        if self._encoded is not None:
-            return self._encoded
+        src = self._encoded
+        if src is not None:
+            return src if isinstance(src, bytes) else src()
         return msgspec.json.encode(self.data())
 
     def _decode(self) -> None:
-        encoded, self._encoded = self._encoded or b"", None
+        src, self._encoded = self._encoded or b"", None
+        encoded = src if isinstance(src, bytes) else src()
         try:
             d = msgspec.json.decode(encoded, type=DeckData)
         except msgspec.DecodeError as exc:  # an authenticated cache of this very pbem version: never expected

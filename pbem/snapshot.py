@@ -15,11 +15,22 @@ replay (PLAN: the cheap check is the event count and the hash of the last
 event; ``pbem verify`` and ``pbem audit`` never use the cache and check
 every event).
 
-The shared deck's part of the fold is read back as the JSON it was saved
-as and decoded only when the command first reads the deck
-(``DeckLedger.from_encoded``): a late game's deck is most of the cache, and
-an ordinary turn received or a report shown never reads it; a command that
-does not touch it writes those bytes back as they were.
+Two parts of a late game's fold are most of its cache and an ordinary
+turn received never reads them, so they are left as they were saved until
+something reads them (issue 20):
+
+- the shared deck is in a file of its own, ``cache/<role>.deck-<token>.bin``
+  (sealed like the rest, with the token the main file names in its
+  associated data, so that only that file is taken for it). A restored
+  ledger reads and decodes it when first read (``DeckLedger.from_encoded``);
+  while nothing read it, the next save names the same file again instead of
+  writing it. A new deck file is written before the main file that names it,
+  and older deck files are removed after, so a crash leaves the main file
+  with the deck file it names. Should that file still be unreadable when the
+  deck is read (a power loss: neither file is fsynced), the deck is
+  recomputed from the log, as a full replay would;
+- the history's entries before the last are kept as their JSON
+  (``pbem.game.History``).
 
 Being derived and checked when read, the cache is written atomically but
 without fsync (``write_atomic(durable=False)``), after the events it
@@ -30,6 +41,9 @@ skipped the same way.
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -39,11 +53,15 @@ from pbem.errors import BadFile, PbemError
 from pbem.fileio import make_dirs, read_regular, write_atomic
 from pbem.game import Replay, ReplayData
 from pbem.identity import Identity
+from pbem.ledger import DeckData, DeckLedger
 from pbem.store import GameDir
 from pbem.vault import seal_bytes, unseal_bytes
 
-_MAGIC = b"PBEMCCH4"  # 4: with the time control ledger (owed, leave used); 3: the fold as pbem.game.ReplayData (2: the deck as plain, already-checked strings)
+_MAGIC = b"PBEMCCH5"  # 5: the deck in a file of its own, the history as its last entry and the JSON of the others; 4: with the time control ledger (owed, leave used); 3: the fold as pbem.game.ReplayData (2: the deck as plain, already-checked strings)
 _PURPOSE = b"cache"
+_DECK_MAGIC = b"PBEMCDK1"
+#: An empty ledger's JSON: kept in the main file, no deck file.
+_NO_DECK = msgspec.json.encode(DeckData())
 #: Largest cache read (a 20-month campaign's is a few MiB).
 MAX_CACHE_BYTES = 1 << 30
 
@@ -58,10 +76,42 @@ class Snapshot(msgspec.Struct, frozen=True):
     game: str
     role: str
     replay: ReplayData
+    #: The token of the deck file (``cache/<role>.deck-<token>.bin``); "": the
+    #: ledger is empty, and there is no deck file.
+    deck: str = ""
 
 
 def _path(gd: GameDir, role: str) -> Path:
     return gd.path / "cache" / f"{role}.bin"
+
+
+def _is_token(token: str) -> bool:
+    return len(token) == 32 and all(c in "0123456789abcdef" for c in token)
+
+
+def _deck_path(gd: GameDir, role: str, token: str) -> Path:
+    return gd.path / "cache" / f"{role}.deck-{token}.bin"
+
+
+class _DeckFile:
+    """The deck file a restored cache names: read, unsealed and decoded when the
+    ledger is first read. What a file that cannot be read then gives instead is
+    the deck of a full replay of the log up to the cached event (``rebuild``)."""
+
+    __slots__ = ("path", "token", "identity", "game", "role", "rebuild")
+
+    def __init__(self, path: Path, token: str, identity: Identity, game: str, role: str,
+                 rebuild: Callable[[], bytes]) -> None:
+        self.path, self.token, self.identity, self.game, self.role = path, token, identity, game, role
+        self.rebuild = rebuild
+
+    def __call__(self) -> bytes:
+        try:
+            blob = read_regular(self.path, MAX_CACHE_BYTES, "replay cache")
+            return unseal_bytes(blob, self.identity, self.game, self.role, magic=_DECK_MAGIC, purpose=_PURPOSE,
+                                context=self.token.encode())
+        except (PbemError, OSError):
+            return self.rebuild()
 
 
 def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
@@ -69,16 +119,33 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
     a rules module whose state cannot be encoded: it then keeps no cache."""
     if replay.role is None or replay.genesis is None:
         return
-    snap = Snapshot(
-        pbem=__version__, rules=replay.rules.SPEC.id, rules_version=replay.rules.SPEC.version,
-        data_hash=replay.genesis.data_hash, game=replay.game_hex, role=replay.role, replay=replay.snapshot())
-    path = _path(gd, replay.role)
+    role, game = replay.role, replay.game_hex
+    path = _path(gd, role)
     try:
         make_dirs(path.parent)
-        write_atomic(path, seal_bytes(msgspec.json.encode(snap), identity, replay.game_hex, replay.role,
-                                      magic=_MAGIC, purpose=_PURPOSE), mode=0o600, durable=False)
+        source = replay.ledger.source()
+        if isinstance(source, _DeckFile) and source.path.parent == path.parent and source.role == role:
+            token = source.token  # nothing read the deck: its file is still the deck
+        else:
+            deck = replay.ledger.encoded()
+            token = "" if deck == _NO_DECK else os.urandom(16).hex()
+            if token:
+                write_atomic(_deck_path(gd, role, token),
+                             seal_bytes(deck, identity, game, role, magic=_DECK_MAGIC, purpose=_PURPOSE,
+                                        context=token.encode()), mode=0o600, durable=False)
+        snap = Snapshot(
+            pbem=__version__, rules=replay.rules.SPEC.id, rules_version=replay.rules.SPEC.version,
+            data_hash=replay.genesis.data_hash, game=game, role=role, replay=replay.snapshot(with_deck=False),
+            deck=token)
+        write_atomic(path, seal_bytes(msgspec.json.encode(snap), identity, game, role, magic=_MAGIC,
+                                      purpose=_PURPOSE), mode=0o600, durable=False)
     except (OSError, PbemError):
-        pass  # no cache this time: the next command replays the whole log
+        return  # no cache this time: the next command replays the whole log
+    keep = _deck_path(gd, role, token).name
+    for name in os.listdir(path.parent):
+        if name.startswith(f"{role}.deck-") and name.endswith(".bin") and name != keep:
+            with contextlib.suppress(OSError):
+                os.unlink(path.parent / name)  # a deck file no main file names any more
 
 
 def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> Replay | None:
@@ -93,7 +160,14 @@ def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> 
         plain = unseal_bytes(read_regular(path, MAX_CACHE_BYTES, "replay cache"), identity, base.game_hex, base.role, magic=_MAGIC,
                              purpose=_PURPOSE)
         snap = msgspec.json.decode(plain, type=Snapshot)
-        restored = base.restored(snap.replay)
+        ledger = None
+        if snap.deck and not _is_token(snap.deck):
+            return None
+        if snap.deck:
+            seq = snap.replay.seq
+            ledger = DeckLedger.from_encoded(_DeckFile(_deck_path(gd, base.role, snap.deck), snap.deck, identity,
+                                                       base.game_hex, base.role, lambda: _replayed_deck(gd, base, seq)))
+        restored = base.restored(snap.replay, ledger)
     except (PbemError, msgspec.DecodeError, OSError):
         return None
     spec = base.rules.SPEC
@@ -112,3 +186,13 @@ def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> 
                       "event this copy stored (its hash differs from the one the replay cache recorded); "
                       "restore the game directory from a backup and run 'pbem verify'")
     return restored
+
+
+def _replayed_deck(gd: GameDir, base: Replay, seq: int) -> bytes:
+    """The shared deck after event ``seq`` by a full replay of the log from
+    ``base``'s perspective: what a deck file that cannot be read is replaced by."""
+    r = Replay(base.rules, role=base.role, known=base.known, known_salts=base.known_salts,
+               event_reader=gd.read_event, describe=False)
+    for at in range(seq + 1):
+        r.apply_stored(gd.read_event(at))
+    return r.ledger.encoded()

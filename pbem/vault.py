@@ -64,20 +64,21 @@ def _key(identity: Identity, game: str, role: str, purpose: bytes = b"vault") ->
 
 
 def seal_bytes(plain: bytes, identity: Identity, game: str, role: str, *, magic: bytes = _MAGIC,
-               purpose: bytes = b"vault") -> bytes:
-    """Encrypt ``plain`` for this player, game and role (8-byte ``magic`` names the file kind)."""
+               purpose: bytes = b"vault", context: bytes = b"") -> bytes:
+    """Encrypt ``plain`` for this player, game and role (8-byte ``magic`` names the file kind;
+    ``context``, if any, must be given again to unseal it: what binds two files together)."""
     nonce = os.urandom(12)
-    aad = magic + game.encode() + b"\x00" + role.encode()
+    aad = magic + game.encode() + b"\x00" + role.encode() + (b"\x00" + context if context else b"")
     return magic + nonce + ChaCha20Poly1305(_key(identity, game, role, purpose)).encrypt(nonce, plain, aad)
 
 
 def unseal_bytes(blob: bytes, identity: Identity, game: str, role: str, *, magic: bytes = _MAGIC,
-                 purpose: bytes = b"vault") -> bytes:
-    """Inverse of seal_bytes; BadFile if damaged, KeyProblem for another key, game or role."""
+                 purpose: bytes = b"vault", context: bytes = b"") -> bytes:
+    """Inverse of seal_bytes; BadFile if damaged, KeyProblem for another key, game, role or context."""
     if len(blob) < len(magic) + 12 + 16 or not blob.startswith(magic):
         raise BadFile(f"not a pbem {purpose.decode()} file (damaged or truncated)")
     nonce = blob[len(magic):len(magic) + 12]
-    aad = magic + game.encode() + b"\x00" + role.encode()
+    aad = magic + game.encode() + b"\x00" + role.encode() + (b"\x00" + context if context else b"")
     try:
         return ChaCha20Poly1305(_key(identity, game, role, purpose)).decrypt(nonce, blob[len(magic) + 12:], aad)
     except InvalidTag:

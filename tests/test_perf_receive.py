@@ -6,6 +6,10 @@
   (``DeckLedger.from_encoded``): an ordinary turn that works no deck leaves it
   undecoded and saves it back byte for byte. A ledger so restored equals the
   one it was saved from, forks apart from it, and decodes when first read.
+- The deck is in a file of its own, written only when the deck was read;
+  a deck file that cannot be read gives the deck of a full replay.
+- The history's older entries stay the JSON the cache saved them as until one
+  of them is read (``pbem.game.History``).
 - ``pbem receive --no-auto`` composes no automatic answer it would throw away:
   only dice or deck work is reported then ("the opponent's dice wait ...").
 """
@@ -23,7 +27,7 @@ from pbem import codec, session, snapshot
 from pbem.cli import cli
 from pbem.deck import DECK
 from pbem.errors import BadFile
-from pbem.game import Replay
+from pbem.game import EventInfo, History, Replay
 from pbem.identity import load_identity
 from pbem.ledger import DeckData, DeckLedger, KeyData, SourceData, StepData
 from pbem.rulesapi import DICE
@@ -206,3 +210,117 @@ def test_receive_without_auto_still_says_when_the_dice_wait_for_my_entropy(demo,
         assert asked == [gd.read_local().role]
         said.append("the opponent's dice wait for your entropy: run 'pbem send'" in result.output)
     assert any(said)
+
+
+# -- the history: older entries kept as their JSON until read ------------------------------------
+
+
+def _info(seq: int) -> EventInfo:
+    return EventInfo(seq, "axis" if seq % 2 else "allied", bytes([seq]) * 32, (f"order {seq}",), 0, (), "", None,
+                     turn=f"turn {seq}")
+
+
+def _restored_history(n: int) -> History:
+    older, count, newer = History(_info(i) for i in range(n)).parts()
+    assert count == n - 1 and newer == [_info(n - 1)]
+    return History.from_parts(older, count, newer)
+
+
+def test_a_history_from_its_parts_reads_its_newer_entries_without_decoding_the_older():
+    h = _restored_history(5)
+    assert len(h) == 5 and h[-1] == _info(4) and h[4] == _info(4)
+    h.append(_info(5))
+    assert h[-1] == _info(5) and h[-2] == _info(4) and len(h) == 6
+    assert h._older is not None  # nothing decoded yet
+    older, count, newer = h.parts()
+    assert count == 5 and newer == [_info(5)] and h._older is not None
+    assert msgspec.json.decode(older, type=list[EventInfo]) == [_info(i) for i in range(5)]
+    assert h[1] == _info(1) and h._older is None  # an older entry: decoded now
+    assert list(h) == [_info(i) for i in range(6)] and h[-6] == _info(0) and h[1:3] == [_info(1), _info(2)]
+    with pytest.raises(IndexError):
+        _ = h[6]
+    with pytest.raises(IndexError):
+        _ = h[-7]
+
+
+def test_a_history_compares_and_copies_as_a_list_would():
+    full = History(_info(i) for i in range(4))
+    assert _restored_history(4) == full and _restored_history(4) == [_info(i) for i in range(4)]
+    assert _restored_history(4) != History(_info(i) for i in range(3))
+    h = _restored_history(4)
+    twin = h.copy()
+    twin.append(_info(4))
+    assert len(h) == 4 and len(twin) == 5 and h == full
+    assert History().parts() == (b"[]", 0, []) and list(History()) == [] and not History()
+    # parts of a history never restored: the same as of one restored
+    assert full.parts() == _restored_history(4).parts()
+
+
+def test_a_history_whose_json_is_not_its_entries_is_a_bad_file_naming_the_cache():
+    with pytest.raises(BadFile, match="replay cache's history cannot be read.*cache/"):
+        list(History.from_parts(b'[5]', 1, [_info(1)]))
+    with pytest.raises(BadFile, match="wrong number of events"):
+        list(History.from_parts(msgspec.json.encode([_info(0)]), 2, [_info(2)]))
+
+
+# -- the deck in a file of its own -----------------------------------------------------------------
+
+
+def _deck_files(gd: GameDir, role: str) -> list[Path]:
+    return sorted((gd.path / "cache").glob(f"{role}.deck-*.bin"))
+
+
+def _seat_of(gd: GameDir) -> session.Seat:
+    return session.load_seat(gd, load_identity(Path(gd.read_local().identity), THROWAWAY_PASSPHRASE))
+
+
+def test_the_deck_file_is_written_only_when_the_deck_was_read_and_old_ones_go(demo, tmp_path):
+    out, events = demo
+    seq = next(s for s in range(len(events) - 3, 2, -1) if not _works_deck(events[s]) and s > 20)
+    gd, _ = _receiver(out, events, seq, tmp_path)
+    role = gd.read_local().role
+    [first] = _deck_files(gd, role)
+    stamp = first.stat().st_mtime_ns, first.stat().st_ino
+    seat = _seat_of(gd)
+    snapshot.save(gd, seat.replay, seat.identity)  # nothing read the deck: its file is named again
+    assert _deck_files(gd, role) == [first] and (first.stat().st_mtime_ns, first.stat().st_ino) == stamp
+    seat = _seat_of(gd)
+    assert seat.replay.ledger.rounds  # read: the next save writes a deck file anew
+    snapshot.save(gd, seat.replay, seat.identity)
+    [second] = _deck_files(gd, role)
+    assert second != first and not first.exists()
+    cached = _cached_fold(gd).ledger
+    assert cached.rounds  # read from the deck file (before the cache goes for the full replay)
+    assert cached == _full_fold(gd).ledger
+
+
+@pytest.mark.parametrize("damage", ["missing", "damaged", "another cache's"])
+def test_a_deck_file_that_cannot_be_read_gives_the_deck_of_a_full_replay(demo, tmp_path, monkeypatch, damage):
+    out, events = demo
+    seq = next(s for s in range(len(events) - 3, 2, -1) if not _works_deck(events[s]) and s > 20)
+    gd, _ = _receiver(out, events, seq, tmp_path)
+    role = gd.read_local().role
+    [deck] = _deck_files(gd, role)
+    if damage == "missing":
+        deck.unlink()
+    elif damage == "damaged":
+        blob = bytearray(deck.read_bytes())
+        blob[-1] ^= 1
+        deck.write_bytes(bytes(blob))
+    else:  # a deck file sealed for another token put in its place
+        other, _ = _receiver(out, events, seq - 2, tmp_path / "other")
+        [theirs] = _deck_files(other, role)
+        deck.write_bytes(theirs.read_bytes())
+    cached = _cached_fold(gd)  # the main file is sound: restored
+    assert cached.seq == seq - 1 and "rounds" not in vars(cached.ledger)
+    replayed: list[int] = []
+    real = snapshot._replayed_deck
+    monkeypatch.setattr(snapshot, "_replayed_deck", lambda *a: replayed.append(1) or real(*a))
+    assert cached.ledger.rounds and replayed == [1]  # read now: recomputed from the log
+    assert cached.ledger == _full_fold(gd).ledger
+
+
+def test_a_game_without_a_deck_keeps_no_deck_file(table):
+    table.play("red", "advance 1", "pass")
+    assert (table.red.gd.path / "cache" / "red.bin").exists()
+    assert _deck_files(table.red.gd, "red") == []
