@@ -74,7 +74,7 @@ AUDIT = "*"
 _NO_DECK = msgspec.json.encode(DeckData())
 
 
-class CommitRecord(msgspec.Struct, frozen=True):
+class CommitRecord(msgspec.Struct, frozen=True, array_like=True):
     digest: bytes
     seq: int
     author: str
@@ -256,14 +256,6 @@ class Owed(msgspec.Struct, frozen=True, array_like=True):
     time: int = 0
 
 
-class CommitData(msgspec.Struct, frozen=True):
-    label: str
-    digest: str
-    seq: int
-    author: str
-    kind: str = ""
-
-
 class OriginData(msgspec.Struct, frozen=True):
     seq: int
     event_hash: str
@@ -290,7 +282,8 @@ class ReplayData(msgspec.Struct, frozen=True):
     seq: int
     head: str
     state: msgspec.Raw
-    commitments: list[CommitData]
+    #: label -> its commitment, in log order.
+    commitments: dict[str, CommitRecord]
     opened: dict[str, str]
     entropy_commit: dict[str, str]
     entropy_seq: dict[str, int]
@@ -630,7 +623,7 @@ class Replay:
         older, older_count, newer = self.history.parts()
         return ReplayData(
             seq=self.seq, head=self.head.hex(), state=msgspec.Raw(msgspec.json.encode(self.state)),
-            commitments=[CommitData(k, v.digest.hex(), v.seq, v.author, v.kind) for k, v in self.commitments.items()],
+            commitments=dict(self.commitments),
             opened={k: v.hex() for k, v in self.opened.items()},
             entropy_commit={k: v.hex() for k, v in self.entropy_commit.items()},
             entropy_seq=dict(self.entropy_seq),
@@ -654,8 +647,7 @@ class Replay:
         r.state = state
         r.seq = data.seq
         r.head = bytes.fromhex(data.head)
-        r.commitments = {c.label: CommitRecord(bytes.fromhex(c.digest), c.seq, c.author, c.kind)
-                         for c in data.commitments}
+        r.commitments = dict(data.commitments)
         r.opened = {k: bytes.fromhex(v) for k, v in data.opened.items()}
         r.entropy_commit = {k: bytes.fromhex(v) for k, v in data.entropy_commit.items()}
         r.entropy_seq = dict(data.entropy_seq)

@@ -57,7 +57,7 @@ from pbem.ledger import DeckData, DeckLedger
 from pbem.store import GameDir
 from pbem.vault import seal_bytes, unseal_bytes
 
-_MAGIC = b"PBEMCCH5"  # 5: the deck in a file of its own, the history as its last entry and the JSON of the others; 4: with the time control ledger (owed, leave used); 3: the fold as pbem.game.ReplayData (2: the deck as plain, already-checked strings)
+_MAGIC = b"PBEMCCH5"  # 5: the deck in a file of its own, the history as its last entry and the JSON of the others, the commitments as label -> CommitRecord; 4: with the time control ledger (owed, leave used); 3: the fold as pbem.game.ReplayData (2: the deck as plain, already-checked strings)
 _PURPOSE = b"cache"
 _DECK_MAGIC = b"PBEMCDK1"
 #: An empty ledger's JSON: kept in the main file, no deck file.
