@@ -23,7 +23,8 @@ results: on a shared machine compare only ratios of one run.
            copy of the receiver's directory truncated before it, its replay
            cache built, key unlocked with cheap scrypt; the median over --typical
            events near the end of the log and over as many near its start, each
-           the median of --repeat, over one signature verification (median of
+           the median of --repeat taken in rounds alternating late and early
+           events, over one signature verification (median of
            200). fsync: the receive's own fsyncs (os.fsync, counted and timed in
            a column of their own, PLAN "Speed vs durability"); scrypt: the key's
            unlock, at the cheapest cost a key file may ask (N = 2^10), likewise
@@ -59,6 +60,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import itertools
 import json
 import os
 import platform
@@ -577,21 +579,28 @@ def main_() -> None:
             shutil.rmtree(copy)
             return elapsed - fs.seconds - kd.seconds
 
-        def ordinary(seqs: range) -> list[float]:
-            out = []
+        def ordinary(seqs: list[int]) -> dict[int, float]:
+            """The median receive of each of ``seqs``, in rounds that take each
+            once, so that the machine's drift touches late and early alike."""
+            turns = {}
             for seq in seqs:
                 author = codec.unwrap(events[seq]).author
                 into = next(r for r in roles if r != author)
                 dst = tmp / f"receiver{seq}"
                 prepare_receiver(log / into, dst, seq, tmp / f"{into}-cheap{seq}.key")
-                file = write_turn(tmp / f"turn{seq}.pbem", events[seq])
-                out.append(statistics.median(receive_once(dst, file, seq) for _ in range(args.repeat)))
-            return out
+                turns[seq] = dst, write_turn(tmp / f"turn{seq}.pbem", events[seq])
+            runs: dict[int, list[float]] = {seq: [] for seq in seqs}
+            for _ in range(args.repeat):
+                for seq in seqs:
+                    runs[seq].append(receive_once(*turns[seq], seq))
+            return {seq: statistics.median(v) for seq, v in runs.items()}
 
         late_seqs = range(max(2, target - args.typical), target)
         early_seqs = range(max(2, len(events) // 8), max(2, len(events) // 8) + args.typical)
-        late = ordinary(late_seqs)
-        early = ordinary(early_seqs)
+        each = ordinary(list(dict.fromkeys(s for pair in itertools.zip_longest(late_seqs, early_seqs) for s in pair
+                                           if s is not None)))
+        late = [each[s] for s in late_seqs]
+        early = [each[s] for s in early_seqs]
         u = codec.unwrap(events[target])
         data, key = codec.signing_input(u.body), keys[u.author]
         one = []
