@@ -11,7 +11,9 @@ a failure). The machine's load average is printed with the
 results: on a shared machine compare only ratios of one run.
 
   verify   `pbem verify` of the whole log, in-process (pbem.cli.main), best of
-           --repeat, over the bare floor (a): cryptography's Ed25519 verify of
+           --repeat rounds (each round times the floor, verify, audit and the
+           rules once, wall then CPU, so that the machine's drift touches a
+           ratio's two sides alike), over the bare floor (a): cryptography's Ed25519 verify of
            the log's signatures (benchmarks/replay.py). Target <= 6 (aim 5).
   audit    `pbem audit` likewise (every secret, every deck step; the game must
            be over with every secret opened: selfplay does that). Target <= 10.
@@ -29,7 +31,8 @@ results: on a shared machine compare only ratios of one run.
            events near the end of the log and over as many near its start, each
            the median of --repeat taken in rounds alternating late and early
            events, over one signature verification (median of
-           200). fsync: the receive's own fsyncs (os.fsync, counted and timed in
+           200), with the garbage collector set as a `pbem` command sets it
+           (pbem.entry). fsync: the receive's own fsyncs (os.fsync, counted and timed in
            a column of their own, PLAN "Speed vs durability"); scrypt: the key's
            unlock, at the cheapest cost a key file may ask (N = 2^10), likewise
            in a column of its own, since its cost is the key file's and not the
@@ -63,6 +66,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import itertools
 import json
@@ -372,6 +376,24 @@ class Fsyncs:
         os.fsync = self.saved  # type: ignore[assignment]
 
 
+class CommandGc:
+    """The garbage collector's thresholds of a `pbem` command's process
+    (pbem.entry.GC_THRESHOLDS) while active: an in-process command is timed
+    as the command runs, not with this benchmark's own heap collected at
+    Python's default thresholds in the middle of it."""
+
+    def __enter__(self) -> Self:
+        from pbem.entry import GC_THRESHOLDS
+
+        self.saved = gc.get_threshold()
+        gc.collect()
+        gc.set_threshold(*GC_THRESHOLDS)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.set_threshold(*self.saved)
+
+
 class Kdfs:
     """pbem.identity._kdf (scrypt) counted and timed while active."""
 
@@ -549,14 +571,24 @@ def main_() -> None:
         if code != 0:
             raise SystemExit(f"pbem audit failed with exit code {code}:\n{text}")
         audit_doc = json.loads(text)
-        bare = min(bare_verify_seconds(events, keys) for _ in range(args.repeat))
-        verify_s = min(cli_seconds(["verify", "-g", str(game)]) for _ in range(args.repeat))
-        audit_s = min(cli_seconds(["audit", "-g", str(game)]) for _ in range(args.repeat))
-        rules_s, rules_deck = min(rules_seconds(rules, events) for _ in range(args.repeat))
-        bare_cpu = min(bare_verify_cpu(events, keys) for _ in range(args.repeat))
-        cpu = {name: min((cli_cpu([name, "-g", str(game)]) for _ in range(args.repeat)), key=max)
-               for name in ("verify", "audit")}
-        rules_cpu, rules_deck_cpu = min(rules_seconds(rules, events, time.process_time) for _ in range(args.repeat))
+        # In rounds that take each measurement once, so that the shared machine's
+        # drift touches a ratio's floor and its command alike; best of the rounds.
+        runs: dict[str, list] = {}
+        for _ in range(args.repeat):
+            for name, measure in (
+                    ("bare", lambda: bare_verify_seconds(events, keys)),
+                    ("verify", lambda: cli_seconds(["verify", "-g", str(game)])),
+                    ("audit", lambda: cli_seconds(["audit", "-g", str(game)])),
+                    ("rules", lambda: rules_seconds(rules, events)),
+                    ("bare cpu", lambda: bare_verify_cpu(events, keys)),
+                    ("verify cpu", lambda: cli_cpu(["verify", "-g", str(game)])),
+                    ("audit cpu", lambda: cli_cpu(["audit", "-g", str(game)])),
+                    ("rules cpu", lambda: rules_seconds(rules, events, time.process_time))):
+                runs.setdefault(name, []).append(measure())
+        bare, verify_s, audit_s, bare_cpu = (min(runs[k]) for k in ("bare", "verify", "audit", "bare cpu"))
+        rules_s, rules_deck = min(runs["rules"])
+        rules_cpu, rules_deck_cpu = min(runs["rules cpu"])
+        cpu = {name: min(runs[f"{name} cpu"], key=max) for name in ("verify", "audit")}
         deck_verify = best_with_deck(["verify", "-g", str(game)], args.repeat)
         deck_audit = best_with_deck(["audit", "-g", str(game)], args.repeat)
         loads.append(load())
@@ -581,7 +613,7 @@ def main_() -> None:
             copy = tmp / f"copy{next(copies)}"
             shutil.copytree(base, copy)
             os.sync()  # the copy's dirty pages are not the receive's to flush (its fsyncs would)
-            with Fsyncs() as fs, Kdfs() as kd:
+            with Fsyncs() as fs, Kdfs() as kd, CommandGc():
                 elapsed = cli_seconds(["receive", "--no-auto", "-g", str(copy), str(turn)])
             fsync_runs.append((fs.count, fs.seconds))
             kdf_runs.append((kd.count, kd.seconds))
