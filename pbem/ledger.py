@@ -169,9 +169,11 @@ class DeckLedger:
         """This ledger's ``DeckData`` as JSON: what ``from_encoded`` reads. A
         ledger never decoded gives back the very bytes it was made from."""
         src = self._encoded
-        if src is not None:
-            return src if isinstance(src, bytes) else src()
-        return msgspec.json.encode(self.data())
+        if src is None:
+            return msgspec.json.encode(self.data())
+        if not isinstance(src, bytes):
+            src = self._encoded = src()  # read once; still not decoded
+        return src
 
     def _decode(self) -> None:
         src, self._encoded = self._encoded or b"", None

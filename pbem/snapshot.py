@@ -124,7 +124,8 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
     try:
         make_dirs(path.parent)
         source = replay.ledger.source()
-        if isinstance(source, _DeckFile) and source.path.parent == path.parent and source.role == role:
+        if isinstance(source, _DeckFile) and source.path.parent == path.parent and source.role == role and \
+                source.path.exists():
             token = source.token  # nothing read the deck: its file is still the deck
         else:
             deck = replay.ledger.encoded()
@@ -142,9 +143,9 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
     except (OSError, PbemError):
         return  # no cache this time: the next command replays the whole log
     keep = _deck_path(gd, role, token).name
-    for name in os.listdir(path.parent):
-        if name.startswith(f"{role}.deck-") and name.endswith(".bin") and name != keep:
-            with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):
+        for name in os.listdir(path.parent):
+            if name.startswith(f"{role}.deck-") and name.endswith(".bin") and name != keep:
                 os.unlink(path.parent / name)  # a deck file no main file names any more
 
 

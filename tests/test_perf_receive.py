@@ -324,3 +324,26 @@ def test_a_game_without_a_deck_keeps_no_deck_file(table):
     table.play("red", "advance 1", "pass")
     assert (table.red.gd.path / "cache" / "red.bin").exists()
     assert _deck_files(table.red.gd, "red") == []
+
+
+def test_a_fork_saved_after_its_deck_file_went_writes_the_deck_again(demo, tmp_path, monkeypatch):
+    """Two forks of one restored replay: one reads the deck and is saved (a new
+    deck file, the old one removed); the other, never read, is saved after: its
+    deck file is gone, so the deck is written again rather than named."""
+    out, events = demo
+    seq = next(s for s in range(len(events) - 3, 2, -1) if not _works_deck(events[s]) and s > 20)
+    gd, _ = _receiver(out, events, seq, tmp_path)
+    role = gd.read_local().role
+    seat = _seat_of(gd)
+    reader, idle = seat.replay.fork(), seat.replay.fork()
+    assert reader.ledger.rounds
+    snapshot.save(gd, reader, seat.identity)
+    replayed: list[int] = []
+    real = snapshot._replayed_deck
+    monkeypatch.setattr(snapshot, "_replayed_deck", lambda *a: replayed.append(1) or real(*a))
+    snapshot.save(gd, idle, seat.identity)
+    assert replayed == [1] and "rounds" not in vars(idle.ledger)  # its file gone: recomputed, read once
+    assert len(_deck_files(gd, role)) == 1
+    monkeypatch.setattr(snapshot, "_replayed_deck", lambda *a: pytest.fail("the deck file named is missing"))
+    cached = _cached_fold(gd)
+    assert cached.ledger.rounds and cached.ledger == reader.ledger == idle.ledger
