@@ -100,6 +100,21 @@ def make_side(tmp: Path, role: str) -> Side:
     return Side(role, ident, key_path, GameDir(tmp / role))
 
 
+@pytest.fixture(scope="session")
+def ritd_demo_selfplay(tmp_path_factory) -> Path:
+    """A RitD Demo played to its end by the random bots (``pbem selfplay``, seed 7),
+    a directory per role. One for the whole session: read it, or copy it to change it."""
+    from click.testing import CliRunner
+
+    from pbem.cli import cli
+
+    out = tmp_path_factory.mktemp("ritd-demo-selfplay") / "demo"
+    result = CliRunner().invoke(cli, ["selfplay", "--rules", "ritd", "--scenario", "demo", "--seed", "7",
+                                      "--out", str(out), "--max-events", "600"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
 @pytest.fixture
 def table(tmp_path) -> Table:
     """A race game ('sprint', goal 5): red speed 2, blue speed 3, set up and joined."""

@@ -54,13 +54,10 @@ BAD_POINTS = {
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
+def demo(ritd_demo_selfplay):
     """A RitD Demo played to its end by the random bots (89 events: above
     logcheck.MIN_EVENTS, so verify and audit use the second process)."""
-    out = tmp_path_factory.mktemp("perf") / "demo"
-    result = CliRunner().invoke(cli, ["selfplay", "--rules", "ritd", "--scenario", "demo", "--seed", "7",
-                                      "--out", str(out), "--max-events", "600"])
-    assert result.exit_code == 0, result.output
+    out = ritd_demo_selfplay
     events = GameDir(out / "axis").read_events()
     assert len(events) >= logcheck.MIN_EVENTS
     return out, events, session.rules_for(GameDir(out / "axis"))

@@ -77,13 +77,9 @@ def test_a_ledger_whose_json_is_not_a_deck_is_a_bad_file_naming_the_cache():
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
+def demo(ritd_demo_selfplay):
     """A RitD Demo played by the random bots: it deals and opens cards of the shared deck."""
-    out = tmp_path_factory.mktemp("receive") / "demo"
-    result = CliRunner().invoke(cli, ["selfplay", "--rules", "ritd", "--scenario", "demo", "--seed", "7",
-                                      "--out", str(out), "--max-events", "600"])
-    assert result.exit_code == 0, result.output
-    return out, GameDir(out / "axis").read_events()
+    return ritd_demo_selfplay, GameDir(ritd_demo_selfplay / "axis").read_events()
 
 
 def _works_deck(stored: bytes) -> bool:
@@ -116,10 +112,9 @@ def _full_fold(gd: GameDir) -> Replay:
     return _cached_fold(gd)
 
 
-def test_an_ordinary_turn_received_leaves_the_deck_undecoded_and_saves_it_back_unchanged(demo, tmp_path,
-                                                                                        monkeypatch):
+def _receive_counting_decodes(demo, tmp_path, monkeypatch, seq: int) -> tuple[GameDir, list[int]]:
+    """Event ``seq`` received by its receiver (``pbem receive --no-auto``); the decodes of a ledger it made."""
     out, events = demo
-    seq = next(s for s in range(len(events) - 3, 2, -1) if not _works_deck(events[s]) and s > 20)
     gd, turn = _receiver(out, events, seq, tmp_path)
     decoded: list[int] = []
     real = DeckLedger._decode
@@ -127,6 +122,14 @@ def test_an_ordinary_turn_received_leaves_the_deck_undecoded_and_saves_it_back_u
     monkeypatch.setenv("PBEM_PASSPHRASE", THROWAWAY_PASSPHRASE)
     result = CliRunner().invoke(cli, ["receive", "--no-auto", "-g", str(gd.path), str(turn)])
     assert result.exit_code == 0, result.output
+    return gd, decoded
+
+
+def test_an_ordinary_turn_received_leaves_the_deck_undecoded_and_saves_it_back_unchanged(demo, tmp_path,
+                                                                                        monkeypatch):
+    events = demo[1]
+    seq = next(s for s in range(len(events) - 3, 2, -1) if not _works_deck(events[s]) and s > 20)
+    gd, decoded = _receive_counting_decodes(demo, tmp_path, monkeypatch, seq)
     assert decoded == []
     cached = _cached_fold(gd)
     assert "rounds" not in vars(cached.ledger) and cached.ledger  # the deck is there, still as saved
@@ -135,15 +138,9 @@ def test_an_ordinary_turn_received_leaves_the_deck_undecoded_and_saves_it_back_u
 
 
 def test_a_turn_that_works_the_deck_decodes_it_and_the_cache_equals_a_full_replay(demo, tmp_path, monkeypatch):
-    out, events = demo
+    events = demo[1]
     seq = next(s for s in range(len(events) - 1, 2, -1) if _works_deck(events[s]))
-    gd, turn = _receiver(out, events, seq, tmp_path)
-    decoded: list[int] = []
-    real = DeckLedger._decode
-    monkeypatch.setattr(DeckLedger, "_decode", lambda self: decoded.append(1) or real(self))
-    monkeypatch.setenv("PBEM_PASSPHRASE", THROWAWAY_PASSPHRASE)
-    result = CliRunner().invoke(cli, ["receive", "--no-auto", "-g", str(gd.path), str(turn)])
-    assert result.exit_code == 0, result.output
+    gd, decoded = _receive_counting_decodes(demo, tmp_path, monkeypatch, seq)
     assert decoded  # the deck message needed the ledger
     cached = _cached_fold(gd)
     assert msgspec.json.encode(cached.snapshot()) == msgspec.json.encode(_full_fold(gd).snapshot())

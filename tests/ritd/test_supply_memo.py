@@ -7,22 +7,16 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from click.testing import CliRunner
 
 from pbem import session
-from pbem.cli import cli
 from pbem.game import Replay
 from pbem.store import GameDir
 from rules.ritd import supply
 
 
 @pytest.fixture(scope="module")
-def demo_log(tmp_path_factory):
-    out = tmp_path_factory.mktemp("memo") / "demo"
-    result = CliRunner().invoke(cli, ["selfplay", "--rules", "ritd", "--scenario", "demo", "--seed", "7",
-                                      "--out", str(out), "--max-events", "600"])
-    assert result.exit_code == 0, result.output
-    gd = GameDir(out / "axis")
+def demo_log(ritd_demo_selfplay):
+    gd = GameDir(ritd_demo_selfplay / "axis")
     return session.rules_for(gd), gd.read_events()
 
 
