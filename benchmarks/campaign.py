@@ -218,39 +218,33 @@ def peak_rss_kib(cmd: list[str]) -> tuple[int, int, str]:
 
 
 class DeckClock:
-    """Time spent inside the group of play's operations (pbem.deck.PLAY): wraps
-    its methods on the class while active. The wrapper's own cost is outside
-    the clock, so the rest (total - clock) is, if anything, overstated."""
+    """Time spent inside the group of play's operations (pbem.deck.PLAY): its
+    methods counted on the class while active. The wrapper's own cost is
+    outside the clock, so the rest (total - clock) is, if anything, overstated."""
 
     METHODS = ("exp", "is_element", "from_hash")
 
     def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
         import pbem.deck
 
-        self.cls = type(pbem.deck.PLAY)
-        self.clock = clock
-        self.seconds = 0.0
-        self.calls = 0
+        self.parts = [Counted(type(pbem.deck.PLAY), name, clock) for name in self.METHODS]
+
+    @property
+    def seconds(self) -> float:
+        return sum(part.seconds for part in self.parts)
+
+    @property
+    def calls(self) -> int:
+        return sum(part.count for part in self.parts)
 
     def __enter__(self) -> Self:
-        self.saved = {name: getattr(self.cls, name) for name in self.METHODS}
-        for name, fn in self.saved.items():
-            setattr(self.cls, name, self._timed(fn))
+        for part in self.parts:
+            part.__enter__()
         return self
 
-    def _timed(self, fn: Callable) -> Callable:
-        def timed_op(*args, **kwargs):
-            start = self.clock()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self.seconds += self.clock() - start
-                self.calls += 1
-        return timed_op
-
     def __exit__(self, *exc: object) -> None:
-        for name, fn in self.saved.items():
-            setattr(self.cls, name, fn)
+        for part in reversed(self.parts):
+            part.__exit__()
 
 
 def best_with_deck(argv: list[str], repeat: int) -> tuple[float, float, int]:
@@ -354,26 +348,31 @@ class Verdicts:
                   + (f"  [{note}]" if note else ""))
 
 
-class Fsyncs:
-    """os.fsync counted and timed while active (PLAN: benchmarks print fsync in a column of their own)."""
+class Counted:
+    """Calls of ``owner.name`` counted and timed (``clock``) while active: the
+    function is wrapped on its owner (a module or a class) and put back after."""
+
+    def __init__(self, owner: object, name: str, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.owner, self.name, self.clock = owner, name, clock
+        self.count, self.seconds = 0, 0.0
 
     def __enter__(self) -> Self:
         self.count, self.seconds = 0, 0.0
-        self.saved = os.fsync
+        self.saved = fn = getattr(self.owner, self.name)
 
-        def fsync(fd: int) -> None:
-            start = time.perf_counter()
+        def counted(*args, **kwargs):
+            start = self.clock()
             try:
-                self.saved(fd)
+                return fn(*args, **kwargs)
             finally:
-                self.seconds += time.perf_counter() - start
+                self.seconds += self.clock() - start
                 self.count += 1
 
-        os.fsync = fsync  # type: ignore[assignment]
+        setattr(self.owner, self.name, counted)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        os.fsync = self.saved  # type: ignore[assignment]
+        setattr(self.owner, self.name, self.saved)
 
 
 class CommandGc:
@@ -392,28 +391,6 @@ class CommandGc:
 
     def __exit__(self, *exc: object) -> None:
         gc.set_threshold(*self.saved)
-
-
-class Kdfs:
-    """pbem.identity._kdf (scrypt) counted and timed while active."""
-
-    def __enter__(self) -> Self:
-        self.count, self.seconds = 0, 0.0
-        self.saved = pbem.identity._kdf
-
-        def kdf(*args: object) -> bytes:
-            start = time.perf_counter()
-            try:
-                return self.saved(*args)  # type: ignore[arg-type]
-            finally:
-                self.seconds += time.perf_counter() - start
-                self.count += 1
-
-        pbem.identity._kdf = kdf  # type: ignore[assignment]
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pbem.identity._kdf = self.saved  # type: ignore[assignment]
 
 
 def rules_seconds(rules, events: list[bytes], clock: Callable[[], float] = time.perf_counter
@@ -613,7 +590,8 @@ def main_() -> None:
             copy = tmp / f"copy{next(copies)}"
             shutil.copytree(base, copy)
             os.sync()  # the copy's dirty pages are not the receive's to flush (its fsyncs would)
-            with Fsyncs() as fs, Kdfs() as kd, CommandGc():
+            # fsync and the scrypt unlock in columns of their own (PLAN "Speed vs durability")
+            with Counted(os, "fsync") as fs, Counted(pbem.identity, "_kdf") as kd, CommandGc():
                 elapsed = cli_seconds(["receive", "--no-auto", "-g", str(copy), str(turn)])
             fsync_runs.append((fs.count, fs.seconds))
             kdf_runs.append((kd.count, kd.seconds))
@@ -665,9 +643,9 @@ def main_() -> None:
         into = next(r for r in roles if r != author)
         real = tmp / "real-key"
         prepare_receiver(log / into, real, seq, tmp / "real.key")
-        with Kdfs() as kdfs:
+        with Counted(pbem.identity, "_kdf") as kdfs:
             unlock_total = cli_seconds(["receive", "--no-auto", "-g", str(real), str(tmp / f"turn{seq}.pbem")])
-        with Kdfs() as one_kdf:
+        with Counted(pbem.identity, "_kdf") as one_kdf:
             load_identity(tmp / "real.key", CHEAP_PASSPHRASE)
 
         # cold start-up against `python -c "import click"`

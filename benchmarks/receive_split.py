@@ -28,7 +28,7 @@ first list is the early events, the second the late ones.)
 from __future__ import annotations
 
 import argparse
-import functools
+import contextlib
 import gc
 import os
 import shutil
@@ -42,7 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from campaign import CHEAP_PASSPHRASE, prepare_receiver, run_cli, write_turn  # noqa: E402
+from campaign import CHEAP_PASSPHRASE, Counted, prepare_receiver, run_cli, write_turn  # noqa: E402
 
 import pbem.identity  # noqa: E402
 from pbem import codec, game, session, snapshot, store  # noqa: E402
@@ -67,25 +67,10 @@ def main() -> None:
     os.environ["PBEM_PASSPHRASE"] = CHEAP_PASSPHRASE
     gc.set_threshold(*GC_THRESHOLDS)
 
-    spent: dict[str, float] = {}
-
-    def timed(owner: object, name: str, part: str) -> None:
-        fn = getattr(owner, name)
-
-        @functools.wraps(fn)
-        def wrapper(*a, **k):
-            start = clock()
-            try:
-                return fn(*a, **k)
-            finally:
-                spent[part] = spent.get(part, 0.0) + clock() - start
-        setattr(owner, name, wrapper)
-
-    for owner, name, part in ((pbem.identity, "_kdf", "kdf"), (snapshot, "restore", "restore"),
-                              (session, "load_seat", "load"), (game.Replay, "apply_stored", "apply"),
-                              (game.Replay, "_happenings", "words"), (store.GameDir, "append", "append"),
-                              (snapshot, "save", "save")):
-        timed(owner, name, part)
+    parts = {part: Counted(owner, name, clock) for owner, name, part in (
+        (pbem.identity, "_kdf", "kdf"), (snapshot, "restore", "restore"), (session, "load_seat", "load"),
+        (game.Replay, "apply_stored", "apply"), (game.Replay, "_happenings", "words"),
+        (store.GameDir, "append", "append"), (snapshot, "save", "save"))}
 
     roles = ("axis", "allied")
     events = GameDir(args.log / roles[0]).read_events()
@@ -104,13 +89,16 @@ def main() -> None:
                 dst, turn = turns[seq]
                 copy = tmp / f"c{seq}-{i}"
                 shutil.copytree(dst, copy)
-                spent.clear()
-                start = clock()
-                code, out = run_cli(["receive", "--no-auto", "-g", str(copy), str(turn)])
-                whole = clock() - start
+                with contextlib.ExitStack() as stack:
+                    for counted in parts.values():
+                        stack.enter_context(counted)
+                    start = clock()
+                    code, out = run_cli(["receive", "--no-auto", "-g", str(copy), str(turn)])
+                    whole = clock() - start
                 if code != 0:
                     raise SystemExit(f"receive of event {seq} failed:\n{out}")
-                rows[seq].append({**spent, "total": whole - spent.get("kdf", 0.0)})
+                spent = {part: counted.seconds for part, counted in parts.items()}
+                rows[seq].append({**spent, "total": whole - spent["kdf"]})
                 shutil.rmtree(copy)
     unit = "wall" if args.wall else "CPU"
     print(f"ms of {unit} time, median of {args.rounds} rounds")

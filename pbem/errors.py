@@ -37,6 +37,13 @@ class BadFile(PbemError):
 
     exit_code = 3
 
+    @classmethod
+    def in_cache(cls, problem: str) -> BadFile:
+        """A part of the replay cache read after it was restored that cannot be
+        used (``problem``, e.g. "history cannot be read (...)"), and what to do."""
+        return cls(f"the replay cache's {problem}: delete the game directory's cache/ folder and run the "
+                   "command again (the log replays in full)")
+
 
 class VerifyError(PbemError):
     """Cryptographic or chain verification failed: forged, tampered, replayed,

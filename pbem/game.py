@@ -51,7 +51,7 @@ from pbem.errors import (
     VersionMismatch,
 )
 from pbem.identity import parse_public, verify_signature
-from pbem.ledger import AuditInput, DeckData, DeckLedger
+from pbem.ledger import NO_DECK, AuditInput, DeckLedger
 from pbem.rulesapi import (
     ACTION,
     DICE,
@@ -70,8 +70,6 @@ from pbem.rulesapi import (
 from pbem.text import shown
 
 AUDIT = "*"
-#: An empty ledger's ``DeckLedger.encoded``.
-_NO_DECK = msgspec.json.encode(DeckData())
 
 
 class CommitRecord(msgspec.Struct, frozen=True, array_like=True):
@@ -196,11 +194,9 @@ class History(Sequence[EventInfo]):
             try:
                 older = msgspec.json.decode(self._older, type=list[EventInfo])
             except msgspec.DecodeError as exc:  # an authenticated cache of this very pbem version: never expected
-                raise BadFile(f"the replay cache's history cannot be read ({exc}): delete the game directory's "
-                              "cache/ folder and run the command again (the log replays in full)") from None
+                raise BadFile.in_cache(f"history cannot be read ({exc})") from None
             if len(older) != self._count:
-                raise BadFile("the replay cache's history holds the wrong number of events: delete the game "
-                              "directory's cache/ folder and run the command again (the log replays in full)")
+                raise BadFile.in_cache("history holds the wrong number of events")
             self._items = older + self._items
             self._older, self._count = None, 0
         return self._items
@@ -633,7 +629,7 @@ class Replay:
             secret_dice={k: SecretDieData(d.event_hash.hex(), d.index, d.x_opponent.hex(), d.sides)
                          for k, d in self.secret_dice.items()},
             leaves=[(label, key, value.hex()) for (label, key), value in self.leaves.items()],
-            deck=msgspec.Raw(self.ledger.encoded() if with_deck else _NO_DECK), owed=self.owed, leave_used=dict(self.leave_used), ended=self.ended,
+            deck=msgspec.Raw(self.ledger.encoded() if with_deck else NO_DECK), owed=self.owed, leave_used=dict(self.leave_used), ended=self.ended,
             draw_offer=self.draw_offer, history_older=msgspec.Raw(older), history_older_count=older_count)
 
     def restored(self, data: ReplayData, ledger: DeckLedger | None = None) -> Replay:

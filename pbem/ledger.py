@@ -181,8 +181,7 @@ class DeckLedger:
         try:
             d = msgspec.json.decode(encoded, type=DeckData)
         except msgspec.DecodeError as exc:  # an authenticated cache of this very pbem version: never expected
-            raise BadFile(f"the replay cache's shared deck cannot be read ({exc}): delete the game directory's "
-                          "cache/ folder and run the command again (the log replays in full)") from None
+            raise BadFile.in_cache(f"shared deck cannot be read ({exc})") from None
         self.__dict__.update(DeckLedger.from_data(d).__dict__, unchecked=self.unchecked, exp_hints=self.exp_hints,
                              _encoded=None)
 
@@ -438,6 +437,9 @@ class DeckLedger:
                    opened={(rnd, p): who for rnd, p, who in d.opened},
                    where={(rnd, s): (seq, who) for rnd, s, seq, who in d.where})
 
+
+#: An empty ledger's ``DeckLedger.encoded``.
+NO_DECK = msgspec.json.encode(DeckData())
 
 #: The fields ``DeckLedger.from_encoded`` leaves to be decoded on first read.
 _DECODED = frozenset(("rounds", "first", "sources", "keys", "dealt", "opened", "where", "_cards"))

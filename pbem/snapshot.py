@@ -53,15 +53,13 @@ from pbem.errors import BadFile, PbemError
 from pbem.fileio import make_dirs, read_regular, write_atomic
 from pbem.game import Replay, ReplayData
 from pbem.identity import Identity
-from pbem.ledger import DeckData, DeckLedger
+from pbem.ledger import NO_DECK, DeckLedger
 from pbem.store import GameDir
 from pbem.vault import seal_bytes, unseal_bytes
 
 _MAGIC = b"PBEMCCH5"  # 5: the deck in a file of its own, the history as its last entry and the JSON of the others, the commitments as label -> CommitRecord; 4: with the time control ledger (owed, leave used); 3: the fold as pbem.game.ReplayData (2: the deck as plain, already-checked strings)
 _PURPOSE = b"cache"
 _DECK_MAGIC = b"PBEMCDK1"
-#: An empty ledger's JSON: kept in the main file, no deck file.
-_NO_DECK = msgspec.json.encode(DeckData())
 #: Largest cache read (a 20-month campaign's is a few MiB).
 MAX_CACHE_BYTES = 1 << 30
 
@@ -129,7 +127,7 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
             token = source.token  # nothing read the deck: its file is still the deck
         else:
             deck = replay.ledger.encoded()
-            token = "" if deck == _NO_DECK else os.urandom(16).hex()
+            token = "" if deck == NO_DECK else os.urandom(16).hex()  # an empty deck: no deck file
             if token:
                 write_atomic(_deck_path(gd, role, token),
                              seal_bytes(deck, identity, game, role, magic=_DECK_MAGIC, purpose=_PURPOSE,

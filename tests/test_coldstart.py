@@ -264,14 +264,16 @@ def test_a_frozen_rules_version_of_pbem_is_found_without_scanning_every_distribu
 
 
 def test_the_scenario_checks_select_by_label_code_as_the_roster_does():
-    """rules.ritd.scenarios selects by appearance code from an index built once
+    """Roster.with_appearance selects by appearance code from an index built once
     per roster (the scenario checks ask ~200 times, at every start): the same
-    units in the same (roster) order as Roster.with_appearance, for every
+    units in the same (roster) order as a scan of the roster, for every
     side and every set of up to three codes, repeated codes included."""
     import itertools
 
-    from rules.ritd import scenarios
     from rules.ritd.units import load_units
+
+    def scan(roster, side, codes):
+        return tuple(u for u in roster if u.side == side and u.appearance in set(codes))
 
     packaged = load_units()
     for roster in (packaged, packaged.with_optional_i_tanks()):
@@ -280,8 +282,8 @@ def test_the_scenario_checks_select_by_label_code_as_the_roster_does():
             for n in (0, 1, 2, 3):
                 for chosen in itertools.combinations(codes, n):
                     asked = (*chosen, *chosen[:1])
-                    assert scenarios._with_appearance(roster, side, asked) == roster.with_appearance(side, *asked)
-    assert scenarios._with_appearance(packaged, "axis", ("S",)) != ()  # the probe selects something
+                    assert roster.with_appearance(side, *asked) == scan(roster, side, asked)
+    assert packaged.with_appearance("axis", "S") != ()  # the probe selects something
 
 
 # -- the decoded twins of the data files read at every start (rules.ritd.datafiles) ------

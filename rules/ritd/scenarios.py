@@ -157,24 +157,6 @@ def zone_places(zone: Zone) -> list[tuple[PlaceKind, str]]:
 # --- unit selections --------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=8)
-def _by_appearance(roster: Roster) -> dict[tuple[Side, Appearance], tuple[tuple[int, Unit], ...]]:
-    """The roster's units by side and label code, each with its place in the
-    roster: checking the scenarios selects by code about 200 times, and each
-    ``Roster.with_appearance`` reads the whole roster."""
-    index: dict[tuple[Side, Appearance], list[tuple[int, Unit]]] = {}
-    for place, unit in enumerate(roster):
-        index.setdefault((unit.side, unit.appearance), []).append((place, unit))
-    return {key: tuple(units) for key, units in index.items()}
-
-
-def _with_appearance(roster: Roster, side: Side, codes: Sequence[Appearance]) -> tuple[Unit, ...]:
-    """``roster.with_appearance(side, *codes)``: in roster order, from the index."""
-    index = _by_appearance(roster)
-    found = [pair for code in set(codes) for pair in index.get((side, code), ())]
-    return tuple(unit for _, unit in sorted(found, key=lambda pair: pair[0]))
-
-
 def _select(
     roster: Roster,
     side: Side,
@@ -187,7 +169,7 @@ def _select(
 
     Raises UnknownUnit for a name not in the roster.
     """
-    chosen = list(_with_appearance(roster, side, appearance))
+    chosen = list(roster.with_appearance(side, *appearance))
     for name in units:
         chosen.append(roster.get(name))
     dropped = {roster.get(name).name for name in except_}
@@ -520,7 +502,7 @@ def _check_side(roster: Roster, s: Scenario, side: Side) -> None:
 
     def check_codes(codes: Sequence[Appearance], where: str) -> None:
         for code in codes:
-            if not _with_appearance(roster, side, (code,)):
+            if not roster.with_appearance(side, code):
                 raise _fail(where, f"no {side} unit carries appearance {code!r}")
 
     group_ids: set[str] = set()
@@ -531,7 +513,7 @@ def _check_side(roster: Roster, s: Scenario, side: Side) -> None:
         group_ids.add(group.id)
         check_codes(group.appearance, where)
         units = _selection(where, functools.partial(group.select, roster, side))
-        by_code = {u.name for u in _with_appearance(roster, side, group.appearance)}
+        by_code = {u.name for u in roster.with_appearance(side, *group.appearance)}
         for name in group.except_:
             if roster.get(name).name not in by_code:
                 raise _fail(
