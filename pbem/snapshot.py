@@ -32,6 +32,13 @@ something reads them (issue 20):
 - the history's entries before the last are kept as their JSON
   (``pbem.game.History``).
 
+The main file's sealed text is three sections, each preceded by its length
+(``_sections``): the ``Snapshot`` as JSON without the two largest parts of
+the fold, then the rules state's JSON and the older history's JSON. Decoding
+the first section never reads the other two, and the state is decoded once,
+by the rules' type (``Replay.restored``): embedded in the JSON, both were
+scanned by every decode and copied by every encode.
+
 Being derived and checked when read, the cache is written atomically but
 without fsync (``write_atomic(durable=False)``), after the events it
 summarises are durable: after a power loss it may be stale or empty, which
@@ -43,6 +50,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import struct
 from collections.abc import Callable
 from pathlib import Path
 
@@ -57,7 +65,7 @@ from pbem.ledger import NO_DECK, DeckLedger
 from pbem.store import GameDir
 from pbem.vault import seal_bytes, unseal_bytes
 
-_MAGIC = b"PBEMCCH5"  # 5: the deck in a file of its own, the history as its last entry and the JSON of the others, the commitments as label -> CommitRecord; 4: with the time control ledger (owed, leave used); 3: the fold as pbem.game.ReplayData (2: the deck as plain, already-checked strings)
+_MAGIC = b"PBEMCCH6"  # 6: three sections, the state and the older history out of the JSON; 5: the deck in a file of its own, the history as its last entry and the JSON of the others, the commitments as label -> CommitRecord; 4: with the time control ledger (owed, leave used); 3: the fold as pbem.game.ReplayData (2: the deck as plain, already-checked strings)
 _PURPOSE = b"cache"
 _DECK_MAGIC = b"PBEMCDK1"
 #: Largest cache read (a 20-month campaign's is a few MiB).
@@ -77,6 +85,32 @@ class Snapshot(msgspec.Struct, frozen=True):
     #: The token of the deck file (``cache/<role>.deck-<token>.bin``); "": the
     #: ledger is empty, and there is no deck file.
     deck: str = ""
+
+
+#: Each section's length, before it.
+_LENGTH = struct.Struct(">I")
+#: What the JSON section holds in place of the parts kept in sections of their own.
+_ELSEWHERE = msgspec.Raw(b"null")
+
+
+def _sections(*parts: bytes) -> bytes:
+    return b"".join(_LENGTH.pack(len(part)) + part for part in parts)
+
+
+def _split(plain: bytes, count: int) -> list[memoryview]:
+    """The ``count`` sections of ``plain``; BadFile unless they are exactly all of it."""
+    view, out, at = memoryview(plain), [], 0
+    for _ in range(count):
+        if at + _LENGTH.size > len(view):
+            raise BadFile("the replay cache is truncated")
+        (n,), at = _LENGTH.unpack_from(view, at), at + _LENGTH.size
+        if at + n > len(view):
+            raise BadFile("the replay cache is truncated")
+        out.append(view[at:at + n])
+        at += n
+    if at != len(view):
+        raise BadFile("the replay cache has bytes after its last section")
+    return out
 
 
 def _path(gd: GameDir, role: str) -> Path:
@@ -132,12 +166,14 @@ def save(gd: GameDir, replay: Replay, identity: Identity) -> None:
                 write_atomic(_deck_path(gd, role, token),
                              seal_bytes(deck, identity, game, role, magic=_DECK_MAGIC, purpose=_PURPOSE,
                                         context=token.encode()), mode=0o600, durable=False)
+        data = replay.snapshot(with_deck=False)
         snap = Snapshot(
             pbem=__version__, rules=replay.rules.SPEC.id, rules_version=replay.rules.SPEC.version,
-            data_hash=replay.genesis.data_hash, game=game, role=role, replay=replay.snapshot(with_deck=False),
-            deck=token)
-        write_atomic(path, seal_bytes(msgspec.json.encode(snap), identity, game, role, magic=_MAGIC,
-                                      purpose=_PURPOSE), mode=0o600, durable=False)
+            data_hash=replay.genesis.data_hash, game=game, role=role,
+            replay=msgspec.structs.replace(data, state=_ELSEWHERE, history_older=_ELSEWHERE), deck=token)
+        plain = _sections(msgspec.json.encode(snap), bytes(data.state), bytes(data.history_older))
+        write_atomic(path, seal_bytes(plain, identity, game, role, magic=_MAGIC, purpose=_PURPOSE),
+                     mode=0o600, durable=False)
     except (OSError, PbemError):
         return  # no cache this time: the next command replays the whole log
     keep = _deck_path(gd, role, token).name
@@ -158,7 +194,9 @@ def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> 
     try:
         plain = unseal_bytes(read_regular(path, MAX_CACHE_BYTES, "replay cache"), identity, base.game_hex, base.role, magic=_MAGIC,
                              purpose=_PURPOSE)
-        snap = msgspec.json.decode(plain, type=Snapshot)
+        head, state, older = _split(plain, 3)
+        snap = msgspec.json.decode(head, type=Snapshot)
+        data = msgspec.structs.replace(snap.replay, state=msgspec.Raw(state), history_older=msgspec.Raw(older))
         ledger = None
         if snap.deck and not _is_token(snap.deck):
             return None
@@ -166,7 +204,7 @@ def restore(gd: GameDir, base: Replay, identity: Identity, event_count: int) -> 
             seq = snap.replay.seq
             ledger = DeckLedger.from_encoded(_DeckFile(_deck_path(gd, base.role, snap.deck), snap.deck, identity,
                                                        base.game_hex, base.role, lambda: _replayed_deck(gd, base, seq)))
-        restored = base.restored(snap.replay, ledger)
+        restored = base.restored(data, ledger)
     except (PbemError, msgspec.DecodeError, OSError):
         return None
     spec = base.rules.SPEC

@@ -10,6 +10,8 @@
   a deck file that cannot be read gives the deck of a full replay.
 - The history's older entries stay the JSON the cache saved them as until one
   of them is read (``pbem.game.History``).
+- The main file's JSON holds neither the rules state nor the older history:
+  each is a section of its own after it, never scanned by the JSON decoding.
 - ``pbem receive --no-auto`` composes no automatic answer it would throw away:
   only dice or deck work is reported then ("the opponent's dice wait ...").
 """
@@ -33,6 +35,7 @@ from pbem.ledger import DeckData, DeckLedger, KeyData, SourceData, StepData
 from pbem.rulesapi import DICE
 from pbem.store import GameDir
 from pbem.table import THROWAWAY_PASSPHRASE
+from pbem.vault import seal_bytes, unseal_bytes
 
 
 def _data() -> DeckData:
@@ -344,3 +347,47 @@ def test_a_fork_saved_after_its_deck_file_went_writes_the_deck_again(demo, tmp_p
     monkeypatch.setattr(snapshot, "_replayed_deck", lambda *a: pytest.fail("the deck file named is missing"))
     cached = _cached_fold(gd)
     assert cached.ledger.rounds and cached.ledger == reader.ledger == idle.ledger
+
+
+# -- the main file's sections ---------------------------------------------------------------
+
+
+def _main_plain(seat: session.Seat) -> bytes:
+    return unseal_bytes((seat.gd.path / "cache" / f"{seat.role}.bin").read_bytes(), seat.identity,
+                        seat.replay.game_hex, seat.role, magic=snapshot._MAGIC, purpose=snapshot._PURPOSE)
+
+
+def test_the_main_file_keeps_the_state_and_the_older_history_out_of_its_json(demo, tmp_path):
+    out, events = demo
+    seq = next(s for s in range(len(events) - 3, 2, -1) if not _works_deck(events[s]) and s > 20)
+    gd, _ = _receiver(out, events, seq, tmp_path)
+    head, state, older = snapshot._split(_main_plain(_seat_of(gd)), 3)
+    snap = msgspec.json.decode(head, type=snapshot.Snapshot)
+    assert bytes(snap.replay.state) == b"null" and bytes(snap.replay.history_older) == b"null"
+    full = _full_fold(gd)
+    data = full.snapshot(with_deck=False)
+    assert bytes(state) == bytes(data.state) and bytes(older) == bytes(data.history_older)
+    assert len(msgspec.json.decode(bytes(older))) == seq - 1  # every entry but the last
+
+
+@pytest.mark.parametrize("framing", ["a section too long", "bytes after the last", "two sections"])
+def test_a_main_file_whose_sections_do_not_add_up_is_replaced_by_a_full_replay(table, monkeypatch, framing):
+    table.play("red", "advance 1", "pass")
+    gd = table.red.gd
+    seat = table.red.seat()
+    path = gd.path / "cache" / "red.bin"
+    head, state, older = (bytes(p) for p in snapshot._split(_main_plain(seat), 3))
+    plain = {"a section too long": snapshot._sections(head, state) + snapshot._LENGTH.pack(len(older) + 1) + older,
+             "bytes after the last": snapshot._sections(head, state, older) + b"x",
+             "two sections": snapshot._sections(head, state)}[framing]
+    path.write_bytes(seal_bytes(plain, seat.identity, seat.replay.game_hex, "red", magic=snapshot._MAGIC,
+                                purpose=snapshot._PURPOSE))
+    with pytest.raises(BadFile, match="replay cache"):
+        snapshot._split(plain, 3)
+    restored: list[object] = []
+    real = snapshot.restore
+    monkeypatch.setattr(snapshot, "restore", lambda *a: restored.append(real(*a)) or restored[-1])
+    again = table.red.seat().replay
+    assert restored == [None]  # not restored: the whole log replayed
+    shutil.rmtree(gd.path / "cache")
+    assert again.snapshot() == table.red.seat().replay.snapshot()
