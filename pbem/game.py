@@ -330,6 +330,9 @@ class _Ctx:
     def leaf(self, label: str, key: str) -> bytes | None:
         return self._replay.leaf(label, key)
 
+    def leaves(self, label: str, keys: Iterable[str]) -> list[bytes | None]:
+        return self._replay.leaf_values(label, keys)
+
     def card(self, rnd: str, pos: int) -> str | None:
         return self._replay.card(rnd, pos)
 
@@ -543,6 +546,18 @@ class Replay:
         opened = self.leaves.get((label, key))
         if opened is not None:
             return opened
+        leaves = self._whole_set(label)
+        return None if leaves is None else leaves.get(key)
+
+    def leaf_values(self, label: str, keys: Iterable[str]) -> list[bytes | None]:
+        """``leaf(label, key)`` for each of ``keys``, in one call (a rules
+        module reading a whole set: a Minefield set is every hex of the map)."""
+        opened, leaves = self.leaves, self._whole_set(label) or {}
+        return [leaves.get(key) if (value := opened.get((label, key))) is None else value for key in keys]
+
+    def _whole_set(self, label: str) -> dict[str, bytes] | None:
+        """Every leaf of the Merkle set ``label`` if this replay knows its whole
+        value (decoded once), else None."""
         leaves = self._sets.get(label)
         if leaves is None:
             record = self.commitments.get(label)
@@ -553,7 +568,7 @@ class Replay:
                 leaves = self._sets[label] = decode_leaves(whole)
             except ValueError:
                 return None
-        return leaves.get(key)
+        return leaves
 
     def ctx(self, author: str, seq: int | None = None) -> _Ctx:
         return _Ctx(self, self.seq + 1 if seq is None else seq, author)

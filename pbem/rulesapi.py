@@ -28,7 +28,7 @@ import importlib
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import msgspec
@@ -334,6 +334,10 @@ class Ctx(Protocol):
         """Value of ``key`` in the Merkle set ``label`` if the replaying side
         knows it (its own set, a leaf opened in the log, the audit), else None."""
 
+    def leaves(self, label: str, keys: Iterable[str]) -> list[bytes | None]:
+        """``leaf(label, key)`` for each of ``keys``, in one call: for a rule
+        that reads a whole set (RitD's Minefields: every hex of the map)."""
+
     def card(self, rnd: str, pos: int) -> str | None:
         """The label of the shared deck's card at ``pos`` of round ``rnd`` if the
         replaying side can see it (its own card, one shown, the audit), else None."""
@@ -357,6 +361,9 @@ class ActingAs:
 
     def leaf(self, label: str, key: str) -> bytes | None:
         return self._ctx.leaf(label, key)
+
+    def leaves(self, label: str, keys: Iterable[str]) -> list[bytes | None]:
+        return self._ctx.leaves(label, keys)
 
     def card(self, rnd: str, pos: int) -> str | None:
         return self._ctx.card(rnd, pos)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,9 @@ class _Blind:
 
     def leaf(self, label: str, key: str) -> bytes | None:
         return None
+
+    def leaves(self, label: str, keys: Iterable[str]) -> list[bytes | None]:
+        return [None for _ in keys]
 
     def card(self, rnd: str, pos: int) -> str | None:
         return None

@@ -147,3 +147,22 @@ def test_the_audit_perspective_knows_every_leaf_from_the_start(tmp_path):
     for stored in table.blue.gd.read_events():
         audit.apply_stored(stored)
     assert audit.leaf("blue.traps", "5") == b"1"
+
+
+def test_many_leaves_read_at_once_are_each_what_one_leaf_read_gives(tmp_path):
+    """``ctx.leaves`` (issue 20: RitD reads a whole Minefield set in one call)
+    gives for every key what ``ctx.leaf`` gives: the owner's whole set, an
+    opened leaf only for the opponent, nothing of a label that is no set or
+    not committed, None for a key outside the set."""
+    table = _trapped(tmp_path)
+    table.play("red", "advance 2")
+    table.play("blue", "open trap 3")
+    keys = [str(k) for k in range(0, 12)] + ["nowhere"]
+    for replay in (table.blue.seat().replay, table.red.seat().replay, Replay(race.RULES)):
+        for label in ("blue.traps", "red.traps", "nonesuch"):
+            ctx = replay.ctx("red")
+            assert ctx.leaves(label, keys) == [ctx.leaf(label, k) for k in keys]
+    red = table.red.seat().replay.ctx("red")
+    assert red.leaves("blue.traps", ["3", "5"]) == [b"1", None]  # the opened leaf, no other
+    blue = table.blue.seat().replay.ctx("blue")
+    assert blue.leaves("blue.traps", ["3", "4", "5"]) == [b"1", b"0", b"1"]

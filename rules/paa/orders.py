@@ -21,7 +21,7 @@ functions ``check`` runs (destinations from one search per unit, §11.1).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pbem.rulesapi import Ctx, Order, OrderGroup
@@ -211,6 +211,9 @@ class Author:
 
     def leaf(self, label: str, key: str) -> bytes | None:
         return None
+
+    def leaves(self, label: str, keys: Iterable[str]) -> list[bytes | None]:
+        return [None for _ in keys]
 
     def card(self, rnd: str, pos: int) -> str | None:
         return None

@@ -32,7 +32,8 @@ def _mine_set(state: State, side: Side, number: int, ctx) -> dict[str, int] | No
     if number == 0:
         return dict.fromkeys(_scenario_mines(state, side), mines.SCENARIO_BUILD)
     label = mines.set_label(side, number)
-    return mines.read_set(game_map(), lambda h: ctx.leaf(label, h))
+    m = game_map()
+    return mines.read_set(m, ctx.leaves(label, m.hexes))
 
 
 def _scenario_mines(state: State, side: Side) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ No files, crypto or randomness here: the engine keeps the Merkle sets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 import msgspec
 
@@ -117,16 +117,16 @@ class SideMines(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     fresh: tuple[str, ...] = ()
 
 
-def read_set(m: HexMap, leaf: Callable[[str], bytes | None]) -> dict[str, int] | None:
+def read_set(m: HexMap, values: Sequence[bytes | None]) -> dict[str, int] | None:
     """hex -> building set of every Minefield of a set this replay knows whole
-    (``leaf(hex)`` gives each leaf), None if a leaf is unknown; ValueError for
-    a value that is not a Minefield leaf."""
+    (``values``: the leaves of ``m.hexes`` in their order, as ``ctx.leaves``
+    gives them), None if a leaf is unknown; ValueError for a value that is not
+    a Minefield leaf."""
+    if None in values:
+        return None
     mines: dict[str, int] = {}
-    for h in m.hexes:
-        value = leaf(h)
-        if value is None:
-            return None
-        built = decode(value)
+    for h, value in zip(m.hexes, values, strict=True):
+        built = decode(value)  # type: ignore[arg-type] # None is ruled out above
         if built is not None:
             mines[h] = built
     return mines

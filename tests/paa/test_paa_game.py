@@ -6,6 +6,7 @@ Malta, sudden death, and the orders' text round trip."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -39,6 +40,9 @@ class Ctx:
 
     def leaf(self, label: str, key: str) -> bytes | None:
         return None
+
+    def leaves(self, label: str, keys: Iterable[str]) -> list[bytes | None]:
+        return [None for _ in keys]
 
     def card(self, rnd: str, pos: int) -> str | None:
         return None

@@ -5,6 +5,8 @@ passes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import msgspec
 
 from rules.ritd import game as ritd
@@ -32,6 +34,9 @@ class _Ctx:
 
     def leaf(self, label: str, key: str) -> bytes | None:
         return None
+
+    def leaves(self, label: str, keys: Iterable[str]) -> list[bytes | None]:
+        return [None for _ in keys]
 
     def card(self, rnd: str, pos: int) -> str | None:
         return None

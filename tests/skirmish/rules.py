@@ -30,6 +30,7 @@ lazily. The contract suite checks that both give the same orders.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -340,6 +341,9 @@ class _Author:
 
     def leaf(self, label: str, key: str) -> bytes | None:
         return None
+
+    def leaves(self, label: str, keys: Iterable[str]) -> list[bytes | None]:
+        return [None for _ in keys]
 
     def card(self, rnd: str, pos: int) -> str | None:
         return None
