@@ -39,7 +39,9 @@ results: on a shared machine compare only ratios of one run.
            log's (at pbem's own cost it is 90 ms, some 600 d, and is measured
            under "unlock"); the target applies to the rest, and the receive with
            the cheap unlock in is printed beside it. Targets: late <= 100 and late / early <= 1.25
-           (independent of log length).
+           (independent of log length). Printed beside (no target): the part
+           inside the rules' hooks (RulesClock), which follows the position
+           and the turn, and the rest, pbem's own, late against early.
   show     cold `pbem show` in the receiver's directory (a subprocess, from its
            replay cache, cheap scrypt) over `python -c "import click"`, medians
            of 7 alternating, bytecode written by a first run. Target <= 3.
@@ -393,6 +395,50 @@ class CommandGc:
         gc.set_threshold(*self.saved)
 
 
+class RulesClock:
+    """Time inside a rules module's hooks, outermost calls only (a hook that
+    calls another counts once), while active: every public method of the
+    rules' class, its own or inherited, is wrapped on that class and put back
+    after. ``deck``, if given, is a DeckClock whose time inside the hooks is
+    kept apart in ``deck_seconds``."""
+
+    def __init__(self, rules, clock: Callable[[], float] = time.perf_counter, deck: DeckClock | None = None) -> None:
+        self.cls, self.clock, self.deck = type(rules), clock, deck
+        self.seconds = self.deck_seconds = 0.0
+
+    def __enter__(self) -> Self:
+        self.seconds = self.deck_seconds = 0.0
+        depth = [0]
+
+        def timed(fn: Callable) -> Callable:
+            def hook(*args, **kwargs):
+                depth[0] += 1
+                start, in_deck = self.clock(), self.deck.seconds if self.deck else 0.0
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    depth[0] -= 1
+                    if depth[0] == 0:
+                        self.seconds += self.clock() - start
+                        if self.deck:
+                            self.deck_seconds += self.deck.seconds - in_deck
+            return hook
+
+        names = {name for klass in self.cls.__mro__ if klass is not object for name, value in vars(klass).items()
+                 if not name.startswith("_") and callable(value) and not isinstance(value, type)}
+        self.saved = {name: vars(self.cls).get(name) for name in names}
+        for name in names:
+            setattr(self.cls, name, timed(getattr(self.cls, name)))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for name, own in self.saved.items():
+            if own is None:
+                delattr(self.cls, name)  # inherited: the base's again
+            else:
+                setattr(self.cls, name, own)
+
+
 def rules_seconds(rules, events: list[bytes], clock: Callable[[], float] = time.perf_counter
                   ) -> tuple[float, float]:
     """(time inside the rules module's hooks, outermost calls only, while the log
@@ -402,36 +448,13 @@ def rules_seconds(rules, events: list[bytes], clock: Callable[[], float] = time.
     card, which a real audit has its second process compute ahead)."""
     from pbem.game import AUDIT, audit_openings
 
-    spent = [0.0, 0.0]
-    depth = [0]
-    deck = DeckClock(clock)
-
-    def timed_hook(fn: Callable) -> Callable:
-        def hook(*args, **kwargs):
-            depth[0] += 1
-            start, in_deck = clock(), deck.seconds
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                depth[0] -= 1
-                if depth[0] == 0:
-                    spent[0] += clock() - start
-                    spent[1] += deck.seconds - in_deck
-        return hook
-
-    cls = type(rules)
-    names = {name for klass in cls.__mro__ if klass is not object for name, value in vars(klass).items()
-             if not name.startswith("_") and callable(value) and not isinstance(value, type)}
-    Timed = type("Timed", (cls,), {name: timed_hook(getattr(cls, name)) for name in names})
-    timed_rules = Timed.__new__(Timed)
-    timed_rules.__dict__.update(getattr(rules, "__dict__", {}))
     known = audit_openings(events)
     forget_memos()
-    replay = Replay(timed_rules, role=AUDIT, known=known, describe=False)
-    with deck:
+    replay = Replay(rules, role=AUDIT, known=known, describe=False)
+    with DeckClock(clock) as deck, RulesClock(rules, clock, deck) as hooks:
         for stored in events:
             replay.apply_stored(stored, verify_signature_=False)
-    return spent[0], spent[1]
+    return hooks.seconds, hooks.deck_seconds
 
 
 BASELINE_CHILD = r"""
@@ -585,17 +608,20 @@ def main_() -> None:
         fsync_runs: list[tuple[int, float]] = []
         kdf_runs: list[tuple[int, float]] = []
         whole_runs: dict[int, list[float]] = {}
+        hook_runs: dict[int, list[float]] = {}
 
         def receive_once(base: Path, turn: Path, seq: int) -> float:
             copy = tmp / f"copy{next(copies)}"
             shutil.copytree(base, copy)
             os.sync()  # the copy's dirty pages are not the receive's to flush (its fsyncs would)
             # fsync and the scrypt unlock in columns of their own (PLAN "Speed vs durability")
-            with Counted(os, "fsync") as fs, Counted(pbem.identity, "_kdf") as kd, CommandGc():
+            with Counted(os, "fsync") as fs, Counted(pbem.identity, "_kdf") as kd, RulesClock(rules) as hooks, \
+                    CommandGc():
                 elapsed = cli_seconds(["receive", "--no-auto", "-g", str(copy), str(turn)])
             fsync_runs.append((fs.count, fs.seconds))
             kdf_runs.append((kd.count, kd.seconds))
             whole_runs.setdefault(seq, []).append(elapsed - fs.seconds)
+            hook_runs.setdefault(seq, []).append(hooks.seconds)
             if GameDir(copy).event_count() != seq + 1:
                 raise SystemExit("receive did not append the event")
             shutil.rmtree(copy)
@@ -632,6 +658,8 @@ def main_() -> None:
             one.append(time.perf_counter() - t)
         one_verify = statistics.median(one)
         late_s, early_s = statistics.median(late), statistics.median(early)
+        late_hooks = statistics.median(statistics.median(hook_runs[seq]) for seq in late_seqs)
+        early_hooks = statistics.median(statistics.median(hook_runs[seq]) for seq in early_seqs)
         late_whole = statistics.median(statistics.median(whole_runs[seq]) for seq in late_seqs)
         early_whole = statistics.median(statistics.median(whole_runs[seq]) for seq in early_seqs)
         loads.append(load())
@@ -715,6 +743,11 @@ def main_() -> None:
           f"fsync excluded), median over events {late_seqs.start}..{late_seqs.stop - 1} (near the end): "
           f"{late_s * 1e3:.1f} ms; over events {early_seqs.start}..{early_seqs.stop - 1} (near the start): "
           f"{early_s * 1e3:.1f} ms")
+    print(f"    of which inside the rules' hooks (check, apply, openings, view, wording: the work of the "
+          f"position, not of the log's length): near the end {late_hooks * 1e3:.1f} ms, near the start "
+          f"{early_hooks * 1e3:.1f} ms; the rest, pbem's own, near the end {(late_s - late_hooks) * 1e3:.1f} ms, "
+          f"near the start {(early_s - early_hooks) * 1e3:.1f} ms (late / early "
+          f"{(late_s - late_hooks) / (early_s - early_hooks):.2f})")
     print(f"    fsync (own column, not in e): {fsync_n:.0f} calls, {fsync_s * 1e3:.1f} ms per receive (median)")
     kdf_n = statistics.median(n for n, _ in kdf_runs)
     kdf_s = statistics.median(s_ for _, s_ in kdf_runs)

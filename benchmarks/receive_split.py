@@ -17,7 +17,13 @@ touches them alike; each part is the median over the rounds, in CPU time
   words    the rules' wording of what the event made happen
   append   the store's durable append of the event
   save     pbem.snapshot.save: the replay cache written again
+  rules    inside the rules module's hooks (check, apply, openings, the
+           view and the wording of what happened; campaign.RulesClock): the
+           work that follows the position (how many blocks, what the turn
+           does), not the log's length
   total    the whole receive less kdf
+  engine   total less rules: what pbem itself spends (the cache, the files,
+           the signature, the bookkeeping), where a log's length could show
 
 Run from a checkout:
     python benchmarks/receive_split.py --log DIR 44,45,46,47 345,346,347,348
@@ -42,14 +48,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from campaign import CHEAP_PASSPHRASE, Counted, prepare_receiver, run_cli, write_turn  # noqa: E402
+from campaign import CHEAP_PASSPHRASE, Counted, RulesClock, prepare_receiver, run_cli, write_turn  # noqa: E402
 
 import pbem.identity  # noqa: E402
 from pbem import codec, game, session, snapshot, store  # noqa: E402
 from pbem.entry import GC_THRESHOLDS  # noqa: E402
 from pbem.store import GameDir  # noqa: E402
 
-PARTS = ("kdf", "restore", "load", "apply", "words", "append", "save")
+PARTS = ("kdf", "restore", "load", "apply", "words", "append", "save", "rules")
 
 
 def main() -> None:
@@ -74,6 +80,7 @@ def main() -> None:
 
     roles = ("axis", "allied")
     events = GameDir(args.log / roles[0]).read_events()
+    parts["rules"] = RulesClock(session.rules_for(GameDir(args.log / roles[0])), clock)
     with tempfile.TemporaryDirectory(prefix="pbem-split-") as tmp_:
         tmp = Path(tmp_)
         order = [s for pair in zip(early, late) for s in pair] + early[len(late):] + late[len(early):]
@@ -98,19 +105,20 @@ def main() -> None:
                 if code != 0:
                     raise SystemExit(f"receive of event {seq} failed:\n{out}")
                 spent = {part: counted.seconds for part, counted in parts.items()}
-                rows[seq].append({**spent, "total": whole - spent["kdf"]})
+                rows[seq].append({**spent, "total": whole - spent["kdf"], "engine": whole - spent["kdf"] - spent["rules"]})
                 shutil.rmtree(copy)
     unit = "wall" if args.wall else "CPU"
     print(f"ms of {unit} time, median of {args.rounds} rounds")
-    print(f"{'event':>6} " + " ".join(f"{p:>8}" for p in PARTS + ("total",)))
-    totals = {}
+    columns = PARTS + ("total", "engine")
+    print(f"{'event':>6} " + " ".join(f"{p:>8}" for p in columns))
+    medians = {}
     for seq in early + late:
-        med = {p: statistics.median(r.get(p, 0.0) for r in rows[seq]) for p in PARTS + ("total",)}
-        totals[seq] = med["total"]
-        print(f"{seq:>6} " + " ".join(f"{med[p] * 1e3:8.2f}" for p in PARTS + ("total",)))
-    e = statistics.median(totals[s] for s in early)
-    lt = statistics.median(totals[s] for s in late)
-    print(f"median total: early {e * 1e3:.2f} ms, late {lt * 1e3:.2f} ms, late / early {lt / e:.2f}")
+        med = medians[seq] = {p: statistics.median(r.get(p, 0.0) for r in rows[seq]) for p in columns}
+        print(f"{seq:>6} " + " ".join(f"{med[p] * 1e3:8.2f}" for p in columns))
+    for part in ("total", "rules", "engine"):
+        e = statistics.median(medians[s][part] for s in early)
+        lt = statistics.median(medians[s][part] for s in late)
+        print(f"median {part}: early {e * 1e3:.2f} ms, late {lt * 1e3:.2f} ms, late / early {lt / e:.2f}")
 
 
 if __name__ == "__main__":

@@ -539,6 +539,24 @@ def _parse_at(group: AnyGroup, text: str, step: Step, unchecked: Unchecked | Non
         raise DeckError(exc.reason, step.round, step.step) from None
 
 
+def inverses(values: Sequence[int], q: int) -> list[int]:
+    """``[pow(v, -1, q) for v in values]`` with one modular inversion
+    (Montgomery's trick: prefix products, one inverse, then back): an
+    inversion costs about 24 us in Python, a product under 1 us, and an
+    audit inverts some 1,900 keys. ``q`` prime; ValueError, as ``pow``
+    gives, if a value is 0 mod ``q`` (keys are checked to be in [1, q-1])."""
+    prefix, acc = [], 1
+    for v in values:
+        prefix.append(acc)
+        acc = acc * v % q
+    inv = pow(acc, -1, q)
+    out = [0] * len(values)
+    for i in range(len(values) - 1, -1, -1):
+        out[i] = inv * prefix[i] % q
+        inv = inv * values[i] % q
+    return out
+
+
 def make_step(group: AnyGroup, game: bytes, rnd: str, sources: Sequence[Source], done: Sequence[Step],
               seed: bytes, resolve: Resolver, old_seeds: Mapping[str, bytes] | None = None,
               old_steps: Mapping[str, int] | None = None) -> Step:
@@ -558,16 +576,16 @@ def make_step(group: AnyGroup, game: bytes, rnd: str, sources: Sequence[Source],
     q = group.q
     if number <= 2:
         prev = (input_elements(group, game, sources, resolve) if number == 1 else _elems(group, done[0]))
-        exps = []
+        olds = []
         for src in sources:
             if isinstance(src, Carry):
                 if old_seeds is None or src.round not in old_seeds:
                     raise ValueError(f"need this player's seed of round {src.round!r}")
                 old_step = (old_steps or {}).get(src.round, number + 2)
-                old = round_key(group, game, src.round, old_seeds[src.round], old_step, src.pos)
-                exps.append(key * pow(old, -1, q) % q)
+                olds.append(round_key(group, game, src.round, old_seeds[src.round], old_step, src.pos))
             else:
-                exps.append(key)
+                olds.append(1)
+        exps = [key * inv % q for inv in inverses(olds, q)]
         out = [group.exp(x, e) for x, e in zip(prev, exps, strict=True)]
         if number == 2:
             perm = _permutation(group, game, rnd, seed, n)
@@ -823,18 +841,19 @@ def _arith(group: AnyGroup, game: bytes, by_key: Mapping[tuple[str, int, int], K
     a = key(1, 0)
     # step 2 applies b (old per-card key of second stripped) then permutes
     b = key(2, 0)
-    strip1, strip2 = [], []
+    old1, old2 = [], []
     for src in sources:
         if isinstance(src, Carry):
             # each player strips its own per-card key of the old round: step 3
             # where it was first there, step 4 where it was second
             was = authors_of(src.round)
             s1, s2 = (3, 4) if was == authors else (4, 3)
-            strip1.append(pow(_old(group, game, by_key, history, src, s1, was), -1, q))
-            strip2.append(pow(_old(group, game, by_key, history, src, s2, was), -1, q))
+            old1.append(_old(group, game, by_key, history, src, s1, was))
+            old2.append(_old(group, game, by_key, history, src, s2, was))
         else:
-            strip1.append(1)
-            strip2.append(1)
+            old1.append(1)
+            old2.append(1)
+    strip1, strip2 = inverses(old1, q), inverses(old2, q)
     for j in range(n):
         if group.exp(inputs[j], a * strip1[j] % q) != x[0][j]:
             raise fail(1, f"card {j} is not the input card under the committed key")
@@ -843,7 +862,7 @@ def _arith(group: AnyGroup, game: bytes, by_key: Mapping[tuple[str, int, int], K
     # step 3: removing a_k and restoring a gives a step-2 card, each once
     ak = [key(3, k) for k in range(n)]
     where3 = {v: j for j, v in enumerate(x[1])}
-    sigma = _match([group.exp(x[2][k], pow(ak[k], -1, q) * a % q) for k in range(n)], where3,
+    sigma = _match([group.exp(x[2][k], ak_inv * a % q) for k, ak_inv in enumerate(inverses(ak, q))], where3,
                    lambda m: fail(3, m))
     bk = [key(4, k) for k in range(n)]
     binv = pow(b, -1, q)

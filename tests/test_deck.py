@@ -409,3 +409,18 @@ def test_any_small_deck_deals_exactly_once_and_audits(n, seed, order):
     assert sorted(c for _, c in got) == labels
     [dealt] = D.audit_deck(SMALL, GAME, [rnd], openings(SMALL, "p", sa, sb, n), [], AUTHORS)
     assert all(dealt.labels[pos] == c for pos, c in got)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=D.ED25519.q - 1), max_size=50))
+def test_the_inverses_of_many_keys_at_once_are_each_keys_inverse(keys):
+    """Issue 20: the audit inverts a round's keys with one modular inversion
+    (Montgomery's trick); each result is what ``pow(k, -1, q)`` gives."""
+    q = D.ED25519.q
+    assert D.inverses(keys, q) == [pow(k, -1, q) for k in keys]
+
+
+def test_a_key_that_is_zero_mod_q_has_no_inverse_among_many():
+    q = D.ED25519.q
+    with pytest.raises(ValueError):
+        D.inverses([3, q, 5], q)
