@@ -276,12 +276,17 @@ def ending_event(events: list[bytes], rules) -> int:
 
 
 def prepare_receiver(src: Path, dst: Path, target: int, key: Path) -> None:
-    """A copy of ``src`` holding events 0..target-1, its identity re-saved with cheap
+    """A copy of ``src`` holding events 0..target-1 and the turn files it had sent
+    by then (``outbox/<game>-<seq>.pbem``), its identity re-saved with cheap
     scrypt at ``key``, and its replay cache built at event target-1."""
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("lock"))
     gd = GameDir(dst)
     for seq in range(target, gd.event_count()):
         gd.event_path(seq).unlink()
+    for sent in gd.outbox_dir.glob("*-*.pbem"):
+        stem = sent.stem.rsplit("-", 1)[-1]
+        if stem.isdigit() and int(stem) >= target:
+            sent.unlink()  # sent after the receive being measured
     shutil.rmtree(dst / "cache", ignore_errors=True)
     for draft in gd.drafts_dir.glob("*"):
         draft.unlink()
