@@ -195,10 +195,10 @@ def decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
     value = ctx.value
     for ob in state.obligations:
         # Most obligations wait on a hidden value: stop at the first unknown label.
-        if not ob.labels or any(value(lbl) is None for lbl in ob.labels):
+        values = list(map(value, ob.labels)) if ob.labels and value(ob.labels[0]) is not None else None
+        if values is None or None in values:
             keep.append(ob)
             continue
-        values = [value(lbl) for lbl in ob.labels]
         if ob.kind == "early-order":  # RB 16.41, BU-06: every candidate once
             side = ob.unit
             cands = rf.early_arrival_candidates(all_scenarios(), scenario_of(state), cast(Side, side), ob.needed)
