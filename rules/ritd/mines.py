@@ -122,11 +122,11 @@ def read_set(m: HexMap, values: Sequence[bytes | None]) -> dict[str, int] | None
     (``values``: the leaves of ``m.hexes`` in their order, as ``ctx.leaves``
     gives them), None if a leaf is unknown; ValueError for a value that is not
     a Minefield leaf."""
-    if None in values:
-        return None
     mines: dict[str, int] = {}
     for h, value in zip(m.hexes, values, strict=True):
-        built = decode(value)  # type: ignore[arg-type] # None is ruled out above
+        if value is None:
+            return None
+        built = decode(value)
         if built is not None:
             mines[h] = built
     return mines

@@ -68,6 +68,12 @@ def test_rb_14_1_the_set_covers_every_hex_of_the_map() -> None:
     assert mines.read_set(M, [None if h == DERNA else leaves[h] for h in M.hexes]) is None
     with pytest.raises(ValueError):
         mines.read_set(M, [b"x" if h == DERNA else leaves[h] for h in M.hexes])
+    # Read in the map's order: the first leaf that is unknown or not a Minefield leaf decides.
+    order = list(M.hexes)
+    first, later = order[0], order[-1]
+    with pytest.raises(ValueError):
+        mines.read_set(M, [b"x" if h == first else None if h == later else leaves[h] for h in order])
+    assert mines.read_set(M, [None if h == first else b"x" if h == later else leaves[h] for h in order]) is None
 
 
 # ------------------------------------------------------------------ one opened leaf (RB 14.2)
