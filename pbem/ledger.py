@@ -22,7 +22,7 @@ the deck, and a late game's deck is most of its cache (issue 20).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import msgspec
@@ -441,5 +441,6 @@ class DeckLedger:
 #: An empty ledger's ``DeckLedger.encoded``.
 NO_DECK = msgspec.json.encode(DeckData())
 
-#: The fields ``DeckLedger.from_encoded`` leaves to be decoded on first read.
-_DECODED = frozenset(("rounds", "first", "sources", "keys", "dealt", "opened", "where", "_cards"))
+#: The fields ``DeckLedger.from_encoded`` leaves to be decoded on first read:
+#: all but the two a caller sets and the undecoded JSON itself.
+_DECODED = frozenset(f.name for f in fields(DeckLedger)) - {"unchecked", "exp_hints", "_encoded"}

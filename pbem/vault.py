@@ -63,13 +63,18 @@ def _key(identity: Identity, game: str, role: str, purpose: bytes = b"vault") ->
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(identity.seed())
 
 
+def _aad(magic: bytes, game: str, role: str, context: bytes) -> bytes:
+    """The associated data a sealed file is bound to: its kind, game, role and ``context``."""
+    return magic + game.encode() + b"\x00" + role.encode() + (b"\x00" + context if context else b"")
+
+
 def seal_bytes(plain: bytes, identity: Identity, game: str, role: str, *, magic: bytes = _MAGIC,
                purpose: bytes = b"vault", context: bytes = b"") -> bytes:
     """Encrypt ``plain`` for this player, game and role (8-byte ``magic`` names the file kind;
     ``context``, if any, must be given again to unseal it: what binds two files together)."""
     nonce = os.urandom(12)
-    aad = magic + game.encode() + b"\x00" + role.encode() + (b"\x00" + context if context else b"")
-    return magic + nonce + ChaCha20Poly1305(_key(identity, game, role, purpose)).encrypt(nonce, plain, aad)
+    return magic + nonce + ChaCha20Poly1305(_key(identity, game, role, purpose)).encrypt(
+        nonce, plain, _aad(magic, game, role, context))
 
 
 def unseal_bytes(blob: bytes, identity: Identity, game: str, role: str, *, magic: bytes = _MAGIC,
@@ -78,9 +83,9 @@ def unseal_bytes(blob: bytes, identity: Identity, game: str, role: str, *, magic
     if len(blob) < len(magic) + 12 + 16 or not blob.startswith(magic):
         raise BadFile(f"not a pbem {purpose.decode()} file (damaged or truncated)")
     nonce = blob[len(magic):len(magic) + 12]
-    aad = magic + game.encode() + b"\x00" + role.encode() + (b"\x00" + context if context else b"")
     try:
-        return ChaCha20Poly1305(_key(identity, game, role, purpose)).decrypt(nonce, blob[len(magic) + 12:], aad)
+        return ChaCha20Poly1305(_key(identity, game, role, purpose)).decrypt(nonce, blob[len(magic) + 12:],
+                                                                            _aad(magic, game, role, context))
     except InvalidTag:
         raise KeyProblem(f"cannot open the {role} {purpose.decode()} of this game with this identity key "
                          "(wrong key, or the file is damaged)") from None

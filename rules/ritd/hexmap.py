@@ -29,6 +29,7 @@ from rules.ritd.names import (
     HexId,
     UnknownLocation,
     axial_distance,
+    close_matches,
     col_row,
     from_axial,
     hex_id,
@@ -469,10 +470,7 @@ class HexMap:
         try:
             return frozenset({self.resolve(text)})
         except UnknownLocation as exc:
-            import difflib  # only for a name not found: not loaded at every start
-
-            close = difflib.get_close_matches(normalize(text), list(self._area_by_name), n=2, cutoff=0.6)
-            suggestions = tuple(self._area_by_name[c] for c in close) + exc.suggestions
+            suggestions = tuple(close_matches(normalize(text), self._area_by_name, 2)) + exc.suggestions
             raise UnknownLocation(text, "no area or place of that name", suggestions) from None
 
     def line(self, name: str) -> SetupLine:

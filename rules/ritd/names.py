@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 import msgspec
+
+T = TypeVar("T")
 
 HexId = str
 
@@ -114,6 +117,14 @@ def normalize(name: str) -> str:
     return " ".join(name.replace(".", " ").replace("-", " ").lower().split())
 
 
+def close_matches(key: str, index: Mapping[str, T], n: int) -> list[T]:
+    """What ``index`` holds for its (at most ``n``) keys spelt most like ``key``
+    (difflib, cutoff 0.6), best first: the suggestions of a name not found."""
+    import difflib  # only for a name not found: not loaded at every start
+
+    return [index[k] for k in difflib.get_close_matches(key, list(index), n=n, cutoff=0.6)]
+
+
 class Gazetteer(msgspec.Struct, frozen=True):
     """Place names of one map and the hexes that exist on it.
 
@@ -179,15 +190,7 @@ class Gazetteer(msgspec.Struct, frozen=True):
 
     def suggest(self, text: str) -> tuple[str, ...]:
         """Up to three place names spelt like ``text`` (difflib)."""
-        import difflib  # only for a name not found: not loaded at every start
-
-        matches = difflib.get_close_matches(normalize(text), list(self._index), n=3, cutoff=0.6)
-        seen: list[str] = []
-        for m in matches:
-            name = self._index[m]
-            if name not in seen:
-                seen.append(name)
-        return tuple(seen)
+        return tuple(dict.fromkeys(close_matches(normalize(text), self._index, 3)))
 
     def format(self, hex_: HexId) -> str:
         """The canonical printable name of a hex.

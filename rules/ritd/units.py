@@ -22,6 +22,7 @@ from typing import Any, Literal, TypeVar
 import msgspec
 
 from rules.ritd.datafiles import DataError, from_twin, read_bytes
+from rules.ritd.names import close_matches
 
 FILE = "units.toml"
 
@@ -238,12 +239,7 @@ class Roster:
         """
         unit = self._by_key.get(normalize_name(name))
         if unit is None:
-            import difflib  # only for a name not found: not loaded at every start
-
-            close = difflib.get_close_matches(
-                normalize_name(name), list(self._by_key), n=3, cutoff=0.6
-            )
-            raise UnknownUnit(name, [self._by_key[k].name for k in close])
+            raise UnknownUnit(name, [u.name for u in close_matches(normalize_name(name), self._by_key, 3)])
         return unit
 
     def side(self, side: Side) -> tuple[Unit, ...]:
