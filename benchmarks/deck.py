@@ -99,7 +99,8 @@ def main() -> None:
     print(f"Ed25519 verify: {best * 1e6:.1f} us")
     print(f"ratios to one verify: shuffle {t_shuffle / best:.0f}, draw {t_draw / best:.0f}, "
           f"audit {t_audit / best:.0f}")
-    for group, name in ((D.MODP2048, "MODP 2048"), (D.ED25519, "Ed25519 subgroup (play)")):
+    for group, name in ((D.MODP2048, "MODP 2048"), (D.ED25519, "Ed25519 subgroup (format versions 1-6)"),
+                        (D.RISTRETTO255, "Ristretto255 (play, format versions 7 and 8)")):
         first, second, deal = monthly(group, n)
         total = first + second + deal
         print(f"monthly reshuffle + deal of 6, {name}: first {first * 1e3:.1f} ms, second {second * 1e3:.1f} ms "

@@ -1,13 +1,13 @@
-"""Benchmark: what Ristretto255 would change for the shared deck (issue 9, a decision to take).
+"""Benchmark: the shared deck's two groups, Ed25519's subgroup and Ristretto255, per operation.
 
-The deck plays in Ed25519's prime-order subgroup through PyNaCl (libsodium).
-Each point a player receives costs a subgroup check (a multiplication by the
-group order) and the audit recomputes every shuffle step. Ristretto255 is the
-same curve with a prime-order encoding: decoding a point is its whole check.
-PyNaCl does not expose it; rbcl (a wheel that bundles libsodium with its
-Ristretto255 functions) does. rbcl is NOT a dependency of pbem: install it
-beside this script (`pip install rbcl`) to measure; without it only the group
-of play is measured.
+Games of format versions 1-6 play in Ed25519's prime-order subgroup through
+PyNaCl (libsodium): each point a player receives costs a subgroup check (a
+multiplication by the group order) and the audit recomputes every shuffle
+step. Ristretto255 is the same group with a prime-order encoding: decoding a
+point is its whole check. PyNaCl does not expose it; rbcl (a wheel that
+bundles libsodium with its Ristretto255 functions) does, and is pbem's
+dependency for it: every game created since format version 7 plays in
+Ristretto255 (docs/protocol.md decision 29, taken on these numbers).
 
 In one run it times, per operation (median of --n): one Ed25519 signature
 verification (cryptography, the floor of the issue 9 ratios), a point check
@@ -59,7 +59,7 @@ def main() -> None:
 
     scalar = nb.crypto_core_ed25519_scalar_reduce(os.urandom(64))
     points = [nb.crypto_core_ed25519_from_uniform(os.urandom(32)) for _ in range(args.n)]
-    groups = {"Ed25519 subgroup (PyNaCl, play)": (
+    groups = {"Ed25519 subgroup (PyNaCl, format versions 1-6)": (
         per_call(nb.crypto_core_ed25519_is_valid_point, points),
         per_call(lambda p: nb.crypto_scalarmult_ed25519_noclamp(scalar, p), points))}
     try:
@@ -69,7 +69,7 @@ def main() -> None:
     else:
         rpoints = [rbcl.crypto_core_ristretto255_random() for _ in range(args.n)]
         rscalar = rbcl.crypto_core_ristretto255_scalar_random()
-        groups["Ristretto255 (rbcl)"] = (
+        groups["Ristretto255 (rbcl, play: format versions 7 and 8)"] = (
             per_call(rbcl.crypto_core_ristretto255_is_valid_point, rpoints),
             per_call(lambda p: rbcl.crypto_scalarmult_ristretto255(rscalar, p), rpoints))
 

@@ -39,9 +39,18 @@ TERMINAL_CLOCK_VERSION = 4
 #: ``pbem new`` creates is at one of these.
 TAKEBACK_VERSION = 5
 TAKEBACK_CLOCK_VERSION = 6
+#: The format versions whose shared deck is Ristretto255 (docs/protocol.md
+#: decision 29, docs/deck.md "Choice of group"): the deck's elements, cards and
+#: keys are of that group; everything else is as before. Version 7 is version
+#: 5 with it, version 8 version 6 with it; every game ``pbem new`` creates is
+#: at one of these. A game of an older version keeps its Ed25519 deck.
+RISTRETTO_VERSION = 7
+RISTRETTO_CLOCK_VERSION = 8
 #: Every format version this pbem reads; the newest is the one it needs most.
 FORMAT_VERSIONS = (FORMAT_VERSION, CLOCK_VERSION, TERMINAL_VERSION, TERMINAL_CLOCK_VERSION, TAKEBACK_VERSION,
-                   TAKEBACK_CLOCK_VERSION)
+                   TAKEBACK_CLOCK_VERSION, RISTRETTO_VERSION, RISTRETTO_CLOCK_VERSION)
+#: The versions whose events carry a signed time.
+TIMED_VERSIONS = (CLOCK_VERSION, TERMINAL_CLOCK_VERSION, TAKEBACK_CLOCK_VERSION, RISTRETTO_CLOCK_VERSION)
 #: ``Body.end`` values: what an event does to the game as a whole.
 RESIGN, DRAW_OFFER, DRAW_ACCEPT, DRAW_DECLINE = "resign", "draw-offer", "draw-accept", "draw-decline"
 #: The ``end`` values after which nothing but openings may follow.
@@ -50,7 +59,7 @@ TERMINAL = (RESIGN, DRAW_ACCEPT)
 
 def is_timed(version: int) -> bool:
     """Whether events of format ``version`` carry a signed time (and its genesis a clock)."""
-    return version in (CLOCK_VERSION, TERMINAL_CLOCK_VERSION, TAKEBACK_CLOCK_VERSION)
+    return version in TIMED_VERSIONS
 
 
 def has_ends(version: int) -> bool:
@@ -65,7 +74,12 @@ def has_takebacks(version: int) -> bool:
 
 def new_game_version(clock: bool) -> int:
     """The format version of a game ``pbem new`` creates (with a time control or not)."""
-    return TAKEBACK_CLOCK_VERSION if clock else TAKEBACK_VERSION
+    return RISTRETTO_CLOCK_VERSION if clock else RISTRETTO_VERSION
+
+
+def has_ristretto_deck(version: int) -> bool:
+    """Whether the shared deck of a game of format ``version`` is Ristretto255 (decision 29)."""
+    return version >= RISTRETTO_VERSION
 SIG_DOMAIN = b"pbem/v1/event\x00"
 
 #: Largest stored event accepted (bytes). An honest event is a few KiB.
@@ -307,6 +321,10 @@ def unwrap(stored: bytes) -> Unwrapped:
     return Unwrapped(stored=stored, body=body, sig=sig, author=head.author, seq=head.seq, game=head.game)
 
 
+def _either(versions: tuple[int, ...]) -> str:
+    return ", ".join(map(str, versions[:-1])) + f" or {versions[-1]}"
+
+
 def decode_body(body: bytes) -> Body:
     """Strictly decode verified body bytes; reject unknown fields and non-canonical form."""
     try:
@@ -330,20 +348,20 @@ def decode_body(body: bytes) -> Body:
     if timed != (decoded.time > 0):
         raise CodecError(f"event format version {decoded.v} " + (
             "needs a signed time" if timed else
-            f"has no signed time (a time needs version {CLOCK_VERSION} or {TERMINAL_CLOCK_VERSION})"))
+            f"has no signed time (a time needs version {_either(TIMED_VERSIONS)})"))
     if decoded.genesis is not None and timed != (decoded.genesis.clock is not None):
         raise CodecError(f"genesis of format version {decoded.v} " + (
             "needs a time control (clock)" if timed else
-            f"has no time control (a clock needs version {CLOCK_VERSION} or {TERMINAL_CLOCK_VERSION})"))
+            f"has no time control (a clock needs version {_either(TIMED_VERSIONS)})"))
     if decoded.end and not has_ends(decoded.v):
         raise CodecError(f"event format version {decoded.v} has no resignations or draws "
-                         f"(they need version {TERMINAL_VERSION} or {TERMINAL_CLOCK_VERSION})")
+                         f"(they need version {TERMINAL_VERSION} or later)")
     if decoded.end and decoded.genesis is not None:
         raise CodecError("a genesis cannot resign or offer a draw")
     if decoded.takeback is not None:
         if not has_takebacks(decoded.v):
             raise CodecError(f"event format version {decoded.v} has no takebacks "
-                             f"(they need version {TAKEBACK_VERSION} or {TAKEBACK_CLOCK_VERSION})")
+                             f"(they need version {TAKEBACK_VERSION} or later)")
         if decoded.genesis is not None:
             raise CodecError("a genesis cannot grant a takeback")
     return decoded

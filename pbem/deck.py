@@ -1,16 +1,18 @@
 """Exact shared deck without a dealer: mental poker with per-card keys (DESIGN 4).
 
 Commutative (SRA / Pohlig-Hellman) encryption ``x -> x^k`` in a group of
-prime order ``q``, two of them behind the same functions (each takes the
+prime order ``q``, three of them behind the same functions (each takes the
 group first): the subgroup of quadratic residues of the RFC 3526 2048-bit
-MODP group (group 14; ``p = 2q + 1`` a safe prime), and the prime-order
-subgroup of Ed25519 through libsodium (PyNaCl), ``PLAY``, the group games use
-(docs/deck.md "Choice of group": about 100-200 times faster). Every key
+MODP group (group 14; ``p = 2q + 1`` a safe prime), the prime-order
+subgroup of Ed25519 through libsodium (PyNaCl; the deck of games of format
+versions 1-6), and Ristretto255 through libsodium (rbcl; ``PLAY``, the deck
+of every game ``pbem new`` creates, format versions 7 and 8:
+``play_group``). docs/deck.md "Choice of group" gives the numbers. Every key
 ``k`` in ``[1, q-1]`` is invertible mod ``q`` and permutes the group, and
 encryptions commute. Cards are hashed onto elements (their discrete
 logarithms are unknown to everyone), so no card's ciphertext says anything
-about another's; every received element is checked (a residue, or a point of
-the prime-order subgroup).
+about another's; every received element is checked (a residue, a point of
+the prime-order subgroup, or a canonical Ristretto255 encoding).
 
 A *round* shuffles one deck between two fixed roles, ``first`` and
 ``second``, in four steps (each one message, alternating first, second,
@@ -43,15 +45,16 @@ the security argument.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hmac
 import os
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 
-from .codec import Hex32, Label
+from .codec import Hex32, Label, has_ristretto_deck
 from .commit import commitment_digest, hash_parts
 
 _ENCODE = b"pbem/v1/deck/card"
@@ -112,6 +115,14 @@ class Group(msgspec.Struct, frozen=True):
         return (self.p.bit_length() + 7) // 8
 
     @property
+    def hash_size(self) -> int:
+        """Bytes of hash a card's element is made from (``from_hash``)."""
+        return self.size + 16
+
+    #: What ``parse_elem`` says of a value that is not an element.
+    not_element = "value is not a quadratic residue in (1, p-1)"
+
+    @property
     def tag(self) -> bytes:
         """The group's identity in every hash (encoding, key derivation, commitments)."""
         return self.p.to_bytes(self.size, "big")
@@ -150,6 +161,8 @@ class Ed25519Group(msgspec.Struct, frozen=True):
     name = "ed25519"
     q = ED25519_L
     size = 32
+    hash_size = 48
+    not_element = "value is not a point of the prime-order subgroup"
     tag = b"pbem/v1/deck/ed25519-prime-order-subgroup"
 
     def exp(self, x: int, k: int) -> int:
@@ -163,7 +176,7 @@ class Ed25519Group(msgspec.Struct, frozen=True):
         try:
             point = crypto_scalarmult_ed25519_noclamp((k % self.q).to_bytes(32, "little"), x.to_bytes(32, "big"))
         except SodiumRefused:
-            raise DeckError("value is not a point of the prime-order subgroup") from None
+            raise DeckError(self.not_element) from None
         return int.from_bytes(point, "big")
 
     def is_element(self, x: int) -> bool:
@@ -176,11 +189,68 @@ class Ed25519Group(msgspec.Struct, frozen=True):
         return x if self.is_element(x) else None
 
 
-AnyGroup = Group | Ed25519Group
+@functools.cache
+def _rbcl() -> Any:
+    """rbcl, imported once per process (about 0.1 s: it loads its own libsodium).
+    rbcl 1.1.2 writes the libsodium it bundles to a new temporary file at every
+    import and never removes it (``rbcl/_sodium.py``: ``delete=False``), about
+    2.7 MB in the temporary directory per process. Once loaded the file is not
+    needed (the mapping stays), so it is removed here; where that fails (a
+    loaded library cannot be removed on Windows) it stays, as rbcl leaves it."""
+    import sys
+
+    import rbcl
+    path = getattr(sys.modules.get("rbcl._sodium"), "lib_path", None)
+    if isinstance(path, str):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    return rbcl
+
+
+class Ristretto255Group(msgspec.Struct, frozen=True):
+    """Ristretto255 (RFC 9496) through libsodium, as the rbcl wheel bundles it.
+
+    The same prime order ``l`` as Ed25519's subgroup, with an encoding of the
+    group itself: decoding a canonical 32-byte encoding is its whole check
+    (``crypto_core_ristretto255_is_valid_point``), with no cofactor and no
+    second multiplication (Ed25519Group's subgroup check). An element is the
+    int of the encoding read big-endian; a key is a scalar in ``[1, l-1]``;
+    ``exp`` is ``crypto_scalarmult_ristretto255`` (the scalar is used as
+    given, reduced mod ``l``: not clamped); cards are
+    ``crypto_core_ristretto255_from_hash`` of 64 hash bytes (RFC 9496's
+    one-way map), so nobody knows their discrete logarithms.
+    """
+
+    name = "ristretto255"
+    q = ED25519_L
+    size = 32
+    hash_size = 64
+    not_element = "value is not the canonical encoding of a Ristretto255 element other than the identity"
+    tag = b"pbem/v2/deck/ristretto255"
+
+    def exp(self, x: int, k: int) -> int:
+        """``x`` times ``k``. libsodium refuses (DeckError here) an ``x`` that is not a
+        canonical encoding and a result that is the identity."""
+        try:
+            point = _rbcl().crypto_scalarmult_ristretto255((k % self.q).to_bytes(32, "little"), x.to_bytes(32, "big"))
+        except RuntimeError:
+            raise DeckError(self.not_element) from None
+        return int.from_bytes(point, "big")
+
+    def is_element(self, x: int) -> bool:
+        return 0 < x < 1 << 256 and bool(_rbcl().crypto_core_ristretto255_is_valid_point(x.to_bytes(32, "big")))
+
+    def from_hash(self, h: int) -> int | None:
+        x = int.from_bytes(_rbcl().crypto_core_ristretto255_from_hash((h % (1 << 512)).to_bytes(64, "big")), "big")
+        return x if self.is_element(x) else None
+
+
+AnyGroup = Group | Ed25519Group | Ristretto255Group
 
 MODP2048 = Group(MODP2048_P)
 #: The group of play (docs/deck.md "Choice of group": about 200 times faster than MODP2048).
 ED25519 = Ed25519Group()
+RISTRETTO255 = Ristretto255Group()
 
 
 def jacobi(a: int, n: int) -> int:
@@ -301,7 +371,7 @@ def encode_card(group: AnyGroup, game: bytes, label: str) -> int:
     counter = 0
     while True:
         h = _expand((_ENCODE, group.tag, game, label.encode("utf-8"),
-                     counter.to_bytes(4, "big")), group.size + 16)
+                     counter.to_bytes(4, "big")), group.hash_size)
         x = group.from_hash(h)
         if x is not None:
             return x
@@ -367,8 +437,7 @@ def parse_elem(group: AnyGroup, text: str, unchecked: Unchecked | None = None) -
         return x_
     x = _valid(group, text)
     if x is None:
-        raise DeckError("value is not a quadratic residue in (1, p-1)" if isinstance(group, Group)
-                        else "value is not a point of the prime-order subgroup")
+        raise DeckError(group.not_element)
     return x
 
 
@@ -918,8 +987,16 @@ def _match(values: Sequence[int], where: Mapping[int, int], fail: Callable[[str]
 
 # --- the deck in a game: actions, tasks and the seed of each round ------------------------
 
-#: The group games play in (docs/deck.md "Choice of group").
-PLAY = ED25519
+#: The group a new game plays in (format versions 7 and 8; docs/deck.md "Choice of group").
+PLAY = RISTRETTO255
+
+
+def play_group(version: int) -> AnyGroup:
+    """The group of the shared deck of a game of format ``version`` (fixed by its
+    genesis): Ristretto255 from version 7 on, Ed25519's prime-order subgroup
+    before (docs/protocol.md decision 29)."""
+    return RISTRETTO255 if has_ristretto_deck(version) else ED25519
+
 #: Decision kind: the rules wait for ``role``'s deck work (a shuffle step or
 #: key openings), which pbem computes without asking the player.
 DECK = "deck"

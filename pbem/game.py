@@ -509,6 +509,11 @@ class Replay:
         return self.game_id.hex()
 
     @property
+    def deck_group(self) -> deckmod.AnyGroup:
+        """The group of the game's shared deck, fixed by its format version (docs/protocol.md decision 29)."""
+        return deckmod.play_group(self.version)
+
+    @property
     def started(self) -> codec.Genesis:
         """The genesis of a replay that has taken it; VerifyError before that."""
         if self.genesis is None:

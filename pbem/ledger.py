@@ -38,6 +38,9 @@ class Seats(Protocol):
     @property
     def game_id(self) -> bytes: ...
 
+    @property
+    def deck_group(self) -> deckmod.AnyGroup: ...
+
     def other(self, role: str) -> str: ...
 
     def has_role(self, role: str) -> bool: ...
@@ -243,7 +246,7 @@ class DeckLedger:
 
     def _message(self, seats: Seats, task: deckmod.DeckTask, action: deckmod.DeckAction, author: str,
                  seq: int) -> None:
-        g, game = deckmod.PLAY, seats.game_id
+        g, game = seats.deck_group, seats.game_id
         if isinstance(action, deckmod.DeckStep):
             if task.kind != "step":
                 raise DeckError("a shuffle step where key openings are due")
@@ -294,7 +297,7 @@ class DeckLedger:
             raise DeckError("key for a round that does not exist", k.round, k.step, author)
         if k.step != self.own_step(k.round, author):
             raise DeckError(f"key of step {k.step}, not {author}'s per-card key", k.round, k.step, author)
-        deckmod.check_key(deckmod.PLAY, seats.game_id, deckmod.DeckRound(steps=steps), k)
+        deckmod.check_key(seats.deck_group, seats.game_id, deckmod.DeckRound(steps=steps), k)
         self.keys[(k.round, k.step, k.index)] = k
 
     def _keys_for(self, seats: Seats, rnd: str, keys: list[deckmod.KeyOpening], want: list[int],
@@ -318,7 +321,7 @@ class DeckLedger:
         seed = seats.value(deckmod.seed_label(rnd, role))
         if seed is None or len(seed) != 32:
             return None
-        return deckmod.round_key(deckmod.PLAY, seats.game_id, rnd, seed, step, pos)
+        return deckmod.round_key(seats.deck_group, seats.game_id, rnd, seed, step, pos)
 
     def card(self, seats: Seats, rnd: str, pos: int) -> str | None:
         """The label at position ``pos`` of round ``rnd`` if ``seats`` can see it:
@@ -336,7 +339,7 @@ class DeckLedger:
         if k1 is None or k2 is None:
             return None
         try:
-            label = deckmod.unlock(deckmod.PLAY, seats.game_id, self.history(), rnd, pos, k1, k2, self.unchecked,
+            label = deckmod.unlock(seats.deck_group, seats.game_id, self.history(), rnd, pos, k1, k2, self.unchecked,
                                    self.exp_hints)
         except DeckError:
             return None
@@ -346,7 +349,7 @@ class DeckLedger:
     def audit_input(self, seats: Seats) -> AuditInput:
         """What ``audit`` hands ``deckmod.audit_rounds``: the completed rounds, every
         key (published, and derived from the opened seeds) and each round's roles."""
-        g, game = deckmod.PLAY, seats.game_id
+        g, game = seats.deck_group, seats.game_id
         names = [r for r, s in self.rounds.items() if len(s) == deckmod.STEPS]
         authors = {r: (self.first[r], seats.other(self.first[r])) for r in names}
         openings: list[deckmod.KeyOpening] = list(self.keys.values())
@@ -369,7 +372,7 @@ class DeckLedger:
 
         ``rounds_done``: ``deckmod.audit_rounds`` of exactly this input computed
         elsewhere (pbem.logcheck's second process), or None to compute it here."""
-        g, game = deckmod.PLAY, seats.game_id
+        g, game = seats.deck_group, seats.game_id
         given = self.audit_input(seats)
         rounds, openings, authors = given.rounds, given.openings, given.authors
         draws = [deckmod.Draw(round=r, pos=p, to=to) for (r, p), to in self.dealt.items() if r in authors]

@@ -12,7 +12,9 @@ same result, and on a bad log the same first error, faster:
   forged event never reaches the rules. On verify it sends with each answer
   what it computed ahead for that event (card multiplications, whole-set
   openings: ``_Ahead``), and then checks the points of every shuffle step
-  (``crypto_core_ed25519_is_valid_point``) but those the opponent's next
+  (the group's check: ``crypto_core_ed25519_is_valid_point``, or
+  ``crypto_core_ristretto255_is_valid_point`` in a game of format version 7
+  or 8) but those the opponent's next
   step took as its input (``consented_only``, left to receive and audit:
   docs/deck.md "Checks computed once"); on audit it runs the arithmetic of
   the deck audit (``deckmod.audit_rounds``) on the rounds it reads from the
@@ -22,7 +24,7 @@ same result, and on a bad log the same first error, faster:
   (``DeckLedger.unchecked``) and checks, before it trusts anything, every
   point neither the second process checked nor the deck audit multiplied
   (a multiplication in libsodium refuses what the check refuses:
-  ``deckmod.Ed25519Group.exp``).
+  ``Ed25519Group.exp`` and ``Ristretto255Group.exp`` in pbem.deck).
 
 On one core, verify reads the points unchecked and checks all but
 ``consented_only`` after the replay (``_deferred``).
@@ -176,22 +178,21 @@ def _deferred(rules: RulesModule, events: Sequence[bytes]) -> Checked:
     r.ledger.unchecked = unchecked
     for stored in events:
         r.apply_stored(stored)
-    _check_rest(unchecked, consented_only(r.ledger.rounds))
+    _check_rest(r.deck_group, unchecked, consented_only(r.ledger.rounds))
     r.ledger.unchecked = None
     return Checked(r)
 
 
-def _check_rest(unchecked: deckmod.Unchecked, covered: set[str]) -> None:
+def _check_rest(group: deckmod.AnyGroup, unchecked: deckmod.Unchecked, covered: set[str]) -> None:
     """Check every point read unchecked that nothing else vouched for; _Fallback on a bad one."""
     for text in unchecked - covered:
-        if deckmod._valid(deckmod.PLAY, text) is None:
+        if deckmod._valid(group, text) is None:
             raise _Fallback
 
 
 def _two_cores(events: Sequence[bytes]) -> bool:
     return (os.environ.get(ENV, "1") != "0" and len(events) >= MIN_EVENTS and sys.platform.startswith("linux")
-            and hasattr(os, "fork") and threading.active_count() == 1
-            and isinstance(deckmod.PLAY, deckmod.Ed25519Group))
+            and hasattr(os, "fork") and threading.active_count() == 1)
 
 
 # -- the fast path -------------------------------------------------------------------------
@@ -202,7 +203,8 @@ def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: 
     r = Replay(rules, role=role, known=dict(known), describe=False, known_salts=salts)
     r.apply_stored(events[0])  # the genesis, checked here: its keys are the second process's
     keys = dict(r.keys)
-    helper = _Helper.start(events, keys, r.roles, known, r.game_id, audit)
+    group = r.deck_group  # never MODP: its multiplication refuses what its check refuses
+    helper = _Helper.start(events, keys, r.roles, known, r.game_id, group, audit)
     try:
         unchecked: deckmod.Unchecked = set()
         r.ledger.unchecked = unchecked
@@ -232,14 +234,14 @@ def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: 
                 covered.update(c for rnd in given.rounds for step in rnd.steps for c in step.cards)
                 if result is None or result.perms is None or result.digest != _digest(given):
                     return None
-                return deckmod.audit_rounds(deckmod.PLAY, r.game_id, given.rounds, given.openings, given.authors,
+                return deckmod.audit_rounds(group, r.game_id, given.rounds, given.openings, given.authors,
                                             unchecked, perms=result.perms)
         else:
             covered.update(consented_only(r.ledger.rounds))
             if result is not None:
                 covered.update(p.hex() for p in result.valid)
         checked = _finish(r, known, audit, rounds_done)
-        _check_rest(unchecked, covered)
+        _check_rest(group, unchecked, covered)
         r.ledger.unchecked = None
         r.ledger.exp_hints = None
         r.signature_check = None
@@ -293,14 +295,14 @@ class _Helper:
 
     @classmethod
     def start(cls, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey], roles: Sequence[str],
-              known: Mapping[str, bytes], game: bytes, audit: bool) -> _Helper:
+              known: Mapping[str, bytes], game: bytes, group: deckmod.AnyGroup, audit: bool) -> _Helper:
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the second process: never returns
             code = 0
             try:
                 os.close(read)
-                _work(write, events, keys, roles, known, game, audit)
+                _work(write, events, keys, roles, known, game, group, audit)
             except BaseException:  # noqa: BLE001 - the parent reads a short answer and checks alone
                 code = 1
             finally:
@@ -378,13 +380,13 @@ def _write(fd: int, data: bytes) -> None:
 
 
 def _work(fd: int, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey], roles: Sequence[str],
-          known: Mapping[str, bytes], game: bytes, audit: bool) -> None:
+          known: Mapping[str, bytes], game: bytes, group: deckmod.AnyGroup, audit: bool) -> None:
     """The second process: per event after the genesis, its signature answer (1
     byte) and its ``_Hints`` (4-byte length, then msgpack; verify only), then the
     ``_Result`` (msgpack) and its length (8 bytes). On verify it checks the
     points of every shuffle step but ``consented_only``, after the events."""
     steps: list[tuple[str, deckmod.DeckAction]] = []
-    ahead = None if audit else _Ahead()
+    ahead = None if audit else _Ahead(group)
     for stored in events[1:]:
         answer = _SIG_NONE
         try:
@@ -411,7 +413,7 @@ def _work(fd: int, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey]
         if body is not None:
             steps += [(body.author, action) for action in found]
     if audit:
-        out = _audit_rounds(steps, roles, known, game)
+        out = _audit_rounds(steps, roles, known, game, group)
     else:
         rounds: dict[str, list[deckmod.Step]] = {}
         for _, action in steps:
@@ -424,8 +426,8 @@ def _work(fd: int, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey]
             for step in texts:
                 for text in step.cards:
                     # A point _Ahead multiplied is valid: libsodium refuses what the check refuses.
-                    if text not in skip and len(text) == 2 * deckmod.PLAY.size and \
-                            (text in multiplied or deckmod._valid(deckmod.PLAY, text) is not None):
+                    if text not in skip and len(text) == 2 * group.size and \
+                            (text in multiplied or deckmod._valid(group, text) is not None):
                         valid.append(bytes.fromhex(text))
         out = _Result(valid=valid)
     payload = msgspec.msgpack.encode(out)
@@ -436,7 +438,8 @@ class _Ahead:
     """The second process's work ahead of the replay, event by event (verify):
     the same pure functions the replay would call, on the log's own bytes."""
 
-    def __init__(self) -> None:
+    def __init__(self, group: deckmod.AnyGroup) -> None:
+        self.group = group
         self.sets: dict[str, bytes] = {}
         self.step4: dict[str, list[str]] = {}
         self.keys: dict[tuple[str, int, int], int] = {}
@@ -466,7 +469,7 @@ class _Ahead:
                     except ValueError:
                         continue
                     pairs.add((k.round, k.index))
-        group = deckmod.PLAY
+        group = self.group
         for rnd, pos in sorted(pairs):
             cards = self.step4.get(rnd)
             k3, k4 = self.keys.get((rnd, 3, pos)), self.keys.get((rnd, 4, pos))
@@ -493,7 +496,7 @@ def _keys_of(action: deckmod.DeckAction) -> list[deckmod.KeyOpening]:
 
 
 def _audit_rounds(steps: Sequence[tuple[str, deckmod.DeckAction]], roles: Sequence[str],
-                  known: Mapping[str, bytes], game: bytes) -> _Result:
+                  known: Mapping[str, bytes], game: bytes, group: deckmod.AnyGroup) -> _Result:
     """``audit_rounds`` of the input a ledger that accepted these deck messages gives
     (``DeckLedger.audit_input``), read from the messages themselves."""
     rounds: dict[str, list[deckmod.Step]] = {}
@@ -515,12 +518,12 @@ def _audit_rounds(steps: Sequence[tuple[str, deckmod.DeckAction]], roles: Sequen
             seed = known.get(deckmod.seed_label(r, role))
             if seed is None or len(seed) != 32:
                 return _Result()
-            openings += deckmod.open_all(deckmod.PLAY, game, r, seed, index, n)
+            openings += deckmod.open_all(group, game, r, seed, index, n)
     given = AuditInput([deckmod.DeckRound(steps=rounds[r]) for r in names], openings, authors)
     mine = set(names[:-(-len(names) * int(SHARE * 100) // 100)])
     perms: dict[str, deckmod.Perms] = {}
     try:
-        deckmod.audit_rounds(deckmod.PLAY, game, given.rounds, given.openings, given.authors, set(), found=perms,
+        deckmod.audit_rounds(group, game, given.rounds, given.openings, given.authors, set(), found=perms,
                              only=mine)
     except (deckmod.DeckError, ValueError):
         return _Result(digest=_digest(given))

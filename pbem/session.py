@@ -511,7 +511,7 @@ def _deck_order(replay: Replay, role: str, data: VaultData) -> DraftOrder:
     task = replay.rules.deck_task(replay.state)
     if task is None:
         raise IllegalAction(f"the rules wait for deck work of {role} but name none (a rules module error)")
-    g, game = deckmod.PLAY, replay.game_id
+    g, game = replay.deck_group, replay.game_id
     secrets: dict[str, Secret] = {}
 
     def seed_of(rnd: str) -> bytes | None:

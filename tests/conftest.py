@@ -115,6 +115,25 @@ def ritd_demo_selfplay(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="session")
+def ritd_demo_selfplay_ed25519(tmp_path_factory) -> Path:
+    """The same self-play as ``ritd_demo_selfplay``, created at format version 5
+    (a game made before decision 29), so its shared deck is Ed25519's."""
+    from click.testing import CliRunner
+
+    from pbem import codec
+    from pbem.cli import cli
+
+    out = tmp_path_factory.mktemp("ritd-demo-selfplay-ed25519") / "demo"
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(codec, "new_game_version",
+                  lambda clock: codec.TAKEBACK_CLOCK_VERSION if clock else codec.TAKEBACK_VERSION)
+        result = CliRunner().invoke(cli, ["selfplay", "--rules", "ritd", "--scenario", "demo", "--seed", "7",
+                                          "--out", str(out), "--max-events", "600"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
 @pytest.fixture
 def table(tmp_path) -> Table:
     """A race game ('sprint', goal 5): red speed 2, blue speed 3, set up and joined."""

@@ -74,10 +74,11 @@ def test_non_canonical_encoding_is_rejected():
 
 def test_other_format_version_is_named():
     # Version 2 (a game under a time control, issue 27 point 4), 3, 4 (terminal events,
-    # docs/protocol.md decision 26) and 5, 6 (takebacks, decision 28) are read; 7 is not.
-    with pytest.raises(codec.UnsupportedVersion, match=r"format version 7 is not supported .*versions 1, 2, 3, 4, 5, "
-                                                       r"6\); upgrade"):
-        codec.decode_body(_body_bytes(v=7))
+    # docs/protocol.md decision 26), 5, 6 (takebacks, decision 28) and 7, 8 (the
+    # Ristretto255 deck, decision 29) are read; 9 is not.
+    with pytest.raises(codec.UnsupportedVersion, match=r"format version 9 is not supported .*versions 1, 2, 3, 4, 5, "
+                                                       r"6, 7, 8\); upgrade"):
+        codec.decode_body(_body_bytes(v=9))
 
 
 def test_wrapper_must_be_exact():

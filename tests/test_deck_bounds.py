@@ -9,6 +9,9 @@ tests/test_deck.py (same code paths, microseconds per operation)."""
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
 
 import msgspec
 import pytest
@@ -115,12 +118,13 @@ def test_residue_bounds_of_the_modp_group():
     assert SMALL.from_hash(0) is None and SMALL.from_hash(1) is None and SMALL.from_hash(2) == 4
 
 
-def test_point_bounds_of_the_group_of_play():
-    x = D.encode_card(D.PLAY, GAME, "a")
-    assert D.PLAY.is_element(x)
-    assert not D.PLAY.is_element(-1) and not D.PLAY.is_element(1 << 256) and not D.PLAY.is_element(0)
-    with pytest.raises(D.DeckError, match="not a point of the prime-order subgroup"):
-        D.parse_elem(D.PLAY, "00" * 32)
+@pytest.mark.parametrize("group", [D.ED25519, D.RISTRETTO255], ids=["ed25519", "ristretto255"])
+def test_point_bounds_of_the_groups_of_play(group):
+    x = D.encode_card(group, GAME, "a")
+    assert group.is_element(x)
+    assert not group.is_element(-1) and not group.is_element(1 << 256) and not group.is_element(0)
+    with pytest.raises(D.DeckError, match=group.not_element):
+        D.parse_elem(group, "00" * 32)
     with pytest.raises(D.DeckError, match="not a quadratic residue"):
         D.parse_elem(SMALL, D.elem_hex(SMALL, 1))
 
@@ -517,3 +521,14 @@ def test_an_input_deck_carrying_from_an_unknown_round_is_refused_at_step_1_by_th
     with pytest.raises(D.DeckError, match="carried card from round 'nope', which is not a completed round") as err:
         D.audit_deck(SMALL, GAME, [bad], openings(SMALL, "r1", sa, sb, 3), [], AUTHORS)
     assert (err.value.round, err.value.step, err.value.author) == ("r1", 1, "axis")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a loaded library cannot be removed on Windows")
+def test_the_ristretto255_library_leaves_no_file_behind(tmp_path):
+    """rbcl writes its libsodium to a temporary file at import and leaves it;
+    pbem.deck removes it once loaded, so no pbem command leaves 2.7 MB behind."""
+    code = ("from pbem import deck as D; g = D.RISTRETTO255; "
+            "assert g.is_element(g.exp(D.encode_card(g, bytes(32), 'a'), 3))")
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    assert list(tmp_path.iterdir()) == []

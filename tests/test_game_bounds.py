@@ -11,8 +11,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from pbem import codec, session
 from pbem import deck as D
-from pbem import session
 from pbem.errors import IllegalAction
 from pbem.game import CommitRecord, Replay
 from pbem.identity import Identity
@@ -31,6 +31,8 @@ def _replay() -> Replay:
     r = Replay(race.RULES)
     r.keys = {"axis": Identity.generate().public, "allied": Identity.generate().public}
     r.game_id = GAME
+    r.version = codec.new_game_version(False)  # a game pbem new makes: its deck is D.PLAY's group
+    assert r.deck_group is G
     return r
 
 

@@ -8,7 +8,10 @@
   signer named.
 - The deck audit reads points without ``is_valid_point`` and relies on the
   multiplications (libsodium's noclamp refuses a point outside the
-  prime-order subgroup): a bad point in any step of a round still fails it.
+  prime-order subgroup; its Ristretto255 multiplication refuses what is not a
+  canonical encoding): a bad point in any step of a round still fails it.
+- Every case runs in both groups of play: an Ed25519 game (format versions
+  1-6) and a Ristretto255 game (versions 7 and 8, every new game: decision 29).
 - A bad point is still refused at receipt (``pbem receive``), naming its signer.
 - ``pbem verify`` leaves to receive and audit the points of a shuffle step that
   the opponent's next step of the round took as its input (``consented_only``);
@@ -45,22 +48,45 @@ def _mixed(seed: bytes = b"\x07" * 32) -> str:
     return crypto_core_ed25519_add(crypto_core_ed25519_from_uniform(seed), TORSION).hex()
 
 
-BAD_POINTS = {
-    "small-order component": _mixed(),
-    "order 8": TORSION.hex(),
-    "identity": (1).to_bytes(32, "little").hex(),
-    "not canonical": (2**255 - 19 + 1).to_bytes(32, "little").hex(),
+def _odd(text: str) -> str:
+    """A Ristretto255 encoding made odd ("negative": RFC 9496 refuses it)."""
+    raw = bytearray(bytes.fromhex(text))
+    raw[0] |= 1
+    return raw.hex()
+
+
+#: The groups of play by name, and in each the points a receiver must refuse.
+GROUPS = {"ed25519": D.ED25519, "ristretto255": D.RISTRETTO255}
+BAD = {
+    "ed25519": {
+        "small-order component": _mixed(),
+        "order 8": TORSION.hex(),
+        "identity": (1).to_bytes(32, "little").hex(),
+        "not canonical": (2**255 - 19 + 1).to_bytes(32, "little").hex(),
+    },
+    "ristretto255": {
+        "a negative (odd) encoding": _odd(D.elem_hex(D.RISTRETTO255, D.encode_card(D.RISTRETTO255, bytes(32), "x"))),
+        "identity": bytes(32).hex(),
+        "not canonical": (2**255 - 19 + 1).to_bytes(32, "little").hex(),
+        "no point (no square root)": (2).to_bytes(32, "little").hex(),
+    },
 }
+#: The bad point a cheater would use first.
+FIRST_BAD = {"ed25519": "small-order component", "ristretto255": "a negative (odd) encoding"}
 
 
-@pytest.fixture(scope="module")
-def demo(ritd_demo_selfplay):
-    """A RitD Demo played to its end by the random bots (89 events: above
-    logcheck.MIN_EVENTS, so verify and audit use the second process)."""
-    out = ritd_demo_selfplay
+@pytest.fixture(scope="module", params=sorted(GROUPS))
+def demo(request):
+    """A RitD Demo played to its end by the random bots (above
+    logcheck.MIN_EVENTS, so verify and audit use the second process), in each
+    group of play: (directory, events, rules, group name)."""
+    out = request.getfixturevalue("ritd_demo_selfplay" if request.param == "ristretto255"
+                                  else "ritd_demo_selfplay_ed25519")
     events = GameDir(out / "axis").read_events()
     assert len(events) >= logcheck.MIN_EVENTS
-    return out, events, session.rules_for(GameDir(out / "axis"))
+    r = session.load_public(GameDir(out / "axis"))
+    assert r.deck_group is GROUPS[request.param]
+    return out, events, session.rules_for(GameDir(out / "axis")), request.param
 
 
 def _identity(out, role):
@@ -132,7 +158,7 @@ def _both(monkeypatch, fn, *args):
 
 
 def test_an_honest_game_verifies_and_audits_the_same_on_two_cores(demo, monkeypatch):
-    out, events, rules = demo
+    out, events, rules, name = demo
     plain, two = _both(monkeypatch, logcheck.verify, rules, events)
     assert plain == two and plain[0] == "ok"
     plain, two = _both(monkeypatch, logcheck.audit, rules, events, "*")
@@ -141,7 +167,7 @@ def test_an_honest_game_verifies_and_audits_the_same_on_two_cores(demo, monkeypa
 
 
 def test_a_forged_signature_is_named_as_on_one_core(demo, monkeypatch):
-    out, events, rules = demo
+    out, events, rules, name = demo
     for position in (1, len(events) // 2, len(events) - 1):
         u = codec.unwrap(events[position])
         bad = bytearray(u.sig)
@@ -154,15 +180,16 @@ def test_a_forged_signature_is_named_as_on_one_core(demo, monkeypatch):
             assert plain[0] == "VerifyError" and f"event {position}: signature is not valid" in plain[1]
 
 
-@pytest.mark.parametrize("what", sorted(BAD_POINTS))
-def test_a_bad_point_in_a_shuffle_step_is_refused_by_verify_and_audit_naming_its_signer(demo, monkeypatch, what):
+@pytest.mark.parametrize("which", range(4))
+def test_a_bad_point_in_a_shuffle_step_is_refused_by_verify_and_audit_naming_its_signer(demo, monkeypatch, which):
     """The last event is the forged one (the two-core replay then ends without
     an error and its final point check must catch it), and the same event
     inside the log (the replay fails later, on the next event's hash)."""
-    out, events, rules = demo
+    out, events, rules, name = demo
     steps = _deck_events(events)
+    what = sorted(BAD[name])[which]
     for position, body, index, action in (steps[0], steps[-1]):
-        head = _with_point(out, events, position, body, index, action, 3, BAD_POINTS[what])
+        head = _with_point(out, events, position, body, index, action, 3, BAD[name][what])
         for log in (head, head + list(events[position + 1:])):
             for fn, args in ((logcheck.verify, (rules, log)), (logcheck.audit, (rules, log, "*"))):
                 plain, two = _both(monkeypatch, fn, *args)
@@ -170,13 +197,13 @@ def test_a_bad_point_in_a_shuffle_step_is_refused_by_verify_and_audit_naming_its
                 kind, message = plain
                 assert kind == "IllegalAction", message
                 assert f"event {position} by {body.author}" in message
-                assert "not a point of the prime-order subgroup" in message
+                assert GROUPS[name].not_element in message, what
 
 
 def test_a_bad_point_is_refused_by_receive_naming_its_signer(demo, tmp_path, monkeypatch):
-    out, events, rules = demo
+    out, events, rules, name = demo
     position, body, index, action = _deck_events(events)[1]
-    forged = _with_point(out, events, position, body, index, action, 0, BAD_POINTS["small-order component"])[-1]
+    forged = _with_point(out, events, position, body, index, action, 0, BAD[name][FIRST_BAD[name]])[-1]
     receiver = next(r for r in ("axis", "allied") if r != body.author)
     copy = tmp_path / receiver
     shutil.copytree(out / receiver, copy, ignore=shutil.ignore_patterns("lock", "cache"))
@@ -189,19 +216,18 @@ def test_a_bad_point_is_refused_by_receive_naming_its_signer(demo, tmp_path, mon
     result = CliRunner().invoke(cli, ["receive", "--no-auto", "-g", str(copy), str(turn)])
     assert result.exit_code != 0
     assert f"event {position} by {body.author}" in result.output
-    assert "not a point of the prime-order subgroup" in result.output
+    assert GROUPS[name].not_element in result.output
     assert gd.event_count() == position
 
 
 # -- the deck audit without separate point checks ---------------------------------------------
 
-G = D.ED25519
 GAME = bytes(range(32))
 AUTHORS = ("axis", "allied")
 LABELS = [f"card-{i:02d}" for i in range(12)]
 
 
-def _round(name="r1"):
+def _round(G=D.PLAY, name="r1"):
     sa, sb = D.hash_parts(b"a", name.encode()), D.hash_parts(b"b", name.encode())
     sources = [D.Card(label=lb) for lb in LABELS]
     done: list[D.Step] = []
@@ -212,38 +238,47 @@ def _round(name="r1"):
     return done, keys
 
 
-def test_libsodium_multiplication_refuses_every_point_the_subgroup_check_refuses():
-    for what, text in BAD_POINTS.items():
+@pytest.mark.parametrize("name", sorted(GROUPS))
+def test_libsodium_multiplication_refuses_every_point_the_subgroup_check_refuses(name):
+    G = GROUPS[name]
+    for what, text in BAD[name].items():
         assert not G.is_element(int(text, 16)), what
-        with pytest.raises(D.DeckError, match="not a point of the prime-order subgroup"):
+        with pytest.raises(D.DeckError) as err:
             G.exp(int(text, 16), 12345)
+        assert str(err.value) == f"deck: {G.not_element}", what
 
 
+@pytest.mark.parametrize("name", sorted(GROUPS))
 @pytest.mark.parametrize("step", [1, 2, 3, 4])
-@pytest.mark.parametrize("what", sorted(BAD_POINTS))
-def test_the_deck_audit_without_point_checks_still_fails_on_a_bad_point_in_any_step(step, what):
-    done, keys = _round()
+@pytest.mark.parametrize("which", range(4))
+def test_the_deck_audit_without_point_checks_still_fails_on_a_bad_point_in_any_step(name, step, which):
+    G = GROUPS[name]
+    what = sorted(BAD[name])[which]
+    done, keys = _round(G)
     honest = D.audit_rounds(G, GAME, [D.DeckRound(steps=done)], keys, AUTHORS, set())
     assert honest[0].labels and sorted(honest[0].labels) == sorted(LABELS)
     cards = list(done[step - 1].cards)
-    cards[5] = BAD_POINTS[what]
+    cards[5] = BAD[name][what]
     bad = list(done)
     bad[step - 1] = msgspec.structs.replace(done[step - 1], cards=cards)
     unchecked: set[str] = set()
     with pytest.raises(D.DeckError):
         D.audit_rounds(G, GAME, [D.DeckRound(steps=bad)], keys, AUTHORS, unchecked)
-    with pytest.raises(D.DeckError, match="not a point of the prime-order subgroup") as err:
+    with pytest.raises(D.DeckError) as err:
         D.audit_rounds(G, GAME, [D.DeckRound(steps=bad)], keys, AUTHORS)
+    assert G.not_element in str(err.value), what
     assert err.value.step == step and err.value.author == AUTHORS[(step - 1) % 2]
 
 
-def test_a_point_read_unchecked_is_collected_for_its_later_check():
+@pytest.mark.parametrize("name", sorted(GROUPS))
+def test_a_point_read_unchecked_is_collected_for_its_later_check(name):
+    G = GROUPS[name]
     unchecked: set[str] = set()
-    text = BAD_POINTS["order 8"]
+    text = BAD[name][FIRST_BAD[name]]
     assert D.parse_elem(G, text, unchecked) == int(text, 16) and unchecked == {text}
     with pytest.raises(D.DeckError, match="hex digits"):
         D.parse_elem(G, text[:-2], unchecked)
-    with pytest.raises(D.DeckError, match="not a point"):
+    with pytest.raises(D.DeckError, match=G.not_element):
         D.parse_elem(G, text)
 
 
@@ -267,10 +302,10 @@ def test_verify_leaves_a_point_that_the_opponents_next_step_took_to_receive_and_
     core and on two, accepts the log: only a client that skipped its own check
     could have signed step 2, and the only one a bad point can harm is its user.
     The audit refuses it, naming the step and its signer, as before."""
-    out, events, rules = demo
+    out, events, rules, name = demo
     position, body, index, action = _deck_events(events)[step - 1]
     assert action.step.step == step
-    head = _with_point(out, events, position, body, index, action, 3, BAD_POINTS["small-order component"])
+    head = _with_point(out, events, position, body, index, action, 3, BAD[name][FIRST_BAD[name]])
     follower = codec.decode_body(codec.unwrap(events[position + 1]).body)
     taken = [a for _, a in _deck_actions(follower) if isinstance(a, D.DeckStep)]
     assert taken and taken[0].step.step == step + 1 and follower.author != body.author
@@ -285,7 +320,7 @@ def test_verify_leaves_a_point_that_the_opponents_next_step_took_to_receive_and_
     plain, two = _both(monkeypatch, logcheck.audit, rules, log, "*")
     assert plain == two and plain[0] == "IllegalAction"
     assert f"event {position} by {body.author}" in plain[1] and f"step {step}" in plain[1]
-    assert "not a point of the prime-order subgroup" in plain[1]
+    assert GROUPS[name].not_element in plain[1]
     # without the opponent's step the same point is verify's to refuse (the log ends there)
     plain, two = _both(monkeypatch, logcheck.verify, rules, head)
     assert plain == two and plain[0] == "IllegalAction" and f"event {position} by {body.author}" in plain[1]
@@ -306,8 +341,8 @@ def test_consented_only_is_the_points_of_a_followed_step_and_of_no_other():
 def test_the_second_process_hints_are_the_values_the_replay_would_compute(demo):
     """What logcheck's second process sends ahead (verify): each card
     multiplication and each whole-set opening, computed by the same functions."""
-    out, events, rules = demo
-    ahead = logcheck._Ahead()
+    out, events, rules, name = demo
+    ahead = logcheck._Ahead(GROUPS[name])
     exps = sets = 0
     for stored in events[1:]:
         body = codec.decode_body(codec.unwrap(stored).body)
@@ -316,7 +351,7 @@ def test_the_second_process_hints_are_the_values_the_replay_would_compute(demo):
             continue
         hints = logcheck._hints.decode(payload)
         for text, e, x in hints.exps:
-            assert D.PLAY.exp(int(text, 16), int.from_bytes(e, "big")) == int.from_bytes(x, "big")
+            assert GROUPS[name].exp(int(text, 16), int.from_bytes(e, "big")) == int.from_bytes(x, "big")
             exps += 1
         for root, seed, digest, ok in hints.sets:
             value = next(bytes.fromhex(o.value) for o in body.reveals if bytes.fromhex(o.salt) == seed)

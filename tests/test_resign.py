@@ -36,7 +36,7 @@ def _send_end(table: Table, role: str, end: str, **kw) -> bytes:
 def test_a_new_game_is_played_at_the_format_version_with_terminal_events(table):
     genesis = codec.decode_body(codec.unwrap(table.red.gd.read_event(0)).body)
     # Since decision 28 'pbem new' writes version 5: version 3 with takebacks, still with ends.
-    assert codec.TERMINAL_VERSION == 3 and genesis.v == codec.TAKEBACK_VERSION == 5 and codec.has_ends(genesis.v)
+    assert codec.TERMINAL_VERSION == 3 and genesis.v == codec.RISTRETTO_VERSION == 7 and codec.has_ends(genesis.v)
 
 
 def test_resign_mid_game_ends_it_with_the_opponent_as_winner_and_opens_every_secret(table):
@@ -158,11 +158,11 @@ def test_an_older_pbem_says_which_format_version_a_new_game_needs(table, monkeyp
 
     rules = table.red.seat().rules
     monkeypatch.setattr(codec, "FORMAT_VERSIONS", (1, 2))  # what pbem before decision 26 reads
-    # A new game is at version 5 since decision 28 (version 3 with takebacks).
-    with pytest.raises(VersionMismatch, match=r"format version 5 is not supported .*upgrade pbem") as exc:
+    # A new game is at version 7 since decision 29 (3 with takebacks and the Ristretto255 deck).
+    with pytest.raises(VersionMismatch, match=r"format version 7 is not supported .*upgrade pbem") as exc:
         Replay(rules).apply_stored(table.red.gd.read_event(0))
     assert exc.value.exit_code == 10
-    with pytest.raises(VersionMismatch, match=r"format version 5 is not supported .*upgrade pbem"):
+    with pytest.raises(VersionMismatch, match=r"format version 7 is not supported .*upgrade pbem"):
         table.red.seat()
 
 

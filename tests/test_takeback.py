@@ -395,7 +395,7 @@ def test_an_older_pbem_says_upgrade_for_a_log_with_a_grant(table, monkeypatch):
     events = table.blue.gd.read_events()
     rules = session.rules_for(table.blue.gd)
     monkeypatch.setattr(codec, "FORMAT_VERSIONS", (1, 2, 3, 4))  # what pbem of decision 26 reads
-    with pytest.raises(VersionMismatch, match=r"format version 5 is not supported .*upgrade pbem") as exc:
+    with pytest.raises(VersionMismatch, match=r"format version 7 is not supported .*upgrade pbem") as exc:
         r = Replay(rules)
         for stored in events:
             r.apply_stored(stored)
@@ -484,7 +484,7 @@ def test_under_a_time_control_the_grant_is_a_signed_reply_and_the_asker_owes_sin
     granted = takeback.grant(t.blue.seat(), asked.path.read_bytes(), "ask")
     t.deliver(t.red, Path(granted.turn_file).read_bytes())
     grant = body_of(t.red, granted.seqs[-1])
-    assert grant.v == codec.TAKEBACK_CLOCK_VERSION == 6 and grant.time == T0 + 5 * DAY
+    assert grant.v == codec.RISTRETTO_CLOCK_VERSION == 8 and grant.time == T0 + 5 * DAY
     replay = t.red.seat().replay
     status = clock_status(replay)
     assert status is not None and (status.role, status.seq, status.since) == ("red", granted.seqs[-1], T0 + 5 * DAY)

@@ -53,11 +53,11 @@ def test_a_timed_genesis_records_the_clock_and_every_event_a_signed_time(tmp_pat
     t.play("red", "advance 1", "pass")
     genesis = body_of(t.red, 0)
     assert codec.TERMINAL_CLOCK_VERSION == 4  # version 2 with terminal events (decision 26)
-    assert genesis.v == codec.TAKEBACK_CLOCK_VERSION == 6  # 'pbem new' since decision 28: 4 with takebacks
+    assert genesis.v == codec.RISTRETTO_CLOCK_VERSION == 8  # 'pbem new' since decision 29: 6 with the Ristretto255 deck
     assert genesis.genesis is not None and genesis.genesis.clock == Clock(reply_days=3, leave_days=2)
     times = [body_of(t.red, s).time for s in range(t.red.gd.event_count())]
     assert times[:2] == [T0, T0 + 3600] and all(x >= T0 + DAY for x in times[2:]), times
-    assert all(body_of(t.red, s).v == 6 for s in range(t.red.gd.event_count()))
+    assert all(body_of(t.red, s).v == 8 for s in range(t.red.gd.event_count()))
 
 
 def test_a_game_without_a_time_control_has_no_times(table):
@@ -66,7 +66,7 @@ def test_a_game_without_a_time_control_has_no_times(table):
     table.play("red", "advance 1", "pass")
     for seq in range(table.red.gd.event_count()):
         raw = table.red.gd.read_event(seq)
-        assert b'"time"' not in raw and b'"clock"' not in raw and b'"v":5' in raw
+        assert b'"time"' not in raw and b'"clock"' not in raw and b'"v":7' in raw
 
 
 #: Heads of the published logs, computed by pbem before time controls existed.
@@ -189,7 +189,7 @@ def test_an_older_pbem_meeting_a_timed_game_says_which_version_it_needs(tmp_path
     t = timed_table(tmp_path, monkeypatch)
     genesis = t.red.gd.read_event(0)
     monkeypatch.setattr(codec, "FORMAT_VERSIONS", (1,))  # what pbem before version 2 reads
-    with pytest.raises(VersionMismatch, match=r"format version 6 is not supported \(this pbem reads versions 1\); "
+    with pytest.raises(VersionMismatch, match=r"format version 8 is not supported \(this pbem reads versions 1\); "
                                               "upgrade pbem"):
         Replay(race.RULES).apply_stored(genesis)
 
@@ -219,7 +219,7 @@ def test_new_takes_reply_and_leave_days_and_join_plays_at_version_2(tmp_path, mo
                                    "--order", "setup speed 2", "--reply-days", "5", "--leave-days", "30"])
     assert out.exit_code == 0, out.output
     g = body_of(red, 0)
-    assert g.v == 6 and g.genesis is not None and g.genesis.clock == Clock(reply_days=5, leave_days=30)
+    assert g.v == 8 and g.genesis is not None and g.genesis.clock == Clock(reply_days=5, leave_days=30)
     bad = CliRunner().invoke(cli, ["new", str(tmp_path / "x"), "--rules", "race", "--scenario", "sprint",
                                    "--role", "red", "--opponent", blue.identity.public_text, "--leave-days", "3"])
     assert bad.exit_code == 2 and "--leave-days needs --reply-days" in bad.output

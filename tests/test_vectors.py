@@ -180,13 +180,13 @@ def test_v5_a_rejected_draw_moves_to_attempt_1(monkeypatch):
     assert dice.roll_one(GAME, EH, 0, XP, XQ, 8) == 8
 
 
-# --- V6: cards encoded into the group of play ---------------------------------------------
+# --- V6: cards encoded into the group of format versions 1-6 -------------------------------
 
-def test_v6_card_encoding_in_the_group_of_play():
-    assert D.PLAY is D.ED25519
-    assert D.elem_hex(D.PLAY, D.encode_card(D.PLAY, GAME, "real-00")) == \
+def test_v6_card_encoding_in_the_ed25519_group():
+    assert all(D.play_group(v) is D.ED25519 for v in range(1, codec.RISTRETTO_VERSION))
+    assert D.elem_hex(D.ED25519, D.encode_card(D.ED25519, GAME, "real-00")) == \
         "294e4a108e57bcc545a554414dd273c027935e4f062936ee70108a64cadb7850"
-    assert D.elem_hex(D.PLAY, D.encode_card(D.PLAY, GAME, "dummy-00")) == \
+    assert D.elem_hex(D.ED25519, D.encode_card(D.ED25519, GAME, "dummy-00")) == \
         "a7a0b01c4d20066886eb46762835c1cbb6990f5229653e86a7dc9d1bd6859554"
 
 
@@ -235,10 +235,10 @@ SOURCES = [D.Card(label=lb) for lb in ("real-00", "real-01", "dummy-00")]
 @pytest.fixture(scope="module")
 def vector_round():
     done: list[D.Step] = []
-    resolve = D.history_resolver(D.PLAY, {})
+    resolve = D.history_resolver(D.ED25519, {})
     for i in range(4):
-        step = D.make_step(D.PLAY, GAME, "r1", SOURCES, done, SEED_FIRST if i % 2 == 0 else SEED_SECOND, resolve)
-        D.check_step(D.PLAY, SOURCES, done, step)
+        step = D.make_step(D.ED25519, GAME, "r1", SOURCES, done, SEED_FIRST if i % 2 == 0 else SEED_SECOND, resolve)
+        D.check_step(D.ED25519, SOURCES, done, step)
         done.append(step)
     return {"r1": D.DeckRound(steps=done)}
 
@@ -248,27 +248,132 @@ def test_v7_the_four_shuffle_steps(vector_round):
 
 
 def test_v7_permutations_and_global_keys():
-    assert D._permutation(D.PLAY, GAME, "r1", SEED_SECOND, 3) == [2, 1, 0]  # step 2
-    assert D._permutation(D.PLAY, GAME, "r1", SEED_FIRST, 3) == [1, 0, 2]   # step 3
-    assert codec.canonical(D.open_key(D.PLAY, GAME, "r1", SEED_FIRST, 1, 0)) == KEY_FIRST_GLOBAL
-    assert codec.canonical(D.open_key(D.PLAY, GAME, "r1", SEED_SECOND, 2, 0)) == KEY_SECOND_GLOBAL
+    assert D._permutation(D.ED25519, GAME, "r1", SEED_SECOND, 3) == [2, 1, 0]  # step 2
+    assert D._permutation(D.ED25519, GAME, "r1", SEED_FIRST, 3) == [1, 0, 2]   # step 3
+    assert codec.canonical(D.open_key(D.ED25519, GAME, "r1", SEED_FIRST, 1, 0)) == KEY_FIRST_GLOBAL
+    assert codec.canonical(D.open_key(D.ED25519, GAME, "r1", SEED_SECOND, 2, 0)) == KEY_SECOND_GLOBAL
 
 
 def test_v7_deal_and_show_position_0(vector_round):
-    deal = D.deal_key(D.PLAY, GAME, "r1", SEED_SECOND, D.FIRST, 0)
+    deal = D.deal_key(D.ED25519, GAME, "r1", SEED_SECOND, D.FIRST, 0)
     assert codec.canonical(deal) == DEAL_0_TO_FIRST
-    assert D.draw_card(D.PLAY, GAME, vector_round, "r1", 0, D.FIRST, SEED_FIRST, deal) == "real-01"
-    own = D.own_key(D.PLAY, GAME, "r1", SEED_FIRST, D.FIRST, 0)
+    assert D.draw_card(D.ED25519, GAME, vector_round, "r1", 0, D.FIRST, SEED_FIRST, deal) == "real-01"
+    own = D.own_key(D.ED25519, GAME, "r1", SEED_FIRST, D.FIRST, 0)
     assert codec.canonical(own) == SHOW_0_BY_FIRST
-    assert D.verify_open(D.PLAY, GAME, vector_round, "r1", 0, own, deal) == "real-01"
+    assert D.verify_open(D.ED25519, GAME, vector_round, "r1", 0, own, deal) == "real-01"
 
 
 def test_v7_the_audit_of_the_round(vector_round):
-    openings = D.open_all(D.PLAY, GAME, "r1", SEED_FIRST, D.FIRST, 3) + \
-        D.open_all(D.PLAY, GAME, "r1", SEED_SECOND, D.SECOND, 3)
-    dealt = D.audit_deck(D.PLAY, GAME, [vector_round["r1"]], openings,
+    openings = D.open_all(D.ED25519, GAME, "r1", SEED_FIRST, D.FIRST, 3) + \
+        D.open_all(D.ED25519, GAME, "r1", SEED_SECOND, D.SECOND, 3)
+    dealt = D.audit_deck(D.ED25519, GAME, [vector_round["r1"]], openings,
                          [D.Draw(round="r1", pos=0, to="axis")], ("axis", "allied"))
     assert dealt == [D.Dealt(round="r1", labels=["real-01", "dummy-00", "real-00"],
+                             holders=["axis", "", ""], carried_to=["", "", ""])]
+
+
+# --- V9: Ristretto255, the group of format versions 7 and 8 (docs/protocol.md decision 29) ---
+
+#: RFC 9496 appendix A.1: the encodings of the generator B and of 2B.
+RISTRETTO_B = "e2f2ae0a6abc4e71a884a961c500515f58e30b6aa582dd8db6a65945e08d2d76"
+RISTRETTO_2B = "6a493210f7499cd17fecb510ae0cea23a110e8d5b901f8acadd3095c73a3b919"
+
+
+def test_v9_the_ristretto255_library_meets_rfc_9496():
+    """The library under the group (rbcl's libsodium) against the RFC's own
+    values: 2 x B, B x (l + 1), and the scalar used as given (not clamped: a
+    clamped 2 would be 2^254, whose product is not 2B)."""
+    g = D.RISTRETTO255
+    b_ = int(RISTRETTO_B, 16)
+    assert D.elem_hex(g, g.exp(b_, 2)) == RISTRETTO_2B
+    assert g.exp(b_, g.q + 1) == b_ and g.is_element(b_)
+    assert D.elem_hex(g, g.exp(g.exp(b_, 7), pow(7, -1, g.q))) == RISTRETTO_B
+
+
+def test_v9_card_encoding_in_the_ristretto255_group():
+    assert D.play_group(codec.RISTRETTO_VERSION) is D.play_group(codec.RISTRETTO_CLOCK_VERSION) is D.RISTRETTO255
+    assert D.PLAY is D.RISTRETTO255 and codec.new_game_version(False) == codec.RISTRETTO_VERSION
+    assert D.elem_hex(D.RISTRETTO255, D.encode_card(D.RISTRETTO255, GAME, "real-00")) == \
+        "b82960a28a5e6512449afae4c6a978545a641ba51c5eb90cce0a1e919dbbad4a"
+    assert D.elem_hex(D.RISTRETTO255, D.encode_card(D.RISTRETTO255, GAME, "dummy-00")) == \
+        "b0552f339c9bc570d93754b16324753983d4d68e489efb0851c3a0497e5bb63f"
+
+
+# --- V10: V7's round in Ristretto255 -----------------------------------------------------
+
+R_ROUND_STEPS = [
+    b'{"round":"r1","step":1,"cards":["8853ef22a9002fe9794aaa9c1ed561680dd3705e760e089101b2aeb1a620463a",'
+    b'"0ef2a209d35f4e69eb8f53431be49e6e65c39ba72930a79e77f226043d96db4a",'
+    b'"ec68216b248160e66e273637fa55991d591993b8d8a80fc2c0a4f7e77c56e22f"],'
+    b'"commits":["b5866cc2d6902f742f9c9cab3b87a00f7f81e5ac61cd4fdad5ca8470b09fc1c7"],'
+    b'"sources":[{"type":"card","label":"real-00"},{"type":"card","label":"real-01"},'
+    b'{"type":"card","label":"dummy-00"}]}',
+    b'{"round":"r1","step":2,"cards":["5c391e25c2e5f69fa8a61c8b07e00d40443be0215cf6bcc951e38f5d2921a856",'
+    b'"2eb16fb54b7229dc86fb358518f5a30a03729b535cf3f04240d6c6a88f4ba04c",'
+    b'"101ddcaefbf33a7700b4c67f61ab2e64f16ef755b2281920a203d125173b2232"],'
+    b'"commits":["3b3d591173f4b62f2f62c31a6b5ee39dfbeceeeb2e6b6ab9ceafb81c6f2cea79"]}',
+    b'{"round":"r1","step":3,"cards":["6e75ab1931876f48a0fb1d15826e09cc942d282d51a86a0ae00e29c4bf735a54",'
+    b'"2c0b8c8e0e061e51d3619b4d9298e6c3e763ea381092e8c8aff3afb213fdd04f",'
+    b'"b0213fc53c6930e9072eeeea4d18a5867cc30bc38faaf7899ecc4e1413feee2d"],'
+    b'"commits":["fa87c2d1b95ebb2ed1f1db9e752deb46260abb60474c190e982dbe498220176c",'
+    b'"dac534a254942d31d63a9d075d4db408437ef806eb8fdd36d64cf53cd8d8a4e0",'
+    b'"01dfb309463301761f9a88de9658cc57f7fa1646a90fad8425fd0c2d2024c815"]}',
+    b'{"round":"r1","step":4,"cards":["fc79a79c16f0d0f65573de0ea5e791ff96cb6a3639bebc9b631fa91128fbf01f",'
+    b'"d8bb05fdf12f5e6de3cc0a7410b62ed0fb3d0ad189d7d90d901529a8d9a1ce7d",'
+    b'"4ef912b78cf0970f56b5d7fcca429b0fe514c251fb5d1855ff11f7d4ddf8273a"],'
+    b'"commits":["a2145b26daf0f11d1afcece8b6b735f15b7c287b6f8e5ec30760af69ac086a35",'
+    b'"2032f47b8187ff8bd82dd22b103965dc1839365d0d64aad83b2186064d66d3d2",'
+    b'"97f8a0413d56c0350bba1be1ea94e848b4e3add80d9394ebea14c40ed7263c98"]}',
+]
+R_KEY_FIRST_GLOBAL = (b'{"round":"r1","step":1,"index":0,'
+                      b'"key":"085cda8bf8e838404a6e254757d36ca1201d04a4f3979c04bdfe35b719dac7e9",'
+                      b'"salt":"71ab3ae7a0ad04e7f2ee4a20e90602bd7d365b29188e3d08c5c547d1055cb304"}')
+R_KEY_SECOND_GLOBAL = (b'{"round":"r1","step":2,"index":0,'
+                       b'"key":"0ff88629a1eccfc2c4bd4ff3fb07461f8d9dea0d85bfc28ce2cfda7b59dedc3a",'
+                       b'"salt":"3092b5e7fb8c5e93afc87fd30063bbcee851332537f7749c8bdcc6ae4a2b84bc"}')
+R_DEAL_0_TO_FIRST = (b'{"round":"r1","step":4,"index":0,'
+                     b'"key":"0f0986374254d8301f8a71affbb7cecb417e7f49d3e6aced38eaf2b0b86f6ddc",'
+                     b'"salt":"22f4d26a5e96778f432b766a09b221565a522a1ff37fa910bd5bee3627062592"}')
+R_SHOW_0_BY_FIRST = (b'{"round":"r1","step":3,"index":0,'
+                     b'"key":"041d0f87aa86e3c7c91c450488ca55a092e377585435bf4a0c6a98163b1f0301",'
+                     b'"salt":"15490a683fb92e67ad5bc88f337ad2ad55aa0ea1071361435e743e773753cbcb"}')
+
+
+@pytest.fixture(scope="module")
+def ristretto_round():
+    g, done = D.RISTRETTO255, []
+    resolve = D.history_resolver(g, {})
+    for i in range(4):
+        step = D.make_step(g, GAME, "r1", SOURCES, done, SEED_FIRST if i % 2 == 0 else SEED_SECOND, resolve)
+        D.check_step(g, SOURCES, done, step)
+        done.append(step)
+    return {"r1": D.DeckRound(steps=done)}
+
+
+def test_v10_the_four_shuffle_steps(ristretto_round):
+    assert [codec.canonical(s) for s in ristretto_round["r1"].steps] == R_ROUND_STEPS
+
+
+def test_v10_permutations_and_global_keys():
+    g = D.RISTRETTO255
+    assert D._permutation(g, GAME, "r1", SEED_SECOND, 3) == [2, 1, 0]  # step 2
+    assert D._permutation(g, GAME, "r1", SEED_FIRST, 3) == [1, 2, 0]   # step 3
+    assert codec.canonical(D.open_key(g, GAME, "r1", SEED_FIRST, 1, 0)) == R_KEY_FIRST_GLOBAL
+    assert codec.canonical(D.open_key(g, GAME, "r1", SEED_SECOND, 2, 0)) == R_KEY_SECOND_GLOBAL
+
+
+def test_v10_deal_show_and_audit(ristretto_round):
+    g = D.RISTRETTO255
+    deal = D.deal_key(g, GAME, "r1", SEED_SECOND, D.FIRST, 0)
+    assert codec.canonical(deal) == R_DEAL_0_TO_FIRST
+    assert D.draw_card(g, GAME, ristretto_round, "r1", 0, D.FIRST, SEED_FIRST, deal) == "real-01"
+    own = D.own_key(g, GAME, "r1", SEED_FIRST, D.FIRST, 0)
+    assert codec.canonical(own) == R_SHOW_0_BY_FIRST
+    assert D.verify_open(g, GAME, ristretto_round, "r1", 0, own, deal) == "real-01"
+    openings = D.open_all(g, GAME, "r1", SEED_FIRST, D.FIRST, 3) + D.open_all(g, GAME, "r1", SEED_SECOND, D.SECOND, 3)
+    dealt = D.audit_deck(g, GAME, [ristretto_round["r1"]], openings,
+                         [D.Draw(round="r1", pos=0, to="axis")], ("axis", "allied"))
+    assert dealt == [D.Dealt(round="r1", labels=["real-01", "real-00", "dummy-00"],
                              holders=["axis", "", ""], carried_to=["", "", ""])]
 
 
