@@ -145,7 +145,29 @@ class Group(msgspec.Struct, frozen=True):
 ED25519_L = 2**252 + 27742317777372353535851937790883648493
 
 
-class Ed25519Group(msgspec.Struct, frozen=True):
+class _Curve25519Group(msgspec.Struct, frozen=True):
+    """What the two groups of play share: the prime order ``l`` of Ed25519's
+    subgroup, elements of 32 bytes, and ``exp`` through libsodium, whose
+    multiplication refuses (a RuntimeError; PyNaCl's is one too) every input
+    that ``is_element`` refuses."""
+
+    q = ED25519_L
+    size = 32
+    not_element = ""
+
+    def _mult(self, k: bytes, x: bytes) -> bytes:
+        raise NotImplementedError
+
+    def exp(self, x: int, k: int) -> int:
+        """``x`` times ``k``; DeckError where libsodium refuses."""
+        try:
+            point = self._mult((k % self.q).to_bytes(32, "little"), x.to_bytes(32, "big"))
+        except RuntimeError:
+            raise DeckError(self.not_element) from None
+        return int.from_bytes(point, "big")
+
+
+class Ed25519Group(_Curve25519Group, frozen=True):
     """The prime-order subgroup of Ed25519 through libsodium (PyNaCl).
 
     An element is the int of a canonical 32-byte point encoding read
@@ -159,25 +181,17 @@ class Ed25519Group(msgspec.Struct, frozen=True):
     """
 
     name = "ed25519"
-    q = ED25519_L
-    size = 32
     hash_size = 48
     not_element = "value is not a point of the prime-order subgroup"
     tag = b"pbem/v1/deck/ed25519-prime-order-subgroup"
 
-    def exp(self, x: int, k: int) -> int:
-        """``x`` times ``k``. libsodium refuses (DeckError here) an ``x`` that is not
-        canonical, is of small order or lies outside the prime-order subgroup
-        (``ge25519_is_on_main_subgroup``), and a result that is the identity: the
-        checks of ``is_element`` come with every multiplication (docs/deck.md,
-        "Checks computed once")."""
+    def _mult(self, k: bytes, x: bytes) -> bytes:
+        """libsodium refuses an ``x`` that is not canonical, is of small order or lies
+        outside the prime-order subgroup (``ge25519_is_on_main_subgroup``), and a
+        result that is the identity: the checks of ``is_element`` come with every
+        multiplication (docs/deck.md, "Checks computed once")."""
         from nacl.bindings import crypto_scalarmult_ed25519_noclamp
-        from nacl.exceptions import RuntimeError as SodiumRefused
-        try:
-            point = crypto_scalarmult_ed25519_noclamp((k % self.q).to_bytes(32, "little"), x.to_bytes(32, "big"))
-        except SodiumRefused:
-            raise DeckError(self.not_element) from None
-        return int.from_bytes(point, "big")
+        return crypto_scalarmult_ed25519_noclamp(k, x)
 
     def is_element(self, x: int) -> bool:
         from nacl.bindings import crypto_core_ed25519_is_valid_point
@@ -207,7 +221,7 @@ def _rbcl() -> Any:
     return rbcl
 
 
-class Ristretto255Group(msgspec.Struct, frozen=True):
+class Ristretto255Group(_Curve25519Group, frozen=True):
     """Ristretto255 (RFC 9496) through libsodium, as the rbcl wheel bundles it.
 
     The same prime order ``l`` as Ed25519's subgroup, with an encoding of the
@@ -222,20 +236,14 @@ class Ristretto255Group(msgspec.Struct, frozen=True):
     """
 
     name = "ristretto255"
-    q = ED25519_L
-    size = 32
     hash_size = 64
     not_element = "value is not the canonical encoding of a Ristretto255 element other than the identity"
     tag = b"pbem/v2/deck/ristretto255"
 
-    def exp(self, x: int, k: int) -> int:
-        """``x`` times ``k``. libsodium refuses (DeckError here) an ``x`` that is not a
-        canonical encoding and a result that is the identity."""
-        try:
-            point = _rbcl().crypto_scalarmult_ristretto255((k % self.q).to_bytes(32, "little"), x.to_bytes(32, "big"))
-        except RuntimeError:
-            raise DeckError(self.not_element) from None
-        return int.from_bytes(point, "big")
+    def _mult(self, k: bytes, x: bytes) -> bytes:
+        """libsodium refuses an ``x`` that is not a canonical encoding and a result
+        that is the identity."""
+        return _rbcl().crypto_scalarmult_ristretto255(k, x)  # type: ignore[no-any-return]
 
     def is_element(self, x: int) -> bool:
         return 0 < x < 1 << 256 and bool(_rbcl().crypto_core_ristretto255_is_valid_point(x.to_bytes(32, "big")))
