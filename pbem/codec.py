@@ -80,6 +80,8 @@ def new_game_version(clock: bool) -> int:
 def has_ristretto_deck(version: int) -> bool:
     """Whether the shared deck of a game of format ``version`` is Ristretto255 (decision 29)."""
     return version >= RISTRETTO_VERSION
+
+
 SIG_DOMAIN = b"pbem/v1/event\x00"
 
 #: Largest stored event accepted (bytes). An honest event is a few KiB.
