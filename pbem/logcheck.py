@@ -142,12 +142,30 @@ def _check(rules: RulesModule, events: Sequence[bytes], role: str | None, known:
     # path accepts exactly what the two-core path accepts (a second process that
     # died changes nothing), and the reference names the first fault of a bad log.
     if _two_cores(events):
-        with contextlib.suppress(Exception):
-            return _fast(rules, events, role, known, audit, salts)
+        found = _attempt(_fast, rules, events, role, known, audit, salts)
+        if found is not None:
+            return found
     if not audit:
-        with contextlib.suppress(Exception):
-            return _deferred(rules, events)
+        found = _attempt(_deferred, rules, events)
+        if found is not None:
+            return found
     return _plain(rules, events, role, known, audit, salts)
+
+
+#: Why a faster path gave way to the next one, the latest few last. The
+#: outcome never depends on it; the tests read it (tests/conftest.py), so that
+#: a programming error in a fast path (a TypeError, say) fails them instead of
+#: passing as a fallback, only slower.
+FALLBACKS: list[BaseException] = []
+
+
+def _attempt(path: Callable[..., Checked], *args: object) -> Checked | None:
+    try:
+        return path(*args)
+    except Exception as exc:  # noqa: BLE001 - the next path decides; the reason is kept
+        FALLBACKS.append(exc)
+        del FALLBACKS[:-8]
+        return None
 
 
 def consented_only(rounds: Mapping[str, Sequence[deckmod.Step]]) -> set[str]:

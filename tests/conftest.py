@@ -11,7 +11,7 @@ import pytest
 from hypothesis import settings
 
 from pbem import identity as identity_mod
-from pbem import rulesapi, session
+from pbem import logcheck, rulesapi, session
 from pbem.identity import Identity, save_identity
 from pbem.store import GameDir
 from tests.race import rules as race
@@ -46,6 +46,21 @@ def race_rules(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("PBEM_LOCK_WAIT", "0.3")
     yield race
     rulesapi.unregister("race")
+
+
+#: Exceptions that are a fast path's own bug, never a log's fault.
+_PROGRAMMING_ERRORS = (TypeError, AttributeError, NameError, ImportError)
+
+
+@pytest.fixture(autouse=True)
+def no_hidden_fast_path_bug():
+    """pbem.logcheck falls back to a slower path on any exception of a faster one
+    (the outcome never depends on it), which would let a programming error in a
+    fast path pass every test, only slower: a test fails if one occurred."""
+    logcheck.FALLBACKS.clear()
+    yield
+    bugs = [exc for exc in logcheck.FALLBACKS if isinstance(exc, _PROGRAMMING_ERRORS)]
+    assert not bugs, f"a fast path of pbem.logcheck failed with a programming error: {bugs!r}"
 
 
 @dataclass
