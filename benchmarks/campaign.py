@@ -2,7 +2,11 @@
 
 Plays (or reuses, --log DIR) a game with
     pbem selfplay --rules ritd --scenario 1941-42 --seed N --out DIR --max-events 5000
-(a subprocess; the 20-month campaign, or a smaller --scenario for a quick run),
+(a subprocess; the 20-month campaign, or a smaller --scenario for a quick run;
+through benchmarks/reproducible.py, which draws the players' keys, the deck's
+seeds, the dice entropy and the salts from the seed too, so that every run of
+the same code measures the same game: --secrets-from-os plays another game
+each run, as pbem selfplay itself does),
 then measures, in one run, every ratio of issue 20 against floors measured in
 the same run, and prints each beside its target with PASS or FAIL and the
 margin (PLAN "Numbers": PASS with a 10% margin: a ratio at least 10% under
@@ -28,7 +32,10 @@ results: on a shared machine compare only ratios of one run.
   receive  `pbem receive --no-auto` (in-process) of one ordinary turn file on a
            copy of the receiver's directory truncated before it, its replay
            cache built, key unlocked with cheap scrypt; the median over --typical
-           events near the end of the log and over as many near its start, each
+           ordinary turns (``ordinary_turns``: no shuffle step of the deck, which
+           is its monthly work, and not the end of game's opening of every
+           secret) before the event that ends the game and as many from an
+           eighth of the log on, each
            the median of --repeat taken in rounds alternating late and early
            events, over one signature verification (median of
            200), with the garbage collector set as a `pbem` command sets it
@@ -120,10 +127,15 @@ def child_env() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(ROOT) + (os.pathsep + path if path else ""))
 
 
-def selfplay(out: Path, scenario: str, seed: int, max_events: int) -> tuple[float, dict]:
-    cmd = pbem_cmd() + ["selfplay", "--rules", "ritd", "--scenario", scenario, "--seed", str(seed),
-                        "--out", str(out), "--max-events", str(max_events), "--json"]
-    print("playing: " + " ".join(["pbem"] + cmd[3:]), flush=True)
+def selfplay(out: Path, scenario: str, seed: int, max_events: int, reproducible: bool = True) -> tuple[float, dict]:
+    """``pbem selfplay`` in a subprocess; ``reproducible``: through benchmarks/reproducible.py,
+    every secret drawn from the seed, so the same seed and code play the same game."""
+    args = ["selfplay", "--rules", "ritd", "--scenario", scenario, "--seed", str(seed),
+            "--out", str(out), "--max-events", str(max_events), "--json"]
+    cmd = ([sys.executable, str(Path(__file__).resolve().parent / "reproducible.py"), f"campaign-{seed}"]
+           if reproducible else pbem_cmd()) + args
+    print("playing: pbem " + " ".join(args) + (" (secrets from the seed: benchmarks/reproducible.py)"
+                                                if reproducible else ""), flush=True)
     start = time.perf_counter()
     done = subprocess.run(cmd, check=False, capture_output=True, text=True, env=child_env())
     elapsed = time.perf_counter() - start
@@ -275,6 +287,28 @@ def ending_event(events: list[bytes], rules) -> int:
         if r.outcome() is not None:
             return info.seq
     raise SystemExit("the log has no outcome: play the game to its end (raise --max-events)")
+
+
+#: Actions that make an event no ordinary turn: a shuffle step of the shared deck
+#: (the deck's monthly work: benchmarks/deck.py) and the end of game's opening of
+#: every secret.
+NOT_ORDINARY = ("deck-step", "reveal-all")
+
+
+def ordinary_turns(events: list[bytes], start: int, step: int, n: int) -> list[int]:
+    """The first ``n`` seqs from ``start`` on (``step`` +1 or -1), genesis
+    excluded, of ordinary turns: events with none of ``NOT_ORDINARY``."""
+    found: list[int] = []
+    seq = start
+    while len(found) < n and 1 <= seq < len(events):
+        body = codec.decode_body(codec.unwrap(events[seq]).body)
+        kinds = {msgspec.json.decode(bytes(raw)).get("type") for raw in body.actions}
+        if not kinds & set(NOT_ORDINARY):
+            found.append(seq)
+        seq += step
+    if len(found) < n:
+        raise SystemExit(f"fewer than {n} ordinary turns from event {start} on")
+    return found
 
 
 def prepare_receiver(src: Path, dst: Path, target: int, key: Path) -> None:
@@ -539,6 +573,9 @@ def main_() -> None:
     parser.add_argument("--scenario", default="1941-42", help="ritd scenario (e.g. crusader for a quick run)")
     parser.add_argument("--seed", type=int, default=4, help="seed of pbem selfplay's random policy")
     parser.add_argument("--max-events", type=int, default=5000)
+    parser.add_argument("--secrets-from-os", action="store_true",
+                        help="play with the keys, deck seeds and entropy from the operating system (another game "
+                             "each run) instead of from --seed (benchmarks/reproducible.py: the same game each run)")
     parser.add_argument("--log", type=Path, default=None,
                         help="selfplay directory to reuse (holds axis/ and allied/); played into it if absent")
     parser.add_argument("--repeat", type=int, default=5, help="best (median for receive) of this many timings")
@@ -559,7 +596,7 @@ def main_() -> None:
         log = args.log if args.log is not None else tmp / "game"
         play_s, played = None, None
         if not (log / "axis" / "events").is_dir():
-            play_s, played = selfplay(log, args.scenario, args.seed, args.max_events)
+            play_s, played = selfplay(log, args.scenario, args.seed, args.max_events, not args.secrets_from_os)
         rules = session.rules_for(GameDir(log / "axis"))
         roles = list(rules.SPEC.roles)
         game = log / roles[0]
@@ -650,8 +687,8 @@ def main_() -> None:
                     runs[seq].append(receive_once(*turns[seq], seq))
             return {seq: statistics.median(v) for seq, v in runs.items()}
 
-        late_seqs = range(max(2, target - args.typical), target)
-        early_seqs = range(max(2, len(events) // 8), max(2, len(events) // 8) + args.typical)
+        late_seqs = ordinary_turns(events, target - 1, -1, args.typical)[::-1]
+        early_seqs = ordinary_turns(events, max(2, len(events) // 8), 1, args.typical)
         each = ordinary(list(dict.fromkeys(s for pair in itertools.zip_longest(late_seqs, early_seqs) for s in pair
                                            if s is not None)))
         late = [each[s] for s in late_seqs]
@@ -747,8 +784,8 @@ def main_() -> None:
     fsync_s = statistics.median(s_ for _, s_ in fsync_runs)
     print(f"(d) one Ed25519 verify: {one_verify * 1e6:.0f} us")
     print(f"(e) pbem receive --no-auto of an ordinary turn file (in-process, cheap scrypt, from the replay cache, "
-          f"fsync excluded), median over events {late_seqs.start}..{late_seqs.stop - 1} (near the end): "
-          f"{late_s * 1e3:.1f} ms; over events {early_seqs.start}..{early_seqs.stop - 1} (near the start): "
+          f"fsync excluded), median over events {', '.join(map(str, late_seqs))} (near the end): "
+          f"{late_s * 1e3:.1f} ms; over events {', '.join(map(str, early_seqs))} (near the start): "
           f"{early_s * 1e3:.1f} ms")
     print(f"    of which inside the rules' hooks (check, apply, openings, view, wording: the work of the "
           f"position, not of the log's length): near the end {late_hooks * 1e3:.1f} ms, near the start "
