@@ -292,7 +292,7 @@ def ending_event(events: list[bytes], rules) -> int:
 #: Actions that make an event no ordinary turn: a shuffle step of the shared deck
 #: (the deck's monthly work: benchmarks/deck.py) and the end of game's opening of
 #: every secret.
-NOT_ORDINARY = ("deck-step", "reveal-all")
+NOT_ORDINARY = frozenset(("deck-step", "reveal-all"))
 
 
 def ordinary_turns(events: list[bytes], start: int, step: int, n: int) -> list[int]:
@@ -303,7 +303,7 @@ def ordinary_turns(events: list[bytes], start: int, step: int, n: int) -> list[i
     while len(found) < n and 1 <= seq < len(events):
         body = codec.decode_body(codec.unwrap(events[seq]).body)
         kinds = {msgspec.json.decode(bytes(raw)).get("type") for raw in body.actions}
-        if not kinds & set(NOT_ORDINARY):
+        if not kinds & NOT_ORDINARY:
             found.append(seq)
         seq += step
     if len(found) < n:

@@ -145,29 +145,27 @@ class Group(msgspec.Struct, frozen=True):
 ED25519_L = 2**252 + 27742317777372353535851937790883648493
 
 
-class _Curve25519Group(msgspec.Struct, frozen=True):
-    """What the two groups of play share: the prime order ``l`` of Ed25519's
-    subgroup, elements of 32 bytes, and ``exp`` through libsodium, whose
-    multiplication refuses (a RuntimeError; PyNaCl's is one too) every input
-    that ``is_element`` refuses."""
+class _OrderL(msgspec.Struct, frozen=True):
+    """What the two groups of play share: Ed25519's prime order ``l`` (the
+    same group, encoded two ways) and elements and keys of 32 bytes."""
 
     q = ED25519_L
     size = 32
-    not_element = ""
-
-    def _mult(self, k: bytes, x: bytes) -> bytes:
-        raise NotImplementedError
-
-    def exp(self, x: int, k: int) -> int:
-        """``x`` times ``k``; DeckError where libsodium refuses."""
-        try:
-            point = self._mult((k % self.q).to_bytes(32, "little"), x.to_bytes(32, "big"))
-        except RuntimeError:
-            raise DeckError(self.not_element) from None
-        return int.from_bytes(point, "big")
 
 
-class Ed25519Group(_Curve25519Group, frozen=True):
+def _sodium_exp(group: Ed25519Group | Ristretto255Group, mult: Callable[[bytes, bytes], bytes], x: int,
+                k: int) -> int:
+    """``x`` times ``k`` by libsodium's ``mult`` (scalar little-endian, element as
+    its bytes), in either group of play: a refusal (a RuntimeError; PyNaCl's is
+    one too) is a DeckError saying what the group's check says."""
+    try:
+        point = mult((k % group.q).to_bytes(32, "little"), x.to_bytes(32, "big"))
+    except RuntimeError:
+        raise DeckError(group.not_element) from None
+    return int.from_bytes(point, "big")
+
+
+class Ed25519Group(_OrderL, frozen=True):
     """The prime-order subgroup of Ed25519 through libsodium (PyNaCl).
 
     An element is the int of a canonical 32-byte point encoding read
@@ -185,13 +183,14 @@ class Ed25519Group(_Curve25519Group, frozen=True):
     not_element = "value is not a point of the prime-order subgroup"
     tag = b"pbem/v1/deck/ed25519-prime-order-subgroup"
 
-    def _mult(self, k: bytes, x: bytes) -> bytes:
-        """libsodium refuses an ``x`` that is not canonical, is of small order or lies
-        outside the prime-order subgroup (``ge25519_is_on_main_subgroup``), and a
-        result that is the identity: the checks of ``is_element`` come with every
-        multiplication (docs/deck.md, "Checks computed once")."""
+    def exp(self, x: int, k: int) -> int:
+        """``x`` times ``k``. libsodium refuses (DeckError here) an ``x`` that is not
+        canonical, is of small order or lies outside the prime-order subgroup
+        (``ge25519_is_on_main_subgroup``), and a result that is the identity: the
+        checks of ``is_element`` come with every multiplication (docs/deck.md,
+        "Checks computed once")."""
         from nacl.bindings import crypto_scalarmult_ed25519_noclamp
-        return crypto_scalarmult_ed25519_noclamp(k, x)
+        return _sodium_exp(self, crypto_scalarmult_ed25519_noclamp, x, k)
 
     def is_element(self, x: int) -> bool:
         from nacl.bindings import crypto_core_ed25519_is_valid_point
@@ -221,7 +220,7 @@ def _rbcl() -> Any:
     return rbcl
 
 
-class Ristretto255Group(_Curve25519Group, frozen=True):
+class Ristretto255Group(_OrderL, frozen=True):
     """Ristretto255 (RFC 9496) through libsodium, as the rbcl wheel bundles it.
 
     The same prime order ``l`` as Ed25519's subgroup, with an encoding of the
@@ -240,10 +239,10 @@ class Ristretto255Group(_Curve25519Group, frozen=True):
     not_element = "value is not the canonical encoding of a Ristretto255 element other than the identity"
     tag = b"pbem/v2/deck/ristretto255"
 
-    def _mult(self, k: bytes, x: bytes) -> bytes:
-        """libsodium refuses an ``x`` that is not a canonical encoding and a result
-        that is the identity."""
-        return _rbcl().crypto_scalarmult_ristretto255(k, x)  # type: ignore[no-any-return]
+    def exp(self, x: int, k: int) -> int:
+        """``x`` times ``k``. libsodium refuses (DeckError here) an ``x`` that is not a
+        canonical encoding and a result that is the identity."""
+        return _sodium_exp(self, _rbcl().crypto_scalarmult_ristretto255, x, k)
 
     def is_element(self, x: int) -> bool:
         return 0 < x < 1 << 256 and bool(_rbcl().crypto_core_ristretto255_is_valid_point(x.to_bytes(32, "big")))
@@ -256,7 +255,8 @@ class Ristretto255Group(_Curve25519Group, frozen=True):
 AnyGroup = Group | Ed25519Group | Ristretto255Group
 
 MODP2048 = Group(MODP2048_P)
-#: The group of play (docs/deck.md "Choice of group": about 200 times faster than MODP2048).
+#: The group of games of format versions 1-6 (docs/deck.md "Choice of group":
+#: about 200 times faster than MODP2048), and of every game since (decision 29).
 ED25519 = Ed25519Group()
 RISTRETTO255 = Ristretto255Group()
 
@@ -1004,6 +1004,7 @@ def play_group(version: int) -> AnyGroup:
     genesis): Ristretto255 from version 7 on, Ed25519's prime-order subgroup
     before (docs/protocol.md decision 29)."""
     return RISTRETTO255 if has_ristretto_deck(version) else ED25519
+
 
 #: Decision kind: the rules wait for ``role``'s deck work (a shuffle step or
 #: key openings), which pbem computes without asking the player.

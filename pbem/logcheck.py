@@ -221,7 +221,7 @@ def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: 
     r = Replay(rules, role=role, known=dict(known), describe=False, known_salts=salts)
     r.apply_stored(events[0])  # the genesis, checked here: its keys are the second process's
     keys = dict(r.keys)
-    group = r.deck_group  # never MODP: its multiplication refuses what its check refuses
+    group = r.deck_group  # Ed25519 or Ristretto255, whose multiplication refuses what their check refuses
     helper = _Helper.start(events, keys, r.roles, known, r.game_id, group, audit)
     try:
         unchecked: deckmod.Unchecked = set()

@@ -115,15 +115,12 @@ def make_side(tmp: Path, role: str) -> Side:
     return Side(role, ident, key_path, GameDir(tmp / role))
 
 
-@pytest.fixture(scope="session")
-def ritd_demo_selfplay(tmp_path_factory) -> Path:
-    """A RitD Demo played to its end by the random bots (``pbem selfplay``, seed 7),
-    a directory per role. One for the whole session: read it, or copy it to change it."""
+def _ritd_demo_selfplay(out: Path) -> Path:
+    """``pbem selfplay`` of the RitD Demo to its end (seed 7) into ``out``."""
     from click.testing import CliRunner
 
     from pbem.cli import cli
 
-    out = tmp_path_factory.mktemp("ritd-demo-selfplay") / "demo"
     result = CliRunner().invoke(cli, ["selfplay", "--rules", "ritd", "--scenario", "demo", "--seed", "7",
                                       "--out", str(out), "--max-events", "600"])
     assert result.exit_code == 0, result.output
@@ -131,22 +128,22 @@ def ritd_demo_selfplay(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def ritd_demo_selfplay(tmp_path_factory) -> Path:
+    """A RitD Demo played to its end by the random bots (``pbem selfplay``, seed 7),
+    a directory per role. One for the whole session: read it, or copy it to change it."""
+    return _ritd_demo_selfplay(tmp_path_factory.mktemp("ritd-demo-selfplay") / "demo")
+
+
+@pytest.fixture(scope="session")
 def ritd_demo_selfplay_ed25519(tmp_path_factory) -> Path:
     """The same self-play as ``ritd_demo_selfplay``, created at format version 5
     (a game made before decision 29), so its shared deck is Ed25519's."""
-    from click.testing import CliRunner
-
     from pbem import codec
-    from pbem.cli import cli
 
-    out = tmp_path_factory.mktemp("ritd-demo-selfplay-ed25519") / "demo"
     with pytest.MonkeyPatch.context() as m:
         m.setattr(codec, "new_game_version",
                   lambda clock: codec.TAKEBACK_CLOCK_VERSION if clock else codec.TAKEBACK_VERSION)
-        result = CliRunner().invoke(cli, ["selfplay", "--rules", "ritd", "--scenario", "demo", "--seed", "7",
-                                          "--out", str(out), "--max-events", "600"])
-    assert result.exit_code == 0, result.output
-    return out
+        return _ritd_demo_selfplay(tmp_path_factory.mktemp("ritd-demo-selfplay-ed25519") / "demo")
 
 
 @pytest.fixture

@@ -523,12 +523,17 @@ def test_an_input_deck_carrying_from_an_unknown_round_is_refused_at_step_1_by_th
     assert (err.value.round, err.value.step, err.value.author) == ("r1", 1, "axis")
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="a loaded library cannot be removed on Windows")
 def test_the_ristretto255_library_leaves_no_file_behind(tmp_path):
     """rbcl writes its libsodium to a temporary file at import and leaves it;
-    pbem.deck removes it once loaded, so no pbem command leaves 2.7 MB behind."""
+    pbem.deck removes it once loaded, so no pbem command leaves 2.7 MB behind.
+    On Windows a loaded library cannot be removed: there that one file stays
+    (docs/deck.md), and nothing else."""
     code = ("from pbem import deck as D; g = D.RISTRETTO255; "
             "assert g.is_element(g.exp(D.encode_card(g, bytes(32), 'a'), 3))")
-    env = dict(os.environ, TMPDIR=str(tmp_path))
+    env = dict(os.environ, TMPDIR=str(tmp_path), TMP=str(tmp_path), TEMP=str(tmp_path))
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
-    assert list(tmp_path.iterdir()) == []
+    left = list(tmp_path.iterdir())
+    if sys.platform == "win32":
+        assert len(left) <= 1 and all(p.suffix == ".pyd" for p in left)
+    else:
+        assert left == []

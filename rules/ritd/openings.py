@@ -6,6 +6,7 @@ obligations they settle.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import cast
 
 import msgspec
@@ -187,6 +188,19 @@ def reveal_die(state: State, label: str, value: int, ctx) -> tuple[State, list[P
     return state, []
 
 
+def _known(value, labels: Sequence[str]) -> list[bytes] | None:
+    """Each label's value, or None if there are none or one is not known yet:
+    most obligations wait on a hidden value, so the first unknown label stops
+    the look-up (each label is looked up once)."""
+    values = []
+    for label in labels:
+        v = value(label)
+        if v is None:
+            return None
+        values.append(v)
+    return values or None
+
+
 def decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
     """Decide the obligations over several identity versions ("slowest",
     "losses") once every one of their values is known (T-10)."""
@@ -194,9 +208,8 @@ def decide_labelled(state: State, ctx) -> tuple[State, list[Problem]]:
     keep = []
     value = ctx.value
     for ob in state.obligations:
-        # Most obligations wait on a hidden value: stop at the first unknown label.
-        values = list(map(value, ob.labels)) if ob.labels and value(ob.labels[0]) is not None else None
-        if values is None or None in values:
+        values = _known(value, ob.labels)
+        if values is None:
             keep.append(ob)
             continue
         if ob.kind == "early-order":  # RB 16.41, BU-06: every candidate once
