@@ -2,10 +2,11 @@
 every elimination, step loss, Rout and Withdrawal with its rule, and each
 battle's fire as a combat table.
 
-Said only from what the reader may know: the reader's ``view`` of the
+Said only from what the reader may know: the reader's view of the
 state before and after the step (units present, their CVs where the view
-shows them, their hexes), the public step (the fire dice are public, RB
-9.4) and the fire the game scores from them in every replay (units in a
+shows them, their hexes; ``rules.ritd.view.glances``: of the blocks the
+step changed, or of every block for the dice of a fire), the public step
+(the fire dice are public, RB 9.4) and the fire the game scores from them in every replay (units in a
 battle fight face up, RB 8.5). A block the reader cannot identify is
 counted ("2 Axis blocks"), never named; no block token is ever printed.
 """
@@ -23,7 +24,7 @@ from rules.ritd.firetable import DIE_FACES, load_fire_table
 from rules.ritd.position import enemy_of
 from rules.ritd.state import State, game_map, roster_of
 from rules.ritd.units import Roster
-from rules.ritd.view import BlockView, View, view
+from rules.ritd.view import BlockView, Glance, glances, turn_step
 
 SIDE_NAMES = {"axis": "Axis", "allied": "Allied"}
 #: A side as the subject of a sentence ("the Allies place the hits").
@@ -76,7 +77,8 @@ _TOKEN = re.compile(r"\b[AL][0-9a-f]{8}\b")
 
 
 def happenings(before: State, after: State, step: Step, role: str | None) -> tuple[Happening, ...]:
-    was, now = view(before, role), view(after, role)  # type: ignore[arg-type]
+    dice = step.kind == ROLL and (turn_step(before) in FIRE_STEPS or turn_step(before) in PURSUITS)
+    was, now = glances(before, after, role, every=dice)  # type: ignore[arg-type]
     said: list[Happening] = []
     if step.kind == ROLL and was.step in FIRE_STEPS:
         said += _fire(before, was, now, step)
@@ -132,7 +134,7 @@ def without_tokens(text: str, names: dict[str, BlockView]) -> str:
     return _TOKEN.sub(bare, text)
 
 
-def _step_key(was: View, now: View) -> str:
+def _step_key(was: Glance, now: Glance) -> str:
     """The step ``CAUSES`` knows the view before was in: the Player-Turn's
     step, or the Buildup Supply Check when the step began the Buildup."""
     if now.phase == "buildup" and was.phase != "buildup":
@@ -140,14 +142,14 @@ def _step_key(was: View, now: View) -> str:
     return was.step if was.phase == "turn" else ""
 
 
-def _cause(was: View, now: View, where: str, by: str) -> tuple[str, str]:
+def _cause(was: Glance, now: Glance, where: str, by: str) -> tuple[str, str]:
     words, rule = CAUSES.get(_step_key(was, now), ("", ""))
     return words.format(at=f" in {where}" if where else "", by=by), rule
 
 
 # -- what was lost ---------------------------------------------------------------------------
 
-def _eliminations(was: View, now: View) -> list[Happening]:
+def _eliminations(was: Glance, now: Glance) -> list[Happening]:
     """Blocks of the view before that the view after no longer has (RB 9.5,
     10.5, 11.3, 11.4, 12.7: all of them are eliminations)."""
     present = {b.token for b in now.blocks}
@@ -178,7 +180,7 @@ def _eliminations(was: View, now: View) -> list[Happening]:
     return out
 
 
-def _losses(was: View, now: View) -> list[Happening]:
+def _losses(was: Glance, now: Glance) -> list[Happening]:
     """Steps lost by blocks still on the map, where the reader sees their CV."""
     after = {b.token: b for b in now.blocks}
     out = []
@@ -194,7 +196,7 @@ def _losses(was: View, now: View) -> list[Happening]:
     return out
 
 
-def _withdrawals(was: View, now: View) -> list[Happening]:
+def _withdrawals(was: Glance, now: Glance) -> list[Happening]:
     """Blocks that left their hex in a Rout, Retreat or Refusal step, or that
     Routed at once after losses (RB 11.3), grouped by side, origin and
     destination: "Routed: 3 Allied blocks from Sollum withdraw to Bardia"."""
@@ -225,7 +227,7 @@ MARKERS = (("unsupplied", False, True, "marked Unsupplied", "RB 12.7"),
            ("disrupted", True, False, "recovered from Disruption", "RB 11.2"))
 
 
-def _supply(was: View, now: View) -> list[Happening]:
+def _supply(was: Glance, now: Glance) -> list[Happening]:
     """What a Supply Check changed on the blocks the reader sees (markers
     are public, RB 12.7): Unsupplied marked and removed, Disruption by
     supply and recovery, Fortress and Oasis Supply (RB 13.3, 15.1)."""
@@ -259,7 +261,7 @@ def _supply(was: View, now: View) -> list[Happening]:
 
 # -- the fire (RB 9.1-9.5) ---------------------------------------------------------------------
 
-def _fire(before: State, was: View, now: View, step: Step) -> list[Happening]:
+def _fire(before: State, was: Glance, now: Glance, step: Step) -> list[Happening]:
     """The fire order the dice of ``step`` resolved, as a combat table: scored
     as ``resolve_dice`` scores it (public: the order, the side's fire so far,
     dice and the face-up units of the battle), worded with the game's own
@@ -350,7 +352,7 @@ def fire_table_words(shots: Sequence[fr.Shot], roster: Roster, names: dict[str, 
     return "; ".join(out)
 
 
-def _pursuit_fire(before: State, was: View, step: Step) -> list[Happening]:
+def _pursuit_fire(before: State, was: Glance, step: Step) -> list[Happening]:
     """The Pursuit Fire the dice of ``step`` resolved (RB 10.5): the
     pursuers (named where the reader may), their dice, a hit on each 4-6."""
     turn = before.turn

@@ -3,7 +3,8 @@
 
 rules.ritd.happenings says eliminations and step losses in words and never
 prints a token. This adds, to each elimination, removal and loss, the public
-tokens of the blocks it concerns, read from the same two views: a block
+tokens of the blocks it concerns, read from the same two views (of the
+blocks the step changed, ``rules.ritd.view.glances``): a block
 gone (eliminated or removed) or with less CV after than before, matched to
 the happening by the unit name it prints or, for a block the reader cannot
 name, by its side ("2 Axis blocks") and, for a loss, its CV change.
@@ -17,7 +18,7 @@ import msgspec
 
 from pbem.rulesapi import Happening
 from rules.ritd.state import State
-from rules.ritd.view import BlockView, view
+from rules.ritd.view import BlockView, glances
 
 #: Kinds of happening that lose blocks or steps (rules.ritd.happenings).
 GONE, LOSS = ("elimination", "removal"), "loss"
@@ -34,7 +35,7 @@ def with_tokens(before: State, after: State, role: str | None,
     or loss concerns (the others unchanged)."""
     if not any(h.kind in GONE or h.kind == LOSS for h in happenings):
         return tuple(happenings)
-    was, now = view(before, role), view(after, role)  # type: ignore[arg-type]
+    was, now = glances(before, after, role, every=False)  # type: ignore[arg-type]
     after_blocks = {b.token: b for b in now.blocks}
     gone = [b for b in was.blocks if b.token not in after_blocks]
     reduced = [(b, after_blocks[b.token]) for b in was.blocks if b.token in after_blocks

@@ -4,12 +4,15 @@ public board, and the text rendering of a view.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import msgspec
 
 from rules.ritd import buildup as bu
 from rules.ritd import checked
-from rules.ritd.position import SIDES, Position, Side
+from rules.ritd.position import SIDES, Block, Position, Side
 from rules.ritd.state import OPTIONS, LastMove, State, all_scenarios, game_map, outcome
+from rules.ritd.turn import Turn
 
 
 class BlockView(msgspec.Struct, frozen=True):
@@ -79,25 +82,10 @@ class View(msgspec.Struct, frozen=True):
 
 
 def view(state: State, role: Side | None) -> View:
-    """What ``role`` sees: own blocks in full, others only where opened (DESIGN 4).
-
-    Kept for the few latest states (rules.ritd.checked): the wording of an
-    event's actions asks the view of each state twice, after one action and
-    before the next (``happenings``, ``lost_tokens``)."""
-    return checked.once("view", (state, role), lambda: _view(state, role))
-
-
-def _view(state: State, role: Side | None) -> View:
+    """What ``role`` sees: own blocks in full, others only where opened (DESIGN 4)."""
     m = game_map()
-    blocks = []
-    for b in sorted(state.position.blocks, key=lambda b: (b.side, b.hex, b.token)):
-        shown = b.side == role or b.token in state.disclosed
-        by = b.fortress_supply or b.oasis_supply
-        blocks.append(BlockView(token=b.token, side=b.side, hex=b.hex, where=m.name(b.hex),
-                                unit=b.unit if shown else "", cv=b.cv if shown else 0,
-                                disrupted=b.disrupted, revealed=b.revealed, unsupplied=b.unsupplied,
-                                supplied_by=m.name(by) if by else ""))
-    turn = state.turn if state.phase in ("turn", "final", "over") else None
+    blocks = _block_views(state, role, state.position.blocks)
+    turn = _turn(state)
     done = outcome(state)
     own = state.hands.get(role) if role in SIDES else None
     bp: dict[str, list[str]] = {}
@@ -124,6 +112,75 @@ def _view(state: State, role: Side | None) -> View:
                 last_moves=list(state.last_moves), board=_public_board(state.position),
                 options=[OPTIONS[o] for o in state.options],
                 outcome=[done.summary.split("; ")[0], *(state.result.explanation if state.result else ())] if done else [])
+
+
+def _turn(state: State) -> Turn | None:
+    """The Player-Turn a view shows (its step, number, cards), if any."""
+    return state.turn if state.phase in ("turn", "final", "over") else None
+
+
+def turn_step(state: State) -> str:
+    """The Player-Turn's step a view of ``state`` shows (``View.step``)."""
+    turn = _turn(state)
+    return turn.step if turn else ""
+
+
+def _block_views(state: State, role: Side | None, blocks: Iterable[Block]) -> list[BlockView]:
+    """``role``'s BlockViews of ``blocks`` (blocks of ``state``), in the order of
+    ``View.blocks``: by side, hex and token. Own blocks in full, others' unit and
+    CV only where opened to both (DESIGN 4)."""
+    m = game_map()
+    disclosed = frozenset(state.disclosed)
+    out = []
+    for b in sorted(blocks, key=lambda b: (b.side, b.hex, b.token)):
+        shown = b.side == role or b.token in disclosed
+        by = b.fortress_supply or b.oasis_supply
+        out.append(BlockView(token=b.token, side=b.side, hex=b.hex, where=m.name(b.hex),
+                             unit=b.unit if shown else "", cv=b.cv if shown else 0,
+                             disrupted=b.disrupted, revealed=b.revealed, unsupplied=b.unsupplied,
+                             supplied_by=m.name(by) if by else ""))
+    return out
+
+
+class Glance(msgspec.Struct, frozen=True):
+    """What the words of a step (rules.ritd.happenings, rules.ritd.lost_tokens)
+    read of ``role``'s View of a state: its phase, active side and Player-Turn
+    step, as ``View`` has them, and the BlockViews of some of its blocks."""
+
+    phase: str
+    side: str
+    step: str
+    blocks: list[BlockView]
+
+
+def glances(before: State, after: State, role: Side | None, *, every: bool) -> tuple[Glance, Glance]:
+    """``role``'s Glances at the states before and after one step: at every
+    block if ``every``, else only at the blocks the step changed (gone, new, or
+    with any of their fields changed), in the order of ``View.blocks``.
+
+    A block the step left as it was has the same hex, CV and markers in both
+    views (only its disclosure can have changed, which shows a unit and CV
+    that are then the same before and after): nothing happened to it, so the
+    words of eliminations, losses, Withdrawals and supply markers need only
+    the others. The words of fire and Pursuit Fire name the units firing,
+    changed or not: they ask for every block. Kept for the latest pairs
+    (rules.ritd.checked): both modules ask for the same pair."""
+    return checked.once("glances", (before, after, role, every), lambda: _glances(before, after, role, every))
+
+
+def _glances(before: State, after: State, role: Side | None, every: bool) -> tuple[Glance, Glance]:
+    was: Iterable[Block] = before.position.blocks
+    now: Iterable[Block] = after.position.blocks
+    if not every:
+        old = {b.token: b for b in before.position.blocks}
+        new = {b.token: b for b in after.position.blocks}
+        was = [b for b in before.position.blocks if new.get(b.token) != b]
+        now = [b for b in after.position.blocks if old.get(b.token) != b]
+
+    def glance(state: State, blocks: Iterable[Block]) -> Glance:
+        return Glance(phase=state.phase, side=state.side, step=turn_step(state),
+                      blocks=_block_views(state, role, blocks))
+    return glance(before, was), glance(after, now)
 
 
 def _mine_views(state: State, role: Side | None) -> list[MineView]:

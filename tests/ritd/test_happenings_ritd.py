@@ -12,7 +12,7 @@ import re
 import msgspec
 import pytest
 
-from pbem import session
+from pbem import codec, rulesapi, session
 from pbem.report import said
 from pbem.rulesapi import ACTION, Step
 from rules.ritd import RULES as RITD
@@ -42,16 +42,21 @@ def _sentences(table, reader):
 
 
 def _no_token_and_no_leak(table):
-    """Nothing a person reads holds a block token or a hash, and each reader's
-    happenings equal those the audit's fold (every secret) says for it."""
+    """Nothing a person reads holds a block token or a hash, each reader's
+    happenings equal those the audit's fold (every secret) says for it, and
+    they are the same read from the blocks each step changed or from every
+    block."""
     for reader in READERS:
         for _, sentence, rows in _said(table, reader):
             for text in (sentence, *(v for _, v in rows)):
                 assert not TOKEN.search(text) and not HASH.search(text), (reader, text)
     known = {role: dict(table.side(role).seat().vault.known_values()) for role in ("axis", "allied")}
-    for reader, own, from_audit in happenings_by_reader(RITD, table.axis.gd.read_events(), known):
+    events = table.axis.gd.read_events()
+    for reader, own, from_audit in happenings_by_reader(RITD, events, known):
         for n, (mine, everything) in enumerate(zip(own, from_audit, strict=True)):
             assert mine == everything, (reader, n, mine, everything)
+    changed, every = _said_from_changed_and_every_block(events, {k: v for side in known.values() for k, v in side.items()})
+    assert changed == every
 
 
 def test_rb_9_battle_fire_as_tables_with_losses_and_the_elimination(battle):  # noqa: F811
@@ -346,3 +351,57 @@ def test_t_10_t_40_after_secret_pursuit_losses_both_replays_agree_which_blocks_a
         assert _public_blocks(fold.state) == _public_blocks(public.state), role
         assert RITD.pending(fold.state) == RITD.pending(public.state), role
     assert not next(b for b in public.state.position.blocks if b.token == survivors[0].token).revealed
+
+
+def _said_from_changed_and_every_block(events, known):
+    """``rules.ritd.view.glances`` (issue 20): for every step of the log and
+    every reader, what the rules say happened (with the tokens of what was
+    lost) when they read the blocks the step changed, and when they read
+    every block; from the audit's fold (every secret: each reader's view
+    shows its own units in full)."""
+    from pbem import game
+    from rules.ritd import checked, happenings, lost_tokens, view
+
+    rules = rulesapi.load_version("ritd", codec.decode_body(codec.unwrap(events[0]).body).genesis.rules_version)
+    steps = []
+    hook = rules.happenings
+
+    def record(before, after, step, role):
+        steps.append((before, after, step))
+        return hook(before, after, step, role)
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(rules, "happenings", record)
+        replay = game.Replay(rules, role=game.AUDIT, known=known)
+        for stored in events:
+            replay.apply_stored(stored)
+
+    def said(every_block):
+        checked.forget()
+        with pytest.MonkeyPatch.context() as m:
+            if every_block:
+                glance = view.glances
+                for module in (happenings, lost_tokens):
+                    m.setattr(module, "glances", lambda b, a, r, every: glance(b, a, r, every=True))
+            return [hook(before, after, step, reader) for before, after, step in steps for reader in READERS]
+    return said(False), said(True)
+
+
+@pytest.mark.random_cards  # the self-play was dealt by the real deck
+def test_the_words_of_a_step_need_only_the_blocks_it_changed(ritd_demo_selfplay):
+    """A whole game played by the bots (its deal, so what it says, differs
+    from run to run); the scripted battles, Routs and Withdrawals above check
+    the same through ``_no_token_and_no_leak``."""
+    from pbem.identity import load_identity
+    from pbem.store import GameDir
+    from pbem.table import THROWAWAY_PASSPHRASE
+
+    everything = {}
+    for role in ("axis", "allied"):
+        seat = session.load_seat(GameDir(ritd_demo_selfplay / role),
+                                 load_identity(ritd_demo_selfplay / f"{role}.key", THROWAWAY_PASSPHRASE))
+        everything.update(seat.vault.known_values())
+    changed, every = _said_from_changed_and_every_block(GameDir(ritd_demo_selfplay / "axis").read_events(),
+                                                        everything)
+    assert sum(map(len, every)) >= 10  # the game said things (eliminations, removals, supply markers)
+    assert changed == every
