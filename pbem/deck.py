@@ -286,7 +286,18 @@ def is_element(group: AnyGroup, x: int) -> bool:
 
 # --- wire types ---------------------------------------------------------------
 
-HexElem = Annotated[str, msgspec.Meta(pattern="^([0-9a-f]{2}){1,512}$")]
+#: A wire element or key: lowercase hex digits, 2 to 1,024 of them, an even
+#: number (``_even``: the pattern of whole bytes, ``^([0-9a-f]{2}){1,512}$``,
+#: cost a regular-expression group per byte, a third of a deck step's decode).
+HexElem = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{2,1024}$")]
+
+
+def _even(texts: Iterable[str], what: str) -> None:
+    """ValueError (msgspec's decode reports it as invalid) unless every HexElem
+    of ``texts`` is whole bytes: an even number of hex digits."""
+    for text in texts:
+        if len(text) % 2:
+            raise ValueError(f"{what} has an odd number of hex digits ({len(text)})")
 
 
 class _Strict(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
@@ -323,6 +334,9 @@ class Step(_Strict, frozen=True):
     commits: list[Hex32]
     sources: list[Source] = []
 
+    def __post_init__(self) -> None:
+        _even(self.cards, "a card")
+
 
 class KeyOpening(_Strict, frozen=True):
     """Opening of the key committed at (round, step, index): key and salt as hex."""
@@ -332,6 +346,9 @@ class KeyOpening(_Strict, frozen=True):
     index: int
     key: HexElem
     salt: Hex32
+
+    def __post_init__(self) -> None:
+        _even((self.key,), "a key")
 
 
 class Draw(_Strict, frozen=True):

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import subprocess
 import sys
 
+import hypothesis
 import msgspec
 import pytest
+from hypothesis import strategies as st
 
 from pbem import deck as D
 from tests.test_deck import GAME, SMALL, openings, run_round, seeds
@@ -107,6 +110,29 @@ def test_element_width_is_exact():
     for bad in (text[2:], "00" + text, text[1:], text + "0"):
         with pytest.raises(D.DeckError, match="hex digits"):
             D.parse_elem(SMALL, bad)
+
+
+#: The wire language of an element or key, as the decode refused it before it was
+#: split into a faster pattern and ``deck._even`` (issue 20): whole bytes of
+#: lowercase hex, 1 to 512 of them.
+_WHOLE_BYTES = re.compile(r"([0-9a-f]{2}){1,512}")
+
+
+@hypothesis.settings(max_examples=400, deadline=None)
+@hypothesis.given(text=st.one_of(st.text(alphabet="0123456789abcdefABz -", max_size=12),
+                                 st.integers(0, 1030).map(lambda n: "ab" * (n // 2) + "c" * (n % 2)),
+                                 st.text(alphabet="0123456789abcdef", min_size=1020, max_size=1030)))
+def test_the_wire_refuses_exactly_what_is_not_whole_bytes_of_lowercase_hex(text):
+    good = D.KeyOpening(round="s1", step=3, index=0, key="ab" * 32, salt="00" * 32)
+    step = D.Step(round="s1", step=1, cards=["ab" * 32], commits=["00" * 32])
+    for value, type_ in ((msgspec.structs.replace(good, key="ab"), D.KeyOpening),
+                         (msgspec.structs.replace(step, cards=["ab" * 32, "ab"]), D.Step)):
+        raw = msgspec.json.encode(value).replace(b'"ab"', msgspec.json.encode(text))
+        if _WHOLE_BYTES.fullmatch(text):
+            assert msgspec.json.decode(raw, type=type_) is not None
+        else:
+            with pytest.raises(msgspec.ValidationError):
+                msgspec.json.decode(raw, type=type_)
 
 
 def test_residue_bounds_of_the_modp_group():
