@@ -86,7 +86,29 @@ def closed_hexes(board: MapView, pieces: Sequence[Piece], faction: Faction, *, i
 
 
 def _costs(board: MapView, start: str, closed: frozenset[str]) -> dict[str, int]:
-    return reachable(board, start, mover="regular", mf=GS_RANGE, blocked=closed - {start})
+    """The MF a segment from ``start`` needs to each hex it reaches within
+    20 MF (§8.1, §8.2), never entering ``closed``. Read only: the result is
+    kept (``_COSTS``) for the next question with the same three arguments."""
+    key = (id(board), start, closed)
+    hit = _COSTS.get(key)
+    if hit is not None and hit[0] is board:
+        return hit[1]
+    costs = reachable(board, start, mover="regular", mf=GS_RANGE, blocked=closed - {start})
+    _COSTS[key] = (board, costs)
+    while len(_COSTS) > _COSTS_SIZE:
+        del _COSTS[next(iter(_COSTS))]  # the oldest entry
+    return costs
+
+
+#: The latest ``_costs`` (each holding its board, so that its id stays unique).
+#: Most answers are asked again: every unit of a stack, every installation, and
+#: every candidate order of a listing that moves an installation (which closes
+#: no hex: §8.2) ask the same segments; one unit of the Allied movement phase's
+#: listing of 70 rail moves (§11.3.1, §8.4.1: each judged by the supply of every
+#: unit after it) cost 41 searches of the map per candidate. Not working state:
+#: emptying it changes no result.
+_COSTS: dict[tuple[int, str, frozenset[str]], tuple[MapView, dict[str, int]]] = {}
+_COSTS_SIZE = 256
 
 
 class Network(msgspec.Struct, frozen=True):
@@ -142,13 +164,16 @@ def unit_supply(
     *,
     moved: Collection[str] = (),
     icf: int | None = None,
+    closed: frozenset[str] | None = None,
 ) -> UnitSupply:
     """§8.4-§8.5: the supply state of one regular or transport unit. A
     dismounted unit is always OOS (§13.6). An Allied unit in Bardia (1730)
-    traces to Bardia itself, installation and terminal (§8.3.2)."""
+    traces to Bardia itself, installation and terminal (§8.3.2). ``closed``:
+    ``closed_hexes`` of ``pieces`` for the unit's faction, if the caller has it."""
     if piece.dismounted:
         return UnitSupply("OOS", (), ())
-    closed = closed_hexes(board, pieces, piece.faction, icf=icf)
+    if closed is None:
+        closed = closed_hexes(board, pieces, piece.faction, icf=icf)
     costs = _costs(board, piece.hex, closed)
     general: list[str] = []
     attack: list[str] = []
@@ -177,7 +202,8 @@ def supply_states(
 ) -> dict[str, UnitSupply]:
     """§8: the supply of every regular and transport unit of ``faction`` on the map."""
     net = network(board, pieces, faction, control, icf=icf)
-    return {p.id: unit_supply(board, pieces, p, net, moved=moved, icf=icf)
+    closed = closed_hexes(board, pieces, faction, icf=icf)
+    return {p.id: unit_supply(board, pieces, p, net, moved=moved, icf=icf, closed=closed)
             for p in pieces if p.faction == faction and p.kind != "installation"}
 
 

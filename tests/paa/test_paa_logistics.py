@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from rules.paa.control import after_passage, after_placement, controls_base
 from rules.paa.logistics import (
     SeaMove,
@@ -80,6 +82,20 @@ def test_railroad_s11_3_1() -> None:
     assert rail_problems(M, [axis, d], d, "1243")
     assert rail_problems(M, [d], depot("x", "1353", "axis"), "1250")
     assert rail_problems(M, [d], depot("d", "1353", ooc2=True), "1250")
+
+
+def test_the_rail_hexes_are_read_from_the_map_once_s11_3_1(monkeypatch) -> None:
+    """A fact of the map, asked by every rail check and listing (issue 20):
+    read once per board, and read again for another board."""
+    import rules.paa.logistics as logistics
+
+    logistics._RAIL.clear()
+    first = rail_hexes(M)
+    monkeypatch.setattr(type(M), "side", lambda *a: pytest.fail("the map's hexsides read again"))
+    assert rail_hexes(M) is first
+    monkeypatch.undo()
+    other = load_map.__wrapped__()  # a second board: the cache is per board
+    assert other is not M and rail_hexes(other) == first and rail_hexes(other) is not first
 
 
 def test_lorry_carries_an_installation_s11_3() -> None:

@@ -125,3 +125,30 @@ def test_newly_oos_names_the_units_a_voluntary_act_cuts_off_s8_4_1() -> None:
     before = supply_states(BOARD, pieces, "axis", CONTROL)
     after = supply_states(BOARD, pieces[1:], "axis", CONTROL)
     assert newly_oos(before, after, "axis", pieces) == ("IT 25/IREGT",)
+
+
+def test_a_moved_installation_costs_one_search_of_the_map_s8_4_1(monkeypatch) -> None:
+    """§8.4.1 judges an Allied installation's move by every unit's supply after
+    it, for each candidate of a listing (issue 20: a rail listing of the
+    campaign took minutes). The segments from the units and the installations
+    that did not move are the same (an installation closes no hex, §8.2), so
+    the second question searches the map from the moved installation only,
+    and the answers are those of a cold computation."""
+    import rules.paa.supply as supply
+
+    searches = []
+    real = supply.reachable
+    monkeypatch.setattr(supply, "reachable", lambda *a, **k: searches.append(a[1]) or real(*a, **k))
+    units = [unit(f"unit {h}", h, "allied") for h in ("1247", "1248", "1249", "1346", "1446")]
+    enemy = unit("DE 15/PZDIV", "1243", "axis")
+    before = [depot(1, "1345", "allied"), depot(2, "1447", "allied"), *units, enemy]
+    after = [depot(1, "1344", "allied"), *before[1:]]
+    supply._COSTS.clear()
+    first = supply_states(BOARD, before, "allied", CONTROL)
+    assert len(searches) == len(set(searches)) == 7  # each hex once: 2 installations, 5 units
+    searches.clear()
+    second = supply_states(BOARD, after, "allied", CONTROL)
+    assert searches == ["1344"]
+    supply._COSTS.clear()
+    assert supply_states(BOARD, after, "allied", CONTROL) == second
+    assert supply_states(BOARD, before, "allied", CONTROL) == first
