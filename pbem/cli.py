@@ -2044,7 +2044,9 @@ def selfplay(rules_id: str, scenario: str, seed: int, directory: Path, max_event
     (random.Random(SEED)) until it ends or --max-events; a decision without any legal
     order is reported as a rules bug (exit 1). The choice is uniform among every legal
     order, or, where the rules list orders as a tree of groups, level by level (a group,
-    then an order in it) leaning to the groups that end the step (--end-bias)."""
+    then an order in it) leaning to the groups that end the step (--end-bias). A turn
+    that reaches 200 orders is taken back and played again (random play can wander
+    where the step cannot end); after 20 such tries the self-play stops (exit 1)."""
     from pbem.table import END_BIAS, THROWAWAY_PASSPHRASE, LocalTable, RandomPolicy
 
     echo = (lambda line: click.echo(line, err=True)) if verbose else None

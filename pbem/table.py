@@ -59,7 +59,8 @@ _RANGE = re.compile(r"<(\d+)-(\d+)>")
 
 class TableError(PbemError):
     """The game cannot go on at a local table: a rules module (or its demo
-    script) offered an order it then rejects, or no order at a decision."""
+    script) offered an order it then rejects, or no order at a decision, or a
+    player could not end its turn (``MAX_TURN_ORDERS``)."""
 
     exit_code = 1
 
@@ -183,6 +184,17 @@ def expand_order_templates(orders: Sequence[str]) -> list[str]:
 #: one "end movement" group ends the phase after ~40 orders, and a game
 #: whose units may move again need not end at all.
 END_BIAS = 0.1
+
+#: A player of the table whose turn reaches this many orders takes it back
+#: and plays it again (``LocalTable._take_turn``), at most ``TURN_RETRIES``
+#: times. Random play can wander without end where the step cannot end and
+#: some orders never run out: a Panzerarmee Afrika movement phase overstacked
+#: with no unit left to move (§4) still offers every rail move of every
+#: supply installation, as often as wanted (§11.3.1); a self-play of the
+#: campaign once added 5,431 of them to one turn. The longest turns of the
+#: games' self-plays are some 40 orders.
+MAX_TURN_ORDERS = 200
+TURN_RETRIES = 20
 
 
 class RandomPolicy:
@@ -421,11 +433,15 @@ class LocalTable:
         drafted: list[session.DraftOrder] = []
         held: session.Composer | None = None  # the acceptance's fold, kept between the policy's answers
         texts: list[str] = []
+        retries = 0
         while True:
             probe = held.probe if held is not None else session.simulate_draft(base, role, data, drafted, genesis)
             decision = probe.pending()
             if decision is None or decision.role != role or decision.kind in (DICE, DECK):
                 return texts
+            if self._too_long(texts, retries, role, base.seq, decision):
+                drafted, held, texts, retries = [], None, [], retries + 1  # the turn is played again
+                continue
             orders = policy(Turn(self.rules, role, probe))
             if orders is None:
                 return None
@@ -438,18 +454,34 @@ class LocalTable:
                 raise self._rejected(role, orders, base.seq, exc) from None
             texts += orders
 
+    @staticmethod
+    def _too_long(texts: list[str], retries: int, role: str, seq: int, decision: Decision) -> bool:
+        """Whether the turn ordered so far (``texts``) is to be taken back and
+        played again (``MAX_TURN_ORDERS``); TableError if ``TURN_RETRIES`` were."""
+        if len(texts) < MAX_TURN_ORDERS:
+            return False
+        if retries >= TURN_RETRIES:
+            raise TableError(f"{role} played event {seq + 1} {retries + 1} times, {MAX_TURN_ORDERS} orders each "
+                             f"without ending its turn ({session.pending_text(decision)})")
+        return True
+
     def _take_turn(self, player: Player, policy: Policy) -> bool:
         """``player`` decides (policy), sends, and the turn file is delivered; False
         if the policy stops (its unsent orders are dropped)."""
         seat = player.seat
         assert seat is not None
         texts: list[str] = []
+        retries = 0
         with player.gd.lock(exclusive=True):
             while True:
                 probe, _ = session.draft_replay(seat)
                 decision = probe.pending()
                 if decision is None or decision.role != player.role or decision.kind in (DICE, DECK):
                     break
+                if self._too_long(texts, retries, player.role, seat.replay.seq, decision):
+                    session.undo(seat, None)  # the whole draft back: the turn is played again
+                    texts, retries = [], retries + 1
+                    continue
                 orders = policy(Turn(self.rules, player.role, probe, seat))
                 if orders is None:
                     session.undo(seat, None)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+import pbem.table as table_module
 from pbem import rulesapi
 from pbem.cli import cli
 from pbem.rulesapi import OrderGroup
@@ -179,6 +180,48 @@ def test_level_sampling_picks_a_group_first() -> None:
     assert RandomPolicy(5, end_bias=0.0).choose_in_tree(nested[:1]) in {"move a 1", "move a 2"}
     with pytest.raises(Exception, match="between 0 and 1"):
         RandomPolicy(1, end_bias=1.5)
+
+
+class _Wanderer:
+    """A policy that ends every step at once, except in event ``at`` (0: the
+    genesis), where it never ends a step while another order is left, the
+    first ``attempts`` times it plays it."""
+
+    def __init__(self, attempts: int, at: int) -> None:
+        self.attempts, self.at, self.made, self.starts = attempts, at, 0, 0
+
+    def __call__(self, turn: Turn) -> list[str] | None:
+        wander = False
+        if turn.replay.seq == self.at:
+            self.starts += self.made % table_module.MAX_TURN_ORDERS == 0
+            self.made += 1
+            wander = self.starts <= self.attempts
+        for group in (g for g in turn.order_tree() if g.ends_step != wander):
+            leaves = list(group.leaves())
+            if leaves:
+                return [leaves[0]]
+        return []
+
+
+@pytest.mark.parametrize("at", [0, 2])
+def test_a_turn_that_never_ends_is_taken_back_and_played_again(toys: None, tmp_path: Path, at: int,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A random player can wander without end (a PAA movement phase
+    overstacked with free rail moves left, §4, §11.3.1): at MAX_TURN_ORDERS
+    orders the table takes the whole turn back and the player plays it again
+    (the genesis, and a later turn); after TURN_RETRIES retries it stops and
+    says so."""
+    monkeypatch.setattr(table_module, "MAX_TURN_ORDERS", 3)
+    table = LocalTable.create(tmp_path / "a", "skirmish", "standard")
+    wanderer = _Wanderer(attempts=2, at=at)
+    table.play(wanderer, 5)
+    assert [line.split(": ", 1)[1] for line in table.log[:5]] == ["end"] * 5
+    assert wanderer.starts == 3 and wanderer.made == 7  # two turns of 3 moves taken back, then "end"
+    assert len(table.verify()) == 2
+    monkeypatch.setattr(table_module, "TURN_RETRIES", 2)
+    stuck = LocalTable.create(tmp_path / "b", "skirmish", "standard")
+    with pytest.raises(table_module.TableError, match=f"played event {at} 3 times, 3 orders each without ending"):
+        stuck.play(_Wanderer(attempts=10, at=at), 5)
 
 
 def test_selfplay_command_takes_the_end_bias(toys: None, tmp_path: Path) -> None:
