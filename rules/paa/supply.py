@@ -103,10 +103,10 @@ def _costs(board: MapView, start: str, closed: frozenset[str]) -> dict[str, int]
 #: The latest ``_costs`` (each holding its board, so that its id stays unique).
 #: Most answers are asked again: every unit of a stack, every installation, and
 #: every candidate order of a listing that moves an installation (which closes
-#: no hex: §8.2) ask the same segments; one unit of the Allied movement phase's
-#: listing of 70 rail moves (§11.3.1, §8.4.1: each judged by the supply of every
-#: unit after it) cost 41 searches of the map per candidate. Not working state:
-#: emptying it changes no result.
+#: no hex: §8.2) ask the same segments. Before, a campaign's listing of 70 rail
+#: moves of the Allied movement phase (§11.3.1; each judged by §8.4.1, the
+#: supply of every unit after it) searched the map 41 times per candidate.
+#: Not working state: emptying it changes no result.
 _COSTS: dict[tuple[int, str, frozenset[str]], tuple[MapView, dict[str, int]]] = {}
 _COSTS_SIZE = 256
 

@@ -6,8 +6,8 @@ Said only from what the reader may know: the reader's view of the
 state before and after the step (units present, their CVs where the view
 shows them, their hexes; ``rules.ritd.view.glances``: of the blocks the
 step changed, or of every block for the dice of a fire), the public step
-(the fire dice are public, RB 9.4) and the fire the game scores from them in every replay (units in a
-battle fight face up, RB 8.5). A block the reader cannot identify is
+(the fire dice are public, RB 9.4) and the fire the game scores from them
+in every replay (units in a battle fight face up, RB 8.5). A block the reader cannot identify is
 counted ("2 Axis blocks"), never named; no block token is ever printed.
 """
 

@@ -403,5 +403,5 @@ def test_the_words_of_a_step_need_only_the_blocks_it_changed(ritd_demo_selfplay)
         everything.update(seat.vault.known_values())
     changed, every = _said_from_changed_and_every_block(GameDir(ritd_demo_selfplay / "axis").read_events(),
                                                         everything)
-    assert sum(map(len, every)) >= 10  # the game said things (eliminations, removals, supply markers)
+    assert sum(map(len, every)) >= 3  # the game said something (an elimination, a removal, a supply marker)
     assert changed == every
