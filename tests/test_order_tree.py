@@ -224,6 +224,13 @@ def test_a_turn_that_never_ends_is_taken_back_and_played_again(toys: None, tmp_p
         stuck.play(_Wanderer(attempts=10, at=at), 5)
 
 
+def test_selfplay_help_states_the_turn_limit() -> None:
+    """``pbem selfplay --help`` gives the limit and the retries the table uses."""
+    shown = " ".join(CliRunner().invoke(cli, ["selfplay", "--help"]).output.split())
+    assert f"reaches {table_module.MAX_TURN_ORDERS} orders is taken back" in shown
+    assert f"after {table_module.TURN_RETRIES} such tries" in shown
+
+
 def test_selfplay_command_takes_the_end_bias(toys: None, tmp_path: Path) -> None:
     run = CliRunner().invoke(cli, ["selfplay", "--rules", "skirmish", "--scenario", "small", "--seed", "4",
                                    "--out", str(tmp_path / "g"), "--end-bias", "1", "--json"])
