@@ -25,11 +25,17 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nacl import bindings as nb
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pbem.deck import _rbcl  # noqa: E402
 
 
 def per_call(fn: Callable[[bytes], object], items: list[bytes]) -> float:
@@ -62,16 +68,12 @@ def main() -> None:
     groups = {"Ed25519 subgroup (PyNaCl, format versions 1-6)": (
         per_call(nb.crypto_core_ed25519_is_valid_point, points),
         per_call(lambda p: nb.crypto_scalarmult_ed25519_noclamp(scalar, p), points))}
-    try:
-        import rbcl
-    except ImportError:
-        print("Ristretto255: rbcl is not installed (pip install rbcl), not measured")
-    else:
-        rpoints = [rbcl.crypto_core_ristretto255_random() for _ in range(args.n)]
-        rscalar = rbcl.crypto_core_ristretto255_scalar_random()
-        groups["Ristretto255 (rbcl, play: format versions 7 and 8)"] = (
-            per_call(rbcl.crypto_core_ristretto255_is_valid_point, rpoints),
-            per_call(lambda p: rbcl.crypto_scalarmult_ristretto255(rscalar, p), rpoints))
+    rbcl = _rbcl()  # pbem's own import of rbcl, which removes the library's temporary copy
+    rpoints = [rbcl.crypto_core_ristretto255_random() for _ in range(args.n)]
+    rscalar = rbcl.crypto_core_ristretto255_scalar_random()
+    groups["Ristretto255 (rbcl, play: format versions 7 and 8)"] = (
+        per_call(rbcl.crypto_core_ristretto255_is_valid_point, rpoints),
+        per_call(lambda p: rbcl.crypto_scalarmult_ristretto255(rscalar, p), rpoints))
 
     log_floor = args.events * floor
     print(f"one Ed25519 verify: {floor * 1e6:.1f} us; the log's floor ({args.events} signatures): "

@@ -12,7 +12,7 @@ import msgspec
 
 from pbem.hexgrid import DigitIds, Grid, distance
 from pbem.rulesapi import Problem
-from rules.paa.mapview import ALEXANDRIA, BARDIA, TOBRUK, MapView
+from rules.paa.mapview import ALEXANDRIA, BARDIA, TOBRUK, MapView, per_board
 from rules.paa.units import Faction, Piece
 from rules.paa.zoc import zoc
 
@@ -101,21 +101,12 @@ def _port_capacity(moves: Sequence[SeaMove], by_id: Mapping[str, Piece]) -> list
     return out
 
 
+@per_board(1)
 def rail_hexes(board: MapView) -> frozenset[str]:
     """§11.3.1: the hexes the Egyptian railroad runs through (1353 to 1440).
-    A fact of the map, read from all its hexsides once per board (``_RAIL``):
-    every listing of rail moves and every check of one asks it."""
-    hit = _RAIL.get(id(board))
-    if hit is not None and hit[0] is board:
-        return hit[1]
-    rail = frozenset(h for h in board.hexes() for n in board.neighbours(h) if board.side(h, n).rail)
-    _RAIL.clear()  # one board at a time (tests use small ones)
-    _RAIL[id(board)] = (board, rail)
-    return rail
-
-
-#: The board ``rail_hexes`` last read, and its rail hexes (held, so its id stays unique).
-_RAIL: dict[int, tuple[MapView, frozenset[str]]] = {}
+    A fact of the map, read from all its hexsides once per board: every
+    listing of rail moves and every check of one asks it."""
+    return frozenset(h for h in board.hexes() for n in board.neighbours(h) if board.side(h, n).rail)
 
 
 def usable_rail(board: MapView, pieces: Iterable[Piece], *, icf: int | None = None) -> frozenset[str]:

@@ -9,8 +9,9 @@ tests alike. The named hexes below are the ones the text prints (§2.1.1,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Literal, Protocol
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, Protocol, TypeVar
 
 Terrain = Literal["clear", "rough", "swamp", "sea"]
 
@@ -68,3 +69,32 @@ def last_digit(hex_id: str) -> int:
     if len(hex_id) != 4 or not hex_id.isdigit():
         raise ValueError(f"§2.1: hex id {hex_id!r} is not four digits (RRCC)")
     return int(hex_id[-1])
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def per_board(size: int) -> Callable[[_F], _F]:
+    """Keep the latest ``size`` results of ``fn(board, *args)`` (a fact of the
+    map, or of the map and hashable ``args``), by the board's identity: the
+    small boards of tests are unhashable. Each entry holds its board, so that
+    its id stays unique while kept. Results are shared: callers only read
+    them. Not working state: ``cache_clear()`` changes no result."""
+    def wrap(fn: _F) -> _F:
+        memo: dict[tuple[Any, ...], tuple[MapView, Any]] = {}
+
+        @functools.wraps(fn)
+        def cached(board: MapView, *args: Any) -> Any:
+            key = (id(board), *args)
+            hit = memo.get(key)
+            if hit is not None and hit[0] is board:
+                return hit[1]
+            value = fn(board, *args)
+            memo[key] = (board, value)
+            while len(memo) > size:
+                del memo[next(iter(memo))]  # the oldest entry
+            return value
+
+        cached.cache_clear = memo.clear  # type: ignore[attr-defined]
+        return cached  # type: ignore[return-value]
+    return wrap

@@ -20,7 +20,7 @@ from typing import Literal
 
 import msgspec
 
-from rules.paa.mapview import ALEXANDRIA, BARDIA, EL_AGHEILA, TOBRUK, MapView
+from rules.paa.mapview import ALEXANDRIA, BARDIA, EL_AGHEILA, TOBRUK, MapView, per_board
 from rules.paa.movement import reachable
 from rules.paa.tables import AS_RANGE, GS_RANGE
 from rules.paa.units import Faction, Piece, enemy_of
@@ -85,30 +85,18 @@ def closed_hexes(board: MapView, pieces: Sequence[Piece], faction: Faction, *, i
     return frozenset(enemy_units | (zoc(board, pieces, enemy, icf=icf) - friendly_units))
 
 
+#: Most segments are asked again: every unit of a stack, every installation,
+#: and every candidate order of a listing that moves an installation (which
+#: closes no hex: §8.2) ask the same ones. Before they were kept, a campaign's
+#: listing of 70 rail moves of the Allied movement phase (§11.3.1; each judged
+#: by §8.4.1, the supply of every unit after it) searched the map 41 times per
+#: candidate.
+@per_board(256)
 def _costs(board: MapView, start: str, closed: frozenset[str]) -> dict[str, int]:
     """The MF a segment from ``start`` needs to each hex it reaches within
     20 MF (§8.1, §8.2), never entering ``closed``. Read only: the result is
-    kept (``_COSTS``) for the next question with the same three arguments."""
-    key = (id(board), start, closed)
-    hit = _COSTS.get(key)
-    if hit is not None and hit[0] is board:
-        return hit[1]
-    costs = reachable(board, start, mover="regular", mf=GS_RANGE, blocked=closed - {start})
-    _COSTS[key] = (board, costs)
-    while len(_COSTS) > _COSTS_SIZE:
-        del _COSTS[next(iter(_COSTS))]  # the oldest entry
-    return costs
-
-
-#: The latest ``_costs`` (each holding its board, so that its id stays unique).
-#: Most answers are asked again: every unit of a stack, every installation, and
-#: every candidate order of a listing that moves an installation (which closes
-#: no hex: §8.2) ask the same segments. Before, a campaign's listing of 70 rail
-#: moves of the Allied movement phase (§11.3.1; each judged by §8.4.1, the
-#: supply of every unit after it) searched the map 41 times per candidate.
-#: Not working state: emptying it changes no result.
-_COSTS: dict[tuple[int, str, frozenset[str]], tuple[MapView, dict[str, int]]] = {}
-_COSTS_SIZE = 256
+    kept for the next question with the same three arguments."""
+    return reachable(board, start, mover="regular", mf=GS_RANGE, blocked=closed - {start})
 
 
 class Network(msgspec.Struct, frozen=True):

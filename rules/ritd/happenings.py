@@ -77,7 +77,8 @@ _TOKEN = re.compile(r"\b[AL][0-9a-f]{8}\b")
 
 
 def happenings(before: State, after: State, step: Step, role: str | None) -> tuple[Happening, ...]:
-    dice = step.kind == ROLL and (turn_step(before) in FIRE_STEPS or turn_step(before) in PURSUITS)
+    at = turn_step(before)
+    dice = step.kind == ROLL and (at in FIRE_STEPS or at in PURSUITS)
     was, now = glances(before, after, role, every=dice)  # type: ignore[arg-type]
     said: list[Happening] = []
     if step.kind == ROLL and was.step in FIRE_STEPS:

@@ -164,7 +164,8 @@ def glances(before: State, after: State, role: Side | None, *, every: bool) -> t
     words of eliminations, losses, Withdrawals and supply markers need only
     the others. The words of fire and Pursuit Fire name the units firing,
     changed or not: they ask for every block. Kept for the latest pairs
-    (rules.ritd.checked): both modules ask for the same pair."""
+    (rules.ritd.checked): both modules ask for the same pair, but at the dice
+    of a fire."""
     return checked.once("glances", (before, after, role, every), lambda: _glances(before, after, role, every))
 
 

@@ -89,7 +89,7 @@ def test_the_rail_hexes_are_read_from_the_map_once_s11_3_1(monkeypatch) -> None:
     read once per board, and read again for another board."""
     import rules.paa.logistics as logistics
 
-    logistics._RAIL.clear()
+    logistics.rail_hexes.cache_clear()
     first = rail_hexes(M)
     monkeypatch.setattr(type(M), "side", lambda *a: pytest.fail("the map's hexsides read again"))
     assert rail_hexes(M) is first

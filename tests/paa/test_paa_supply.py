@@ -143,12 +143,12 @@ def test_a_moved_installation_costs_one_search_of_the_map_s8_4_1(monkeypatch) ->
     enemy = unit("DE 15/PZDIV", "1243", "axis")
     before = [depot(1, "1345", "allied"), depot(2, "1447", "allied"), *units, enemy]
     after = [depot(1, "1344", "allied"), *before[1:]]
-    supply._COSTS.clear()
+    supply._costs.cache_clear()
     first = supply_states(BOARD, before, "allied", CONTROL)
     assert len(searches) == len(set(searches)) == 7  # each hex once: 2 installations, 5 units
     searches.clear()
     second = supply_states(BOARD, after, "allied", CONTROL)
     assert searches == ["1344"]
-    supply._COSTS.clear()
+    supply._costs.cache_clear()
     assert supply_states(BOARD, after, "allied", CONTROL) == second
     assert supply_states(BOARD, before, "allied", CONTROL) == first
