@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import hmac
 import os
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
@@ -475,29 +476,59 @@ def new_seed() -> bytes:
     return os.urandom(32)
 
 
-def _derive(group: AnyGroup, game: bytes, rnd: str, seed: bytes, what: bytes, *ints: int, nbytes: int) -> int:
-    if len(seed) != 32:
-        raise ValueError("a deck seed is 32 bytes")
-    parts = [_DERIVE, group.tag, game, rnd.encode("utf-8"), seed, what]
-    parts += [i.to_bytes(8, "big") for i in ints]
-    return _expand(parts, nbytes)
+class _Seeded:
+    """What one seed derives in one round: keys, salts and shuffles, each
+    ``_expand`` of the length-prefixed (domain, group, game, round, seed, what,
+    numbers). Their common prefix is hashed once and the hash state copied
+    (issue 20: an audit derives every key of every round, some 1,700 on a
+    campaign); the bytes hashed are ``hash_parts``'s exactly
+    (tests/test_deck.py compares them, tests/test_vectors.py pins the keys)."""
+
+    __slots__ = ("_base",)
+
+    def __init__(self, group: AnyGroup, game: bytes, rnd: str, seed: bytes) -> None:
+        if len(seed) != 32:
+            raise ValueError("a deck seed is 32 bytes")
+        self._base = hashlib.sha256(b"".join(len(part).to_bytes(8, "big") + part
+                                             for part in (_DERIVE, group.tag, game, rnd.encode("utf-8"), seed)))
+
+    def number(self, what: bytes, *ints: int, nbytes: int) -> int:
+        tail = b"".join([len(what).to_bytes(8, "big"), what, *(_LEN8 + i.to_bytes(8, "big") for i in ints), _LEN4])
+        out = b""
+        counter = 0
+        while len(out) < nbytes:
+            h = self._base.copy()
+            h.update(tail + counter.to_bytes(4, "big"))
+            out += h.digest()
+            counter += 1
+        return int.from_bytes(out[:nbytes], "big")
+
+    def key(self, group: AnyGroup, step: int, index: int) -> int:
+        return 1 + self.number(b"key", step, index, nbytes=group.size + 16) % (group.q - 1)
+
+    def salt(self, step: int, index: int) -> bytes:
+        return self.number(b"salt", step, index, nbytes=32).to_bytes(32, "big")
+
+
+_LEN8 = (8).to_bytes(8, "big")
+_LEN4 = (4).to_bytes(8, "big")
 
 
 def round_key(group: AnyGroup, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> int:
     """The key a player uses at ``step`` (global: index 0; per-card: the position), in [1, q-1]."""
-    return 1 + _derive(group, game, rnd, seed, b"key", step, index,
-                       nbytes=group.size + 16) % (group.q - 1)
+    return _Seeded(group, game, rnd, seed).key(group, step, index)
 
 
 def _salt(group: AnyGroup, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> bytes:
-    return _derive(group, game, rnd, seed, b"salt", step, index, nbytes=32).to_bytes(32, "big")
+    return _Seeded(group, game, rnd, seed).salt(step, index)
 
 
 def _permutation(group: AnyGroup, game: bytes, rnd: str, seed: bytes, n: int) -> list[int]:
     """Fisher-Yates from the seed; each choice reads 128 bits more than it needs (bias < 2^-120)."""
+    derive = _Seeded(group, game, rnd, seed)
     perm = list(range(n))
     for i in range(n - 1, 0, -1):
-        j = _derive(group, game, rnd, seed, b"perm", i, nbytes=24) % (i + 1)
+        j = derive.number(b"perm", i, nbytes=24) % (i + 1)
         perm[i], perm[j] = perm[j], perm[i]
     return perm
 
@@ -512,16 +543,19 @@ def _key_digest(group: AnyGroup, game: bytes, rnd: str, step: int, index: int, k
 
 def open_key(group: AnyGroup, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> KeyOpening:
     """A player's opening of its key at (round, step, index), from its seed."""
-    key = round_key(group, game, rnd, seed, step, index)
-    return KeyOpening(round=rnd, step=step, index=index, key=elem_hex(group, key),
-                      salt=_salt(group, game, rnd, seed, step, index).hex())
+    return _opening(group, _Seeded(group, game, rnd, seed), rnd, step, index)
+
+
+def _opening(group: AnyGroup, derive: _Seeded, rnd: str, step: int, index: int) -> KeyOpening:
+    return KeyOpening(round=rnd, step=step, index=index, key=elem_hex(group, derive.key(group, step, index)),
+                      salt=derive.salt(step, index).hex())
 
 
 def open_all(group: AnyGroup, game: bytes, rnd: str, seed: bytes, role: int, n: int) -> list[KeyOpening]:
     """Every key a role used in a round of ``n`` cards (for the audit)."""
     glob, per_card = (1, 3) if role == FIRST else (2, 4)
-    return [open_key(group, game, rnd, seed, glob, 0)] + [
-        open_key(group, game, rnd, seed, per_card, k) for k in range(n)]
+    derive = _Seeded(group, game, rnd, seed)
+    return [_opening(group, derive, rnd, glob, 0)] + [_opening(group, derive, rnd, per_card, k) for k in range(n)]
 
 
 def check_key(group: AnyGroup, game: bytes, rnd: DeckRound, opening: KeyOpening) -> int:

@@ -424,3 +424,20 @@ def test_a_key_that_is_zero_mod_q_has_no_inverse_among_many():
     q = D.ED25519.q
     with pytest.raises(ValueError):
         D.inverses([3, q, 5], q)
+
+
+@settings(max_examples=200, deadline=None)
+@given(group=st.sampled_from([D.ED25519, D.RISTRETTO255]), rnd=st.text(max_size=12),
+       seed=st.binary(min_size=32, max_size=32), what=st.binary(max_size=8),
+       ints=st.lists(st.integers(0, 2**64 - 1), max_size=3), nbytes=st.integers(1, 100))
+def test_a_seeds_derivations_hash_exactly_what_hash_parts_hashes(group, rnd, seed, what, ints, nbytes):
+    # The derivation of keys, salts and shuffles (docs/deck.md) is SHA-256 of
+    # hash_parts' length-prefixed parts and a counter; _Seeded hashes the common
+    # prefix once and copies it (issue 20), which must not change a byte.
+    parts = [D._DERIVE, group.tag, GAME, rnd.encode("utf-8"), seed, what, *(i.to_bytes(8, "big") for i in ints)]
+    assert D._Seeded(group, GAME, rnd, seed).number(what, *ints, nbytes=nbytes) == D._expand(parts, nbytes)
+
+
+def test_a_seed_of_the_wrong_width_is_refused():
+    with pytest.raises(ValueError, match="32 bytes"):
+        D.round_key(D.RISTRETTO255, GAME, "r1", b"\x01" * 31, 1, 0)
