@@ -50,8 +50,8 @@ import functools
 import hashlib
 import hmac
 import os
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from typing import Annotated, Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Annotated, Any, NamedTuple
 
 import msgspec
 
@@ -861,100 +861,141 @@ Perms = tuple[list[int], list[int]]
 
 def audit_rounds(group: AnyGroup, game: bytes, rounds: Sequence[DeckRound], openings: Sequence[KeyOpening],
                  authors: tuple[str, str] | Mapping[str, tuple[str, str]],
-                 unchecked: Unchecked | None = None, perms: Mapping[str, Perms] | None = None,
-                 found: dict[str, Perms] | None = None, only: Container[str] | None = None) -> list[Dealt]:
+                 unchecked: Unchecked | None = None, perms: Mapping[str, Perms] | None = None) -> list[Dealt]:
     """``audit_deck`` without the draws: every round checked, nobody holding a card yet.
 
-    Split between processes (pbem.logcheck): ``only`` names the rounds whose
-    arithmetic (the scalar multiplications) is done here, ``found`` receives
-    their permutations; ``perms`` gives the permutations of rounds whose
-    arithmetic was done elsewhere on exactly this input, and passed. With
-    ``only`` the result's labels are meaningless: only ``found`` is."""
-    per_round = authors if isinstance(authors, Mapping) else None
+    ``perms`` gives the permutations of rounds whose arithmetic (the scalar
+    multiplications, ``RoundJob.arith``) was done on exactly this input, and
+    passed, elsewhere (pbem.logcheck's second process); the rest is done here."""
+    audit = RoundsAudit(group, game, openings, authors)
+    return audit.result(audit.jobs(rounds, unchecked), perms or {})
 
-    def authors_of(name: str) -> tuple[str, str]:
-        if per_round is None:
-            return authors  # type: ignore[return-value]
-        return per_round.get(name, ("", ""))
 
-    history: dict[str, DeckRound] = {}
-    finals: dict[str, list[str]] = {}
-    carried: set[tuple[str, int]] = set()
-    by_key: dict[tuple[str, int, int], KeyOpening] = {}
-    for o in openings:
-        old = by_key.setdefault((o.round, o.step, o.index), o)
-        if old != o:
-            who = authors_of(o.round)[FIRST if o.step % 2 else SECOND]
-            raise DeckError(f"two different openings of key {o.index}", o.round, o.step, who)
-    result = []
-    by_name: dict[str, Dealt] = {}
-    for rnd in rounds:
-        if not rnd.steps:
-            raise DeckError("round without steps")
-        name = rnd.steps[0].round
-        authors = authors_of(name)
-        if name in history:
-            raise DeckError("round label used twice", name, 1, authors[FIRST])
-        if len(rnd.steps) != STEPS:
-            who = authors[FIRST if len(rnd.steps) % 2 == 0 else SECOND]
-            raise DeckError(f"round has {len(rnd.steps)} steps, not {STEPS}", name, len(rnd.steps) + 1, who)
-        sources = rnd.steps[0].sources
-        resolve = history_resolver(group, history, unchecked)
-        for src in sources:
-            if isinstance(src, Carry) and (src.round, src.pos) in carried:
-                raise DeckError(f"position {src.pos} of {src.round!r} was carried before", name, 1,
-                                authors[FIRST])
-        try:
-            inputs = input_elements(group, game, sources, resolve)
-        except DeckError as exc:
-            raise DeckError(exc.reason, name, 1, authors[FIRST]) from None
-        for i, step in enumerate(rnd.steps):
+class RoundJob(NamedTuple):
+    """One round of a deck audit, its structure checked (``RoundsAudit.jobs``):
+    ``arith`` does its scalar multiplications and returns its permutations.
+    The arithmetic of a round reads only the audit's input (the rounds' steps
+    and keys), never another round's result, so the rounds' can be done in
+    any order, in either of two processes (pbem.logcheck)."""
+
+    name: str
+    sources: Sequence[Source]
+    arith: Callable[[], Perms]
+    fail: Callable[[int, str], DeckError]
+
+
+class RoundsAudit:
+    """``audit_rounds`` in its two parts: ``jobs`` checks each round's structure
+    in play order and yields the round's arithmetic; ``result`` takes each
+    round's permutations (computed by a job, or given) and reads the deck's
+    labels from them. The keys: ``openings`` (any order; duplicates must
+    agree), by (round, step, index)."""
+
+    def __init__(self, group: AnyGroup, game: bytes, openings: Sequence[KeyOpening],
+                 authors: tuple[str, str] | Mapping[str, tuple[str, str]]) -> None:
+        self.group, self.game, self.openings = group, game, openings
+        self._per_round = authors if isinstance(authors, Mapping) else None
+        self._authors = authors
+        self.by_key: dict[tuple[str, int, int], KeyOpening] = {}
+        for o in openings:
+            old = self.by_key.setdefault((o.round, o.step, o.index), o)
+            if old != o:
+                who = self.authors_of(o.round)[FIRST if o.step % 2 else SECOND]
+                raise DeckError(f"two different openings of key {o.index}", o.round, o.step, who)
+
+    def authors_of(self, name: str) -> tuple[str, str]:
+        if self._per_round is None:
+            return self._authors  # type: ignore[return-value]
+        return self._per_round.get(name, ("", ""))
+
+    def jobs(self, rounds: Sequence[DeckRound], unchecked: Unchecked | None = None) -> Iterator[RoundJob]:
+        """Each round's structure checked, in play order (DeckError names the round,
+        step and author of the first fault), then its job; lazily, so that a
+        caller that takes a job's arithmetic before the next round is checked
+        meets the faults in the log's order."""
+        group, game = self.group, self.game
+        history: dict[str, DeckRound] = {}
+        carried: set[tuple[str, int]] = set()
+        for rnd in rounds:
+            if not rnd.steps:
+                raise DeckError("round without steps")
+            name = rnd.steps[0].round
+            authors = self.authors_of(name)
+            if name in history:
+                raise DeckError("round label used twice", name, 1, authors[FIRST])
+            if len(rnd.steps) != STEPS:
+                who = authors[FIRST if len(rnd.steps) % 2 == 0 else SECOND]
+                raise DeckError(f"round has {len(rnd.steps)} steps, not {STEPS}", name, len(rnd.steps) + 1, who)
+            sources = rnd.steps[0].sources
+            resolve = history_resolver(group, history, unchecked)
+            for src in sources:
+                if isinstance(src, Carry) and (src.round, src.pos) in carried:
+                    raise DeckError(f"position {src.pos} of {src.round!r} was carried before", name, 1,
+                                    authors[FIRST])
             try:
-                check_step(group, sources, rnd.steps[:i], step, unchecked)
+                inputs = input_elements(group, game, sources, resolve)
             except DeckError as exc:
-                raise DeckError(exc.reason, name, i + 1, authors[i % 2]) from None
-        n = len(sources)
+                raise DeckError(exc.reason, name, 1, authors[FIRST]) from None
+            for i, step in enumerate(rnd.steps):
+                try:
+                    check_step(group, sources, rnd.steps[:i], step, unchecked)
+                except DeckError as exc:
+                    raise DeckError(exc.reason, name, i + 1, authors[i % 2]) from None
+            x = [_elems(group, s, unchecked) for s in rnd.steps]
 
-        def key(step: int, index: int, rname: str = name, done: DeckRound = rnd,
-                pair: tuple[str, str] = authors) -> int:
-            who = pair[FIRST if step % 2 else SECOND]
-            o = by_key.get((rname, step, index))
+            def fail(step: int, msg: str, rname: str = name, pair: tuple[str, str] = authors) -> DeckError:
+                return DeckError(msg, rname, step, pair[FIRST if step % 2 else SECOND])
+
+            yield RoundJob(name, sources, functools.partial(self._arith, history, rnd, authors, inputs, x, fail),
+                           fail)
+            for src in sources:
+                if isinstance(src, Carry):
+                    carried.add((src.round, src.pos))
+            history[name] = rnd
+
+    def _arith(self, history: Mapping[str, DeckRound], rnd: DeckRound, authors: tuple[str, str],
+               inputs: Sequence[int], x: Sequence[Sequence[int]], fail: Callable[[int, str], DeckError]) -> Perms:
+        group, game, by_key, name = self.group, self.game, self.by_key, rnd.steps[0].round
+
+        def key(step: int, index: int) -> int:
+            who = authors[FIRST if step % 2 else SECOND]
+            o = by_key.get((name, step, index))
             if o is None:
-                raise DeckError(f"key {index} was never opened", rname, step, who)
+                raise DeckError(f"key {index} was never opened", name, step, who)
             try:
-                return check_key(group, game, done, o)
+                return check_key(group, game, rnd, o)
             except DeckError as exc:
-                raise DeckError(exc.reason, rname, step, who) from None
+                raise DeckError(exc.reason, name, step, who) from None
 
-        def fail(step: int, msg: str, rname: str = name, pair: tuple[str, str] = authors) -> DeckError:
-            return DeckError(msg, rname, step, pair[FIRST if step % 2 else SECOND])
+        return _arith(group, game, by_key, history, self.authors_of, authors, rnd.steps[0].sources, inputs, x,
+                      key, fail)
 
-        x = [_elems(group, s, unchecked) for s in rnd.steps]
-        given = perms.get(name) if perms is not None else None
-        if given is not None or (only is not None and name not in only):
-            pi, sigma = given if given is not None else (list(range(n)), list(range(n)))
-        else:
-            pi, sigma = _arith(group, game, by_key, history, authors_of, authors, sources, inputs, x, key, fail)
-            if found is not None:
-                found[name] = (pi, sigma)
-        labels = []
-        for k in range(n):
-            src = sources[pi[sigma[k]]]
-            labels.append(src.label if isinstance(src, Card) else finals[src.round][src.pos])
-        for src in sources:
-            if isinstance(src, Carry):
-                carried.add((src.round, src.pos))
-                by_name[src.round].carried_to[src.pos] = name
-        if len(set(labels)) != n:
-            raise fail(1, "the round holds one card twice")
-        history[name] = rnd
-        finals[name] = labels
-        by_name[name] = Dealt(round=name, labels=labels, holders=[""] * n, carried_to=[""] * n)
-        result.append(by_name[name])
-    for o in openings:
-        if o.round not in history:
-            raise DeckError("opening of a key of an unknown round", o.round, o.step)
-    return result
+    def result(self, jobs: Iterable[RoundJob], perms: Mapping[str, Perms]) -> list[Dealt]:
+        """The deck of every round: each job's permutations (given in ``perms``, or
+        its arithmetic done here), read into labels; DeckError on the first fault."""
+        finals: dict[str, list[str]] = {}
+        result = []
+        by_name: dict[str, Dealt] = {}
+        for job in jobs:
+            name, sources, n = job.name, job.sources, len(job.sources)
+            given = perms.get(name)
+            pi, sigma = given if given is not None else job.arith()
+            labels = []
+            for k in range(n):
+                src = sources[pi[sigma[k]]]
+                labels.append(src.label if isinstance(src, Card) else finals[src.round][src.pos])
+            for src in sources:
+                if isinstance(src, Carry):
+                    by_name[src.round].carried_to[src.pos] = name
+            if len(set(labels)) != n:
+                raise job.fail(1, "the round holds one card twice")
+            finals[name] = labels
+            by_name[name] = Dealt(round=name, labels=labels, holders=[""] * n, carried_to=[""] * n)
+            result.append(by_name[name])
+        for o in self.openings:
+            if o.round not in by_name:
+                raise DeckError("opening of a key of an unknown round", o.round, o.step)
+        return result
 
 
 def _arith(group: AnyGroup, game: bytes, by_key: Mapping[tuple[str, int, int], KeyOpening],

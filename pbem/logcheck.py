@@ -17,9 +17,12 @@ same result, and on a bad log the same first error, faster:
   or 8) but those the opponent's next
   step took as its input (``consented_only``, left to receive and audit:
   docs/deck.md "Checks computed once"); on audit it runs the arithmetic of
-  the deck audit (``deckmod.audit_rounds``) on the rounds it reads from the
-  log, used only if its input is byte for byte the one the replay's ledger
-  gives;
+  the deck audit (``deckmod.RoundsAudit``) on the rounds it reads from the
+  log, from the first round on, and sends each round's result as it has it;
+  the replay's process, its replay done, takes rounds from the last one
+  back until the two meet (so neither core waits while the other has work),
+  and uses the second process's results only if their input is byte for
+  byte the one the replay's ledger gives;
 - the replay reads the shuffle steps' points without their subgroup check
   (``DeckLedger.unchecked``) and checks, before it trusts anything, every
   point neither the second process checked nor the deck audit multiplied
@@ -41,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import select
 import signal
 import sys
 import threading
@@ -61,15 +65,14 @@ from pbem.rulesapi import RulesModule
 
 #: Below this many events a second process costs more than it saves.
 MIN_EVENTS = 64
-#: The share of the deck audit's rounds whose arithmetic the second process
-#: does (from the first); the replay's process does the rest after its replay
-#: (measured on the 1941-42 campaign: its replay costs about as much as the
-#: signatures and 85% of the rounds).
-SHARE = 0.85
 #: Set to "0" to check on one core (the reference path, for comparison).
 ENV = "PBEM_SECOND_CORE"
 
 _SIG_OK, _SIG_BAD, _SIG_NONE = 1, 0, 2
+#: The kinds of the second process's records after its event answers: verify's
+#: ``_Result``; the audit's input digest, then one round's permutations at a
+#: time, or a fault (no more rounds).
+_RESULT, _INPUT, _ROUND, _FAULT = 16, 17, 18, 19
 _deck_actions = msgspec.json.Decoder(deckmod.DeckAction)
 
 
@@ -241,20 +244,31 @@ def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: 
         for index in range(1, len(events)):
             position[0] = index
             r.apply_stored(events[index])
-        result = helper.result(len(events) - 1)
         # Points known valid: checked by the second process (verify), or multiplied
-        # by a deck audit that passed (audit; it raises otherwise, and the
-        # reference runs). The rest is checked here before anything is trusted.
+        # by a deck audit that passed, here or in the second process (audit; it
+        # raises otherwise, and the reference runs). The rest is checked here
+        # before anything is trusted.
         covered: set[str] = set()
         rounds_done = None
         if audit:
             def rounds_done(given: AuditInput) -> list[deckmod.Dealt] | None:
                 covered.update(c for rnd in given.rounds for step in rnd.steps for c in step.cards)
-                if result is None or result.perms is None or result.digest != _digest(given):
+                if helper.audit_input(len(events) - 1) != _digest(given):
                     return None
-                return deckmod.audit_rounds(group, r.game_id, given.rounds, given.openings, given.authors,
-                                            unchecked, perms=result.perms)
+                rounds = deckmod.RoundsAudit(group, r.game_id, given.openings, given.authors)
+                jobs = list(rounds.jobs(given.rounds, unchecked))
+                perms: dict[str, deckmod.Perms] = {}
+                back = len(jobs)  # the rounds from ``back`` on are done here, from the last
+                while True:
+                    ahead = helper.rounds_ahead(perms)  # the second process's, from the first
+                    if ahead is None:
+                        return None
+                    if ahead >= back:
+                        return rounds.result(jobs, perms)
+                    back -= 1
+                    perms.setdefault(jobs[back].name, jobs[back].arith())
         else:
+            result = helper.result(len(events) - 1)
             covered.update(consented_only(r.ledger.rounds))
             if result is not None:
                 covered.update(p.hex() for p in result.valid)
@@ -275,14 +289,18 @@ def _digest(given: AuditInput) -> bytes:
 
 
 class _Result(msgspec.Struct, frozen=True):
-    """What the second process found beyond the signatures."""
+    """What the second process found beyond the signatures (verify): every shuffle
+    point it found valid (32 bytes each)."""
 
-    #: verify: every shuffle point it found valid (32 bytes each).
     valid: list[bytes] = []
-    #: audit: the digest of the input it audited and the permutations of the rounds
-    #: whose arithmetic it did (None: it raised).
-    digest: bytes = b""
-    perms: dict[str, tuple[list[int], list[int]]] | None = None
+
+
+class _Round(msgspec.Struct, frozen=True, array_like=True):
+    """One round's permutations from the second process's deck audit (audit)."""
+
+    name: str
+    pi: list[int]
+    sigma: list[int]
 
 
 class _Hints(msgspec.Struct, frozen=True, array_like=True):
@@ -298,9 +316,11 @@ class _Hints(msgspec.Struct, frozen=True, array_like=True):
 
 
 class _Helper:
-    """The second process and the pipe its answers come through: per event
-    after the genesis, its signature answer (1 byte) and its hints (4-byte
-    length, msgpack ``_Hints``); then the ``_Result`` and its length."""
+    """The second process and the pipe its answers come through, in records of a
+    kind (1 byte), a length (4 bytes) and a payload: per event after the
+    genesis, its signature answer as the kind and its ``_Hints`` (msgpack;
+    verify only); then verify's ``_Result``, or the audit's input digest and
+    its rounds one at a time (``_Round``; a ``_FAULT`` ends them)."""
 
     def __init__(self, pid: int, fd: int) -> None:
         self.pid, self.fd = pid, fd
@@ -310,6 +330,8 @@ class _Helper:
         self.offset = 0
         self.set_hints: dict[tuple[bytes, bytes, bytes], bool] = {}
         self.exp_hints: dict[tuple[str, int], int] = {}
+        #: The audit's rounds received so far, in order; None after a fault.
+        self.rounds: int | None = 0
 
     @classmethod
     def start(cls, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey], roles: Sequence[str],
@@ -328,33 +350,44 @@ class _Helper:
         os.close(write)
         return cls(pid, read)
 
-    def _need(self, n: int) -> bool:
+    def _need(self, n: int, wait: bool = True) -> bool:
+        """Whether ``n`` bytes came; reads what it needs, without waiting unless ``wait``."""
         while len(self.buf) < n and not self.eof:
+            if not wait and not select.select([self.fd], [], [], 0)[0]:
+                return False
             chunk = os.read(self.fd, 1 << 16)
             if not chunk:
                 self.eof = True
             self.buf += chunk
         return len(self.buf) >= n
 
+    def _next(self, wait: bool = True) -> tuple[int, bytes] | None:
+        """The next record (kind, payload); None if it has not come (or never will)."""
+        at = self.offset
+        if not self._need(at + 5, wait):
+            return None
+        size = int.from_bytes(self.buf[at + 1:at + 5], "big")
+        if not self._need(at + 5 + size, wait):
+            return None
+        self.offset = at + 5 + size
+        return self.buf[at], bytes(self.buf[at + 5:at + 5 + size])
+
     def _record(self) -> bool:
         """Read the next event's answer and hints; False if the second process sent no more."""
-        at = self.offset
-        if not self._need(at + 5):
+        found = self._next()
+        if found is None or found[0] not in (_SIG_OK, _SIG_BAD, _SIG_NONE):
             return False
-        size = int.from_bytes(self.buf[at + 1:at + 5], "big")
-        if not self._need(at + 5 + size):
-            return False
-        if size:
+        answer, payload = found
+        if payload:
             try:
-                hints = _hints.decode(bytes(self.buf[at + 5:at + 5 + size]))
+                hints = _hints.decode(payload)
             except (msgspec.DecodeError, ValueError):
                 return False
             for root, seed, digest, ok in hints.sets:
                 self.set_hints[(root, seed, digest)] = ok
             for text, e, x in hints.exps:
                 self.exp_hints[(text, int.from_bytes(e, "big"))] = int.from_bytes(x, "big")
-        self.answers.append(self.buf[at])
-        self.offset = at + 5 + size
+        self.answers.append(answer)
         return True
 
     def _records(self, n: int) -> bool:
@@ -369,18 +402,39 @@ class _Helper:
         return self.answers[position - 1] if self._records(position) else _SIG_NONE
 
     def result(self, answers: int) -> _Result | None:
-        """What the second process sent after its ``answers`` event answers (None: nothing usable)."""
-        if not self._records(answers):
-            return None
-        while not self.eof:
-            self._need(len(self.buf) + (1 << 16))
-        data = bytes(self.buf[self.offset:])
-        if len(data) < 8 or int.from_bytes(data[-8:], "big") != len(data) - 8:
+        """Verify: what the second process sent after its ``answers`` event answers (None: nothing usable)."""
+        found = self._next() if self._records(answers) else None
+        if found is None or found[0] != _RESULT:
             return None
         try:
-            return msgspec.msgpack.decode(data[:-8], type=_Result)
+            return msgspec.msgpack.decode(found[1], type=_Result)
         except (msgspec.DecodeError, ValueError):
             return None
+
+    def audit_input(self, answers: int) -> bytes | None:
+        """Audit: the digest of the deck audit's input the second process read
+        after its ``answers`` event answers (None: none)."""
+        found = self._next() if self._records(answers) else None
+        return found[1] if found is not None and found[0] == _INPUT else None
+
+    def rounds_ahead(self, perms: dict[str, deckmod.Perms]) -> int | None:
+        """Audit: the rounds' permutations that came since the last call, into
+        ``perms``, without waiting; how many rounds from the first the second
+        process has done (it does them in order), None if it found a fault."""
+        while self.rounds is not None:
+            found = self._next(wait=False)
+            if found is None:
+                break
+            try:
+                if found[0] != _ROUND:
+                    raise ValueError(found[0])
+                done = _round.decode(found[1])
+            except (msgspec.DecodeError, ValueError):
+                self.rounds = None
+                break
+            perms.setdefault(done.name, (done.pi, done.sigma))
+            self.rounds += 1
+        return self.rounds
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -397,12 +451,17 @@ def _write(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+def _send(fd: int, kind: int, payload: bytes = b"") -> None:
+    _write(fd, bytes([kind]) + len(payload).to_bytes(4, "big") + payload)
+
+
 def _work(fd: int, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey], roles: Sequence[str],
           known: Mapping[str, bytes], game: bytes, group: deckmod.AnyGroup, audit: bool) -> None:
-    """The second process: per event after the genesis, its signature answer (1
-    byte) and its ``_Hints`` (4-byte length, then msgpack; verify only), then the
-    ``_Result`` (msgpack) and its length (8 bytes). On verify it checks the
-    points of every shuffle step but ``consented_only``, after the events."""
+    """The second process: per event after the genesis, its signature answer and
+    its ``_Hints`` (verify only); then, on verify, the ``_Result`` of its check
+    of the points of every shuffle step but ``consented_only``; on audit, the
+    digest of the deck audit's input it reads from the log and the
+    permutations of each round, from the first, as it has them."""
     steps: list[tuple[str, deckmod.DeckAction]] = []
     ahead = None if audit else _Ahead(group)
     for stored in events[1:]:
@@ -426,30 +485,27 @@ def _work(fd: int, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey]
                 found.append(_deck_actions.decode(bytes(raw)))
             except msgspec.DecodeError:
                 continue
-        payload = b"" if ahead is None or body is None else ahead.event(body, found)
-        _write(fd, bytes([answer]) + len(payload).to_bytes(4, "big") + payload)
+        _send(fd, answer, b"" if ahead is None or body is None else ahead.event(body, found))
         if body is not None:
             steps += [(body.author, action) for action in found]
     if audit:
-        out = _audit_rounds(steps, roles, known, game, group)
-    else:
-        rounds: dict[str, list[deckmod.Step]] = {}
-        for _, action in steps:
-            if isinstance(action, deckmod.DeckStep):
-                rounds.setdefault(action.step.round, []).append(action.step)
-        skip = consented_only(rounds)  # as the replay's ledger will find them, for an honest log
-        multiplied = ahead.multiplied if ahead is not None else set()
-        valid = []
-        for texts in rounds.values():
-            for step in texts:
-                for text in step.cards:
-                    # A point _Ahead multiplied is valid: libsodium refuses what the check refuses.
-                    if text not in skip and len(text) == 2 * group.size and \
-                            (text in multiplied or deckmod._valid(group, text) is not None):
-                        valid.append(bytes.fromhex(text))
-        out = _Result(valid=valid)
-    payload = msgspec.msgpack.encode(out)
-    _write(fd, payload + len(payload).to_bytes(8, "big"))
+        _audit_rounds(fd, steps, roles, known, game, group)
+        return
+    rounds: dict[str, list[deckmod.Step]] = {}
+    for _, action in steps:
+        if isinstance(action, deckmod.DeckStep):
+            rounds.setdefault(action.step.round, []).append(action.step)
+    skip = consented_only(rounds)  # as the replay's ledger will find them, for an honest log
+    multiplied = ahead.multiplied if ahead is not None else set()
+    valid = []
+    for texts in rounds.values():
+        for step in texts:
+            for text in step.cards:
+                # A point _Ahead multiplied is valid: libsodium refuses what the check refuses.
+                if text not in skip and len(text) == 2 * group.size and \
+                        (text in multiplied or deckmod._valid(group, text) is not None):
+                    valid.append(bytes.fromhex(text))
+    _send(fd, _RESULT, msgspec.msgpack.encode(_Result(valid=valid)))
 
 
 class _Ahead:
@@ -505,6 +561,7 @@ class _Ahead:
 
 
 _hints = msgspec.msgpack.Decoder(_Hints)
+_round = msgspec.msgpack.Decoder(_Round)
 
 
 def _keys_of(action: deckmod.DeckAction) -> list[deckmod.KeyOpening]:
@@ -513,10 +570,11 @@ def _keys_of(action: deckmod.DeckAction) -> list[deckmod.KeyOpening]:
     return list(action.deal) if isinstance(action, deckmod.DeckStep) else list(action.deal) + list(action.open)
 
 
-def _audit_rounds(steps: Sequence[tuple[str, deckmod.DeckAction]], roles: Sequence[str],
-                  known: Mapping[str, bytes], game: bytes, group: deckmod.AnyGroup) -> _Result:
-    """``audit_rounds`` of the input a ledger that accepted these deck messages gives
-    (``DeckLedger.audit_input``), read from the messages themselves."""
+def _audit_rounds(fd: int, steps: Sequence[tuple[str, deckmod.DeckAction]], roles: Sequence[str],
+                  known: Mapping[str, bytes], game: bytes, group: deckmod.AnyGroup) -> None:
+    """The deck audit of the input a ledger that accepted these deck messages gives
+    (``DeckLedger.audit_input``), read from the messages themselves: its digest,
+    then each round's permutations, from the first, until a fault."""
     rounds: dict[str, list[deckmod.Step]] = {}
     first: dict[str, str] = {}
     keys: dict[tuple[str, int, int], deckmod.KeyOpening] = {}
@@ -535,14 +593,15 @@ def _audit_rounds(steps: Sequence[tuple[str, deckmod.DeckAction]], roles: Sequen
         for index, role in enumerate(authors[r]):
             seed = known.get(deckmod.seed_label(r, role))
             if seed is None or len(seed) != 32:
-                return _Result()
+                _send(fd, _INPUT)  # the ledger refuses such a log itself
+                return
             openings += deckmod.open_all(group, game, r, seed, index, n)
     given = AuditInput([deckmod.DeckRound(steps=rounds[r]) for r in names], openings, authors)
-    mine = set(names[:-(-len(names) * int(SHARE * 100) // 100)])
-    perms: dict[str, deckmod.Perms] = {}
+    _send(fd, _INPUT, _digest(given))
     try:
-        deckmod.audit_rounds(group, game, given.rounds, given.openings, given.authors, set(), found=perms,
-                             only=mine)
+        audit = deckmod.RoundsAudit(group, game, given.openings, given.authors)
+        for job in audit.jobs(given.rounds, set()):
+            pi, sigma = job.arith()
+            _send(fd, _ROUND, msgspec.msgpack.encode(_Round(job.name, pi, sigma)))
     except (deckmod.DeckError, ValueError):
-        return _Result(digest=_digest(given))
-    return _Result(digest=_digest(given), perms=perms)
+        _send(fd, _FAULT)  # the replay's process finds it, and the reference names it

@@ -363,15 +363,15 @@ def test_the_second_process_hints_are_the_values_the_replay_would_compute(demo):
 
 def test_the_second_process_answers_are_read_event_by_event_then_its_result():
     """The pipe's records (pbem.logcheck._Helper): per event a signature answer
-    and its hints, then the result; an event the second process could not check
-    (its answer "none") still counts as answered."""
+    and its hints, then verify's result; an event the second process could not
+    check (its answer "none") still counts as answered."""
     read, write = os.pipe()
     hints = msgspec.msgpack.encode(logcheck._Hints(sets=[], exps=[("ab" * 32, (5).to_bytes(32, "big"),
                                                                    (7).to_bytes(32, "big"))]))
     result = msgspec.msgpack.encode(logcheck._Result(valid=[b"x" * 32]))
     os.write(write, bytes([logcheck._SIG_OK]) + (0).to_bytes(4, "big")
              + bytes([logcheck._SIG_NONE]) + len(hints).to_bytes(4, "big") + hints
-             + result + len(result).to_bytes(8, "big"))
+             + bytes([logcheck._RESULT]) + len(result).to_bytes(4, "big") + result)
     os.close(write)
     helper = logcheck._Helper(0, read)  # only its pipe: no process behind it
     try:
@@ -389,3 +389,91 @@ def test_the_second_process_answers_are_read_event_by_event_then_its_result():
         assert helper.signature(1) == logcheck._SIG_NONE and helper.result(1) is None
     finally:
         os.close(read)
+
+
+def _record(kind: int, payload: bytes = b"") -> bytes:
+    return bytes([kind]) + len(payload).to_bytes(4, "big") + payload
+
+
+def test_the_audits_rounds_are_read_as_they_come_without_waiting():
+    """Audit: after the answers, the input's digest, then one round at a time;
+    the replay's process reads what has come and goes on with its own rounds
+    meanwhile (it never waits for a round), and a fault ends the rounds."""
+    read, write = os.pipe()
+    os.write(write, _record(logcheck._SIG_OK) + _record(logcheck._INPUT, b"d" * 32)
+             + _record(logcheck._ROUND, msgspec.msgpack.encode(logcheck._Round("r1", [1, 0], [0, 1]))))
+    helper = logcheck._Helper(0, read)
+    try:
+        assert helper.audit_input(1) == b"d" * 32
+        perms: dict = {}
+        assert helper.rounds_ahead(perms) == 1 and perms == {"r1": ([1, 0], [0, 1])}
+        assert helper.rounds_ahead(perms) == 1  # nothing more yet: it returns at once
+        os.write(write, _record(logcheck._ROUND, msgspec.msgpack.encode(logcheck._Round("r2", [0], [0]))))
+        assert helper.rounds_ahead(perms) == 2 and perms["r2"] == ([0], [0])
+        os.write(write, _record(logcheck._FAULT))
+        assert helper.rounds_ahead(perms) is None and helper.rounds_ahead(perms) is None
+    finally:
+        os.close(write)
+        os.close(read)
+    read, write = os.pipe()
+    os.write(write, _record(logcheck._SIG_OK) + _record(logcheck._ROUND, b"\x90"))  # no digest first
+    os.close(write)
+    helper = logcheck._Helper(0, read)
+    try:
+        assert helper.audit_input(1) is None
+    finally:
+        os.close(read)
+
+
+def _child_gives(monkeypatch, k):
+    """The audit's second process gives the replay's process its first ``k``
+    rounds only (waiting for them), as if it had been that far when the replay
+    ended; returns the list of rounds whose arithmetic the replay's process did."""
+    original = logcheck._Helper.rounds_ahead
+
+    def rounds_ahead(self, perms):
+        scratch: dict = {}
+        while True:
+            n = original(self, scratch)
+            if n is None or n >= k or (self.eof and self.offset == len(self.buf)):
+                break
+            __import__("time").sleep(0.001)
+        for name in list(scratch)[:k]:
+            perms.setdefault(name, scratch[name])
+        return None if n is None else min(n, k)
+
+    done: list[str] = []
+    arith = D.RoundsAudit._arith
+
+    def spy(self, history, rnd, *rest):
+        done.append(rnd.steps[0].round)  # in the replay's process only: the second one was forked before
+        return arith(self, history, rnd, *rest)
+
+    monkeypatch.setattr(logcheck._Helper, "rounds_ahead", rounds_ahead)
+    monkeypatch.setattr(D.RoundsAudit, "_arith", spy)
+    return done
+
+
+@pytest.mark.parametrize("ahead", [0, 1, 2, 10_000])
+def test_the_audits_rounds_shared_between_the_processes_give_the_one_core_result(demo, monkeypatch, ahead):
+    """The second process audits rounds from the first, the replay's process from
+    the last, until they meet (pbem.logcheck): wherever they meet, the result
+    and the first error are the one-core audit's, and the replay's process did
+    the arithmetic of exactly the rounds it was not given."""
+    out, events, rules, name = demo
+    rounds = sorted({action.step.round for _, _, _, action in _deck_events(events)})
+    done = _child_gives(monkeypatch, ahead)
+    plain, two = _both(monkeypatch, logcheck.audit, rules, events, "*")
+    assert plain == two and plain[0] == "ok"
+    completed = [d["round"] for d in plain[1][2]]
+    assert len(completed) >= 3, "a deck of a few rounds"
+    done.clear()  # the one-core audit did them all: now the two-core one alone
+    assert _outcome(logcheck.audit, rules, events, "*") == two
+    assert done == completed[min(ahead, len(completed)):][::-1], (ahead, done)  # from the last
+    assert set(done) <= set(rounds)
+    steps = _deck_events(events)
+    for position, body, index, action in (steps[0], steps[-1]):
+        log = _with_point(out, events, position, body, index, action, 3, BAD[name][FIRST_BAD[name]])
+        log += list(events[position + 1:])
+        plain, two = _both(monkeypatch, logcheck.audit, rules, log, "*")
+        assert plain == two and plain[0] == "IllegalAction" and f"event {position} by {body.author}" in plain[1]
