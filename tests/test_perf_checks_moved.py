@@ -430,16 +430,16 @@ def _child_gives(monkeypatch, k):
     rounds only (waiting for them), as if it had been that far when the replay
     ended; returns the list of rounds whose arithmetic the replay's process did."""
     original = logcheck._Helper.rounds_ahead
+    came: dict = {}  # every round the second process sent, in order
 
     def rounds_ahead(self, perms):
-        scratch: dict = {}
         while True:
-            n = original(self, scratch)
+            n = original(self, came)
             if n is None or n >= k or (self.eof and self.offset == len(self.buf)):
                 break
             __import__("time").sleep(0.001)
-        for name in list(scratch)[:k]:
-            perms.setdefault(name, scratch[name])
+        for name in list(came)[:k]:
+            perms.setdefault(name, came[name])
         return None if n is None else min(n, k)
 
     done: list[str] = []
