@@ -476,6 +476,10 @@ class Replay:
     #: Whole-set openings checked ahead by pbem.logcheck's second process (the same
     #: ``set_opens``): (root, seed, sha256 of the encoded leaves) -> whether it opens.
     set_hints: Mapping[tuple[bytes, bytes, bytes], bool] | None = field(default=None, repr=False, compare=False)
+    #: Event bodies decoded already (``audit_knowledge`` decodes every body of the
+    #: log the audit then replays): signed bytes -> ``codec.decode_body`` of them,
+    #: taken (and dropped) instead of decoding those bytes again.
+    decoded: dict[bytes, Body] | None = field(default=None, repr=False, compare=False)
     #: The salt of each ``known`` value (label -> salt): a value counts only for a
     #: commitment it opens. After a takeback (decision 28) a label may be committed
     #: again with another value; the perspective knows the new one only, and the
@@ -591,6 +595,7 @@ class Replay:
         twin.secret_dice = dict(self.secret_dice)
         twin.leaves = dict(self.leaves)
         twin._sets = {}
+        twin.decoded = None  # taken as it is used: the copy decodes for itself
         twin.history = self.history.copy()
         twin.ledger = self.ledger.fork()
         twin.leave_used = dict(self.leave_used)
@@ -786,6 +791,10 @@ class Replay:
                 f"{_format_version(unwrapped.body)}, but this game is played at format version "
                 f"{self.version}, fixed by its genesis; a game changes format version only "
                 "by an upgrade both players sign, so the event is refused")
+        if self.decoded is not None:
+            body = self.decoded.pop(unwrapped.body, None)
+            if body is not None:
+                return body
         try:
             return codec.decode_body(unwrapped.body)
         except codec.UnsupportedVersion as exc:
@@ -1555,14 +1564,16 @@ def audit_openings(events: Iterable[bytes]) -> dict[str, bytes]:
     return audit_knowledge(events)[0]
 
 
-def audit_knowledge(events: Iterable[bytes]) -> tuple[dict[str, bytes], dict[str, bytes]]:
+def audit_knowledge(events: Iterable[bytes], decoded: dict[bytes, Body] | None = None
+                    ) -> tuple[dict[str, bytes], dict[str, bytes]]:
     """``audit_openings`` and the salt of each value (label -> salt). A label
     taken back (decision 28) may be committed again, so an opening is checked
     against every earlier commitment of its label, the latest first; the
     replay then gives the value to the rules for the commitment it opens only
     (``Replay.known_salts``). Only labels committed more than once get a salt:
     every other value is known for the one commitment it opened, checked here
-    already."""
+    already. ``decoded``, if given, receives every body it decoded (for
+    ``Replay.decoded``)."""
     game = b""
     digests: dict[str, list[CommitRecord]] = {}
     found: dict[str, bytes] = {}
@@ -1573,6 +1584,8 @@ def audit_knowledge(events: Iterable[bytes]) -> tuple[dict[str, bytes], dict[str
             body = codec.decode_body(unwrapped.body)
         except CodecError:
             continue
+        if decoded is not None:
+            decoded[unwrapped.body] = body
         if body.genesis is not None:
             game = bytes.fromhex(body.genesis.nonce)
         for c in body.commits:

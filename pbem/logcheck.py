@@ -93,8 +93,8 @@ class _Fallback(Exception):
 
 
 def _plain(rules: RulesModule, events: Sequence[bytes], role: str | None, known: Mapping[str, bytes],
-           audit: bool, salts: Mapping[str, bytes]) -> Checked:
-    r = Replay(rules, role=role, known=dict(known), describe=False, known_salts=salts)
+           audit: bool, salts: Mapping[str, bytes], decoded: dict[bytes, codec.Body] | None = None) -> Checked:
+    r = Replay(rules, role=role, known=dict(known), describe=False, known_salts=salts, decoded=decoded)
     for stored in events:
         r.apply_stored(stored)
     return _finish(r, known, audit, None)
@@ -135,24 +135,25 @@ def audit(rules: RulesModule, events: Sequence[bytes], role: str) -> Checked:
     """The replay with every opening in the log known from the start (DESIGN 4),
     the commitments never opened, and the shared deck's audit once every seed is
     open (``pbem audit``; ``role`` is the audit's perspective)."""
-    known, salts = audit_knowledge(events)
-    return _check(rules, events, role, known, salts, audit=True)
+    decoded: dict[bytes, codec.Body] = {}
+    known, salts = audit_knowledge(events, decoded)
+    return _check(rules, events, role, known, salts, audit=True, decoded=decoded)
 
 
 def _check(rules: RulesModule, events: Sequence[bytes], role: str | None, known: Mapping[str, bytes],
-           salts: Mapping[str, bytes], audit: bool) -> Checked:
+           salts: Mapping[str, bytes], audit: bool, decoded: dict[bytes, codec.Body] | None = None) -> Checked:
     # Whatever goes wrong on a faster path, the next one decides: verify's one-core
     # path accepts exactly what the two-core path accepts (a second process that
     # died changes nothing), and the reference names the first fault of a bad log.
     if _two_cores(events):
-        found = _attempt(_fast, rules, events, role, known, audit, salts)
+        found = _attempt(_fast, rules, events, role, known, audit, salts, decoded)
         if found is not None:
             return found
     if not audit:
         found = _attempt(_deferred, rules, events)
         if found is not None:
             return found
-    return _plain(rules, events, role, known, audit, salts)
+    return _plain(rules, events, role, known, audit, salts, decoded)
 
 
 #: Why a faster path gave way to the next one, the latest few last. The
@@ -220,8 +221,8 @@ def _two_cores(events: Sequence[bytes]) -> bool:
 
 
 def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: Mapping[str, bytes],
-          audit: bool, salts: Mapping[str, bytes]) -> Checked:
-    r = Replay(rules, role=role, known=dict(known), describe=False, known_salts=salts)
+          audit: bool, salts: Mapping[str, bytes], decoded: dict[bytes, codec.Body] | None = None) -> Checked:
+    r = Replay(rules, role=role, known=dict(known), describe=False, known_salts=salts, decoded=decoded)
     r.apply_stored(events[0])  # the genesis, checked here: its keys are the second process's
     keys = dict(r.keys)
     group = r.deck_group  # Ed25519 or Ristretto255, whose multiplication refuses what their check refuses

@@ -35,6 +35,7 @@ from pbem import codec, commit, logcheck, session
 from pbem import deck as D
 from pbem.cli import cli
 from pbem.errors import PbemError
+from pbem.game import audit_knowledge
 from pbem.identity import load_identity
 from pbem.store import GameDir
 from pbem.table import THROWAWAY_PASSPHRASE
@@ -477,3 +478,23 @@ def test_the_audits_rounds_shared_between_the_processes_give_the_one_core_result
         log += list(events[position + 1:])
         plain, two = _both(monkeypatch, logcheck.audit, rules, log, "*")
         assert plain == two and plain[0] == "IllegalAction" and f"event {position} by {body.author}" in plain[1]
+
+
+def test_the_audit_decodes_each_event_body_once(demo, monkeypatch):
+    """``audit_knowledge`` decodes every body to find the openings; the audit's
+    replay takes those bodies (``Replay.decoded``) instead of decoding again,
+    and its result is the same as without them."""
+    out, events, rules, name = demo
+    monkeypatch.setenv(logcheck.ENV, "0")
+    known, salts = audit_knowledge(events)
+    plain = _outcome(logcheck._plain, rules, events, "*", known, True, salts)  # decoding every body again
+    calls = []
+    decode = codec.decode_body
+
+    def counted(data, *a, **k):
+        calls.append(1)
+        return decode(data, *a, **k)
+
+    monkeypatch.setattr(codec, "decode_body", counted)
+    assert _outcome(logcheck.audit, rules, events, "*") == plain and plain[0] == "ok"
+    assert len(calls) == len(events)
