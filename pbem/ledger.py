@@ -370,8 +370,9 @@ class DeckLedger:
         card opened was dealt to its opener. DeckError names round, step and author;
         ``event_of`` turns it into the event.
 
-        ``rounds_done``: ``deckmod.audit_rounds`` of exactly this input computed
-        elsewhere (pbem.logcheck's second process), or None to compute it here."""
+        ``rounds_done``: ``deckmod.audit_rounds``' result for exactly this input,
+        computed another way (pbem.logcheck: its arithmetic shared with a second
+        process), or None to compute it here."""
         g, game = seats.deck_group, seats.game_id
         given = self.audit_input(seats)
         rounds, openings, authors = given.rounds, given.openings, given.authors
