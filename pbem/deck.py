@@ -875,7 +875,7 @@ class RoundJob(NamedTuple):
     """One round of a deck audit, its structure checked (``RoundsAudit.jobs``):
     ``arith`` does its scalar multiplications and returns its permutations.
     The arithmetic of a round reads only the audit's input (the rounds' steps
-    and keys), never another round's result, so the rounds' can be done in
+    and keys), never another round's result, so the rounds can be done in
     any order, in either of two processes (pbem.logcheck)."""
 
     name: str
