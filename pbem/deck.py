@@ -379,10 +379,16 @@ class Dealt(msgspec.Struct, frozen=True):
 # --- encoding -------------------------------------------------------------------
 
 def _expand(parts: Sequence[bytes], nbytes: int) -> int:
+    return _stretch(lambda counter: hash_parts(*parts, counter), nbytes)
+
+
+def _stretch(block: Callable[[bytes], bytes], nbytes: int) -> int:
+    """The first ``nbytes`` of ``block(0) || block(1) || ...`` (the counter as 4
+    bytes, big-endian), as an int."""
     out = b""
     counter = 0
     while len(out) < nbytes:
-        out += hash_parts(*parts, counter.to_bytes(4, "big"))
+        out += block(counter.to_bytes(4, "big"))
         counter += 1
     return int.from_bytes(out[:nbytes], "big")
 
@@ -484,27 +490,26 @@ class _Seeded:
     campaign); the bytes hashed are ``hash_parts``'s exactly
     (tests/test_deck.py compares them, tests/test_vectors.py pins the keys)."""
 
-    __slots__ = ("_base",)
+    __slots__ = ("_base", "_group")
 
     def __init__(self, group: AnyGroup, game: bytes, rnd: str, seed: bytes) -> None:
         if len(seed) != 32:
             raise ValueError("a deck seed is 32 bytes")
+        self._group = group
         self._base = hashlib.sha256(b"".join(len(part).to_bytes(8, "big") + part
                                              for part in (_DERIVE, group.tag, game, rnd.encode("utf-8"), seed)))
 
     def number(self, what: bytes, *ints: int, nbytes: int) -> int:
         tail = b"".join([len(what).to_bytes(8, "big"), what, *(_LEN8 + i.to_bytes(8, "big") for i in ints), _LEN4])
-        out = b""
-        counter = 0
-        while len(out) < nbytes:
-            h = self._base.copy()
-            h.update(tail + counter.to_bytes(4, "big"))
-            out += h.digest()
-            counter += 1
-        return int.from_bytes(out[:nbytes], "big")
 
-    def key(self, group: AnyGroup, step: int, index: int) -> int:
-        return 1 + self.number(b"key", step, index, nbytes=group.size + 16) % (group.q - 1)
+        def block(counter: bytes) -> bytes:
+            h = self._base.copy()
+            h.update(tail + counter)
+            return h.digest()
+        return _stretch(block, nbytes)
+
+    def key(self, step: int, index: int) -> int:
+        return 1 + self.number(b"key", step, index, nbytes=self._group.size + 16) % (self._group.q - 1)
 
     def salt(self, step: int, index: int) -> bytes:
         return self.number(b"salt", step, index, nbytes=32).to_bytes(32, "big")
@@ -516,7 +521,7 @@ _LEN4 = (4).to_bytes(8, "big")
 
 def round_key(group: AnyGroup, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> int:
     """The key a player uses at ``step`` (global: index 0; per-card: the position), in [1, q-1]."""
-    return _Seeded(group, game, rnd, seed).key(group, step, index)
+    return _Seeded(group, game, rnd, seed).key(step, index)
 
 
 def _salt(group: AnyGroup, game: bytes, rnd: str, seed: bytes, step: int, index: int) -> bytes:
@@ -547,7 +552,7 @@ def open_key(group: AnyGroup, game: bytes, rnd: str, seed: bytes, step: int, ind
 
 
 def _opening(group: AnyGroup, derive: _Seeded, rnd: str, step: int, index: int) -> KeyOpening:
-    return KeyOpening(round=rnd, step=step, index=index, key=elem_hex(group, derive.key(group, step, index)),
+    return KeyOpening(round=rnd, step=step, index=index, key=elem_hex(group, derive.key(step, index)),
                       salt=derive.salt(step, index).hex())
 
 

@@ -267,7 +267,7 @@ def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: 
                     if ahead >= back:
                         return rounds.result(jobs, perms)
                     back -= 1
-                    perms.setdefault(jobs[back].name, jobs[back].arith())
+                    perms[jobs[back].name] = jobs[back].arith()
         else:
             result = helper.result(len(events) - 1)
             covered.update(consented_only(r.ledger.rounds))
@@ -402,21 +402,25 @@ class _Helper:
         """The answer for the event at ``position`` (from 1), _SIG_NONE if there is none."""
         return self.answers[position - 1] if self._records(position) else _SIG_NONE
 
+    def _after(self, answers: int, kind: int) -> bytes | None:
+        """The payload of the record after the ``answers`` event answers, if it is of ``kind``."""
+        found = self._next() if self._records(answers) else None
+        return found[1] if found is not None and found[0] == kind else None
+
     def result(self, answers: int) -> _Result | None:
         """Verify: what the second process sent after its ``answers`` event answers (None: nothing usable)."""
-        found = self._next() if self._records(answers) else None
-        if found is None or found[0] != _RESULT:
+        payload = self._after(answers, _RESULT)
+        if payload is None:
             return None
         try:
-            return msgspec.msgpack.decode(found[1], type=_Result)
+            return msgspec.msgpack.decode(payload, type=_Result)
         except (msgspec.DecodeError, ValueError):
             return None
 
     def audit_input(self, answers: int) -> bytes | None:
         """Audit: the digest of the deck audit's input the second process read
         after its ``answers`` event answers (None: none)."""
-        found = self._next() if self._records(answers) else None
-        return found[1] if found is not None and found[0] == _INPUT else None
+        return self._after(answers, _INPUT)
 
     def rounds_ahead(self, perms: dict[str, deckmod.Perms]) -> int | None:
         """Audit: the rounds' permutations that came since the last call, into
@@ -446,14 +450,11 @@ class _Helper:
         os.waitpid(self.pid, 0)
 
 
-def _write(fd: int, data: bytes) -> None:
-    view = memoryview(data)
+def _send(fd: int, kind: int, payload: bytes = b"") -> None:
+    """Write one record to the pipe: its kind, its length and its payload."""
+    view = memoryview(bytes([kind]) + len(payload).to_bytes(4, "big") + payload)
     while view:
         view = view[os.write(fd, view):]
-
-
-def _send(fd: int, kind: int, payload: bytes = b"") -> None:
-    _write(fd, bytes([kind]) + len(payload).to_bytes(4, "big") + payload)
 
 
 def _work(fd: int, events: Sequence[bytes], keys: Mapping[str, Ed25519PublicKey], roles: Sequence[str],
