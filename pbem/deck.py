@@ -769,15 +769,22 @@ def _decoder(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound]) -> 
     return table
 
 
-#: Results of ``group.exp(point, e)`` computed ahead by pbem.logcheck's second
-#: process (same code, same bytes), keyed by (the point's hex, e): a hint is the
-#: value the multiplication gives, and one that is missing is computed here.
+#: Step-4 points unlocked ahead by pbem.logcheck's second process (same code,
+#: same bytes), keyed by (the point's hex, the ``key_product`` of its two
+#: per-card keys): a hint is the value ``unlock`` computes from the pair, one
+#: that is missing is computed here. Keyed by the product, not the exponent,
+#: so that a hint saves the modular inverse too.
 ExpHints = Mapping[tuple[str, int], int]
 
 
-def unlock_exponent(group: AnyGroup, k_first: int, k_second: int) -> int:
-    """What a step-4 point is raised to, to remove both per-card keys."""
-    return pow(k_first * k_second % group.q, -1, group.q)
+def key_product(group: AnyGroup, k_first: int, k_second: int) -> int:
+    """The two per-card keys of a step-4 point, multiplied (mod the group's order)."""
+    return k_first * k_second % group.q
+
+
+def unlock_exponent(group: AnyGroup, product: int) -> int:
+    """What a step-4 point is raised to, to remove both per-card keys (their ``key_product``)."""
+    return pow(product, -1, group.q)
 
 
 def unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
@@ -791,11 +798,11 @@ def unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: 
     cards = done.steps[-1].cards
     if not 0 <= pos < len(cards):
         raise DeckError(f"position {pos} is outside the deck", rnd)
-    e = unlock_exponent(group, k_first, k_second)
+    product = key_product(group, k_first, k_second)
     point = parse_elem(group, cards[pos], unchecked)
-    x = hints.get((cards[pos], e)) if hints else None
+    x = hints.get((cards[pos], product)) if hints else None
     if x is None:
-        x = group.exp(point, e)
+        x = group.exp(point, unlock_exponent(group, product))
     label = _decoder(group, game, history).get(x)
     if label is None:
         raise DeckError(f"position {pos} does not open to a card of the deck", rnd)

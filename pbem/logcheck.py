@@ -307,10 +307,10 @@ class _Round(msgspec.Struct, frozen=True, array_like=True):
 class _Hints(msgspec.Struct, frozen=True, array_like=True):
     """What the second process computed ahead for one event (verify): the
     event's whole-set openings ((root, seed, sha256 of the leaves, opens?),
-    ``commit.set_opens``) and the card multiplications its published keys
-    make possible ((step-4 point hex, exponent, result), 32-byte big-endian
-    integers: ``deck.unlock``). Hints of an event the replay refuses, or
-    that it never asks for, are never used."""
+    ``commit.set_opens``) and the cards its published keys unlock ((step-4
+    point hex, ``deck.key_product`` of the point's keys, result), 32-byte
+    big-endian integers: ``deck.unlock``). Hints of an event the replay
+    refuses, or that it never asks for, are never used."""
 
     sets: list[tuple[bytes, bytes, bytes, bool]] = []
     exps: list[tuple[str, bytes, bytes]] = []
@@ -386,8 +386,8 @@ class _Helper:
                 return False
             for root, seed, digest, ok in hints.sets:
                 self.set_hints[(root, seed, digest)] = ok
-            for text, e, x in hints.exps:
-                self.exp_hints[(text, int.from_bytes(e, "big"))] = int.from_bytes(x, "big")
+            for text, product, x in hints.exps:
+                self.exp_hints[(text, int.from_bytes(product, "big"))] = int.from_bytes(x, "big")
         self.answers.append(answer)
         return True
 
@@ -553,12 +553,12 @@ class _Ahead:
                 continue
             self.sent.add((rnd, pos))  # keys are kept first come: a pair is computed once
             try:
-                e = deckmod.unlock_exponent(group, k3, k4)
-                x = group.exp(deckmod.parse_elem(group, cards[pos], set()), e)
+                product = deckmod.key_product(group, k3, k4)
+                x = group.exp(deckmod.parse_elem(group, cards[pos], set()), deckmod.unlock_exponent(group, product))
             except (deckmod.DeckError, ValueError):
                 continue  # the replay meets the same fault, and names it
             self.multiplied.add(cards[pos])
-            hints.exps.append((cards[pos], e.to_bytes(32, "big"), x.to_bytes(32, "big")))
+            hints.exps.append((cards[pos], product.to_bytes(32, "big"), x.to_bytes(32, "big")))
         return msgspec.msgpack.encode(hints) if hints.sets or hints.exps else b""
 
 

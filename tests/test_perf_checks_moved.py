@@ -351,8 +351,10 @@ def test_the_second_process_hints_are_the_values_the_replay_would_compute(demo):
         if not payload:
             continue
         hints = logcheck._hints.decode(payload)
-        for text, e, x in hints.exps:
-            assert GROUPS[name].exp(int(text, 16), int.from_bytes(e, "big")) == int.from_bytes(x, "big")
+        for text, product, x in hints.exps:
+            group = GROUPS[name]
+            e = pow(int.from_bytes(product, "big"), -1, group.q)  # removes both per-card keys
+            assert group.exp(int(text, 16), e) == int.from_bytes(x, "big")
             exps += 1
         for root, seed, digest, ok in hints.sets:
             value = next(bytes.fromhex(o.value) for o in body.reveals if bytes.fromhex(o.salt) == seed)
@@ -360,6 +362,31 @@ def test_the_second_process_hints_are_the_values_the_replay_would_compute(demo):
             assert ok is True and ok == commit.set_opens(root, seed, value)
             sets += 1
     assert exps > 10, "cards were dealt and their multiplications sent ahead"
+
+
+def test_verify_unlocks_every_card_from_the_second_process_hints(demo, monkeypatch):
+    """The replay looks a card up by the hint's key (the point and its keys'
+    product): a hit saves it the modular inverse and the multiplication."""
+    out, events, rules, name = demo
+    monkeypatch.setenv(logcheck.ENV, "1")
+    monkeypatch.setattr(logcheck, "MIN_EVENTS", 2)
+    calls = {"unlock": 0, "inverse": 0, "exp": 0}
+
+    def counted(what, fn):
+        def call(*args, **kwargs):
+            calls[what] += 1
+            return fn(*args, **kwargs)
+        return call
+
+    group = GROUPS[name]
+    monkeypatch.setattr(D, "unlock", counted("unlock", D.unlock))
+    monkeypatch.setattr(D, "unlock_exponent", counted("inverse", D.unlock_exponent))
+    monkeypatch.setattr(type(group), "exp", counted("exp", type(group).exp))
+    monkeypatch.setattr(logcheck, "_fast", counted("fast", logcheck._fast))
+    calls["fast"] = 0
+    logcheck.verify(rules, events)
+    assert calls["fast"] == 1 and calls["unlock"] > 0, "the two-core path unlocked cards"
+    assert calls["inverse"] == calls["exp"] == 0, "every card came from a hint"
 
 
 def test_the_second_process_answers_are_read_event_by_event_then_its_result():
