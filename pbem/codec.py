@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -90,7 +91,11 @@ MAX_EVENT_BYTES = 1 << 20
 Hex32 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
 OptHex32 = Annotated[str, msgspec.Meta(pattern="^([0-9a-f]{64})?$")]
 HexSig = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{128}$")]
-HexBytes = Annotated[str, msgspec.Meta(pattern="^([0-9a-f]{2}){0,4096}$")]
+#: Up to 4,096 bytes as lowercase hex. Whole bytes (an even number of digits)
+#: are checked by the struct (``whole_bytes``): the pattern of whole bytes,
+#: ``^([0-9a-f]{2}){0,4096}$``, cost a regular-expression group per byte, a
+#: sixth of the campaign's event bodies' decode (pbem.deck.HexElem likewise).
+HexBytes = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{0,8192}$")]
 Label = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_.:/+-]{1,128}$")]
 Role = Annotated[str, msgspec.Meta(pattern=r"^[a-z][a-z0-9_-]{0,31}$")]
 Seq = Annotated[int, msgspec.Meta(ge=0, le=10**9)]
@@ -118,17 +123,29 @@ class Commitment(_Strict, frozen=True):
     kind: Literal["", "set"] = ""
 
 
+def whole_bytes(texts: Iterable[str], what: str) -> None:
+    """ValueError (msgspec's decode reports it as invalid) unless every hex
+    text of ``texts`` is whole bytes: an even number of digits. For the wire's
+    hex fields whose pattern leaves this out (``HexBytes``, pbem.deck.HexElem)."""
+    for text in texts:
+        if len(text) % 2:
+            raise ValueError(f"{what} has an odd number of hex digits ({len(text)})")
+
+
 class LeafOpening(_Strict, frozen=True):
     """Opening of one leaf of a committed Merkle set: the value of ``key``,
     the leaf's salt and the sibling path to the root (pbem.commit.verify_leaf)."""
 
     label: Label
     key: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_.:/+-]{1,64}$")]
-    value: Annotated[str, msgspec.Meta(pattern="^([0-9a-f]{2}){0,64}$")]
+    value: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{0,128}$")]
     salt: Hex32
     index: Annotated[int, msgspec.Meta(ge=0, lt=1 << 20)]
     size: Annotated[int, msgspec.Meta(ge=1, le=1 << 20)]
     path: Annotated[list[tuple[Hex32, bool]], msgspec.Meta(max_length=20)]
+
+    def __post_init__(self) -> None:
+        whole_bytes((self.value,), "a leaf's value")
 
 
 class Opening(_Strict, frozen=True):
@@ -137,6 +154,9 @@ class Opening(_Strict, frozen=True):
     label: Label
     salt: Hex32
     value: HexBytes
+
+    def __post_init__(self) -> None:
+        whole_bytes((self.value,), "an opening's value")
 
 
 class Player(_Strict, frozen=True):

@@ -55,7 +55,7 @@ from typing import Annotated, Any, NamedTuple
 
 import msgspec
 
-from .codec import Hex32, Label, has_ristretto_deck
+from .codec import Hex32, Label, has_ristretto_deck, whole_bytes
 from .commit import commitment_digest, hash_parts
 
 _ENCODE = b"pbem/v1/deck/card"
@@ -288,17 +288,10 @@ def is_element(group: AnyGroup, x: int) -> bool:
 # --- wire types ---------------------------------------------------------------
 
 #: A wire element or key: lowercase hex digits, 2 to 1,024 of them, an even
-#: number (``_even``: the pattern of whole bytes, ``^([0-9a-f]{2}){1,512}$``,
-#: cost a regular-expression group per byte, a third of a deck step's decode).
+#: number (``codec.whole_bytes``: the pattern of whole bytes,
+#: ``^([0-9a-f]{2}){1,512}$``, cost a regular-expression group per byte, a
+#: third of a deck step's decode).
 HexElem = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{2,1024}$")]
-
-
-def _even(texts: Iterable[str], what: str) -> None:
-    """ValueError (msgspec's decode reports it as invalid) unless every HexElem
-    of ``texts`` is whole bytes: an even number of hex digits."""
-    for text in texts:
-        if len(text) % 2:
-            raise ValueError(f"{what} has an odd number of hex digits ({len(text)})")
 
 
 class _Strict(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
@@ -336,7 +329,7 @@ class Step(_Strict, frozen=True):
     sources: list[Source] = []
 
     def __post_init__(self) -> None:
-        _even(self.cards, "a card")
+        whole_bytes(self.cards, "a card")
 
 
 class KeyOpening(_Strict, frozen=True):
@@ -349,7 +342,7 @@ class KeyOpening(_Strict, frozen=True):
     salt: Hex32
 
     def __post_init__(self) -> None:
-        _even((self.key,), "a key")
+        whole_bytes((self.key,), "a key")
 
 
 class Draw(_Strict, frozen=True):

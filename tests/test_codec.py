@@ -89,3 +89,30 @@ def test_wrapper_must_be_exact():
         codec.unwrap(b"x" * (codec.MAX_EVENT_BYTES + 1))
     with pytest.raises(CodecError, match="not a pbem event"):
         codec.unwrap(stored[:-5])
+
+
+#: The wire language of an opening's value and a leaf's value, as the decode
+#: refused it before its pattern was split into a faster one and
+#: ``codec.whole_bytes`` (issue 20): whole bytes of lowercase hex.
+_WHOLE_BYTES = {"opening": r"([0-9a-f]{2}){0,4096}", "leaf": r"([0-9a-f]{2}){0,64}"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(st.text(alphabet="0123456789abcdefABz -", max_size=12),
+                      st.integers(0, 8200).map(lambda n: "ab" * (n // 2) + "c" * (n % 2)),
+                      st.integers(120, 136).map(lambda n: "0" * n),
+                      st.text(alphabet="0123456789abcdef", min_size=8185, max_size=8200)),
+       which=st.sampled_from(sorted(_WHOLE_BYTES)))
+def test_the_wire_refuses_exactly_a_value_that_is_not_whole_bytes_of_lowercase_hex(text, which):
+    import re
+
+    if which == "opening":
+        value: object = Opening(label="a", salt="00" * 32, value="ab")
+    else:
+        value = codec.LeafOpening(label="a", key="k", value="ab", salt="00" * 32, index=0, size=1, path=[])
+    raw = msgspec.json.encode(value).replace(b'"ab"', msgspec.json.encode(text))
+    if re.fullmatch(_WHOLE_BYTES[which], text):
+        assert msgspec.json.decode(raw, type=type(value)) is not None
+    else:
+        with pytest.raises(msgspec.ValidationError):
+            msgspec.json.decode(raw, type=type(value))

@@ -113,7 +113,7 @@ def test_element_width_is_exact():
 
 
 #: The wire language of an element or key, as the decode refused it before it was
-#: split into a faster pattern and ``deck._even`` (issue 20): whole bytes of
+#: split into a faster pattern and ``codec.whole_bytes`` (issue 20): whole bytes of
 #: lowercase hex, 1 to 512 of them.
 _WHOLE_BYTES = re.compile(r"([0-9a-f]{2}){1,512}")
 
