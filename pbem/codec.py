@@ -347,23 +347,35 @@ def _either(versions: tuple[int, ...]) -> str:
     return ", ".join(map(str, versions[:-1])) + f" or {versions[-1]}"
 
 
-def decode_body(body: bytes) -> Body:
-    """Strictly decode verified body bytes; reject unknown fields and non-canonical form."""
+def _head(body: bytes) -> _Head:
     try:
-        head = _head_decoder.decode(body)
+        return _head_decoder.decode(body)
     except msgspec.DecodeError as exc:
         raise CodecError(f"malformed event body: {shown(str(exc))}") from None
     except RecursionError:
         raise CodecError("event body is nested too deeply") from None
-    if head.v not in FORMAT_VERSIONS:
-        raise UnsupportedVersion(f"event format version {shown(repr(head.v), 40)} is not supported "
-                         f"(this pbem reads versions {', '.join(map(str, FORMAT_VERSIONS))}); upgrade pbem")
+
+
+def _check_version(v: object) -> None:
+    if v not in FORMAT_VERSIONS:
+        raise UnsupportedVersion(f"event format version {shown(repr(v), 40)} is not supported "
+                                 f"(this pbem reads versions {', '.join(map(str, FORMAT_VERSIONS))}); upgrade pbem")
+
+
+def decode_body(body: bytes) -> Body:
+    """Strictly decode verified body bytes; reject unknown fields and non-canonical form.
+
+    A body of a format version this pbem does not read is UnsupportedVersion,
+    whatever else is wrong with it: a body the strict decode refuses is read
+    again for its version alone (``_head_decoder``) before it is called malformed."""
     try:
         decoded = _body_decoder.decode(body)
     except msgspec.DecodeError as exc:
+        _check_version(_head(body).v)
         raise CodecError(f"malformed event body: {shown(str(exc))}") from None
     except RecursionError:
         raise CodecError("event body is nested too deeply") from None
+    _check_version(decoded.v)
     if canonical(decoded) != body:
         raise CodecError("event body is not in canonical form")
     timed = is_timed(decoded.v)

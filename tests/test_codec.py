@@ -79,6 +79,12 @@ def test_other_format_version_is_named():
     with pytest.raises(codec.UnsupportedVersion, match=r"format version 9 is not supported .*versions 1, 2, 3, 4, 5, "
                                                        r"6, 7, 8\); upgrade"):
         codec.decode_body(_body_bytes(v=9))
+    # A later version may add fields: its body is named by its version, not called malformed.
+    with pytest.raises(codec.UnsupportedVersion, match="format version 9 is not supported"):
+        codec.decode_body(_body_bytes(v=9, extra=1))
+    with pytest.raises(CodecError, match=r"malformed event body: Expected `int`, got `str` - at `\$.v`") as bad:
+        codec.decode_body(_body_bytes(v="9", extra=1))
+    assert not isinstance(bad.value, codec.UnsupportedVersion)
 
 
 def test_wrapper_must_be_exact():
