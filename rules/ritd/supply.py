@@ -177,8 +177,9 @@ class _Tables(NamedTuple):
     highway: frozenset[str]
     hw_nbrs: dict[str, tuple[str, ...]]
     links: dict[str, tuple[_Link, ...]]
-    #: ``links`` without the highway ones (the highway step covers them, RB 12.3).
-    chain_links: dict[str, tuple[_Link, ...]]
+    #: ``links`` without the highway ones (the highway step covers them, RB 12.3),
+    #: each with the hex it ends in first (``_trace`` reads no field per link).
+    chain_links: dict[str, tuple[tuple[str, _Link], ...]]
 
 
 @functools.cache
@@ -212,7 +213,8 @@ def _tables(m: HexMap) -> _Tables:
         walk((start,), "highway")
         found.sort(key=lambda link: (len(link.path), link.path))
         links[start] = tuple(found)
-    chain_links = {h: tuple(link for link in found if link.kind != "highway") for h, found in links.items()}
+    chain_links = {h: tuple((link.end, link) for link in found if link.kind != "highway")
+                   for h, found in links.items()}
     return _Tables(highway, hw_nbrs, links, chain_links)
 
 
@@ -367,8 +369,7 @@ def _trace(view: _View, source: str) -> Trace:
                     # length was found first (Ghemines - Benghazi E1 - Er
                     # Regima by trail, beside the highway through Benghazi).
                     pred[key] = (here, None)
-        for link in links[h]:  # not the highway links: the highway step above covers them (RB 12.3)
-            u = link.end
+        for u, link in links[h]:  # not the highway links: the highway step above covers them (RB 12.3)
             if u not in receivers or kinds.get(u, HEX_OPEN) == HEX_BLOCKED:
                 continue
             if not link_ok(link):

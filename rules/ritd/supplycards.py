@@ -22,15 +22,26 @@ from rules.ritd.state import State, hand_of, scenario_of, supply_deck
 
 
 def _sources(d: cd.Deck) -> tuple[Card | Carry, ...]:
+    """The current round's input deck (RB 16.6) as the engine's records."""
+    texts = d.sources.get(d.round, ())
+    if _READ and _READ[0][0] is texts:
+        return _READ[0][1]
     out: list[Card | Carry] = []
-    for s in d.sources.get(d.round, ()):
+    for s in texts:
         kind, _, rest = s.partition(":")
         if kind == "card":
             out.append(Card(label=rest))
         else:
             rnd, pos = cd.unref(rest)
             out.append(Carry(round=rnd, pos=pos))
-    return tuple(out)
+    _READ[:] = [(texts, tuple(out))]
+    return _READ[0][1]
+
+
+#: The input deck ``_sources`` read last: its texts (one object while the
+#: round lasts, held here so the identity stays unique) and their records,
+#: a function of the texts alone. A round's four steps and its deals each ask.
+_READ: list[tuple[tuple[str, ...], tuple[Card | Carry, ...]]] = []
 
 
 #: (deck, its task) lately asked for: ``pending`` asks at every action while
