@@ -317,7 +317,10 @@ def unknown_hexes(action: object) -> list[Problem]:
     naming another ('Z99') is refused here, before any rule looks it up.
     (Full name validation at parse time comes with issue 19's parser.)"""
     hexes = game_map().hexes
-    bad = list(dict.fromkeys(h for h in _hexes_named(action) if h not in hexes))
+    bad = [h for h in _hexes_named(action) if h not in hexes]
+    if not bad:
+        return []
+    bad = list(dict.fromkeys(bad))
     return [Problem("RB 1.0", f"{kind_of(action)} names {quoted(h)}, which is not a hex of the map")
             for h in bad[:5]]
 

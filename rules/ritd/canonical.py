@@ -41,6 +41,8 @@ from rules.ritd.state import State, current_turn, game_map, quoted
 def problems(state: State, action: object, side: Side) -> list[Problem]:
     """Every way ``action``, signed by ``side``, is not in its one valid form."""
     found = _problems(state, action, side)
+    if not found:
+        return []
     kind = ac.kind_of(action)
     return [Problem(p.rule, f"{kind}: {p.message} (one valid form per action)") for p in found[:5]]
 
