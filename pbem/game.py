@@ -473,6 +473,10 @@ class Replay:
     #: gives the same answers, computed by its second process.
     signature_check: Callable[[Ed25519PublicKey, Unwrapped], bool] | None = field(
         default=None, repr=False, compare=False)
+    #: How stored bytes are split into body and signature: None, ``codec.unwrap``;
+    #: pbem.logcheck gives the same result, reading the bytes its second process
+    #: unwrapped already with ``codec.unwrap_vouched``.
+    unwrapper: Callable[[bytes], Unwrapped] | None = field(default=None, repr=False, compare=False)
     #: Whole-set openings checked ahead by pbem.logcheck's second process (the same
     #: ``set_opens``): (root, seed, sha256 of the encoded leaves) -> whether it opens.
     set_hints: Mapping[tuple[bytes, bytes, bytes], bool] | None = field(default=None, repr=False, compare=False)
@@ -737,7 +741,7 @@ class Replay:
     def apply_stored(self, stored: bytes, *, verify_signature_: bool = True) -> EventInfo:
         """Verify and apply one stored event. Raises a PbemError on the first problem."""
         try:
-            unwrapped = codec.unwrap(stored)
+            unwrapped = codec.unwrap(stored) if self.unwrapper is None else self.unwrapper(stored)
         except CodecError as exc:
             raise BadFile(f"event {self.seq + 1}: {exc}") from None
         if self.genesis is None:

@@ -9,7 +9,9 @@ same result, and on a bad log the same first error, faster:
 - a second process (``os.fork``, Linux, a single-threaded caller, a log of at
   least ``MIN_EVENTS``) checks every event's signature ahead of the replay,
   which waits for the answer of each event before it applies the event, so a
-  forged event never reaches the rules. On verify it sends with each answer
+  forged event never reaches the rules (a valid answer also means the second
+  process unwrapped those very bytes, so the replay reads their canonical
+  wrapper without checking it again: ``codec.unwrap_vouched``). On verify it sends with each answer
   what it computed ahead for that event (card multiplications, whole-set
   openings: ``_Ahead``), and then checks the points of every shuffle step
   (the group's check: ``crypto_core_ed25519_is_valid_point``, or
@@ -238,7 +240,15 @@ def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: 
                 return verify_signature(key, u.sig, codec.signing_input(u.body))
             return answer == _SIG_OK
 
+        def unwrapper(stored: bytes) -> Unwrapped:
+            # A valid signature answer means the second process unwrapped these very bytes.
+            at = position[0]
+            if stored is events[at] and helper.signature(at) == _SIG_OK:
+                return codec.unwrap_vouched(stored)
+            return codec.unwrap(stored)
+
         r.signature_check = signature_ok
+        r.unwrapper = unwrapper
         if not audit:  # the second process works ahead of the replay: its hints arrive with the signatures
             r.set_hints = helper.set_hints
             r.ledger.exp_hints = helper.exp_hints
@@ -278,6 +288,7 @@ def _fast(rules: RulesModule, events: Sequence[bytes], role: str | None, known: 
         r.ledger.unchecked = None
         r.ledger.exp_hints = None
         r.signature_check = None
+        r.unwrapper = None
         r.set_hints = None
         return checked
     finally:

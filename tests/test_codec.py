@@ -122,3 +122,12 @@ def test_the_wire_refuses_exactly_a_value_that_is_not_whole_bytes_of_lowercase_h
     else:
         with pytest.raises(msgspec.ValidationError):
             msgspec.json.decode(raw, type=type(value))
+
+
+@given(bodies(), st.binary(min_size=64, max_size=64))
+@settings(max_examples=200)
+def test_a_vouched_unwrap_reads_what_unwrap_reads(body, sig):
+    """``unwrap_vouched`` (pbem.logcheck: bytes its second process unwrapped)
+    gives exactly ``unwrap``'s result for every event ``unwrap`` accepts."""
+    stored = codec.wrap(codec.canonical(body), sig)
+    assert codec.unwrap_vouched(stored) == codec.unwrap(stored)

@@ -181,6 +181,37 @@ def test_a_forged_signature_is_named_as_on_one_core(demo, monkeypatch):
             assert plain[0] == "VerifyError" and f"event {position}: signature is not valid" in plain[1]
 
 
+def test_a_wrapper_not_in_canonical_form_is_named_as_on_one_core(demo, monkeypatch):
+    """The replay reads an event's wrapper unchecked only when the second process
+    unwrapped those bytes and found the signature valid; any other is unwrapped
+    and refused as on one core."""
+    out, events, rules, name = demo
+    for position in (1, len(events) // 2, len(events) - 1):
+        stored = events[position]
+        # A space, or the same signature in capitals: neither is the canonical wrapper.
+        for bent_event, problem in ((stored.replace(b',"sig":"', b', "sig":"'), "event wrapper is not in canonical form"),
+                                    (stored[:-130] + stored[-130:].upper(), "not a pbem event: Expected `str` matching")):
+            bent = list(events)
+            bent[position] = bent_event
+            for fn, args in ((logcheck.verify, (rules, bent)), (logcheck.audit, (rules, bent, "*"))):
+                plain, two = _both(monkeypatch, fn, *args)
+                assert plain == two
+                assert plain[0] == "BadFile" and f"event {position}: {problem}" in plain[1]
+
+
+def test_the_replay_unwraps_only_what_the_second_process_did_not(demo, monkeypatch):
+    out, events, rules, name = demo
+    monkeypatch.setenv(logcheck.ENV, "1")
+    monkeypatch.setattr(logcheck, "MIN_EVENTS", 2)
+    unwrapped, vouched = [], []
+    original, original_vouched = codec.unwrap, codec.unwrap_vouched
+    monkeypatch.setattr(codec, "unwrap", lambda stored: unwrapped.append(stored) or original(stored))
+    monkeypatch.setattr(codec, "unwrap_vouched", lambda stored: vouched.append(stored) or original_vouched(stored))
+    logcheck.verify(rules, events)
+    assert unwrapped == [events[0]], "only the genesis, applied before the second process starts"
+    assert vouched == list(events[1:])
+
+
 @pytest.mark.parametrize("which", range(4))
 def test_a_bad_point_in_a_shuffle_step_is_refused_by_verify_and_audit_naming_its_signer(demo, monkeypatch, which):
     """The last event is the forged one (the two-core replay then ends without
