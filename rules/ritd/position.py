@@ -121,8 +121,16 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
             found = memo[key] = tuple(b for b in self._by_hex.get(hex_, ()) if b.side == side)
         return found
 
+    @functools.cached_property
+    def _by_side(self) -> dict[str, tuple[Block, ...]]:
+        grouped: dict[str, list[Block]] = {}
+        for b in self.blocks:
+            grouped.setdefault(b.side, []).append(b)
+        return {side: tuple(bs) for side, bs in grouped.items()}
+
     def blocks_of(self, side: Side) -> Iterator[Block]:
-        return (b for b in self.blocks if b.side == side)
+        """``side``'s blocks in position order."""
+        return iter(self._by_side.get(side, ()))
 
     def occupied_hexes(self) -> Iterable[str]:
         """Every hex holding a block, in no set order."""
