@@ -787,7 +787,23 @@ class Replay:
         return self.event_reader(seq)
 
     def _decode(self, unwrapped: Unwrapped) -> Body:
-        if self.genesis is not None and _claimed_version(unwrapped.body) != self.version:
+        """The event's body; first of all (the body's own faults after), IllegalAction
+        if it claims another format version than the game's (``_check_version``)."""
+        body = self.decoded.pop(unwrapped.body, None) if self.decoded is not None else None
+        if body is None:
+            try:
+                body = codec.decode_body(unwrapped.body)
+            except codec.UnsupportedVersion as exc:
+                self._check_version(unwrapped, _claimed_version(unwrapped.body))
+                raise VersionMismatch(f"event {unwrapped.seq}: {exc}") from None
+            except CodecError as exc:
+                self._check_version(unwrapped, _claimed_version(unwrapped.body))
+                raise BadFile(f"event {unwrapped.seq}: {exc}") from None
+        self._check_version(unwrapped, body.v)
+        return body
+
+    def _check_version(self, unwrapped: Unwrapped, claimed: Any) -> None:
+        if self.genesis is not None and claimed != self.version:
             # Signed (checked before decoding) inside a game whose genesis fixed the
             # format: the signer broke the game's protocol; no pbem upgrade helps.
             raise IllegalAction(
@@ -795,16 +811,6 @@ class Replay:
                 f"{_format_version(unwrapped.body)}, but this game is played at format version "
                 f"{self.version}, fixed by its genesis; a game changes format version only "
                 "by an upgrade both players sign, so the event is refused")
-        if self.decoded is not None:
-            body = self.decoded.pop(unwrapped.body, None)
-            if body is not None:
-                return body
-        try:
-            return codec.decode_body(unwrapped.body)
-        except codec.UnsupportedVersion as exc:
-            raise VersionMismatch(f"event {unwrapped.seq}: {exc}") from None
-        except CodecError as exc:
-            raise BadFile(f"event {unwrapped.seq}: {exc}") from None
 
     def _check_continuity(self, body: Body) -> None:
         expected = self.seq + 1
