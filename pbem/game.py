@@ -566,6 +566,8 @@ class Replay:
         """``leaf(label, key)`` for each of ``keys``, in one call (a rules
         module reading a whole set: a Minefield set is every hex of the map)."""
         opened, leaves = self.leaves, self._whole_set(label) or {}
+        if not any(set_label == label for set_label, _ in opened):  # no leaf of it opened one by one
+            return list(map(leaves.get, keys))
         return [leaves.get(key) if (value := opened.get((label, key))) is None else value for key in keys]
 
     def _whole_set(self, label: str) -> dict[str, bytes] | None:
