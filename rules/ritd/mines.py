@@ -25,6 +25,7 @@ No files, crypto or randomness here: the engine keeps the Merkle sets.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from typing import cast
 
 import msgspec
 
@@ -122,14 +123,14 @@ def read_set(m: HexMap, values: Sequence[bytes | None]) -> dict[str, int] | None
     (``values``: the leaves of ``m.hexes`` in their order, as ``ctx.leaves``
     gives them), None if a leaf is unknown; ValueError for a value that is not
     a Minefield leaf."""
-    mines: dict[str, int] = {}
-    for h, value in zip(m.hexes, values, strict=True):
-        if value is None:
-            return None
-        built = decode(value)
-        if built is not None:
-            mines[h] = built
-    return mines
+    if len(values) != len(m.hexes):
+        raise ValueError(f"{len(values)} leaves for the {len(m.hexes)} hexes of the map")
+    # Read in the map's order up to the first unknown leaf, decoding only the
+    # hexes that hold something: most hold no Minefield (``NONE``).
+    end = values.index(None) if None in values else len(values)
+    known = cast(Sequence[bytes], values[:end])
+    mines = {h: built for h, value in zip(m.hexes, known) if value != NONE if (built := decode(value)) is not None}
+    return mines if end == len(values) else None
 
 
 def check_leaf(m: HexMap, side: Side, hex_: str, value: bytes, number: int, builds: Collection[MineBuild],
