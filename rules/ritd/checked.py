@@ -19,6 +19,7 @@ T = TypeVar("T")
 
 #: Per kind of finding, the latest (key objects, value) pairs.
 _SLOTS: dict[str, list[tuple[tuple[object, ...], object]]] = {}
+_same = operator.is_
 #: A check and its apply need one entry; a few more cover legal-order
 #: listings and simulations interleaved with them.
 _SIZE = 4
@@ -26,13 +27,14 @@ _SIZE = 4
 
 def once(what: str, key: tuple[object, ...], compute: Callable[[], T]) -> T:
     """``compute()``, or the value computed lately for ``what`` from the very
-    same objects ``key`` (compared by identity: all are frozen)."""
+    same objects ``key`` (one object or more, compared by identity: all are frozen)."""
     slots = _SLOTS.get(what)
     if slots is None:
         slots = _SLOTS[what] = []
-    n, same = len(key), operator.is_
+    first, n = key[0], len(key)
     for k, value in reversed(slots):
-        if len(k) == n and all(map(same, k, key)):
+        # The first object (a State, a Position) tells most slots apart at once.
+        if k[0] is first and len(k) == n and all(map(_same, k, key)):
             return value  # type: ignore[return-value]
     value = compute()
     slots.append((key, value))
