@@ -343,18 +343,19 @@ def unwrap(stored: bytes) -> Unwrapped:
     return Unwrapped(stored=stored, body=body, sig=sig, author=head.author, seq=head.seq, game=head.game)
 
 
-#: The canonical wrapper around a body: ``wrap``'s prefix, and its suffix's
-#: length (the signature's 128 hex digits between ``,"sig":"`` and ``"}``).
-_WRAP_PREFIX, _WRAP_SUFFIX = len(b'{"body":'), len(b',"sig":"') + 128 + len(b'"}')
+#: Where ``wrap`` puts the body and the signature's 128 hex digits:
+#: ``{"body":`` BODY ``,"sig":"`` SIG ``"}``.
+_BODY = slice(len(b'{"body":'), -len(b',"sig":"') - 128 - len(b'"}'))
+_SIG = slice(-128 - len(b'"}'), -len(b'"}'))
 
 
 def unwrap_vouched(stored: bytes) -> Unwrapped:
     """``unwrap`` of stored bytes that ``unwrap`` accepted already (pbem.logcheck's
     second process unwrapped these very bytes): the canonical layout that check
     proved is read, not checked again."""
-    body = stored[_WRAP_PREFIX:-_WRAP_SUFFIX]
+    body = stored[_BODY]
     head = _head_decoder.decode(body)
-    return Unwrapped(stored=stored, body=body, sig=bytes.fromhex(stored[-130:-2].decode("ascii")),
+    return Unwrapped(stored=stored, body=body, sig=bytes.fromhex(stored[_SIG].decode("ascii")),
                      author=head.author, seq=head.seq, game=head.game)
 
 

@@ -789,8 +789,9 @@ class Replay:
         return self.event_reader(seq)
 
     def _decode(self, unwrapped: Unwrapped) -> Body:
-        """The event's body; first of all (the body's own faults after), IllegalAction
-        if it claims another format version than the game's (``_check_version``)."""
+        """The event's body. One that claims another format version than the
+        game's is IllegalAction whatever else is wrong with it (``_check_version``:
+        the signer broke the game's protocol); then come the body's own faults."""
         body = self.decoded.pop(unwrapped.body, None) if self.decoded is not None else None
         if body is None:
             try:

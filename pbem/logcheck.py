@@ -11,13 +11,13 @@ same result, and on a bad log the same first error, faster:
   which waits for the answer of each event before it applies the event, so a
   forged event never reaches the rules (a valid answer also means the second
   process unwrapped those very bytes, so the replay reads their canonical
-  wrapper without checking it again: ``codec.unwrap_vouched``). On verify it sends with each answer
-  what it computed ahead for that event (card multiplications, whole-set
-  openings: ``_Ahead``), and then checks the points of every shuffle step
-  (the group's check: ``crypto_core_ed25519_is_valid_point``, or
+  wrapper without checking it again: ``codec.unwrap_vouched``). On verify it
+  sends with each answer what it computed ahead for that event (card
+  multiplications, whole-set openings: ``_Ahead``), and then checks the
+  points of every shuffle step (the group's check:
+  ``crypto_core_ed25519_is_valid_point``, or
   ``crypto_core_ristretto255_is_valid_point`` in a game of format version 7
-  or 8) but those the opponent's next
-  step took as its input (``consented_only``, left to receive and audit:
+  or 8) but those the opponent's next step took as its input (``consented_only``, left to receive and audit:
   docs/deck.md "Checks computed once"); on audit it runs the arithmetic of
   the deck audit (``deckmod.RoundsAudit``) on the rounds it reads from the
   log, from the first round on, and sends each round's result as it has it;
