@@ -17,8 +17,9 @@ same result, and on a bad log the same first error, faster:
   points of every shuffle step (the group's check:
   ``crypto_core_ed25519_is_valid_point``, or
   ``crypto_core_ristretto255_is_valid_point`` in a game of format version 7
-  or 8) but those the opponent's next step took as its input (``consented_only``, left to receive and audit:
-  docs/deck.md "Checks computed once"); on audit it runs the arithmetic of
+  or 8) but those the opponent's next step took as its input
+  (``consented_only``, left to receive and audit: docs/deck.md "Checks
+  computed once"); on audit it runs the arithmetic of
   the deck audit (``deckmod.RoundsAudit``) on the rounds it reads from the
   log, from the first round on, and sends each round's result as it has it;
   the replay's process, its replay done, takes rounds from the last one
