@@ -123,10 +123,8 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True, dict=Tru
 
     @functools.cached_property
     def _by_side(self) -> dict[str, tuple[Block, ...]]:
-        grouped: dict[str, list[Block]] = {}
-        for b in self.blocks:
-            grouped.setdefault(b.side, []).append(b)
-        return {side: tuple(bs) for side, bs in grouped.items()}
+        """Side -> its blocks in position order."""
+        return {side: tuple(b for b in self.blocks if b.side == side) for side in SIDES}
 
     def blocks_of(self, side: Side) -> Iterator[Block]:
         """``side``'s blocks in position order."""
