@@ -334,12 +334,11 @@ def unwrap(stored: bytes) -> Unwrapped:
     sig = bytes.fromhex(signed.sig)
     if wrap(body, sig) != stored:
         raise CodecError("event wrapper is not in canonical form")
-    try:
-        head = _head_decoder.decode(body)
-    except msgspec.DecodeError as exc:
-        raise CodecError(f"event body is not a JSON object with author and seq: {shown(str(exc))}") from None
-    except RecursionError:
-        raise CodecError("event body is nested too deeply") from None
+    return _unwrapped(stored, body, sig)
+
+
+def _unwrapped(stored: bytes, body: bytes, sig: bytes) -> Unwrapped:
+    head = _head(body, "event body is not a JSON object with author and seq")
     return Unwrapped(stored=stored, body=body, sig=sig, author=head.author, seq=head.seq, game=head.game)
 
 
@@ -353,21 +352,19 @@ def unwrap_vouched(stored: bytes) -> Unwrapped:
     """``unwrap`` of stored bytes that ``unwrap`` accepted already (pbem.logcheck's
     second process unwrapped these very bytes): the canonical layout that check
     proved is read, not checked again."""
-    body = stored[_BODY]
-    head = _head_decoder.decode(body)
-    return Unwrapped(stored=stored, body=body, sig=bytes.fromhex(stored[_SIG].decode("ascii")),
-                     author=head.author, seq=head.seq, game=head.game)
+    return _unwrapped(stored, stored[_BODY], bytes.fromhex(stored[_SIG].decode("ascii")))
 
 
 def _either(versions: tuple[int, ...]) -> str:
     return ", ".join(map(str, versions[:-1])) + f" or {versions[-1]}"
 
 
-def _head(body: bytes) -> _Head:
+def _head(body: bytes, problem: str) -> _Head:
+    """The body's lenient head (author, seq, version, game); CodecError saying ``problem`` if none."""
     try:
         return _head_decoder.decode(body)
     except msgspec.DecodeError as exc:
-        raise CodecError(f"malformed event body: {shown(str(exc))}") from None
+        raise CodecError(f"{problem}: {shown(str(exc))}") from None
     except RecursionError:
         raise CodecError("event body is nested too deeply") from None
 
@@ -387,7 +384,7 @@ def decode_body(body: bytes) -> Body:
     try:
         decoded = _body_decoder.decode(body)
     except msgspec.DecodeError as exc:
-        _check_version(_head(body).v)
+        _check_version(_head(body, "malformed event body").v)
         raise CodecError(f"malformed event body: {shown(str(exc))}") from None
     except RecursionError:
         raise CodecError("event body is nested too deeply") from None

@@ -796,12 +796,10 @@ class Replay:
         if body is None:
             try:
                 body = codec.decode_body(unwrapped.body)
-            except codec.UnsupportedVersion as exc:
-                self._check_version(unwrapped, _claimed_version(unwrapped.body))
-                raise VersionMismatch(f"event {unwrapped.seq}: {exc}") from None
             except CodecError as exc:
                 self._check_version(unwrapped, _claimed_version(unwrapped.body))
-                raise BadFile(f"event {unwrapped.seq}: {exc}") from None
+                unread = VersionMismatch if isinstance(exc, codec.UnsupportedVersion) else BadFile
+                raise unread(f"event {unwrapped.seq}: {exc}") from None
         self._check_version(unwrapped, body.v)
         return body
 

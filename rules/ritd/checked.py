@@ -7,6 +7,8 @@ the immutable objects they were computed from, and ``apply`` reuses them
 instead of computing them again. Not working state: an empty memo changes no
 result (every value is recomputed from the same arguments on a miss); the
 entries hold their keys, so an identity is never reused while it is kept.
+Other findings asked several times of the same frozen objects use it too
+(``steps.pending``, ``view.glances``, a round's input deck in ``supplycards``).
 """
 
 from __future__ import annotations

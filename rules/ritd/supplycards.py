@@ -15,6 +15,7 @@ import msgspec
 from pbem.deck import Card, Carry, DeckTask
 from pbem.rulesapi import Problem
 from rules.ritd import cards as cd
+from rules.ritd import checked
 from rules.ritd.actions import OrderError
 from rules.ritd.cards import Hand
 from rules.ritd.position import Side, enemy_of
@@ -22,26 +23,19 @@ from rules.ritd.state import State, hand_of, scenario_of, supply_deck
 
 
 def _sources(d: cd.Deck) -> tuple[Card | Carry, ...]:
-    """The current round's input deck (RB 16.6) as the engine's records."""
+    """The current round's input deck (RB 16.6) as the engine's records, read
+    once per round (its texts are one object while the round lasts; a round's
+    four steps and its deals each ask)."""
     texts = d.sources.get(d.round, ())
-    if _READ and _READ[0][0] is texts:
-        return _READ[0][1]
-    out: list[Card | Carry] = []
-    for s in texts:
-        kind, _, rest = s.partition(":")
-        if kind == "card":
-            out.append(Card(label=rest))
-        else:
-            rnd, pos = cd.unref(rest)
-            out.append(Carry(round=rnd, pos=pos))
-    _READ[:] = [(texts, tuple(out))]
-    return _READ[0][1]
+    return checked.once("deck-sources", (texts,), lambda: tuple(_source(s) for s in texts))
 
 
-#: The input deck ``_sources`` read last: its texts (one object while the
-#: round lasts, held here so the identity stays unique) and their records,
-#: a function of the texts alone. A round's four steps and its deals each ask.
-_READ: list[tuple[tuple[str, ...], tuple[Card | Carry, ...]]] = []
+def _source(text: str) -> Card | Carry:
+    kind, _, rest = text.partition(":")
+    if kind == "card":
+        return Card(label=rest)
+    rnd, pos = cd.unref(rest)
+    return Carry(round=rnd, pos=pos)
 
 
 #: (deck, its task) lately asked for: ``pending`` asks at every action while
