@@ -153,7 +153,10 @@ class Deck(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     rounds: int = 0
     steps: int = 0
     first: str = ""
-    #: Input deck of every round: "card:<label>" or "carry:<round>:<pos>".
+    #: Input deck of the current round (its only key): "card:<label>" or
+    #: "carry:<round>:<pos>". An earlier round's is never read again (the
+    #: engine's ledger keeps every round's, pbem.ledger), so a reshuffle
+    #: drops it: kept, the 20-month campaign's were a fifth of its state.
     sources: dict[str, tuple[str, ...]] = {}
     #: Positions of the current round dealt so far.
     dealt: tuple[int, ...] = ()
@@ -209,7 +212,7 @@ def begin_round(d: Deck, first: str, labels: tuple[str, ...], deals: list[tuple[
     else:
         sources = tuple(f"carry:{d.round}:{p}" for p in undealt(d)) + tuple(f"carry:{r}" for r in d.returned)
     new = msgspec.structs.replace(d, rounds=d.rounds + 1, steps=0, first=first, dealt=(), returned=(),
-                                  sources={**d.sources, f"s{d.rounds + 1}": sources})
+                                  sources={f"s{d.rounds + 1}": sources})
     plan = []
     for side, n in deals:
         pos = next_positions(new, min(n, len(undealt(new))))

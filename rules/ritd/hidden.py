@@ -61,7 +61,7 @@ def decode_identity(value: bytes) -> tuple[str, int]:
     return unit, int(cv)
 
 
-class Obligation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Obligation(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
     """A deferred check on a hidden block, made in event ``seq`` (DESIGN 4).
 
     ``kind`` "placement": the unit may deploy in ``hex`` at full CV;
@@ -78,7 +78,8 @@ class Obligation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     Forced March (RB 6.4 sidebar, T-39).
     Obligations with ``labels`` are decided when every label's value is
     known; the others when ``token``'s identity is opened. ``rule`` and
-    ``what`` word the problem if it fails.
+    ``what`` word the problem if it fails. Its JSON (the replay cache's)
+    leaves out the fields at their defaults, as ``Block``'s does.
     """
 
     token: str

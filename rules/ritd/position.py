@@ -27,11 +27,13 @@ def enemy_of(side: Side) -> Side:
     return "allied" if side == "axis" else "axis"
 
 
-class Block(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Block(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
     """One block on the map (RB 2.0). ``token`` is its public, stable id.
 
     ``unit`` (roster name) and ``cv`` are known only to the owner until the
-    block is revealed (RB 7.3, 8.5); otherwise "" and 0.
+    block is revealed (RB 7.3, 8.5); otherwise "" and 0. Its JSON (the
+    replay cache's) leaves out the fields at their defaults: most markers
+    are off most of the time, and a late campaign's cache was half defaults.
     """
 
     token: str
