@@ -230,13 +230,18 @@ def write_atomic(path: Path, data: bytes, *, mode: int = 0o644, exclusive: bool 
         fsync_dir(directory)
 
 
-def remove_stale_temps(directory: Path) -> None:
-    """Delete temp files a crashed writer left behind (call under the exclusive lock)."""
+def remove_stale_temps(directory: Path) -> list[str]:
+    """Delete temp files a crashed writer left behind (call under the exclusive
+    lock); the names of the other files in ``directory``."""
+    kept = []
     for name in os.listdir(directory):
         if name.startswith(TMP_PREFIX):
             _point("unlink", directory / name)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(directory / name)
+        else:
+            kept.append(name)
+    return kept
 
 
 # -- reads --------------------------------------------------------------------------

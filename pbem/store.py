@@ -53,6 +53,9 @@ class GameDir:
         self.lock_path = self.path / "lock"
         self.local_path = self.path / "local.json"
         self.stopped_path = self.evidence_dir / "STOPPED"
+        #: The event log's names (temp files left out) as the exclusive lock
+        #: listed them, until ``_seqs`` takes them or an event is appended.
+        self._listing: list[str] | None = None
 
     # -- layout -----------------------------------------------------------
 
@@ -87,11 +90,17 @@ class GameDir:
             self.require()
         with locked(self.lock_path, exclusive=exclusive):
             if exclusive:  # no other pbem process holds the lock: every temp file is a crash's leftover
-                for d in (self.events_dir, self.evidence_dir, self.vault_dir, self.drafts_dir, self.outbox_dir,
-                          self.path / "cache"):
+                for d in (self.evidence_dir, self.vault_dir, self.drafts_dir, self.outbox_dir, self.path / "cache"):
                     if d.is_dir():
                         remove_stale_temps(d)
-            yield
+                # The event log's names, listed once: its first count under this lock
+                # reads them instead of listing the directory again (it grows with the
+                # game, and a receive listed it twice: issue 20).
+                self._listing = remove_stale_temps(self.events_dir) if self.events_dir.is_dir() else None
+            try:
+                yield
+            finally:
+                self._listing = None
 
     # -- events -----------------------------------------------------------
 
@@ -111,7 +120,9 @@ class GameDir:
         return read_regular(self.event_path(seq), codec.MAX_EVENT_BYTES, "event file")
 
     def _seqs(self) -> list[int]:
-        names = [name for name in os.listdir(self.events_dir) if not name.startswith(TMP_PREFIX)]
+        names, self._listing = self._listing, None  # the lock's listing serves once: what follows may append
+        if names is None:
+            names = [name for name in os.listdir(self.events_dir) if not name.startswith(TMP_PREFIX)]
         # Fast path (every command lists the log; a name check per file cost 1.6 ms on 5,000
         # events): every name of the six-digit form (joined by "/", which no file name
         # holds), so distinct names are distinct numbers; the largest is n-1, so the n of
@@ -132,6 +143,7 @@ class GameDir:
 
     def append(self, seq: int, stored: bytes) -> None:
         """Write event ``seq``; never overwrites (FileExistsError if it exists)."""
+        self._listing = None
         write_atomic(self.event_path(seq), stored, exclusive=True)
 
     # -- equivocation -------------------------------------------------------

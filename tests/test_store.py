@@ -148,3 +148,53 @@ def test_the_event_log_listing_finds_every_gap_and_stray_file(tmp_path, names, p
     else:
         with pytest.raises(BadFile, match=problem):
             gd.event_count()
+
+
+@pytest.mark.parametrize("names, problem", [
+    (["000000.json", "000001.json"], None),
+    (["000000.json", "000002.json"], "event 1 is missing"),
+    (["000000.json", "notes.txt"], "unexpected file"),
+])
+def test_the_exclusive_locks_listing_counts_the_log_once_and_no_later_than_an_append(
+        tmp_path, monkeypatch, names, problem):
+    """Issue 20: under the exclusive lock the event log is listed once, by the lock
+    (which removes a crash's temp files); its first count reads that listing, with
+    every check of a fresh listing, and any count after an append lists again."""
+    from pbem.errors import BadFile
+    from pbem.store import GameDir
+
+    gd = GameDir(tmp_path)
+    gd.events_dir.mkdir()
+    stray = gd.events_dir / (fileio.TMP_PREFIX + "000002.json.1.2")
+    for path in [gd.events_dir / n for n in names] + [stray]:
+        path.write_bytes(b"")
+    listed = []
+    real = os.listdir
+    monkeypatch.setattr(os, "listdir", lambda d: listed.append(Path(d)) or real(d))
+    with gd.lock(exclusive=True):
+        assert not stray.exists()
+        if problem is not None:
+            with pytest.raises(BadFile, match=problem):
+                gd.event_count()
+            return
+        assert gd.event_count() == 2
+        assert listed.count(gd.events_dir) == 1  # the lock's listing, and no other
+        assert gd.event_count() == 2 and listed.count(gd.events_dir) == 2  # the lock's listing served once
+    with gd.lock(exclusive=True):
+        gd.append(2, b"{}")  # before any count: the lock's listing no longer holds
+        assert gd.event_count() == 3 and listed.count(gd.events_dir) == 4
+    assert gd.event_count() == 3 and listed.count(gd.events_dir) == 5  # no lock: its own listing
+
+
+def test_the_locks_listing_ends_with_the_lock(tmp_path):
+    """A count after the exclusive lock is released lists the log again: another
+    process may have appended since."""
+    from pbem.store import GameDir
+
+    gd = GameDir(tmp_path)
+    gd.events_dir.mkdir()
+    (gd.events_dir / "000000.json").write_bytes(b"")
+    with gd.lock(exclusive=True):
+        pass
+    (gd.events_dir / "000001.json").write_bytes(b"")  # another process's append after the lock
+    assert gd.event_count() == 2
