@@ -71,3 +71,22 @@ def test_the_cache_is_written_atomically_without_fsync(demo_dir, monkeypatch):
     assert not [p for p in (gd.path / "cache").iterdir() if p.name.startswith(".tmp-")]
     restored = session.load_seat(gd, identity).replay
     assert restored.seq == seat.replay.seq and restored.state == seat.replay.state
+
+
+def test_the_cached_state_leaves_block_and_obligation_fields_at_their_defaults_out():
+    """Issue 20: the replay cache's state holds a Block's or an Obligation's fields
+    at their defaults by leaving them out (a late campaign's state was half
+    defaults); decoding gives each back."""
+    import msgspec
+
+    from rules.ritd.hidden import Obligation
+    from rules.ritd.position import Block
+
+    block = Block(token="A1", side="axis", hex="0109")
+    assert msgspec.json.encode(block) == b'{"token":"A1","side":"axis","hex":"0109"}'
+    marked = msgspec.structs.replace(block, disrupted=True, cv=3)
+    assert msgspec.json.decode(msgspec.json.encode(marked), type=Block) == marked
+    obligation = Obligation(token="A1", seq=3, kind="speed", rule="RB 6.1", what="moved 3 hexes", needed=3)
+    encoded = msgspec.json.encode(obligation)
+    assert b'"maximum"' not in encoded and b'"needed":3' in encoded
+    assert msgspec.json.decode(encoded, type=Obligation) == obligation
