@@ -780,6 +780,12 @@ def unlock_exponent(group: AnyGroup, product: int) -> int:
     return pow(product, -1, group.q)
 
 
+def unlock_point(group: AnyGroup, point: int, product: int) -> int:
+    """A step-4 point with both per-card keys removed (``product``, their
+    ``key_product``): the card's encoding. pbem.logcheck's hints are its values."""
+    return group.exp(point, unlock_exponent(group, product))
+
+
 def unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: str, pos: int,
            k_first: int, k_second: int, unchecked: Unchecked | None = None, hints: ExpHints | None = None) -> str:
     """The card at ``pos`` of the completed round ``rnd`` under both players'
@@ -795,7 +801,7 @@ def unlock(group: AnyGroup, game: bytes, history: Mapping[str, DeckRound], rnd: 
     point = parse_elem(group, cards[pos], unchecked)
     x = hints.get((cards[pos], product)) if hints else None
     if x is None:
-        x = group.exp(point, unlock_exponent(group, product))
+        x = unlock_point(group, point, product)
     label = _decoder(group, game, history).get(x)
     if label is None:
         raise DeckError(f"position {pos} does not open to a card of the deck", rnd)

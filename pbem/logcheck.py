@@ -566,7 +566,7 @@ class _Ahead:
             self.sent.add((rnd, pos))  # keys are kept first come: a pair is computed once
             try:
                 product = deckmod.key_product(group, k3, k4)
-                x = group.exp(deckmod.parse_elem(group, cards[pos], set()), deckmod.unlock_exponent(group, product))
+                x = deckmod.unlock_point(group, deckmod.parse_elem(group, cards[pos], set()), product)
             except (deckmod.DeckError, ValueError):
                 continue  # the replay meets the same fault, and names it
             self.multiplied.add(cards[pos])

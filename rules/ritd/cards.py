@@ -156,7 +156,7 @@ class Deck(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: Input deck of the current round (its only key): "card:<label>" or
     #: "carry:<round>:<pos>". An earlier round's is never read again (the
     #: engine's ledger keeps every round's, pbem.ledger), so a reshuffle
-    #: drops it: kept, the 20-month campaign's were a fifth of its state.
+    #: (RB 16.6) drops it: kept, the 20-month campaign's were a fifth of its state.
     sources: dict[str, tuple[str, ...]] = {}
     #: Positions of the current round dealt so far.
     dealt: tuple[int, ...] = ()
